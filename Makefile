@@ -1,0 +1,45 @@
+# skade front door. `make run` and `make test` set up what is missing first.
+SHELL := /bin/bash
+BUILD ?= build
+BUILD_TYPE ?= RelWithDebInfo
+WAREHOUSE ?= ./warehouse
+HOST ?= 127.0.0.1
+PORT ?= 8181
+CMAKE_FLAGS ?=
+PYTEST ?= .venv/bin/python -m pytest
+
+.PHONY: all setup configure build run test test-cpp test-interop bench format clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/build.ninja: CMakeLists.txt
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+
+configure: setup $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD)
+
+run: build
+	@scripts/run.sh $(BUILD)/bin/skade $(WAREHOUSE) $(HOST) $(PORT)
+
+test: build
+	$(MAKE) --no-print-directory test-cpp test-interop
+
+test-cpp:
+	cd $(BUILD) && ctest --output-on-failure -j2 --timeout 900
+
+test-interop:
+	SKADE_BIN=$(abspath $(BUILD))/bin $(PYTEST) -q tests/interop
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+format:
+	find src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD)

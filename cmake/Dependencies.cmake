@@ -1,0 +1,49 @@
+# Third-party dependencies: Debian packages, plus Arrow/Parquet C++ from the
+# pyarrow wheel in the project venv. All are SYSTEM includes so their
+# warnings stay out of ours.
+
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(simdjson REQUIRED)
+find_package(absl REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(Boost 1.74 REQUIRED)
+pkg_check_modules(LMDB REQUIRED IMPORTED_TARGET lmdb)
+pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
+
+if(SKADE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(SKADE_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()
+
+if(SKADE_WITH_ARROW)
+  # The pyarrow wheel ships libarrow/libparquet with versioned names only
+  # (libarrow.so.2600); link them by full path and record an RPATH so the
+  # binaries run without LD_LIBRARY_PATH.
+  file(GLOB _pyarrow_dirs "${SKADE_VENV}/lib/python3*/site-packages/pyarrow")
+  list(GET _pyarrow_dirs 0 PYARROW_DIR)
+  if(NOT PYARROW_DIR OR NOT EXISTS "${PYARROW_DIR}/include/arrow/api.h")
+    message(FATAL_ERROR "pyarrow with C++ headers not found under ${SKADE_VENV}; run `make setup`")
+  endif()
+  file(GLOB _libarrow "${PYARROW_DIR}/libarrow.so.[0-9]*")
+  file(GLOB _libparquet "${PYARROW_DIR}/libparquet.so.[0-9]*")
+  list(FILTER _libarrow EXCLUDE REGEX "\\.so\\.[0-9]+\\.")
+  list(FILTER _libparquet EXCLUDE REGEX "\\.so\\.[0-9]+\\.")
+  add_library(skade_arrow SHARED IMPORTED GLOBAL)
+  set_target_properties(skade_arrow PROPERTIES
+    IMPORTED_LOCATION "${_libarrow}"
+    INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${PYARROW_DIR}/include"
+    INTERFACE_INCLUDE_DIRECTORIES "${PYARROW_DIR}/include")
+  add_library(skade_parquet SHARED IMPORTED GLOBAL)
+  set_target_properties(skade_parquet PROPERTIES
+    IMPORTED_LOCATION "${_libparquet}"
+    INTERFACE_LINK_LIBRARIES skade_arrow)
+  add_library(Skade::arrow ALIAS skade_arrow)
+  add_library(Skade::parquet ALIAS skade_parquet)
+  message(STATUS "Arrow/Parquet from pyarrow: ${_libarrow}")
+endif()

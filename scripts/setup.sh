@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build and test skade.
+# Idempotent: each step checks first and does nothing when already done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config ccache git curl
+  liblmdb-dev lmdb-utils libsimdjson-dev libboost-dev libexpected-dev libcli11-dev
+  libdeflate-dev libxxhash-dev libabsl-dev liburcu-dev zlib1g-dev libzstd-dev
+  libgtest-dev libgmock-dev libbenchmark-dev clang-format
+  python3 python3-venv python3-pip
+)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The project venv. Rebuilt when requirements-dev.txt changes.
+if [[ ! -x .venv/bin/python ]]; then
+  echo "setup: creating .venv"
+  python3 -m venv .venv
+fi
+stamp=.venv/.requirements.sha256
+want=$(sha256sum requirements-dev.txt | cut -d' ' -f1)
+if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
+  echo "setup: installing Python packages into .venv"
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r requirements-dev.txt
+  echo "$want" > "$stamp"
+fi

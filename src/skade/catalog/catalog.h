@@ -1,0 +1,119 @@
+// The catalog interface: namespaces and tables of Iceberg tables, with
+// atomic commits. EmbeddedCatalog implements it on LMDB; the REST server and
+// the CLI are written against it.
+//
+// All methods are thread-safe. Errors use the catalog kinds of ErrorKind
+// (kNoSuchNamespace, kNoSuchTable, kAlreadyExists, kNamespaceNotEmpty,
+// kCommitFailed, kCommitStateUnknown, kInvalidArgument, kIo, …) with the
+// messages Iceberg clients expect (see ../shared/specs/REST-CHECKLIST.md §3).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "skade/catalog/table_identifier.h"
+#include "skade/spec/partition_spec.h"
+#include "skade/spec/schema.h"
+#include "skade/spec/sort_order.h"
+#include "skade/spec/table_metadata.h"
+#include "skade/spec/table_requirement.h"
+#include "skade/spec/table_update.h"
+#include "skade/util/result.h"
+
+namespace skade::catalog {
+
+using Properties = std::map<std::string, std::string>;
+
+struct CreateTableRequest {
+  std::string name;
+  spec::SchemaPtr schema;
+  spec::PartitionSpecPtr partition_spec;  // null = unpartitioned
+  spec::SortOrderPtr write_order;         // null = unsorted
+  std::optional<std::string> location;    // default <warehouse>/<ns…>/<name>
+  Properties properties;                  // "format-version" selects 1–3 (default 2)
+  bool stage_create = false;              // build the metadata, persist nothing
+};
+
+/// A table's current state. `metadata_json` holds the metadata file's bytes
+/// as stored (uncompressed), so a REST response can embed them verbatim.
+struct LoadTableResult {
+  std::string metadata_location;  // empty for a staged table
+  spec::TableMetadataPtr metadata;
+  std::shared_ptr<const std::string> metadata_json;
+};
+
+struct CommitTableRequest {
+  TableIdentifier identifier;
+  std::vector<spec::TableRequirement> requirements;
+  std::vector<spec::TableUpdate> updates;
+};
+
+struct UpdateNamespacePropertiesResult {
+  std::vector<std::string> updated;
+  std::vector<std::string> removed;
+  std::vector<std::string> missing;
+};
+
+/// A page of a listing: up to `page_size` items after `page_token` (the
+/// token the previous page returned; empty for the first page).
+struct PageRequest {
+  std::string page_token;
+  size_t page_size = 0;  // 0 = everything
+};
+
+template <typename T>
+struct Page {
+  std::vector<T> items;
+  std::string next_page_token;  // empty on the last page
+};
+
+class Catalog {
+ public:
+  virtual ~Catalog() = default;
+
+  // --- Namespaces ---------------------------------------------------------
+  /// kAlreadyExists if present; kNoSuchNamespace if a parent level is missing.
+  virtual Status CreateNamespace(const Namespace& ns, const Properties& properties) = 0;
+  /// Direct children of `parent` (top level when empty), as full names.
+  virtual Result<Page<Namespace>> ListNamespaces(const Namespace& parent,
+                                                 const PageRequest& page = {}) = 0;
+  virtual Result<Properties> LoadNamespaceProperties(const Namespace& ns) = 0;
+  virtual Result<bool> NamespaceExists(const Namespace& ns) = 0;
+  /// kNamespaceNotEmpty while it holds tables or child namespaces.
+  virtual Status DropNamespace(const Namespace& ns) = 0;
+  /// kInvalidArgument (REST 422) if a key is both removed and updated.
+  virtual Result<UpdateNamespacePropertiesResult> UpdateNamespaceProperties(
+      const Namespace& ns, const std::vector<std::string>& removals, const Properties& updates) = 0;
+
+  // --- Tables -------------------------------------------------------------
+  virtual Result<Page<TableIdentifier>> ListTables(const Namespace& ns,
+                                                   const PageRequest& page = {}) = 0;
+  virtual Result<LoadTableResult> CreateTable(const Namespace& ns,
+                                              const CreateTableRequest& request) = 0;
+  virtual Result<LoadTableResult> LoadTable(const TableIdentifier& identifier) = 0;
+  virtual Result<bool> TableExists(const TableIdentifier& identifier) = 0;
+  /// With `purge`, the table's metadata, manifests and data files are deleted.
+  virtual Status DropTable(const TableIdentifier& identifier, bool purge) = 0;
+  virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
+  /// Adopts an existing metadata file. With `overwrite`, replaces the
+  /// pointer of an existing table.
+  virtual Result<LoadTableResult> RegisterTable(const TableIdentifier& identifier,
+                                                const std::string& metadata_location,
+                                                bool overwrite) = 0;
+
+  // --- Commits ------------------------------------------------------------
+  /// Checks the requirements against the current metadata, applies the
+  /// updates, writes a new metadata file and swaps the table pointer
+  /// atomically. A concurrent change that breaks a requirement is
+  /// kCommitFailed; a no-op commit writes nothing and returns the current
+  /// state. With an assert-create requirement, creates the table.
+  virtual Result<LoadTableResult> CommitTable(const CommitTableRequest& request) = 0;
+  /// Commits changes to several tables atomically: all or nothing.
+  virtual Status CommitTransaction(const std::vector<CommitTableRequest>& requests) = 0;
+};
+
+}  // namespace skade::catalog

@@ -1,0 +1,40 @@
+// Namespaces and table identifiers, and the rules for valid names.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skade/util/result.h"
+
+namespace skade::catalog {
+
+/// A namespace: one or more levels, outermost first.
+using Namespace = std::vector<std::string>;
+
+struct TableIdentifier {
+  Namespace ns;
+  std::string name;
+
+  /// "level1.level2.name", as Iceberg prints identifiers in messages.
+  std::string ToString() const;
+  bool operator==(const TableIdentifier& other) const = default;
+  auto operator<=>(const TableIdentifier& other) const = default;
+};
+
+/// "level1.level2".
+std::string NamespaceToString(const Namespace& ns);
+
+/// Parses "a.b.t" (the last dot separates the table name).
+Result<TableIdentifier> ParseTableIdentifier(std::string_view text);
+/// Parses "a.b" into levels.
+Result<Namespace> ParseNamespace(std::string_view text);
+
+/// Checks one namespace level or table name: non-empty, at most 255 bytes,
+/// valid UTF-8, no '/', '\\', NUL, control characters or the 0x1F level
+/// separator, and not "." or "..". `what` names it in the message.
+Status ValidateName(std::string_view name, std::string_view what);
+Status ValidateNamespace(const Namespace& ns);
+Status ValidateTableIdentifier(const TableIdentifier& identifier);
+
+}  // namespace skade::catalog

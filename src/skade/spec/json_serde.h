@@ -1,0 +1,59 @@
+// JSON forms of the spec model's parts (spec: "Appendix C: JSON
+// serialization"): types, schemas, partition specs, sort orders, snapshots,
+// refs, statistics files and encryption keys.
+//
+// Readers take simdjson elements and return kInvalidArgument with a message
+// naming the offending field. Writers never fail. Stateless; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skade/spec/partition_spec.h"
+#include "skade/spec/schema.h"
+#include "skade/spec/snapshot.h"
+#include "skade/spec/sort_order.h"
+#include "skade/spec/statistics.h"
+#include "skade/spec/type.h"
+#include "skade/util/json_reader.h"
+#include "skade/util/json_writer.h"
+#include "skade/util/result.h"
+
+namespace skade::spec {
+
+void WriteType(JsonWriter& writer, const Type& type);
+void WriteNestedField(JsonWriter& writer, const NestedField& field);
+void WriteSchema(JsonWriter& writer, const Schema& schema);
+void WritePartitionSpec(JsonWriter& writer, const PartitionSpec& spec);
+/// The v1 legacy form: just the array of partition fields.
+void WritePartitionFields(JsonWriter& writer, const PartitionSpec& spec);
+void WriteSortOrder(JsonWriter& writer, const SortOrder& order);
+/// `sequence-number` is written only for format version 2 and later.
+void WriteSnapshot(JsonWriter& writer, const Snapshot& snapshot, int format_version);
+void WriteSnapshotRef(JsonWriter& writer, const SnapshotRef& ref);
+void WriteStatisticsFile(JsonWriter& writer, const StatisticsFile& file);
+void WritePartitionStatisticsFile(JsonWriter& writer, const PartitionStatisticsFile& file);
+void WriteEncryptionKey(JsonWriter& writer, const EncryptionKey& key);
+
+Result<TypePtr> TypeFromJson(json::Element element);
+Result<NestedField> NestedFieldFromJson(json::Element element);
+Result<SchemaPtr> SchemaFromJson(json::Element element);
+Result<PartitionField> PartitionFieldFromJson(json::Element element);
+Result<PartitionSpecPtr> PartitionSpecFromJson(json::Element element);
+Result<SortOrderPtr> SortOrderFromJson(json::Element element);
+Result<SnapshotPtr> SnapshotFromJson(json::Element element);
+Result<SnapshotRef> SnapshotRefFromJson(json::Element element);
+Result<StatisticsFile> StatisticsFileFromJson(json::Element element);
+Result<PartitionStatisticsFile> PartitionStatisticsFileFromJson(json::Element element);
+Result<EncryptionKey> EncryptionKeyFromJson(json::Element element);
+
+/// Whole-document conveniences (parse a complete JSON text).
+std::string SchemaToJson(const Schema& schema);
+Result<SchemaPtr> SchemaFromJsonString(std::string_view text);
+std::string PartitionSpecToJson(const PartitionSpec& spec);
+Result<PartitionSpecPtr> PartitionSpecFromJsonString(std::string_view text);
+std::string SortOrderToJson(const SortOrder& order);
+Result<SortOrderPtr> SortOrderFromJsonString(std::string_view text);
+
+}  // namespace skade::spec

@@ -1,0 +1,69 @@
+#include "skade/spec/partition_spec.h"
+
+#include <absl/container/flat_hash_set.h>
+
+#include "skade/util/strings.h"
+
+namespace skade::spec {
+
+bool PartitionSpec::IsUnpartitioned() const {
+  for (const auto& field : fields) {
+    if (field.transform.kind() != TransformKind::kVoid) return false;
+  }
+  return true;
+}
+
+int32_t PartitionSpec::LastAssignedFieldId() const {
+  int32_t last = kPartitionDataIdStart - 1;
+  for (const auto& field : fields) last = std::max(last, field.field_id);
+  return last;
+}
+
+Result<TypePtr> PartitionSpec::PartitionType(const Schema& schema) const {
+  std::vector<NestedField> out;
+  for (const auto& field : fields) {
+    const NestedField* source = schema.FindFieldById(field.source_id);
+    TypePtr type = Type::Unknown();
+    if (source != nullptr) {
+      SKADE_ASSIGN_OR_RAISE(type, field.transform.ResultType(source->type));
+    }
+    out.push_back(NestedField{field.field_id, field.name, type, false, {}, {}, {}});
+  }
+  return Type::Struct(std::move(out));
+}
+
+Status PartitionSpec::Validate(const Schema& schema) const {
+  absl::flat_hash_set<std::string> names;
+  absl::flat_hash_set<int32_t> field_ids;
+  for (const auto& field : fields) {
+    if (field.name.empty()) return InvalidArgument("Cannot use empty partition name");
+    if (!names.insert(field.name).second) {
+      return InvalidArgument("Cannot use partition name more than once: ", field.name);
+    }
+    if (!field_ids.insert(field.field_id).second) {
+      return InvalidArgument("Cannot use partition field id more than once: ", field.field_id);
+    }
+    const NestedField* source = schema.FindFieldById(field.source_id);
+    if (source == nullptr) {
+      return InvalidArgument("Cannot find source column for partition field: ", field.name);
+    }
+    if (!field.transform.CanTransform(*source->type)) {
+      return InvalidArgument("Invalid source type ", source->type->ToString(),
+                             " for transform: ", field.transform.ToString());
+    }
+    const NestedField* same_name = schema.FindFieldByName(field.name);
+    if (same_name != nullptr && field.transform.kind() != TransformKind::kVoid &&
+        !(field.transform.kind() == TransformKind::kIdentity && same_name->id == field.source_id)) {
+      return InvalidArgument("Cannot create partition from name that exists in schema: ",
+                             field.name);
+    }
+  }
+  return OkStatus();
+}
+
+std::shared_ptr<const PartitionSpec> PartitionSpec::Unpartitioned() {
+  static const auto kSpec = std::make_shared<const PartitionSpec>();
+  return kSpec;
+}
+
+}  // namespace skade::spec

@@ -1,0 +1,24 @@
+#include "skade/spec/sort_order.h"
+
+namespace skade::spec {
+
+Status SortOrder::Validate(const Schema& schema) const {
+  for (const auto& field : fields) {
+    const NestedField* source = schema.FindFieldById(field.source_id);
+    if (source == nullptr) {
+      return InvalidArgument("Cannot find source column for sort field: ", field.source_id);
+    }
+    if (!field.transform.CanTransform(*source->type)) {
+      return InvalidArgument("Invalid source type ", source->type->ToString(),
+                             " for transform: ", field.transform.ToString());
+    }
+  }
+  return OkStatus();
+}
+
+std::shared_ptr<const SortOrder> SortOrder::Unsorted() {
+  static const auto kOrder = std::make_shared<const SortOrder>();
+  return kOrder;
+}
+
+}  // namespace skade::spec

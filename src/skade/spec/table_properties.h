@@ -1,0 +1,34 @@
+// Table property names that skade interprets, and their defaults.
+#pragma once
+
+#include <cstdint>
+
+namespace skade::spec {
+
+inline constexpr char kFormatVersionProperty[] = "format-version";
+inline constexpr char kPreviousVersionsMax[] = "write.metadata.previous-versions-max";
+inline constexpr int64_t kPreviousVersionsMaxDefault = 100;
+inline constexpr char kDeleteAfterCommitEnabled[] = "write.metadata.delete-after-commit.enabled";
+inline constexpr bool kDeleteAfterCommitEnabledDefault = false;
+inline constexpr char kMetadataCompression[] = "write.metadata.compression-codec";
+inline constexpr char kMetadataPath[] = "write.metadata.path";
+inline constexpr char kDataPath[] = "write.data.path";
+inline constexpr char kParquetCompression[] = "write.parquet.compression-codec";
+inline constexpr char kParquetCompressionLevel[] = "write.parquet.compression-level";
+inline constexpr char kParquetRowGroupSizeBytes[] = "write.parquet.row-group-size-bytes";
+inline constexpr char kParquetPageSizeBytes[] = "write.parquet.page-size-bytes";
+inline constexpr char kTargetFileSizeBytes[] = "write.target-file-size-bytes";
+inline constexpr char kMetricsDefault[] = "write.metadata.metrics.default";
+inline constexpr char kMetricsColumnPrefix[] = "write.metadata.metrics.column.";
+
+/// Properties that describe the metadata itself and are never stored in the
+/// properties map (the REST create path strips them).
+inline constexpr const char* kReservedProperties[] = {
+    "format-version",           "uuid",
+    "snapshot-count",           "current-snapshot-id",
+    "current-snapshot-summary", "current-snapshot-timestamp-ms",
+    "current-schema",           "default-partition-spec",
+    "default-sort-order",
+};
+
+}  // namespace skade::spec

@@ -1,0 +1,45 @@
+#include "skade/util/gzip.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/matchers.h"
+
+namespace skade {
+namespace {
+
+using testing::IsError;
+
+TEST(GzipTest, RoundTripsText) {
+  std::string text;
+  for (int i = 0; i < 10000; ++i) text += "{\"format-version\": 2},";
+  std::string compressed = Gzip(text);
+  EXPECT_TRUE(IsGzip(compressed));
+  EXPECT_LT(compressed.size(), text.size() / 10);
+  auto inflated = Gunzip(compressed);
+  ASSERT_TRUE(inflated);
+  EXPECT_EQ(*inflated, text);
+}
+
+TEST(GzipTest, EmptyInputRoundTrips) {
+  auto inflated = Gunzip(Gzip(""));
+  ASSERT_TRUE(inflated);
+  EXPECT_EQ(*inflated, "");
+}
+
+TEST(GzipTest, ConcatenatedMembersAreJoined) {
+  auto inflated = Gunzip(Gzip("hello ") + Gzip("world"));
+  ASSERT_TRUE(inflated);
+  EXPECT_EQ(*inflated, "hello world");
+}
+
+TEST(GzipTest, TruncatedOrCorruptStreamIsCorruption) {
+  std::string compressed = Gzip(std::string(5000, 'x') + "tail");
+  EXPECT_THAT(Gunzip(compressed.substr(0, compressed.size() / 2)), IsError(ErrorKind::kCorruption));
+  std::string flipped = compressed;
+  flipped[12] ^= 0x55;
+  EXPECT_THAT(Gunzip(flipped), IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(Gunzip("plain text"), IsError(ErrorKind::kCorruption));
+}
+
+}  // namespace
+}  // namespace skade

@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include "skade/util/json_reader.h"
+#include "skade/util/json_writer.h"
+#include "testing/matchers.h"
+
+namespace skade {
+namespace {
+
+using testing::IsError;
+using testing::IsErrorWithMessage;
+
+TEST(JsonWriterTest, WritesNestedValuesWithCommas) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("name", "t\"1\n");
+  writer.Key("ids");
+  writer.StartArray();
+  writer.Int(1);
+  writer.Int(-2);
+  writer.EndArray();
+  writer.Key("empty");
+  writer.StartObject();
+  writer.EndObject();
+  writer.Field("ok", true);
+  writer.Key("none");
+  writer.Null();
+  writer.Key("pi");
+  writer.Double(3.5);
+  writer.EndObject();
+  EXPECT_EQ(writer.str(),
+            R"({"name":"t\"1\n","ids":[1,-2],"empty":{},"ok":true,"none":null,"pi":3.5})");
+}
+
+TEST(JsonWriterTest, EscapesControlCharacters) {
+  std::string out;
+  JsonWriter::AppendQuoted(&out, std::string("a\x01z\\", 4));
+  EXPECT_EQ(out, "\"a\\u0001z\\\\\"");
+}
+
+TEST(JsonReaderTest, RoundTripsThroughTheWriter) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("s", "x\ty");
+  writer.Field("n", int64_t{-9007199254740993});
+  writer.EndObject();
+  simdjson::dom::parser parser;
+  auto element = json::Parse(parser, writer.str());
+  ASSERT_TRUE(element);
+  auto object = json::AsObject(*element, "doc");
+  ASSERT_TRUE(object);
+  EXPECT_EQ(*json::GetString(*object, "s"), "x\ty");
+  EXPECT_EQ(*json::GetInt64(*object, "n"), -9007199254740993);
+}
+
+TEST(JsonReaderTest, MissingAndMistypedFieldsNameTheField) {
+  simdjson::dom::parser parser;
+  auto element = json::Parse(parser, R"({"a": "x", "b": 1, "c": null, "m": {"k": 1}})");
+  ASSERT_TRUE(element);
+  auto object = *json::AsObject(*element, "doc");
+  EXPECT_THAT(
+      json::GetString(object, "location"),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument, "Cannot parse missing string: location"));
+  EXPECT_THAT(json::GetInt64(object, "a"), IsErrorWithMessage(ErrorKind::kInvalidArgument, "a"));
+  EXPECT_THAT(json::GetInt32(object, "c"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_FALSE(json::GetOptionalString(object, "c")->has_value());
+  EXPECT_THAT(json::GetStringMap(object, "m"), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST(JsonReaderTest, MalformedJsonIsInvalidArgument) {
+  simdjson::dom::parser parser;
+  EXPECT_THAT(json::Parse(parser, "{\"a\": "),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "malformed JSON"));
+  EXPECT_THAT(json::Parse(parser, ""), IsError(ErrorKind::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace skade

@@ -1,0 +1,35 @@
+#include "skade/util/strings.h"
+
+#include <gtest/gtest.h>
+
+namespace skade {
+namespace {
+
+TEST(StringsTest, StrCatFormatsEveryPieceKind) {
+  std::string_view view = "view";
+  EXPECT_EQ(StrCat("a", view, std::string("s"), 'c', int64_t{-5}, uint32_t{7}, true),
+            "aviewsc-57true");
+}
+
+TEST(StringsTest, ParseIntRejectsPartialAndOverflow) {
+  EXPECT_EQ(ParseInt64("42"), 42);
+  EXPECT_EQ(ParseInt64("-9223372036854775808"), INT64_MIN);
+  EXPECT_FALSE(ParseInt64("42x"));
+  EXPECT_FALSE(ParseInt64(""));
+  EXPECT_FALSE(ParseInt64("9223372036854775808"));
+  EXPECT_FALSE(ParseInt32("2147483648"));
+  EXPECT_EQ(ParseInt32("+3"), 3);
+}
+
+TEST(StringsTest, SplitKeepsEmptyPieces) {
+  EXPECT_EQ(Split("a\x1f\x1f"
+                  "b",
+                  '\x1f'),
+            (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(Join({"a", "b"}, "."), "a.b");
+  EXPECT_EQ(StripWhitespace("  x y \n"), "x y");
+  EXPECT_TRUE(EqualsIgnoreCase("TRUE", "true"));
+}
+
+}  // namespace
+}  // namespace skade
