@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "skade/catalog/table_identifier.h"
 #include "skade/spec/partition_spec.h"
 #include "skade/spec/schema.h"
 #include "skade/spec/sort_order.h"
+#include "skade/spec/table_identifier.h"
 #include "skade/spec/table_metadata.h"
 #include "skade/spec/table_requirement.h"
 #include "skade/spec/table_update.h"
@@ -26,6 +26,8 @@
 
 namespace skade::catalog {
 
+using spec::Namespace;
+using spec::TableIdentifier;
 using Properties = std::map<std::string, std::string>;
 
 struct CreateTableRequest {

@@ -7,7 +7,7 @@
 
 #include "skade/util/result.h"
 
-namespace skade::catalog {
+namespace skade::spec {
 
 /// A namespace: one or more levels, outermost first.
 using Namespace = std::vector<std::string>;
@@ -37,4 +37,4 @@ Status ValidateName(std::string_view name, std::string_view what);
 Status ValidateNamespace(const Namespace& ns);
 Status ValidateTableIdentifier(const TableIdentifier& identifier);
 
-}  // namespace skade::catalog
+}  // namespace skade::spec

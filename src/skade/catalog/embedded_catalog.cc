@@ -1,0 +1,441 @@
+#include "skade/catalog/embedded_catalog.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <thread>
+
+#include "skade/catalog/table_purge.h"
+#include "skade/spec/table_metadata_builder.h"
+#include "skade/spec/table_metadata_json.h"
+#include "skade/spec/table_properties.h"
+#include "skade/util/random.h"
+#include "skade/util/strings.h"
+
+namespace skade::catalog {
+
+namespace {
+
+constexpr char kReservedNamespace[] = ".skade";
+
+Status ValidateNewNamespace(const Namespace& ns) {
+  SKADE_RETURN_NOT_OK(spec::ValidateNamespace(ns));
+  if (ns.front() == kReservedNamespace) {
+    return InvalidArgument("Invalid namespace: '", kReservedNamespace, "' is reserved");
+  }
+  return OkStatus();
+}
+
+bool IsCreate(const CommitTableRequest& request) {
+  return std::any_of(request.requirements.begin(), request.requirements.end(),
+                     [](const spec::TableRequirement& r) {
+                       return std::holds_alternative<spec::AssertCreate>(r.value());
+                     });
+}
+
+// Short randomized pause between attempts after losing a pointer swap to
+// another process, so contending writers spread out.
+void BackOff(int attempt) {
+  int max_us = std::min(50 << std::min(attempt, 6), 5000);
+  std::this_thread::sleep_for(std::chrono::microseconds(RandomU64() % (max_us + 1)));
+}
+
+}  // namespace
+
+struct EmbeddedCatalog::PreparedCommit {
+  TableIdentifier identifier;
+  std::optional<std::string> base_location;  // nullopt when creating the table
+  spec::TableMetadataPtr metadata;
+  std::shared_ptr<const std::string> json;
+  std::string new_location;  // empty when nothing changed
+  std::vector<int64_t> added_snapshot_ids;
+  std::vector<spec::MetadataLogEntry> removed_log;
+};
+
+Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
+    const EmbeddedCatalogOptions& options) {
+  if (options.warehouse.empty()) return InvalidArgument("A warehouse directory is required");
+  std::string path = options.warehouse;
+  if (path.starts_with("file:")) {
+    SKADE_ASSIGN_OR_RAISE(path, io::LocalPath(path));
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return IoError("Cannot create warehouse ", path, ": ", ec.message());
+  path = std::filesystem::canonical(path, ec).string();
+  if (ec) return IoError("Cannot resolve warehouse ", options.warehouse, ": ", ec.message());
+
+  std::shared_ptr<EmbeddedCatalog> catalog(new EmbeddedCatalog());
+  catalog->warehouse_location_ = StrCat("file://", path == "/" ? "" : path);
+  catalog->durability_ = options.durability;
+  catalog->max_commit_attempts_ = std::max(1, options.max_commit_attempts);
+  catalog->io_ = options.file_io ? options.file_io : io::NewLocalFileIO();
+  store::LmdbOptions store_options;
+  store_options.map_size = options.store_map_size;
+  store_options.durability = options.durability;
+  SKADE_ASSIGN_OR_RAISE(
+      catalog->store_,
+      store::CatalogStore::Open(StrCat(path, "/", kReservedNamespace, "/catalog"), store_options));
+  if (options.durability == store::Durability::kEventual) {
+    catalog->flusher_ = std::make_unique<MetadataFlusher>(&catalog->store_->env(),
+                                                          std::max(1, options.flush_interval_ms));
+  }
+  return catalog;
+}
+
+EmbeddedCatalog::~EmbeddedCatalog() = default;
+
+std::string EmbeddedCatalog::DefaultTableLocation(const TableIdentifier& identifier) const {
+  std::string location = warehouse_location_;
+  for (const auto& level : identifier.ns) StrAppend(&location, "/", level);
+  StrAppend(&location, "/", identifier.name);
+  return location;
+}
+
+std::mutex& EmbeddedCatalog::TableLock(const TableIdentifier& identifier) {
+  return table_locks_[std::hash<std::string>()(store::TableKey(identifier)) % table_locks_.size()];
+}
+
+Result<MetadataFile> EmbeddedCatalog::ReadMetadata(const std::string& location) {
+  return ReadMetadataFile(*io_, location);
+}
+
+void EmbeddedCatalog::DiscardFile(const std::string& location) {
+  // An unreferenced file is harmless; removing it just keeps the warehouse tidy.
+  (void)io_->DeleteFile(location);
+}
+
+// --- Namespaces ---------------------------------------------------------------
+
+Status EmbeddedCatalog::CreateNamespace(const Namespace& ns, const Properties& properties) {
+  SKADE_RETURN_NOT_OK(ValidateNewNamespace(ns));
+  return store_->CreateNamespace(ns, properties);
+}
+
+Result<Page<Namespace>> EmbeddedCatalog::ListNamespaces(const Namespace& parent,
+                                                        const PageRequest& page) {
+  if (!parent.empty()) SKADE_RETURN_NOT_OK(spec::ValidateNamespace(parent));
+  SKADE_ASSIGN_OR_RAISE(auto result,
+                        store_->ListNamespaces(parent, page.page_token, page.page_size));
+  Page<Namespace> out{std::move(result.items), std::move(result.next_page_token)};
+  // The store's own directory is not a namespace.
+  std::erase_if(out.items, [](const Namespace& ns) { return ns.front() == kReservedNamespace; });
+  return out;
+}
+
+Result<Properties> EmbeddedCatalog::LoadNamespaceProperties(const Namespace& ns) {
+  SKADE_RETURN_NOT_OK(spec::ValidateNamespace(ns));
+  SKADE_ASSIGN_OR_RAISE(auto properties, store_->GetNamespace(ns));
+  if (!properties) {
+    return MakeError(ErrorKind::kNoSuchNamespace,
+                     "Namespace does not exist: ", spec::NamespaceToString(ns));
+  }
+  return std::move(*properties);
+}
+
+Result<bool> EmbeddedCatalog::NamespaceExists(const Namespace& ns) {
+  SKADE_RETURN_NOT_OK(spec::ValidateNamespace(ns));
+  SKADE_ASSIGN_OR_RAISE(auto properties, store_->GetNamespace(ns));
+  return properties.has_value();
+}
+
+Status EmbeddedCatalog::DropNamespace(const Namespace& ns) {
+  SKADE_RETURN_NOT_OK(spec::ValidateNamespace(ns));
+  return store_->DropNamespace(ns);
+}
+
+Result<UpdateNamespacePropertiesResult> EmbeddedCatalog::UpdateNamespaceProperties(
+    const Namespace& ns, const std::vector<std::string>& removals, const Properties& updates) {
+  SKADE_RETURN_NOT_OK(spec::ValidateNamespace(ns));
+  for (const auto& key : removals) {
+    if (updates.count(key) != 0) {
+      return InvalidArgument("Duplicate key to update and remove: ", key);
+    }
+  }
+  SKADE_ASSIGN_OR_RAISE(auto missing, store_->UpdateNamespaceProperties(ns, removals, updates));
+  UpdateNamespacePropertiesResult result;
+  for (const auto& [key, value] : updates) result.updated.push_back(key);
+  for (const auto& key : removals) {
+    if (std::find(missing.begin(), missing.end(), key) == missing.end()) {
+      result.removed.push_back(key);
+    }
+  }
+  result.missing = std::move(missing);
+  return result;
+}
+
+// --- Tables -----------------------------------------------------------------
+
+Result<Page<TableIdentifier>> EmbeddedCatalog::ListTables(const Namespace& ns,
+                                                          const PageRequest& page) {
+  SKADE_RETURN_NOT_OK(spec::ValidateNamespace(ns));
+  SKADE_ASSIGN_OR_RAISE(auto result, store_->ListTables(ns, page.page_token, page.page_size));
+  return Page<TableIdentifier>{std::move(result.items), std::move(result.next_page_token)};
+}
+
+Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
+                                                     const CreateTableRequest& request) {
+  TableIdentifier identifier{ns, request.name};
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  if (!request.schema)
+    return InvalidArgument("Cannot create table ", identifier.ToString(), ": no schema");
+  SKADE_ASSIGN_OR_RAISE(auto ns_properties, store_->GetNamespace(ns));
+  if (!ns_properties) {
+    return MakeError(ErrorKind::kNoSuchNamespace,
+                     "Namespace does not exist: ", spec::NamespaceToString(ns));
+  }
+  SKADE_ASSIGN_OR_RAISE(auto existing, store_->GetTable(identifier));
+  if (existing) {
+    return MakeError(ErrorKind::kAlreadyExists, "Table already exists: ", identifier.ToString());
+  }
+  std::string location = request.location.value_or(DefaultTableLocation(identifier));
+  while (location.size() > 1 && location.ends_with('/')) location.pop_back();
+  SKADE_ASSIGN_OR_RAISE(
+      auto metadata,
+      spec::NewTableMetadata(
+          *request.schema,
+          request.partition_spec ? *request.partition_spec : *spec::PartitionSpec::Unpartitioned(),
+          request.write_order ? *request.write_order : *spec::SortOrder::Unsorted(), location,
+          request.properties));
+  if (request.stage_create) {
+    return LoadTableResult{
+        "", metadata, std::make_shared<const std::string>(spec::TableMetadataToJson(*metadata))};
+  }
+  PreparedCommit commit{
+      identifier, std::nullopt, metadata, nullptr, NewMetadataLocation(*metadata, 0), {}, {}};
+  SKADE_RETURN_NOT_OK(WritePrepared(commit));
+  auto swapped = store_->SwapPointers({{identifier, std::nullopt, commit.new_location, {}}});
+  if (!swapped) {
+    if (swapped.error().kind != ErrorKind::kCommitStateUnknown) DiscardFile(commit.new_location);
+    return tl::unexpected(swapped.error());
+  }
+  return LoadTableResult{commit.new_location, commit.metadata, commit.json};
+}
+
+Result<LoadTableResult> EmbeddedCatalog::LoadTable(const TableIdentifier& identifier) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(identifier));
+  if (!record) {
+    return MakeError(ErrorKind::kNoSuchTable, "Table does not exist: ", identifier.ToString());
+  }
+  SKADE_ASSIGN_OR_RAISE(auto file, ReadMetadata(record->metadata_location));
+  return LoadTableResult{record->metadata_location, std::move(file.metadata), std::move(file.json)};
+}
+
+Result<LoadTableResult> EmbeddedCatalog::LoadTableAtSnapshot(const TableIdentifier& identifier,
+                                                             int64_t snapshot_id) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(identifier));
+  if (!record) {
+    return MakeError(ErrorKind::kNoSuchTable, "Table does not exist: ", identifier.ToString());
+  }
+  SKADE_ASSIGN_OR_RAISE(auto location, store_->FindSnapshot(record->table_id, snapshot_id));
+  if (!location) {
+    // Snapshots that predate the table's registration are not in the commit
+    // log; the current metadata still knows them.
+    SKADE_ASSIGN_OR_RAISE(auto current, LoadTable(identifier));
+    if (current.metadata->SnapshotById(snapshot_id)) return current;
+    return MakeError(ErrorKind::kNotFound, "Cannot find snapshot ", snapshot_id, " in table ",
+                     identifier.ToString());
+  }
+  SKADE_ASSIGN_OR_RAISE(auto file, ReadMetadata(*location));
+  return LoadTableResult{*location, std::move(file.metadata), std::move(file.json)};
+}
+
+Result<bool> EmbeddedCatalog::TableExists(const TableIdentifier& identifier) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(identifier));
+  return record.has_value();
+}
+
+Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  std::lock_guard<std::mutex> lock(TableLock(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto record, store_->DropTable(identifier));
+  if (!purge) return OkStatus();
+  // The table is gone from the catalog either way; purging is best effort.
+  auto file = ReadMetadata(record.metadata_location);
+  if (!file) return OkStatus();
+  return PurgeTableFiles(*io_, *file->metadata, record.metadata_location);
+}
+
+Status EmbeddedCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(from));
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(to));
+  return store_->RenameTable(from, to);
+}
+
+Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& identifier,
+                                                       const std::string& metadata_location,
+                                                       bool overwrite) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto file, ReadMetadata(metadata_location));
+  std::lock_guard<std::mutex> lock(TableLock(identifier));
+  SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, overwrite));
+  return LoadTableResult{metadata_location, std::move(file.metadata), std::move(file.json)};
+}
+
+// --- Commits ------------------------------------------------------------------
+
+Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
+    const CommitTableRequest& request) {
+  PreparedCommit commit;
+  commit.identifier = request.identifier;
+  SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(request.identifier));
+
+  if (IsCreate(request)) {
+    if (request.requirements.size() != 1) {
+      return InvalidArgument("Invalid create request: assert-create must be the only requirement");
+    }
+    if (record) return CommitFailed("Requirement failed: table already exists");
+    int format_version = spec::kDefaultFormatVersion;
+    for (const auto& update : request.updates) {
+      if (auto* upgrade = std::get_if<spec::UpgradeFormatVersion>(&update.value())) {
+        format_version = upgrade->format_version;
+      }
+    }
+    auto builder = spec::TableMetadataBuilder::BuildFromEmpty(format_version);
+    SKADE_RETURN_NOT_OK(builder.SetLocation(DefaultTableLocation(request.identifier)));
+    SKADE_RETURN_NOT_OK(builder.ApplyAll(request.updates));
+    SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
+    commit.new_location = NewMetadataLocation(*commit.metadata, 0);
+    for (const auto& snapshot : commit.metadata->snapshots) {
+      commit.added_snapshot_ids.push_back(snapshot->snapshot_id);
+    }
+    return commit;
+  }
+
+  if (!record) {
+    return MakeError(ErrorKind::kNoSuchTable,
+                     "Table does not exist: ", request.identifier.ToString());
+  }
+  SKADE_ASSIGN_OR_RAISE(auto current, ReadMetadata(record->metadata_location));
+  for (const auto& requirement : request.requirements) {
+    SKADE_RETURN_NOT_OK(requirement.Validate(current.metadata.get()));
+  }
+  commit.base_location = record->metadata_location;
+  auto builder = spec::TableMetadataBuilder::BuildFrom(current.metadata, record->metadata_location);
+  SKADE_RETURN_NOT_OK(builder.ApplyAll(request.updates));
+  if (!builder.HasChanges()) {
+    commit.metadata = current.metadata;
+    commit.json = current.json;
+    return commit;
+  }
+  for (const auto& change : builder.changes()) {
+    if (auto* added = std::get_if<spec::AddSnapshot>(&change.value())) {
+      commit.added_snapshot_ids.push_back(added->snapshot->snapshot_id);
+    }
+  }
+  SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
+  commit.removed_log = builder.removed_metadata_log();
+  commit.new_location =
+      NewMetadataLocation(*commit.metadata, ParseMetadataVersion(record->metadata_location) + 1);
+  return commit;
+}
+
+Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
+  SKADE_ASSIGN_OR_RAISE(
+      commit.json, WriteMetadataFile(*io_, *commit.metadata, commit.new_location, durable_files()));
+  if (flusher_) flusher_->Track(commit.new_location);
+  return OkStatus();
+}
+
+void EmbeddedCatalog::AfterCommit(const PreparedCommit& commit) {
+  if (commit.metadata->PropertyAsBool(spec::kDeleteAfterCommitEnabled,
+                                      spec::kDeleteAfterCommitEnabledDefault)) {
+    for (const auto& entry : commit.removed_log) DiscardFile(entry.metadata_file);
+  }
+}
+
+Result<LoadTableResult> EmbeddedCatalog::CommitTable(const CommitTableRequest& request) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(request.identifier));
+  std::lock_guard<std::mutex> lock(TableLock(request.identifier));
+  for (int attempt = 0; attempt < max_commit_attempts_; ++attempt) {
+    SKADE_ASSIGN_OR_RAISE(PreparedCommit commit, Prepare(request));
+    if (commit.new_location.empty()) {
+      return LoadTableResult{*commit.base_location, commit.metadata, commit.json};
+    }
+    SKADE_RETURN_NOT_OK(WritePrepared(commit));
+    auto swapped = store_->SwapPointers({{commit.identifier, commit.base_location,
+                                          commit.new_location, commit.added_snapshot_ids}});
+    if (swapped) {
+      AfterCommit(commit);
+      return LoadTableResult{commit.new_location, commit.metadata, commit.json};
+    }
+    const Error& error = swapped.error();
+    if (error.kind == ErrorKind::kCommitStateUnknown) return tl::unexpected(error);
+    DiscardFile(commit.new_location);
+    if (!error.retryable) {
+      if (error.kind == ErrorKind::kAlreadyExists && IsCreate(request)) {
+        return CommitFailed("Requirement failed: table already exists");
+      }
+      return tl::unexpected(error);
+    }
+    BackOff(attempt);
+  }
+  return MakeRetryableError(ErrorKind::kCommitFailed, "Commit failed: table ",
+                            request.identifier.ToString(), " is changing too fast; gave up after ",
+                            max_commit_attempts_, " attempts");
+}
+
+Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>& requests) {
+  std::set<std::string> keys;
+  std::set<size_t> stripes;
+  for (const auto& request : requests) {
+    SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(request.identifier));
+    if (!keys.insert(store::TableKey(request.identifier)).second) {
+      return InvalidArgument("Invalid transaction: table ", request.identifier.ToString(),
+                             " appears more than once");
+    }
+    stripes.insert(&TableLock(request.identifier) - table_locks_.data());
+  }
+  // Lock stripes in index order so concurrent transactions cannot deadlock.
+  std::vector<std::unique_lock<std::mutex>> locks;
+  for (size_t stripe : stripes) locks.emplace_back(table_locks_[stripe]);
+
+  for (int attempt = 0; attempt < max_commit_attempts_; ++attempt) {
+    std::vector<PreparedCommit> commits;
+    for (const auto& request : requests) {
+      SKADE_ASSIGN_OR_RAISE(PreparedCommit commit, Prepare(request));
+      commits.push_back(std::move(commit));
+    }
+    std::vector<store::PointerSwap> swaps;
+    Status written = OkStatus();
+    for (auto& commit : commits) {
+      if (commit.new_location.empty()) continue;
+      written = WritePrepared(commit);
+      if (!written) break;
+      swaps.push_back({commit.identifier, commit.base_location, commit.new_location,
+                       commit.added_snapshot_ids});
+    }
+    auto discard_all = [&] {
+      for (const auto& swap : swaps) DiscardFile(swap.new_location);
+    };
+    if (!written) {
+      discard_all();
+      return written;
+    }
+    if (swaps.empty()) return OkStatus();
+    auto swapped = store_->SwapPointers(swaps);
+    if (swapped) {
+      for (const auto& commit : commits) {
+        if (!commit.new_location.empty()) AfterCommit(commit);
+      }
+      return OkStatus();
+    }
+    const Error& error = swapped.error();
+    if (error.kind == ErrorKind::kCommitStateUnknown) return tl::unexpected(error);
+    discard_all();
+    if (!error.retryable) return tl::unexpected(error);
+    BackOff(attempt);
+  }
+  return MakeRetryableError(
+      ErrorKind::kCommitFailed,
+      "Commit failed: the transaction's tables are changing too fast; gave up "
+      "after ",
+      max_commit_attempts_, " attempts");
+}
+
+}  // namespace skade::catalog

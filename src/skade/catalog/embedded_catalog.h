@@ -1,0 +1,114 @@
+// EmbeddedCatalog: the Catalog on an LMDB store inside a warehouse directory.
+//
+// Layout: the store lives in `<warehouse>/.skade/catalog/` (LMDB); tables
+// default to `<warehouse>/<namespace levels>/<table>`. Metadata files are
+// written through FileIO; table pointers, the commit log and the global
+// commit sequence live in the store.
+//
+// Commits are optimistic: read the current metadata, check the requirements,
+// apply the updates with TableMetadataBuilder, write the new metadata file,
+// then compare-and-swap the pointer in one short LMDB write transaction that
+// also appends the commit log. Losing the swap to another writer (thread or
+// process) re-reads and re-checks; only a failed requirement reaches the
+// caller as kCommitFailed. In-process commits to one table are serialized by
+// a striped lock so they do not waste work racing each other.
+//
+// Several processes may open the same warehouse at once. Thread-safe.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "skade/catalog/catalog.h"
+#include "skade/catalog/metadata_files.h"
+#include "skade/catalog/metadata_flusher.h"
+#include "skade/io/file_io.h"
+#include "skade/store/catalog_store.h"
+#include "skade/store/durability.h"
+
+namespace skade::catalog {
+
+struct EmbeddedCatalogOptions {
+  /// The warehouse directory (a local path or file: URI); created if missing.
+  std::string warehouse;
+  store::Durability durability = store::Durability::kImmediate;
+  /// For Durability::kEventual: how often the background flusher runs.
+  int flush_interval_ms = 1000;
+  /// Upper bound of the LMDB file (virtual; the file grows as needed).
+  uint64_t store_map_size = 64ull << 30;
+  /// How many times a commit re-reads and retries after losing the pointer
+  /// swap to a concurrent writer before giving up with kCommitFailed.
+  int max_commit_attempts = 100;
+  /// Defaults to the local file system.
+  std::shared_ptr<io::FileIO> file_io;
+};
+
+class EmbeddedCatalog : public Catalog {
+ public:
+  static Result<std::shared_ptr<EmbeddedCatalog>> Open(const EmbeddedCatalogOptions& options);
+  ~EmbeddedCatalog() override;
+
+  Status CreateNamespace(const Namespace& ns, const Properties& properties) override;
+  Result<Page<Namespace>> ListNamespaces(const Namespace& parent,
+                                         const PageRequest& page = {}) override;
+  Result<Properties> LoadNamespaceProperties(const Namespace& ns) override;
+  Result<bool> NamespaceExists(const Namespace& ns) override;
+  Status DropNamespace(const Namespace& ns) override;
+  Result<UpdateNamespacePropertiesResult> UpdateNamespaceProperties(
+      const Namespace& ns, const std::vector<std::string>& removals,
+      const Properties& updates) override;
+
+  Result<Page<TableIdentifier>> ListTables(const Namespace& ns,
+                                           const PageRequest& page = {}) override;
+  Result<LoadTableResult> CreateTable(const Namespace& ns,
+                                      const CreateTableRequest& request) override;
+  Result<LoadTableResult> LoadTable(const TableIdentifier& identifier) override;
+  Result<bool> TableExists(const TableIdentifier& identifier) override;
+  Status DropTable(const TableIdentifier& identifier, bool purge) override;
+  Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
+  Result<LoadTableResult> RegisterTable(const TableIdentifier& identifier,
+                                        const std::string& metadata_location,
+                                        bool overwrite) override;
+
+  Result<LoadTableResult> CommitTable(const CommitTableRequest& request) override;
+  Status CommitTransaction(const std::vector<CommitTableRequest>& requests) override;
+
+  /// The table as of `snapshot_id`: the first metadata file that contained
+  /// that snapshot (time travel by snapshot id). kNotFound if the table never
+  /// had it.
+  Result<LoadTableResult> LoadTableAtSnapshot(const TableIdentifier& identifier,
+                                              int64_t snapshot_id);
+
+  /// The warehouse as a `file://` URI without a trailing slash.
+  const std::string& warehouse_location() const { return warehouse_location_; }
+  /// The default location of a new table.
+  std::string DefaultTableLocation(const TableIdentifier& identifier) const;
+  store::CatalogStore& store() { return *store_; }
+  io::FileIO& file_io() { return *io_; }
+  store::Durability durability() const { return durability_; }
+
+ private:
+  struct PreparedCommit;
+
+  EmbeddedCatalog() = default;
+  bool durable_files() const { return durability_ == store::Durability::kImmediate; }
+  std::mutex& TableLock(const TableIdentifier& identifier);
+  Result<MetadataFile> ReadMetadata(const std::string& location);
+  Result<PreparedCommit> Prepare(const CommitTableRequest& request);
+  Status WritePrepared(PreparedCommit& commit);
+  void AfterCommit(const PreparedCommit& commit);
+  void DiscardFile(const std::string& location);
+  Result<LoadTableResult> CreateByCommit(const CommitTableRequest& request);
+
+  std::string warehouse_location_;
+  store::Durability durability_ = store::Durability::kImmediate;
+  int max_commit_attempts_ = 100;
+  std::shared_ptr<io::FileIO> io_;
+  std::unique_ptr<store::CatalogStore> store_;
+  std::unique_ptr<MetadataFlusher> flusher_;
+  std::array<std::mutex, 64> table_locks_;
+};
+
+}  // namespace skade::catalog

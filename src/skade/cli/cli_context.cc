@@ -1,0 +1,52 @@
+#include "skade/cli/cli_context.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "skade/util/strings.h"
+
+namespace skade::cli {
+
+Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog() const {
+  catalog::EmbeddedCatalogOptions options;
+  options.warehouse = warehouse;
+  SKADE_ASSIGN_OR_RAISE(options.durability, store::ParseDurability(durability));
+  auto opened = catalog::EmbeddedCatalog::Open(options);
+  if (!opened) {
+    return MakeError(opened.error().kind, "cannot open warehouse ", warehouse, ": ",
+                     opened.error().message);
+  }
+  return opened;
+}
+
+int ReportError(const Error& error) {
+  std::cerr << "skade: " << error.message << " (" << ErrorKindName(error.kind) << ")\n";
+  return 1;
+}
+
+Result<std::map<std::string, std::string>> ParseKeyValues(const std::vector<std::string>& pairs) {
+  std::map<std::string, std::string> out;
+  for (const auto& pair : pairs) {
+    size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return InvalidArgument("expected key=value, got '", pair, "'");
+    }
+    out[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  return out;
+}
+
+Result<std::string> ReadInput(const std::string& path) {
+  if (path == "-") {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    return buffer.str();
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return MakeError(ErrorKind::kNotFound, "cannot read ", path);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+}  // namespace skade::cli

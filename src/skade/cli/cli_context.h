@@ -1,0 +1,39 @@
+// What every CLI subcommand shares: the global options, opening the
+// catalog, and reporting errors.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/util/result.h"
+
+namespace skade::cli {
+
+struct CliContext {
+  std::string warehouse;
+  std::string durability = "immediate";
+
+  /// Opens the embedded catalog of --warehouse.
+  Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog() const;
+};
+
+/// Prints "skade: <message>" to stderr and returns exit code 1.
+int ReportError(const Error& error);
+
+/// Runs `body` (which returns a Status) and turns a failure into exit code 1.
+template <typename Body>
+int Run(Body&& body) {
+  Status status = body();
+  return status ? 0 : ReportError(status.error());
+}
+
+/// Parses "key=value" arguments; kInvalidArgument for one without '='.
+Result<std::map<std::string, std::string>> ParseKeyValues(const std::vector<std::string>& pairs);
+
+/// Reads a whole file, or standard input for "-".
+Result<std::string> ReadInput(const std::string& path);
+
+}  // namespace skade::cli

@@ -1,0 +1,15 @@
+// Registration of the CLI's subcommand groups.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "skade/cli/cli_context.h"
+
+namespace skade::cli {
+
+/// `skade ns create|list|describe|drop|set|unset`.
+void AddNamespaceCommands(CLI::App& app, const CliContext& context);
+/// `skade table create|list|describe|drop|rename|history|register|commit|set|unset`.
+void AddTableCommands(CLI::App& app, const CliContext& context);
+
+}  // namespace skade::cli

@@ -1,0 +1,84 @@
+#include "skade/spec/table_identifier.h"
+
+#include "skade/util/strings.h"
+
+namespace skade::spec {
+
+std::string NamespaceToString(const Namespace& ns) { return Join(ns, "."); }
+
+std::string TableIdentifier::ToString() const {
+  return ns.empty() ? name : StrCat(NamespaceToString(ns), ".", name);
+}
+
+Result<Namespace> ParseNamespace(std::string_view text) {
+  Namespace ns = Split(text, '.');
+  SKADE_RETURN_NOT_OK(ValidateNamespace(ns));
+  return ns;
+}
+
+Result<TableIdentifier> ParseTableIdentifier(std::string_view text) {
+  size_t dot = text.rfind('.');
+  if (dot == std::string_view::npos) {
+    return InvalidArgument("Invalid table identifier '", text, "': expected <namespace>.<table>");
+  }
+  TableIdentifier identifier;
+  SKADE_ASSIGN_OR_RAISE(identifier.ns, ParseNamespace(text.substr(0, dot)));
+  identifier.name = std::string(text.substr(dot + 1));
+  SKADE_RETURN_NOT_OK(ValidateName(identifier.name, "table name"));
+  return identifier;
+}
+
+namespace {
+
+// Length of the UTF-8 sequence starting at s[i], or 0 if it is invalid.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  size_t length = c < 0x80           ? 1
+                  : (c >> 5) == 0x6  ? 2
+                  : (c >> 4) == 0xE  ? 3
+                  : (c >> 3) == 0x1E ? 4
+                                     : 0;
+  if (length == 0 || i + length > s.size()) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
+  }
+  return length;
+}
+
+}  // namespace
+
+Status ValidateName(std::string_view name, std::string_view what) {
+  if (name.empty()) return InvalidArgument("Invalid ", what, ": must not be empty");
+  if (name.size() > 255) {
+    return InvalidArgument("Invalid ", what, " '", name.substr(0, 32), "…': longer than 255 bytes");
+  }
+  if (name == "." || name == "..") {
+    return InvalidArgument("Invalid ", what, " '", name, "': reserved path name");
+  }
+  for (size_t i = 0; i < name.size();) {
+    auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c == 0x7F) {
+      return InvalidArgument("Invalid ", what, ": contains a control character");
+    }
+    if (c == '/' || c == '\\') {
+      return InvalidArgument("Invalid ", what, " '", name, "': must not contain '/' or '\\'");
+    }
+    size_t length = Utf8SequenceLength(name, i);
+    if (length == 0) return InvalidArgument("Invalid ", what, ": not valid UTF-8");
+    i += length;
+  }
+  return OkStatus();
+}
+
+Status ValidateNamespace(const Namespace& ns) {
+  if (ns.empty()) return InvalidArgument("Invalid namespace: must have at least one level");
+  for (const auto& level : ns) SKADE_RETURN_NOT_OK(ValidateName(level, "namespace level"));
+  return OkStatus();
+}
+
+Status ValidateTableIdentifier(const TableIdentifier& identifier) {
+  SKADE_RETURN_NOT_OK(ValidateNamespace(identifier.ns));
+  return ValidateName(identifier.name, "table name");
+}
+
+}  // namespace skade::spec

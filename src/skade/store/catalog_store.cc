@@ -1,0 +1,350 @@
+#include "skade/store/catalog_store.h"
+
+#include <filesystem>
+
+#include "skade/util/json_reader.h"
+#include "skade/util/json_writer.h"
+#include "skade/util/strings.h"
+
+namespace skade::store {
+
+namespace {
+
+std::string EncodeProperties(const Properties& properties) {
+  JsonWriter writer;
+  writer.StartObject();
+  for (const auto& [key, value] : properties) writer.Field(key, value);
+  writer.EndObject();
+  return writer.Take();
+}
+
+Result<Properties> DecodeProperties(std::string_view bytes) {
+  thread_local simdjson::dom::parser parser;
+  SKADE_ASSIGN_OR_RAISE(auto element, json::Parse(parser, bytes));
+  auto properties = json::ToStringMap(element, "namespace properties");
+  if (!properties) return Corruption("Invalid namespace record in the catalog store");
+  return std::move(*properties);
+}
+
+tl::unexpected<Error> NoSuchNamespace(const spec::Namespace& ns) {
+  return MakeError(ErrorKind::kNoSuchNamespace,
+                   "Namespace does not exist: ", spec::NamespaceToString(ns));
+}
+
+tl::unexpected<Error> NoSuchTable(const spec::TableIdentifier& identifier) {
+  return MakeError(ErrorKind::kNoSuchTable, "Table does not exist: ", identifier.ToString());
+}
+
+tl::unexpected<Error> TableAlreadyExists(const spec::TableIdentifier& identifier) {
+  return MakeError(ErrorKind::kAlreadyExists, "Table already exists: ", identifier.ToString());
+}
+
+template <typename Txn>
+Result<bool> KeyExists(const Txn& txn, MDB_dbi dbi, std::string_view key) {
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(dbi, key));
+  return value.has_value();
+}
+
+/// True if some key in `dbi` starts with `prefix`.
+Result<bool> HasPrefix(MDB_txn* txn, MDB_dbi dbi, std::string_view prefix) {
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn, dbi));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(prefix));
+  return found && cursor.key().starts_with(prefix);
+}
+
+template <typename Txn>
+Result<uint64_t> ReadCounter(const Txn& txn, MDB_dbi meta, std::string_view key) {
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(meta, key));
+  if (!value) return uint64_t{0};
+  auto decoded = DecodeU64(*value);
+  if (!decoded) return Corruption("Invalid counter ", key, " in the catalog store");
+  return *decoded;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CatalogStore>> CatalogStore::Open(const std::string& path,
+                                                         const LmdbOptions& options) {
+  SKADE_ASSIGN_OR_RAISE(auto env, LmdbEnv::Open(path, options));
+  std::unique_ptr<CatalogStore> store(new CatalogStore(std::move(env)));
+  SKADE_ASSIGN_OR_RAISE(store->namespaces_, store->env_->OpenDatabase("namespaces"));
+  SKADE_ASSIGN_OR_RAISE(store->tables_, store->env_->OpenDatabase("tables"));
+  SKADE_ASSIGN_OR_RAISE(store->snapshots_, store->env_->OpenDatabase("snapshots"));
+  SKADE_ASSIGN_OR_RAISE(store->commit_log_, store->env_->OpenDatabase("commit_log"));
+  SKADE_ASSIGN_OR_RAISE(store->meta_, store->env_->OpenDatabase("meta"));
+  return store;
+}
+
+// --- Namespaces -------------------------------------------------------------
+
+Status CatalogStore::CreateNamespace(const spec::Namespace& ns, const Properties& properties) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
+  std::string key = NamespaceKey(ns);
+  SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, key));
+  if (exists) {
+    return MakeError(ErrorKind::kAlreadyExists,
+                     "Namespace already exists: ", spec::NamespaceToString(ns));
+  }
+  if (ns.size() > 1) {
+    spec::Namespace parent(ns.begin(), ns.end() - 1);
+    SKADE_ASSIGN_OR_RAISE(bool parent_exists, KeyExists(txn, namespaces_, NamespaceKey(parent)));
+    if (!parent_exists) {
+      return MakeError(ErrorKind::kNoSuchNamespace, "Cannot create namespace ",
+                       spec::NamespaceToString(ns),
+                       ". Parent namespace does not exist: ", spec::NamespaceToString(parent));
+    }
+  }
+  SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
+  return txn.Commit();
+}
+
+Result<std::optional<Properties>> CatalogStore::GetNamespace(const spec::Namespace& ns) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(namespaces_, NamespaceKey(ns)));
+  if (!value) return std::optional<Properties>();
+  SKADE_ASSIGN_OR_RAISE(auto properties, DecodeProperties(*value));
+  return std::optional<Properties>(std::move(properties));
+}
+
+Result<StorePage<spec::Namespace>> CatalogStore::ListNamespaces(const spec::Namespace& parent,
+                                                                const std::string& page_token,
+                                                                size_t page_size) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  std::string prefix;
+  if (!parent.empty()) {
+    prefix = NamespaceKey(parent);
+    SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, prefix));
+    if (!exists) return NoSuchNamespace(parent);
+    prefix.push_back(kNamespaceSeparator);
+  }
+  std::string start = prefix;
+  if (!page_token.empty()) {
+    SKADE_ASSIGN_OR_RAISE(std::string last, DecodePageToken(page_token));
+    // Resume after the last child returned and all of its descendants.
+    start = last + '\x20';
+  }
+  StorePage<spec::Namespace> page;
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), namespaces_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(start));
+  while (found && cursor.key().starts_with(prefix)) {
+    std::string_view rest = cursor.key().substr(prefix.size());
+    size_t separator = rest.find(kNamespaceSeparator);
+    std::string child_key = StrCat(prefix, rest.substr(0, separator));
+    if (page_size != 0 && page.items.size() == page_size) {
+      page.next_page_token = EncodePageToken(NamespaceKey(page.items.back()));
+      break;
+    }
+    page.items.push_back(NamespaceFromKey(child_key));
+    // Skip the child's descendants: they sort between "<child>\x1F" and "<child>\x20".
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Seek(child_key + '\x20'));
+  }
+  return page;
+}
+
+Status CatalogStore::DropNamespace(const spec::Namespace& ns) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
+  std::string key = NamespaceKey(ns);
+  SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, key));
+  if (!exists) return NoSuchNamespace(ns);
+  SKADE_ASSIGN_OR_RAISE(bool has_tables, HasPrefix(txn.raw(), tables_, TablePrefix(ns)));
+  if (has_tables) {
+    return MakeError(ErrorKind::kNamespaceNotEmpty, "Namespace ", spec::NamespaceToString(ns),
+                     " is not empty: it contains tables");
+  }
+  SKADE_ASSIGN_OR_RAISE(bool has_children,
+                        HasPrefix(txn.raw(), namespaces_, key + kNamespaceSeparator));
+  if (has_children) {
+    return MakeError(ErrorKind::kNamespaceNotEmpty, "Namespace ", spec::NamespaceToString(ns),
+                     " is not empty: it contains namespaces");
+  }
+  SKADE_RETURN_NOT_OK(txn.Delete(namespaces_, key));
+  return txn.Commit();
+}
+
+Result<std::vector<std::string>> CatalogStore::UpdateNamespaceProperties(
+    const spec::Namespace& ns, const std::vector<std::string>& removals,
+    const Properties& updates) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
+  std::string key = NamespaceKey(ns);
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(namespaces_, key));
+  if (!value) return NoSuchNamespace(ns);
+  SKADE_ASSIGN_OR_RAISE(Properties properties, DecodeProperties(*value));
+  std::vector<std::string> missing;
+  for (const auto& removal : removals) {
+    if (properties.erase(removal) == 0) missing.push_back(removal);
+  }
+  for (const auto& [k, v] : updates) properties[k] = v;
+  SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
+  SKADE_RETURN_NOT_OK(txn.Commit());
+  return missing;
+}
+
+// --- Tables -----------------------------------------------------------------
+
+Result<std::optional<TableRecord>> CatalogStore::GetTable(const spec::TableIdentifier& identifier) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, TableKey(identifier)));
+  if (!value) return std::optional<TableRecord>();
+  SKADE_ASSIGN_OR_RAISE(auto record, DecodeTableRecord(*value));
+  return std::optional<TableRecord>(std::move(record));
+}
+
+Result<StorePage<spec::TableIdentifier>> CatalogStore::ListTables(const spec::Namespace& ns,
+                                                                  const std::string& page_token,
+                                                                  size_t page_size) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, NamespaceKey(ns)));
+  if (!exists) return NoSuchNamespace(ns);
+  std::string prefix = TablePrefix(ns);
+  std::string start = prefix;
+  std::string after;
+  if (!page_token.empty()) {
+    SKADE_ASSIGN_OR_RAISE(after, DecodePageToken(page_token));
+    start = after;
+  }
+  StorePage<spec::TableIdentifier> page;
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), tables_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(start));
+  std::string last_key;
+  while (found && cursor.key().starts_with(prefix)) {
+    if (cursor.key() != after) {
+      if (page_size != 0 && page.items.size() == page_size) {
+        page.next_page_token = EncodePageToken(last_key);
+        break;
+      }
+      last_key = std::string(cursor.key());
+      page.items.push_back(TableIdentifierFromKey(cursor.key()));
+    }
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return page;
+}
+
+Result<TableRecord> CatalogStore::DropTable(const spec::TableIdentifier& identifier) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
+  std::string key = TableKey(identifier);
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+  if (!value) return NoSuchTable(identifier);
+  SKADE_ASSIGN_OR_RAISE(TableRecord record, DecodeTableRecord(*value));
+  SKADE_RETURN_NOT_OK(txn.Delete(tables_, key));
+  SKADE_RETURN_NOT_OK(txn.Commit());
+  return record;
+}
+
+Status CatalogStore::RenameTable(const spec::TableIdentifier& from,
+                                 const spec::TableIdentifier& to) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
+  std::string from_key = TableKey(from);
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, from_key));
+  if (!value) return NoSuchTable(from);
+  std::string record(*value);
+  SKADE_ASSIGN_OR_RAISE(bool to_ns_exists, KeyExists(txn, namespaces_, NamespaceKey(to.ns)));
+  if (!to_ns_exists) return NoSuchNamespace(to.ns);
+  std::string to_key = TableKey(to);
+  SKADE_ASSIGN_OR_RAISE(bool to_exists, KeyExists(txn, tables_, to_key));
+  if (to_exists) return TableAlreadyExists(to);
+  SKADE_RETURN_NOT_OK(txn.Delete(tables_, from_key));
+  SKADE_RETURN_NOT_OK(txn.Put(tables_, to_key, record));
+  return txn.Commit();
+}
+
+Result<TableRecord> CatalogStore::RegisterTable(const spec::TableIdentifier& identifier,
+                                                const std::string& metadata_location,
+                                                bool overwrite) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
+  SKADE_ASSIGN_OR_RAISE(bool ns_exists, KeyExists(txn, namespaces_, NamespaceKey(identifier.ns)));
+  if (!ns_exists) return NoSuchNamespace(identifier.ns);
+  std::string key = TableKey(identifier);
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+  TableRecord record;
+  if (value) {
+    if (!overwrite) return TableAlreadyExists(identifier);
+    SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
+  } else {
+    SKADE_ASSIGN_OR_RAISE(uint64_t next_id, ReadCounter(txn, meta_, kNextTableIdKey));
+    record.table_id = next_id + 1;
+    SKADE_RETURN_NOT_OK(txn.Put(meta_, kNextTableIdKey, EncodeU64(record.table_id)));
+  }
+  record.metadata_location = metadata_location;
+  SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
+  SKADE_ASSIGN_OR_RAISE(uint64_t seq, ReadCounter(txn, meta_, kCommitSeqKey));
+  ++seq;
+  SKADE_RETURN_NOT_OK(txn.Put(meta_, kCommitSeqKey, EncodeU64(seq)));
+  SKADE_RETURN_NOT_OK(txn.Put(commit_log_, CommitLogKey(seq),
+                              EncodeCommitLogRecord({record.table_id, metadata_location, {}})));
+  SKADE_RETURN_NOT_OK(txn.Commit());
+  return record;
+}
+
+Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<PointerSwap>& swaps) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
+  SKADE_ASSIGN_OR_RAISE(uint64_t seq, ReadCounter(txn, meta_, kCommitSeqKey));
+  SKADE_ASSIGN_OR_RAISE(uint64_t next_table_id, ReadCounter(txn, meta_, kNextTableIdKey));
+  bool created = false;
+  std::vector<TableRecord> records;
+  records.reserve(swaps.size());
+  for (const auto& swap : swaps) {
+    std::string key = TableKey(swap.identifier);
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+    TableRecord record;
+    if (!swap.expected_location) {
+      if (value) return TableAlreadyExists(swap.identifier);
+      SKADE_ASSIGN_OR_RAISE(bool ns_exists,
+                            KeyExists(txn, namespaces_, NamespaceKey(swap.identifier.ns)));
+      if (!ns_exists) return NoSuchNamespace(swap.identifier.ns);
+      record.table_id = ++next_table_id;
+      created = true;
+    } else {
+      if (!value) return NoSuchTable(swap.identifier);
+      SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
+      if (record.metadata_location != *swap.expected_location) {
+        return MakeRetryableError(ErrorKind::kCommitFailed, "Commit conflict: table ",
+                                  swap.identifier.ToString(), " was changed concurrently");
+      }
+    }
+    record.metadata_location = swap.new_location;
+    SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
+    ++seq;
+    SKADE_RETURN_NOT_OK(txn.Put(
+        commit_log_, CommitLogKey(seq),
+        EncodeCommitLogRecord({record.table_id, swap.new_location, swap.added_snapshot_ids})));
+    for (int64_t snapshot_id : swap.added_snapshot_ids) {
+      SKADE_RETURN_NOT_OK(
+          txn.Put(snapshots_, SnapshotKey(record.table_id, snapshot_id), swap.new_location));
+    }
+    records.push_back(std::move(record));
+  }
+  SKADE_RETURN_NOT_OK(txn.Put(meta_, kCommitSeqKey, EncodeU64(seq)));
+  if (created) SKADE_RETURN_NOT_OK(txn.Put(meta_, kNextTableIdKey, EncodeU64(next_table_id)));
+  SKADE_RETURN_NOT_OK(txn.Commit());
+  return records;
+}
+
+Result<std::optional<std::string>> CatalogStore::FindSnapshot(uint64_t table_id,
+                                                              int64_t snapshot_id) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(snapshots_, SnapshotKey(table_id, snapshot_id)));
+  if (!value) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(*value));
+}
+
+Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> CatalogStore::ReadCommitLog(
+    uint64_t after, size_t limit) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), commit_log_));
+  std::vector<std::pair<uint64_t, CommitLogRecord>> out;
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(CommitLogKey(after + 1)));
+  while (found && out.size() < limit) {
+    SKADE_ASSIGN_OR_RAISE(auto record, DecodeCommitLogRecord(cursor.value()));
+    out.emplace_back(ReadBigEndian(cursor.key()), std::move(record));
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return out;
+}
+
+Result<uint64_t> CatalogStore::CommitSeq() {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  return ReadCounter(txn, meta_, kCommitSeqKey);
+}
+
+}  // namespace skade::store

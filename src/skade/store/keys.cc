@@ -1,0 +1,146 @@
+#include "skade/store/keys.h"
+
+#include <cstring>
+
+#include "skade/util/strings.h"
+
+namespace skade::store {
+
+namespace {
+
+constexpr uint8_t kRecordVersion = 1;
+
+}  // namespace
+
+std::string NamespaceKey(const spec::Namespace& ns) {
+  return Join(ns, std::string_view(&kNamespaceSeparator, 1));
+}
+
+spec::Namespace NamespaceFromKey(std::string_view key) { return Split(key, kNamespaceSeparator); }
+
+std::string TablePrefix(const spec::Namespace& ns) {
+  std::string prefix = NamespaceKey(ns);
+  prefix.push_back(kTableSeparator);
+  return prefix;
+}
+
+std::string TableKey(const spec::TableIdentifier& identifier) {
+  return TablePrefix(identifier.ns) + identifier.name;
+}
+
+spec::TableIdentifier TableIdentifierFromKey(std::string_view key) {
+  size_t split = key.find(kTableSeparator);
+  return spec::TableIdentifier{NamespaceFromKey(key.substr(0, split)),
+                               std::string(key.substr(split + 1))};
+}
+
+void AppendBigEndian(std::string* out, uint64_t value) {
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((value >> shift) & 0xFF));
+  }
+}
+
+uint64_t ReadBigEndian(std::string_view bytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < 8 && i < bytes.size(); ++i) {
+    value = (value << 8) | static_cast<uint8_t>(bytes[i]);
+  }
+  return value;
+}
+
+std::string SnapshotKey(uint64_t table_id, int64_t snapshot_id) {
+  std::string key;
+  AppendBigEndian(&key, table_id);
+  AppendBigEndian(&key, static_cast<uint64_t>(snapshot_id));
+  return key;
+}
+
+std::string CommitLogKey(uint64_t commit_seq) {
+  std::string key;
+  AppendBigEndian(&key, commit_seq);
+  return key;
+}
+
+std::string EncodeU64(uint64_t value) {
+  std::string out(8, '\0');
+  std::memcpy(out.data(), &value, 8);
+  return out;
+}
+
+std::optional<uint64_t> DecodeU64(std::string_view bytes) {
+  if (bytes.size() != 8) return std::nullopt;
+  uint64_t value;
+  std::memcpy(&value, bytes.data(), 8);
+  return value;
+}
+
+std::string EncodeTableRecord(const TableRecord& record) {
+  std::string out;
+  out.push_back(static_cast<char>(kRecordVersion));
+  AppendBigEndian(&out, record.table_id);
+  out.append(record.metadata_location);
+  return out;
+}
+
+Result<TableRecord> DecodeTableRecord(std::string_view bytes) {
+  if (bytes.size() < 9 || static_cast<uint8_t>(bytes[0]) != kRecordVersion) {
+    return Corruption("Invalid table record in the catalog store");
+  }
+  return TableRecord{ReadBigEndian(bytes.substr(1, 8)), std::string(bytes.substr(9))};
+}
+
+std::string EncodeCommitLogRecord(const CommitLogRecord& record) {
+  std::string out;
+  out.push_back(static_cast<char>(kRecordVersion));
+  AppendBigEndian(&out, record.table_id);
+  AppendBigEndian(&out, record.added_snapshot_ids.size());
+  for (int64_t id : record.added_snapshot_ids) AppendBigEndian(&out, static_cast<uint64_t>(id));
+  out.append(record.metadata_location);
+  return out;
+}
+
+Result<CommitLogRecord> DecodeCommitLogRecord(std::string_view bytes) {
+  if (bytes.size() < 17 || static_cast<uint8_t>(bytes[0]) != kRecordVersion) {
+    return Corruption("Invalid commit log record in the catalog store");
+  }
+  CommitLogRecord record;
+  record.table_id = ReadBigEndian(bytes.substr(1, 8));
+  uint64_t count = ReadBigEndian(bytes.substr(9, 8));
+  if (count > (bytes.size() - 17) / 8) return Corruption("Invalid commit log record");
+  for (uint64_t i = 0; i < count; ++i) {
+    record.added_snapshot_ids.push_back(
+        static_cast<int64_t>(ReadBigEndian(bytes.substr(17 + 8 * i, 8))));
+  }
+  record.metadata_location = std::string(bytes.substr(17 + 8 * count));
+  return record;
+}
+
+std::string EncodePageToken(std::string_view key) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : key) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 0xF]);
+  }
+  return out;
+}
+
+Result<std::string> DecodePageToken(std::string_view token) {
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (token.size() % 2 != 0) return InvalidArgument("Invalid page token: ", token);
+  std::string out;
+  for (size_t i = 0; i < token.size(); i += 2) {
+    int hi = nibble(token[i]);
+    int lo = nibble(token[i + 1]);
+    if (hi < 0 || lo < 0) return InvalidArgument("Invalid page token: ", token);
+    out.push_back(static_cast<char>((hi << 4) | lo));
+  }
+  return out;
+}
+
+}  // namespace skade::store

@@ -1,0 +1,154 @@
+// RAII wrappers for LMDB: the environment, transactions and cursors.
+//
+// LMDB's caveats, and how skade handles them:
+// - One write transaction at a time per environment, across all processes
+//   (a robust mutex in the lock file). Writers therefore keep write
+//   transactions short: no file I/O, no parsing inside one. A process killed
+//   while holding the lock releases it (robust mutex; LMDB recovers).
+// - Read transactions hold a reader slot and pin the pages they see; a
+//   long-lived reader makes the file grow. skade's read transactions last for
+//   one lookup or one listing. The environment is opened with MDB_NOTLS so a
+//   read transaction is not tied to its thread (thread pools, Asio).
+// - Reader slots of crashed processes stay taken until cleared:
+//   Open() calls mdb_reader_check(), and so does every write transaction that
+//   finds the reader table full.
+// - The map size is an upper bound on the file, not an allocation; the
+//   default is 64 GiB. If another process grew it, transactions get
+//   MDB_MAP_RESIZED and we adopt the new size and retry. A full map is kIo
+//   with a message naming the option to raise.
+// - An environment must be opened only once per process: Open() returns the
+//   already-open instance for the same directory.
+// - MDB_val pointers returned by Get/cursors are valid only until the
+//   transaction ends or writes; the wrappers return string_views with that
+//   lifetime, and callers copy what they keep.
+#pragma once
+
+#include <lmdb.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "skade/store/durability.h"
+#include "skade/util/result.h"
+
+namespace skade::store {
+
+struct LmdbOptions {
+  uint64_t map_size = 64ull << 30;
+  unsigned max_readers = 1022;
+  unsigned max_dbs = 16;
+  Durability durability = Durability::kImmediate;
+};
+
+class LmdbEnv;
+
+/// A read-only snapshot. Move-only; aborted (released) on destruction.
+class ReadTxn {
+ public:
+  ReadTxn(ReadTxn&& other) noexcept : txn_(std::exchange(other.txn_, nullptr)) {}
+  ReadTxn& operator=(ReadTxn&& other) noexcept;
+  ~ReadTxn();
+
+  /// The value for `key`, or nullopt. Valid until the transaction ends.
+  Result<std::optional<std::string_view>> Get(MDB_dbi dbi, std::string_view key) const;
+  MDB_txn* raw() const { return txn_; }
+
+ private:
+  friend class LmdbEnv;
+  explicit ReadTxn(MDB_txn* txn) : txn_(txn) {}
+  MDB_txn* txn_;
+};
+
+/// The single write transaction. Move-only; aborted unless Commit() succeeds.
+/// Must be used and ended on the thread that began it.
+class WriteTxn {
+ public:
+  WriteTxn(WriteTxn&& other) noexcept : txn_(std::exchange(other.txn_, nullptr)) {}
+  WriteTxn& operator=(WriteTxn&&) = delete;
+  ~WriteTxn();
+
+  Result<std::optional<std::string_view>> Get(MDB_dbi dbi, std::string_view key) const;
+  Status Put(MDB_dbi dbi, std::string_view key, std::string_view value);
+  /// Deletes `key`; returns whether it existed.
+  Result<bool> Delete(MDB_dbi dbi, std::string_view key);
+  /// kCommitStateUnknown if the commit failed in a way that may or may not
+  /// have reached disk.
+  Status Commit();
+  MDB_txn* raw() const { return txn_; }
+
+ private:
+  friend class LmdbEnv;
+  explicit WriteTxn(MDB_txn* txn) : txn_(txn) {}
+  MDB_txn* txn_;
+};
+
+/// Iterates keys in order within one transaction. Move-only.
+class Cursor {
+ public:
+  /// Opens a cursor in `txn` (ReadTxn::raw() or WriteTxn::raw()).
+  static Result<Cursor> Open(MDB_txn* txn, MDB_dbi dbi);
+  Cursor(Cursor&& other) noexcept : cursor_(std::exchange(other.cursor_, nullptr)) {}
+  Cursor& operator=(Cursor&&) = delete;
+  ~Cursor();
+
+  /// Positions at the first key >= `key`; false if there is none.
+  Result<bool> Seek(std::string_view key);
+  /// Positions at the last key; false if the database is empty.
+  Result<bool> Last();
+  /// Advances; false at the end.
+  Result<bool> Next();
+  std::string_view key() const { return key_; }
+  std::string_view value() const { return value_; }
+
+ private:
+  explicit Cursor(MDB_cursor* cursor) : cursor_(cursor) {}
+  Result<bool> Position(MDB_cursor_op op, std::string_view seek = {});
+
+  MDB_cursor* cursor_;
+  std::string_view key_;
+  std::string_view value_;
+};
+
+/// An open LMDB environment. Thread-safe.
+class LmdbEnv {
+ public:
+  /// Opens (creating if needed) the environment in directory `path`. Returns
+  /// the existing instance if this process already has it open.
+  static Result<std::shared_ptr<LmdbEnv>> Open(const std::string& path, const LmdbOptions& options);
+  ~LmdbEnv();
+  LmdbEnv(const LmdbEnv&) = delete;
+  LmdbEnv& operator=(const LmdbEnv&) = delete;
+
+  /// Opens (creating) a named database. Call during setup, before concurrent use.
+  Result<MDB_dbi> OpenDatabase(const std::string& name);
+
+  Result<ReadTxn> BeginRead();
+  Result<WriteTxn> BeginWrite();
+
+  /// Flushes the environment to disk (used by the eventual/none levels).
+  Status Sync();
+
+  /// LMDB's id of the last committed transaction, across all processes.
+  /// Cheap (reads the shared lock file's meta page pointer).
+  uint64_t LastTxnId();
+
+  const std::string& path() const { return path_; }
+  Durability durability() const { return durability_; }
+
+ private:
+  LmdbEnv(MDB_env* env, std::string path, Durability durability)
+      : env_(env), path_(std::move(path)), durability_(durability) {}
+  Result<MDB_txn*> Begin(unsigned flags);
+
+  MDB_env* env_;
+  std::string path_;
+  Durability durability_;
+};
+
+/// An LMDB return code as an Error (kIo, or kCorruption for MDB_CORRUPTED).
+tl::unexpected<Error> LmdbError(std::string_view what, int rc);
+
+}  // namespace skade::store
