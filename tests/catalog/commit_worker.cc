@@ -1,0 +1,97 @@
+// A separate process that commits to one table in a loop, for the
+// multi-process and crash tests. Prints "ACK <snapshot-id>" (flushed) after
+// each acknowledged commit, so the parent knows exactly what must survive.
+//
+//   skade_commit_worker WAREHOUSE NS.TABLE COMMITS [CRASH_PROBABILITY]
+//
+// With CRASH_PROBABILITY > 0 the worker kills itself with SIGKILL right after
+// writing a new metadata file and before the pointer swap, with that
+// probability per metadata write: the window where a crash could leave a
+// pointer to a missing or partial file if the commit order were wrong.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/util/random.h"
+#include "testing/fast_append.h"
+
+namespace {
+
+class CrashingFileIO : public skade::io::FileIO {
+ public:
+  CrashingFileIO(std::shared_ptr<skade::io::FileIO> base, double probability)
+      : base_(std::move(base)), probability_(probability) {}
+
+  skade::Result<std::string> ReadFile(std::string_view location) override {
+    return base_->ReadFile(location);
+  }
+  skade::Status WriteFile(std::string_view location, std::string_view contents,
+                          bool durable) override {
+    auto status = base_->WriteFile(location, contents, durable);
+    if (status && location.ends_with(".metadata.json") &&
+        static_cast<double>(skade::RandomU64() % 1000000) < probability_ * 1000000) {
+      ::kill(::getpid(), SIGKILL);
+    }
+    return status;
+  }
+  skade::Result<std::unique_ptr<skade::io::OutputFile>> NewOutputFile(std::string_view location,
+                                                                      bool durable) override {
+    return base_->NewOutputFile(location, durable);
+  }
+  skade::Status DeleteFile(std::string_view location) override {
+    return base_->DeleteFile(location);
+  }
+  skade::Result<bool> Exists(std::string_view location) override {
+    return base_->Exists(location);
+  }
+  skade::Result<int64_t> FileSize(std::string_view location) override {
+    return base_->FileSize(location);
+  }
+  skade::Result<std::vector<std::string>> ListDirectory(std::string_view location) override {
+    return base_->ListDirectory(location);
+  }
+  skade::Status RemoveEmptyDirectory(std::string_view location) override {
+    return base_->RemoveEmptyDirectory(location);
+  }
+
+ private:
+  std::shared_ptr<skade::io::FileIO> base_;
+  double probability_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s WAREHOUSE NS.TABLE COMMITS [CRASH_PROBABILITY]\n", argv[0]);
+    return 2;
+  }
+  skade::catalog::EmbeddedCatalogOptions options;
+  options.warehouse = argv[1];
+  options.store_map_size = 1ull << 30;
+  double crash_probability = argc > 4 ? std::atof(argv[4]) : 0.0;
+  options.file_io =
+      std::make_shared<CrashingFileIO>(skade::io::NewLocalFileIO(), crash_probability);
+  auto catalog = skade::catalog::EmbeddedCatalog::Open(options);
+  if (!catalog) {
+    std::fprintf(stderr, "%s\n", catalog.error().ToString().c_str());
+    return 1;
+  }
+  auto identifier = skade::spec::ParseTableIdentifier(argv[2]);
+  if (!identifier) return 1;
+  int commits = std::atoi(argv[3]);
+  for (int i = 0; i < commits; ++i) {
+    auto snapshot_id = skade::testing::FastAppend(**catalog, *identifier);
+    if (!snapshot_id) {
+      std::fprintf(stderr, "%s\n", snapshot_id.error().ToString().c_str());
+      return 1;
+    }
+    std::printf("ACK %lld\n", static_cast<long long>(*snapshot_id));
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,355 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/spec/table_metadata_json.h"
+#include "testing/fast_append.h"
+#include "testing/matchers.h"
+#include "testing/temp_dir.h"
+
+namespace skade::catalog {
+namespace {
+
+using testing::IsError;
+using testing::IsErrorWithMessage;
+using testing::IsOk;
+
+spec::SchemaPtr TestSchema() {
+  return std::make_shared<const spec::Schema>(
+      0, std::vector<spec::NestedField>{
+             {1, "id", spec::Type::Long(), true, {}, {}, {}},
+             {2, "name", spec::Type::String(), false, {}, {}, {}},
+             {3, "ts", spec::Type::TimestampTz(), false, {}, {}, {}},
+         });
+}
+
+class EmbeddedCatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Open(store::Durability::kImmediate); }
+
+  void Open(store::Durability durability) {
+    catalog_.reset();
+    EmbeddedCatalogOptions options;
+    options.warehouse = dir_.Sub("warehouse");
+    options.durability = durability;
+    options.store_map_size = 1ull << 30;
+    auto opened = EmbeddedCatalog::Open(options);
+    ASSERT_TRUE(opened) << opened.error().ToString();
+    catalog_ = *opened;
+  }
+
+  LoadTableResult Create(const TableIdentifier& id, Properties properties = {}) {
+    if (!*catalog_->NamespaceExists(id.ns)) {
+      EXPECT_THAT(catalog_->CreateNamespace(id.ns, {}), IsOk());
+    }
+    CreateTableRequest request;
+    request.name = id.name;
+    request.schema = TestSchema();
+    request.properties = std::move(properties);
+    auto created = catalog_->CreateTable(id.ns, request);
+    EXPECT_TRUE(created) << created.error().ToString();
+    return *created;
+  }
+
+  bool FileExists(const std::string& location) { return *catalog_->file_io().Exists(location); }
+
+  testing::TempDir dir_;
+  std::shared_ptr<EmbeddedCatalog> catalog_;
+};
+
+TEST_F(EmbeddedCatalogTest, CreateWritesVersionZeroUnderTheDefaultLocation) {
+  auto created = Create({{"sales", "eu"}, "orders"});
+  const auto& m = *created.metadata;
+  EXPECT_EQ(m.location, catalog_->warehouse_location() + "/sales/eu/orders");
+  EXPECT_EQ(m.format_version, 2);
+  EXPECT_TRUE(created.metadata_location.starts_with(m.location + "/metadata/00000-"));
+  EXPECT_TRUE(created.metadata_location.ends_with(".metadata.json"));
+  EXPECT_TRUE(FileExists(created.metadata_location));
+  EXPECT_TRUE(m.metadata_log.empty());
+
+  auto loaded = catalog_->LoadTable({{"sales", "eu"}, "orders"});
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->metadata_location, created.metadata_location);
+  EXPECT_TRUE(loaded->metadata->Equals(m));
+  // The raw bytes are the file's, so REST can embed them verbatim.
+  EXPECT_EQ(*loaded->metadata_json, *catalog_->file_io().ReadFile(created.metadata_location));
+}
+
+TEST_F(EmbeddedCatalogTest, CreateHonoursFormatVersionAndExplicitLocation) {
+  ASSERT_THAT(catalog_->CreateNamespace({"n"}, {}), IsOk());
+  for (int version : {1, 2, 3}) {
+    CreateTableRequest request;
+    request.name = "v" + std::to_string(version);
+    request.schema = TestSchema();
+    request.properties = {{"format-version", std::to_string(version)}, {"owner", "me"}};
+    auto created = catalog_->CreateTable({"n"}, request);
+    ASSERT_TRUE(created) << created.error().ToString();
+    EXPECT_EQ(created->metadata->format_version, version);
+    EXPECT_EQ(created->metadata->properties.count("format-version"), 0u);
+    EXPECT_EQ(created->metadata->properties.at("owner"), "me");
+  }
+  CreateTableRequest request;
+  request.name = "elsewhere";
+  request.schema = TestSchema();
+  request.location = "file://" + dir_.Sub("custom") + "/";
+  auto created = catalog_->CreateTable({"n"}, request);
+  ASSERT_TRUE(created);
+  EXPECT_EQ(created->metadata->location, "file://" + dir_.Sub("custom"));
+  request.name = "bad";
+  request.properties = {{"format-version", "4"}};
+  EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST_F(EmbeddedCatalogTest, CreateErrorsAreTheCatalogKinds) {
+  CreateTableRequest request;
+  request.name = "t";
+  request.schema = TestSchema();
+  EXPECT_THAT(catalog_->CreateTable({"missing"}, request),
+              IsErrorWithMessage(ErrorKind::kNoSuchNamespace, "Namespace does not exist: missing"));
+  Create({{"n"}, "t"});
+  EXPECT_THAT(catalog_->CreateTable({"n"}, request),
+              IsErrorWithMessage(ErrorKind::kAlreadyExists, "Table already exists: n.t"));
+  EXPECT_THAT(catalog_->LoadTable({{"n"}, "nope"}),
+              IsErrorWithMessage(ErrorKind::kNoSuchTable, "Table does not exist: n.nope"));
+  EXPECT_THAT(catalog_->LoadTable({{"nons"}, "nope"}), IsError(ErrorKind::kNoSuchTable));
+}
+
+TEST_F(EmbeddedCatalogTest, InvalidNamesNeverReachTheFileSystem) {
+  CreateTableRequest request;
+  request.schema = TestSchema();
+  for (std::string bad : {"..", ".", "a/b", "a\\b", std::string("a\0b", 3), "a\x1f" "b", "", "x\n"}) {
+    EXPECT_THAT(catalog_->CreateNamespace({bad}, {}), IsError(ErrorKind::kInvalidArgument)) << bad;
+    request.name = bad;
+    EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kInvalidArgument)) << bad;
+  }
+  EXPECT_THAT(catalog_->CreateNamespace({".skade"}, {}), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(catalog_->CreateNamespace({}, {}), IsError(ErrorKind::kInvalidArgument));
+  // Nothing escaped the warehouse.
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("n")));
+}
+
+TEST_F(EmbeddedCatalogTest, NamespaceLifecycle) {
+  ASSERT_THAT(catalog_->CreateNamespace({"a"}, {{"k", "v"}}), IsOk());
+  ASSERT_THAT(catalog_->CreateNamespace({"a", "b"}, {}), IsOk());
+  EXPECT_THAT(catalog_->CreateNamespace({"x", "y"}, {}), IsError(ErrorKind::kNoSuchNamespace));
+  auto top = catalog_->ListNamespaces({});
+  ASSERT_TRUE(top);
+  EXPECT_EQ(top->items, (std::vector<Namespace>{{"a"}}));  // the store dir is not a namespace
+  EXPECT_EQ(catalog_->ListNamespaces({"a"})->items, (std::vector<Namespace>{{"a", "b"}}));
+  EXPECT_EQ(catalog_->LoadNamespaceProperties({"a"})->at("k"), "v");
+  auto updated = catalog_->UpdateNamespaceProperties({"a"}, {"k", "gone"}, {{"n", "1"}});
+  ASSERT_TRUE(updated);
+  EXPECT_EQ(updated->updated, std::vector<std::string>{"n"});
+  EXPECT_EQ(updated->removed, std::vector<std::string>{"k"});
+  EXPECT_EQ(updated->missing, std::vector<std::string>{"gone"});
+  EXPECT_THAT(catalog_->UpdateNamespaceProperties({"a"}, {"n"}, {{"n", "2"}}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(catalog_->DropNamespace({"a"}), IsError(ErrorKind::kNamespaceNotEmpty));
+  ASSERT_THAT(catalog_->DropNamespace({"a", "b"}), IsOk());
+  ASSERT_THAT(catalog_->DropNamespace({"a"}), IsOk());
+  EXPECT_FALSE(*catalog_->NamespaceExists({"a"}));
+}
+
+TEST_F(EmbeddedCatalogTest, CommitWritesANewFileAndKeepsTheLogs) {
+  TableIdentifier id{{"n"}, "t"};
+  auto created = Create(id);
+  auto first = testing::FastAppend(*catalog_, id);
+  ASSERT_TRUE(first) << first.error().ToString();
+  auto second = testing::FastAppend(*catalog_, id);
+  ASSERT_TRUE(second);
+
+  auto loaded = catalog_->LoadTable(id);
+  ASSERT_TRUE(loaded);
+  const auto& m = *loaded->metadata;
+  EXPECT_TRUE(loaded->metadata_location.find("/metadata/00002-") != std::string::npos);
+  EXPECT_EQ(m.current_snapshot_id, *second);
+  EXPECT_EQ(m.SnapshotById(*second)->parent_snapshot_id, *first);
+  EXPECT_EQ(m.last_sequence_number, 2);
+  ASSERT_EQ(m.snapshot_log.size(), 2u);
+  EXPECT_EQ(m.snapshot_log.back().snapshot_id, *second);
+  ASSERT_EQ(m.metadata_log.size(), 2u);
+  EXPECT_EQ(m.metadata_log.front().metadata_file, created.metadata_location);
+
+  // Time travel by snapshot id finds the version that introduced it.
+  auto at_first = catalog_->LoadTableAtSnapshot(id, *first);
+  ASSERT_TRUE(at_first);
+  EXPECT_EQ(at_first->metadata->current_snapshot_id, *first);
+  EXPECT_THAT(catalog_->LoadTableAtSnapshot(id, 12345), IsError(ErrorKind::kNotFound));
+}
+
+TEST_F(EmbeddedCatalogTest, FailedRequirementIsCommitFailedAndChangesNothing) {
+  TableIdentifier id{{"n"}, "t"};
+  auto created = Create(id);
+  auto stale = testing::FastAppendRequest(id, *created.metadata, 111);
+  ASSERT_TRUE(testing::FastAppend(*catalog_, id));
+  auto before = catalog_->LoadTable(id);
+  auto failed = catalog_->CommitTable(stale);
+  ASSERT_THAT(failed, IsErrorWithMessage(ErrorKind::kCommitFailed,
+                                         "Requirement failed: branch main has changed"));
+  auto after = catalog_->LoadTable(id);
+  EXPECT_EQ(after->metadata_location, before->metadata_location);
+
+  CommitTableRequest wrong_uuid{id, {spec::AssertTableUuid{"00000000-0000-0000-0000-000000000000"}},
+                                {spec::SetProperties{{{"a", "b"}}}}};
+  EXPECT_THAT(catalog_->CommitTable(wrong_uuid),
+              IsErrorWithMessage(ErrorKind::kCommitFailed, "UUID does not match"));
+  EXPECT_THAT(catalog_->CommitTable({{{"n"}, "missing"}, {}, {spec::SetProperties{{{"a", "b"}}}}}),
+              IsError(ErrorKind::kNoSuchTable));
+}
+
+TEST_F(EmbeddedCatalogTest, NoOpCommitWritesNoFile) {
+  TableIdentifier id{{"n"}, "t"};
+  auto created = Create(id, {{"a", "1"}});
+  auto same = catalog_->CommitTable({id, {}, {spec::SetProperties{{{"a", "1"}}}}});
+  ASSERT_TRUE(same) << same.error().ToString();
+  EXPECT_EQ(same->metadata_location, created.metadata_location);
+  auto files = catalog_->file_io().ListDirectory(created.metadata->location + "/metadata");
+  EXPECT_EQ(files->size(), 1u);
+}
+
+TEST_F(EmbeddedCatalogTest, PreviousVersionsMaxTrimsAndDeletesOldFiles) {
+  TableIdentifier id{{"n"}, "t"};
+  auto created = Create(id, {{"write.metadata.previous-versions-max", "2"},
+                             {"write.metadata.delete-after-commit.enabled", "true"}});
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"i", std::to_string(i)}}}}}));
+  }
+  auto loaded = catalog_->LoadTable(id);
+  EXPECT_EQ(loaded->metadata->metadata_log.size(), 2u);
+  auto files = catalog_->file_io().ListDirectory(created.metadata->location + "/metadata");
+  EXPECT_EQ(files->size(), 3u);  // current + max previous
+  EXPECT_FALSE(FileExists(created.metadata_location));
+}
+
+TEST_F(EmbeddedCatalogTest, GzipMetadataIsWrittenAndReadBack) {
+  TableIdentifier id{{"n"}, "t"};
+  Create(id, {{"write.metadata.compression-codec", "gzip"}});
+  auto committed = catalog_->CommitTable({id, {}, {spec::SetProperties{{{"x", "y"}}}}});
+  ASSERT_TRUE(committed);
+  EXPECT_TRUE(committed->metadata_location.ends_with(".gz.metadata.json"));
+  auto raw = catalog_->file_io().ReadFile(committed->metadata_location);
+  EXPECT_EQ(static_cast<uint8_t>((*raw)[0]), 0x1f);
+  auto loaded = catalog_->LoadTable(id);
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->metadata->properties.at("x"), "y");
+  EXPECT_EQ(loaded->metadata_json->front(), '{');
+}
+
+TEST_F(EmbeddedCatalogTest, TransactionIsAllOrNothing) {
+  TableIdentifier a{{"n"}, "a"};
+  TableIdentifier b{{"n"}, "b"};
+  auto created_a = Create(a);
+  auto created_b = Create(b);
+  CommitTableRequest good{a, {}, {spec::SetProperties{{{"k", "a"}}}}};
+  CommitTableRequest bad{b, {spec::AssertCurrentSchemaId{99}}, {spec::SetProperties{{{"k", "b"}}}}};
+  EXPECT_THAT(catalog_->CommitTransaction({good, bad}), IsError(ErrorKind::kCommitFailed));
+  EXPECT_EQ(catalog_->LoadTable(a)->metadata_location, created_a.metadata_location);
+  EXPECT_EQ(catalog_->LoadTable(b)->metadata_location, created_b.metadata_location);
+  EXPECT_EQ(catalog_->file_io().ListDirectory(created_a.metadata->location + "/metadata")->size(),
+            1u);
+
+  bad.requirements = {spec::AssertCurrentSchemaId{0}};
+  ASSERT_THAT(catalog_->CommitTransaction({good, bad}), IsOk());
+  EXPECT_EQ(catalog_->LoadTable(a)->metadata->properties.at("k"), "a");
+  EXPECT_EQ(catalog_->LoadTable(b)->metadata->properties.at("k"), "b");
+  EXPECT_THAT(catalog_->CommitTransaction({good, good}), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST_F(EmbeddedCatalogTest, StageCreateThenAssertCreateCommit) {
+  ASSERT_THAT(catalog_->CreateNamespace({"n"}, {}), IsOk());
+  CreateTableRequest request;
+  request.name = "staged";
+  request.schema = TestSchema();
+  request.stage_create = true;
+  auto staged = catalog_->CreateTable({"n"}, request);
+  ASSERT_TRUE(staged);
+  EXPECT_TRUE(staged->metadata_location.empty());
+  EXPECT_FALSE(*catalog_->TableExists({{"n"}, "staged"}));
+  EXPECT_FALSE(staged->metadata->table_uuid.empty());
+
+  const auto& m = *staged->metadata;
+  CommitTableRequest create{{{"n"}, "staged"}, {spec::AssertCreate{}}, {}};
+  create.updates = {spec::AssignUuid{m.table_uuid},
+                    spec::UpgradeFormatVersion{m.format_version},
+                    spec::AddSchema{m.Schema(), m.last_column_id},
+                    spec::SetCurrentSchema{-1},
+                    spec::AddPartitionSpec{m.Spec()},
+                    spec::SetDefaultSpec{-1},
+                    spec::AddSortOrder{m.SortOrder()},
+                    spec::SetDefaultSortOrder{-1},
+                    spec::SetLocation{m.location},
+                    spec::SetProperties{{{"created", "by-commit"}}}};
+  auto committed = catalog_->CommitTable(create);
+  ASSERT_TRUE(committed) << committed.error().ToString();
+  EXPECT_TRUE(committed->metadata_location.find("/metadata/00000-") != std::string::npos);
+  EXPECT_EQ(committed->metadata->table_uuid, m.table_uuid);
+  EXPECT_TRUE(*catalog_->TableExists({{"n"}, "staged"}));
+  EXPECT_THAT(catalog_->CommitTable(create),
+              IsErrorWithMessage(ErrorKind::kCommitFailed, "Requirement failed: table already exists"));
+}
+
+TEST_F(EmbeddedCatalogTest, RenameDropAndRegister) {
+  TableIdentifier id{{"n"}, "t"};
+  auto created = Create(id);
+  ASSERT_THAT(catalog_->CreateNamespace({"m"}, {}), IsOk());
+  ASSERT_THAT(catalog_->RenameTable(id, {{"m"}, "u"}), IsOk());
+  EXPECT_FALSE(*catalog_->TableExists(id));
+  auto renamed = catalog_->LoadTable({{"m"}, "u"});
+  ASSERT_TRUE(renamed);
+  EXPECT_EQ(renamed->metadata_location, created.metadata_location);
+  EXPECT_EQ(catalog_->ListTables({"m"})->items, (std::vector<TableIdentifier>{{{"m"}, "u"}}));
+
+  ASSERT_THAT(catalog_->DropTable({{"m"}, "u"}, false), IsOk());
+  EXPECT_TRUE(FileExists(created.metadata_location));  // no purge: files stay
+  EXPECT_THAT(catalog_->DropTable({{"m"}, "u"}, false), IsError(ErrorKind::kNoSuchTable));
+
+  auto registered = catalog_->RegisterTable({{"n"}, "back"}, created.metadata_location, false);
+  ASSERT_TRUE(registered);
+  EXPECT_EQ(registered->metadata->table_uuid, created.metadata->table_uuid);
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "back"}, created.metadata_location, false),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "x"}, created.metadata->location + "/nope.json", false),
+              IsErrorWithMessage(ErrorKind::kNotFound, "Failed to open input stream for file"));
+}
+
+TEST_F(EmbeddedCatalogTest, PurgeDeletesTheTablesFiles) {
+  TableIdentifier id{{"n"}, "t"};
+  auto created = Create(id);
+  ASSERT_TRUE(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"a", "b"}}}}}));
+  std::string location = created.metadata->location;
+  ASSERT_THAT(catalog_->DropTable(id, true), IsOk());
+  EXPECT_FALSE(FileExists(created.metadata_location));
+  EXPECT_FALSE(std::filesystem::exists(*io::LocalPath(location)));
+}
+
+TEST_F(EmbeddedCatalogTest, MissingOrCorruptMetadataFileIsAClearError) {
+  TableIdentifier id{{"n"}, "t"};
+  auto created = Create(id);
+  std::string path = *io::LocalPath(created.metadata_location);
+  std::filesystem::resize_file(path, 40);
+  EXPECT_THAT(catalog_->LoadTable(id), IsErrorWithMessage(ErrorKind::kCorruption, path));
+  EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"a", "b"}}}}}),
+              IsError(ErrorKind::kCorruption));
+  std::filesystem::remove(path);
+  EXPECT_THAT(catalog_->LoadTable(id),
+              IsErrorWithMessage(ErrorKind::kNotFound, "Failed to open input stream for file"));
+}
+
+TEST_F(EmbeddedCatalogTest, StateSurvivesReopenInEveryDurability) {
+  for (auto durability : {store::Durability::kImmediate, store::Durability::kEventual,
+                          store::Durability::kNone}) {
+    Open(durability);
+    TableIdentifier id{{"d"}, std::string(store::DurabilityName(durability))};
+    Create(id);
+    auto appended = testing::FastAppend(*catalog_, id);
+    ASSERT_TRUE(appended);
+    Open(store::Durability::kImmediate);
+    auto loaded = catalog_->LoadTable(id);
+    ASSERT_TRUE(loaded) << loaded.error().ToString();
+    EXPECT_EQ(loaded->metadata->current_snapshot_id, *appended);
+  }
+}
+
+}  // namespace
+}  // namespace skade::catalog

@@ -1,0 +1,111 @@
+// Runs tests/catalog/commit_worker in a child process and collects the
+// commits it acknowledged. The worker's path comes from the build
+// (SKADE_COMMIT_WORKER).
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace skade::testing {
+
+class WorkerProcess {
+ public:
+  struct Outcome {
+    int exit_code = -1;    // -1 when killed by a signal
+    int signal = 0;
+    std::vector<int64_t> acks;
+    std::string stderr_text;
+  };
+
+  static WorkerProcess Start(const std::vector<std::string>& args) {
+    WorkerProcess worker;
+    int out[2];
+    int err[2];
+    if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) std::abort();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    std::vector<std::string> argv_storage{SKADE_COMMIT_WORKER};
+    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& arg : argv_storage) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&worker.pid_, SKADE_COMMIT_WORKER, &actions, nullptr, argv.data(),
+                    environ) != 0) {
+      std::abort();
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    ::close(err[1]);
+    worker.stdout_fd_ = out[0];
+    worker.stderr_fd_ = err[0];
+    return worker;
+  }
+
+  WorkerProcess(WorkerProcess&& other) noexcept
+      : pid_(std::exchange(other.pid_, -1)),
+        stdout_fd_(std::exchange(other.stdout_fd_, -1)),
+        stderr_fd_(std::exchange(other.stderr_fd_, -1)) {}
+  ~WorkerProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      Wait();
+    }
+  }
+
+  void Kill() { ::kill(pid_, SIGKILL); }
+
+  /// Waits for the process to end and returns what it acknowledged.
+  Outcome Wait() {
+    Outcome outcome;
+    std::string out = Drain(stdout_fd_);
+    outcome.stderr_text = Drain(stderr_fd_);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+    std::istringstream lines(out);
+    std::string word;
+    long long id;
+    // Only whole lines count: a line cut by the kill was not acknowledged.
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (lines.eof()) break;
+      std::istringstream fields(line);
+      if (fields >> word >> id && word == "ACK") outcome.acks.push_back(id);
+    }
+    return outcome;
+  }
+
+ private:
+  WorkerProcess() = default;
+
+  static std::string Drain(int& fd) {
+    std::string data;
+    if (fd < 0) return data;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof(buf))) > 0) data.append(buf, static_cast<size_t>(n));
+    ::close(fd);
+    fd = -1;
+    return data;
+  }
+
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  int stderr_fd_ = -1;
+};
+
+}  // namespace skade::testing
