@@ -42,3 +42,47 @@ def run_tool(bin_dir):
         return proc
 
     return run
+
+
+class SkadeServer:
+    """A running `skade serve` on a free loopback port with its own warehouse."""
+
+    def __init__(self, bin_dir, warehouse, extra_args=()):
+        self.warehouse = pathlib.Path(warehouse)
+        self.log_path = self.warehouse.parent / f"{self.warehouse.name}-server.log"
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [str(bin_dir / "skade"), "--warehouse", str(warehouse), "serve", "--port", "0",
+             "--quiet", *extra_args],
+            stdout=subprocess.PIPE, stderr=self._log, text=True,
+        )
+        line = self.proc.stdout.readline()
+        if not line.startswith("listening "):
+            self.stop()
+            raise RuntimeError(f"skade serve did not start: {line!r}\n{self.log_path.read_text()}")
+        self.uri = line.split()[1]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+        return self.proc.returncode
+
+
+@pytest.fixture
+def skade_server(bin_dir, tmp_path):
+    server = SkadeServer(bin_dir, tmp_path / "warehouse")
+    yield server
+    assert server.stop() == 0, f"server did not shut down cleanly:\n{server.log_path.read_text()}"
+
+
+@pytest.fixture(scope="module")
+def module_server(bin_dir, tmp_path_factory):
+    server = SkadeServer(bin_dir, tmp_path_factory.mktemp("rest") / "warehouse")
+    yield server
+    assert server.stop() == 0, f"server did not shut down cleanly:\n{server.log_path.read_text()}"

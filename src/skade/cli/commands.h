@@ -11,5 +11,7 @@ namespace skade::cli {
 void AddNamespaceCommands(CLI::App& app, const CliContext& context);
 /// `skade table create|list|describe|drop|rename|history|register|commit|set|unset`.
 void AddTableCommands(CLI::App& app, const CliContext& context);
+/// `skade serve`: the Iceberg REST catalog server.
+void AddServeCommand(CLI::App& app, const CliContext& context);
 
 }  // namespace skade::cli

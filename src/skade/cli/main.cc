@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   app.add_option("--durability", context.durability, "immediate | eventual | none");
   skade::cli::AddNamespaceCommands(app, context);
   skade::cli::AddTableCommands(app, context);
+  skade::cli::AddServeCommand(app, context);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

@@ -1,0 +1,241 @@
+#include "skade/rest/rest_messages.h"
+
+#include "skade/spec/json_serde.h"
+#include "skade/spec/table_requirement.h"
+#include "skade/spec/table_update.h"
+#include "skade/util/json_reader.h"
+#include "skade/util/json_writer.h"
+
+namespace skade::rest {
+
+namespace {
+
+simdjson::dom::parser& Parser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
+Result<json::Object> ParseObject(std::string_view body, std::string_view what) {
+  if (body.empty()) return InvalidArgument("Invalid ", what, ": empty request body");
+  SKADE_ASSIGN_OR_RAISE(auto element, json::Parse(Parser(), body));
+  return json::AsObject(element, what);
+}
+
+Result<spec::Namespace> NamespaceFromJson(json::Element element, std::string_view what) {
+  SKADE_ASSIGN_OR_RAISE(auto array, json::AsArray(element, what));
+  spec::Namespace ns;
+  for (auto level : array) {
+    SKADE_ASSIGN_OR_RAISE(auto name, json::ToString(level, what));
+    ns.push_back(std::move(name));
+  }
+  SKADE_RETURN_NOT_OK(spec::ValidateNamespace(ns));
+  return ns;
+}
+
+Result<spec::TableIdentifier> IdentifierFromJson(json::Element element, std::string_view what) {
+  SKADE_ASSIGN_OR_RAISE(auto object, json::AsObject(element, what));
+  spec::TableIdentifier identifier;
+  SKADE_ASSIGN_OR_RAISE(auto ns, json::GetRequired(object, "namespace"));
+  SKADE_ASSIGN_OR_RAISE(identifier.ns, NamespaceFromJson(ns, "namespace"));
+  SKADE_ASSIGN_OR_RAISE(identifier.name, json::GetString(object, "name"));
+  SKADE_RETURN_NOT_OK(spec::ValidateName(identifier.name, "table name"));
+  return identifier;
+}
+
+Result<catalog::CommitTableRequest> CommitFromObject(json::Object object) {
+  catalog::CommitTableRequest request;
+  SKADE_ASSIGN_OR_RAISE(auto requirements, json::GetRequired(object, "requirements"));
+  SKADE_ASSIGN_OR_RAISE(request.requirements, spec::TableRequirementsFromJson(requirements));
+  SKADE_ASSIGN_OR_RAISE(auto updates, json::GetRequired(object, "updates"));
+  SKADE_ASSIGN_OR_RAISE(request.updates, spec::TableUpdatesFromJson(updates));
+  return request;
+}
+
+void WriteNamespaceArray(JsonWriter& writer, const spec::Namespace& ns) {
+  writer.StartArray();
+  for (const auto& level : ns) writer.String(level);
+  writer.EndArray();
+}
+
+void WriteStringMap(JsonWriter& writer, const catalog::Properties& properties) {
+  writer.StartObject();
+  for (const auto& [key, value] : properties) writer.Field(key, value);
+  writer.EndObject();
+}
+
+void WriteStringArray(JsonWriter& writer, const std::vector<std::string>& values) {
+  writer.StartArray();
+  for (const auto& value : values) writer.String(value);
+  writer.EndArray();
+}
+
+}  // namespace
+
+Result<CreateNamespaceBody> ParseCreateNamespace(std::string_view body) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "create namespace request"));
+  CreateNamespaceBody out;
+  SKADE_ASSIGN_OR_RAISE(auto ns, json::GetRequired(object, "namespace"));
+  SKADE_ASSIGN_OR_RAISE(out.ns, NamespaceFromJson(ns, "namespace"));
+  SKADE_ASSIGN_OR_RAISE(out.properties, json::GetStringMap(object, "properties"));
+  return out;
+}
+
+Result<UpdatePropertiesBody> ParseUpdateProperties(std::string_view body) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "update properties request"));
+  UpdatePropertiesBody out;
+  if (json::Find(object, "removals")) {
+    SKADE_ASSIGN_OR_RAISE(out.removals, json::GetStringList(object, "removals"));
+  }
+  SKADE_ASSIGN_OR_RAISE(out.updates, json::GetStringMap(object, "updates"));
+  return out;
+}
+
+Result<catalog::CreateTableRequest> ParseCreateTable(std::string_view body) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "create table request"));
+  catalog::CreateTableRequest request;
+  SKADE_ASSIGN_OR_RAISE(request.name, json::GetString(object, "name"));
+  SKADE_ASSIGN_OR_RAISE(auto schema, json::GetRequired(object, "schema"));
+  SKADE_ASSIGN_OR_RAISE(request.schema, spec::SchemaFromJson(schema));
+  if (auto spec = json::Find(object, "partition-spec")) {
+    SKADE_ASSIGN_OR_RAISE(request.partition_spec, spec::PartitionSpecFromJson(*spec));
+  }
+  if (auto order = json::Find(object, "write-order")) {
+    SKADE_ASSIGN_OR_RAISE(request.write_order, spec::SortOrderFromJson(*order));
+  }
+  SKADE_ASSIGN_OR_RAISE(auto location, json::GetOptionalString(object, "location"));
+  if (location && !location->empty()) request.location = std::move(*location);
+  SKADE_ASSIGN_OR_RAISE(request.properties, json::GetStringMap(object, "properties"));
+  SKADE_ASSIGN_OR_RAISE(auto stage, json::GetOptionalBool(object, "stage-create"));
+  request.stage_create = stage.value_or(false);
+  return request;
+}
+
+Result<catalog::CommitTableRequest> ParseCommitTable(std::string_view body,
+                                                     const spec::TableIdentifier& identifier) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "commit table request"));
+  SKADE_ASSIGN_OR_RAISE(auto request, CommitFromObject(object));
+  if (auto named = json::Find(object, "identifier")) {
+    SKADE_ASSIGN_OR_RAISE(auto body_identifier, IdentifierFromJson(*named, "identifier"));
+    if (!(body_identifier == identifier)) {
+      return InvalidArgument("Commit identifier ", body_identifier.ToString(),
+                             " does not match the table in the path: ", identifier.ToString());
+    }
+  }
+  request.identifier = identifier;
+  return request;
+}
+
+Result<std::vector<catalog::CommitTableRequest>> ParseCommitTransaction(std::string_view body) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "commit transaction request"));
+  SKADE_ASSIGN_OR_RAISE(auto changes, json::GetArray(object, "table-changes"));
+  std::vector<catalog::CommitTableRequest> requests;
+  for (auto change : changes) {
+    SKADE_ASSIGN_OR_RAISE(auto change_object, json::AsObject(change, "table-changes"));
+    SKADE_ASSIGN_OR_RAISE(auto request, CommitFromObject(change_object));
+    SKADE_ASSIGN_OR_RAISE(auto named, json::GetRequired(change_object, "identifier"));
+    SKADE_ASSIGN_OR_RAISE(request.identifier, IdentifierFromJson(named, "identifier"));
+    requests.push_back(std::move(request));
+  }
+  if (requests.empty()) return InvalidArgument("Invalid transaction: no table changes");
+  return requests;
+}
+
+Result<RenameBody> ParseRename(std::string_view body) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "rename table request"));
+  RenameBody out;
+  SKADE_ASSIGN_OR_RAISE(auto source, json::GetRequired(object, "source"));
+  SKADE_ASSIGN_OR_RAISE(out.source, IdentifierFromJson(source, "source"));
+  SKADE_ASSIGN_OR_RAISE(auto destination, json::GetRequired(object, "destination"));
+  SKADE_ASSIGN_OR_RAISE(out.destination, IdentifierFromJson(destination, "destination"));
+  return out;
+}
+
+Result<RegisterBody> ParseRegister(std::string_view body) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "register table request"));
+  RegisterBody out;
+  SKADE_ASSIGN_OR_RAISE(out.name, json::GetString(object, "name"));
+  SKADE_ASSIGN_OR_RAISE(out.metadata_location, json::GetString(object, "metadata-location"));
+  SKADE_ASSIGN_OR_RAISE(auto overwrite, json::GetOptionalBool(object, "overwrite"));
+  out.overwrite = overwrite.value_or(false);
+  return out;
+}
+
+Status ValidateMetricsReport(std::string_view body) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "metrics report"));
+  SKADE_ASSIGN_OR_RAISE(auto type, json::GetString(object, "report-type"));
+  (void)type;
+  return OkStatus();
+}
+
+std::string WriteNamespace(const spec::Namespace& ns, const catalog::Properties& properties) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("namespace");
+  WriteNamespaceArray(writer, ns);
+  writer.Key("properties");
+  WriteStringMap(writer, properties);
+  writer.EndObject();
+  return writer.Take();
+}
+
+std::string WriteNamespaceList(const catalog::Page<spec::Namespace>& page) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("namespaces");
+  writer.StartArray();
+  for (const auto& ns : page.items) WriteNamespaceArray(writer, ns);
+  writer.EndArray();
+  if (!page.next_page_token.empty()) writer.Field("next-page-token", page.next_page_token);
+  writer.EndObject();
+  return writer.Take();
+}
+
+std::string WriteTableList(const catalog::Page<spec::TableIdentifier>& page) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("identifiers");
+  writer.StartArray();
+  for (const auto& identifier : page.items) {
+    writer.StartObject();
+    writer.Key("namespace");
+    WriteNamespaceArray(writer, identifier.ns);
+    writer.Field("name", identifier.name);
+    writer.EndObject();
+  }
+  writer.EndArray();
+  if (!page.next_page_token.empty()) writer.Field("next-page-token", page.next_page_token);
+  writer.EndObject();
+  return writer.Take();
+}
+
+std::string WriteUpdateProperties(const catalog::UpdateNamespacePropertiesResult& result) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("updated");
+  WriteStringArray(writer, result.updated);
+  writer.Key("removed");
+  WriteStringArray(writer, result.removed);
+  writer.Key("missing");
+  WriteStringArray(writer, result.missing);
+  writer.EndObject();
+  return writer.Take();
+}
+
+std::string WriteLoadTable(const std::string& metadata_location, std::string_view metadata_json,
+                           bool with_config) {
+  std::string out;
+  out.reserve(metadata_json.size() + metadata_location.size() + 64);
+  out.append("{");
+  if (!metadata_location.empty()) {
+    out.append("\"metadata-location\":");
+    JsonWriter::AppendQuoted(&out, metadata_location);
+    out.append(",");
+  }
+  out.append("\"metadata\":");
+  out.append(metadata_json);
+  if (with_config) out.append(",\"config\":{}");
+  out.append("}");
+  return out;
+}
+
+}  // namespace skade::rest

@@ -1,0 +1,55 @@
+// JSON bodies of the Iceberg REST catalog API (rest-catalog-open-api.yaml):
+// request parsing and response writing. Parsers return kInvalidArgument
+// (REST 400) for malformed or incomplete bodies. Stateless; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "skade/catalog/catalog.h"
+#include "skade/util/result.h"
+
+namespace skade::rest {
+
+struct CreateNamespaceBody {
+  spec::Namespace ns;
+  catalog::Properties properties;
+};
+struct UpdatePropertiesBody {
+  std::vector<std::string> removals;
+  catalog::Properties updates;
+};
+struct RenameBody {
+  spec::TableIdentifier source;
+  spec::TableIdentifier destination;
+};
+struct RegisterBody {
+  std::string name;
+  std::string metadata_location;
+  bool overwrite = false;
+};
+
+Result<CreateNamespaceBody> ParseCreateNamespace(std::string_view body);
+Result<UpdatePropertiesBody> ParseUpdateProperties(std::string_view body);
+Result<catalog::CreateTableRequest> ParseCreateTable(std::string_view body);
+/// `identifier` is the table of the URL; a body `identifier` must match it.
+Result<catalog::CommitTableRequest> ParseCommitTable(std::string_view body,
+                                                     const spec::TableIdentifier& identifier);
+Result<std::vector<catalog::CommitTableRequest>> ParseCommitTransaction(std::string_view body);
+Result<RenameBody> ParseRename(std::string_view body);
+Result<RegisterBody> ParseRegister(std::string_view body);
+/// Checks a metrics report is a JSON object with a `report-type`.
+Status ValidateMetricsReport(std::string_view body);
+
+std::string WriteNamespace(const spec::Namespace& ns, const catalog::Properties& properties);
+std::string WriteNamespaceList(const catalog::Page<spec::Namespace>& page);
+std::string WriteTableList(const catalog::Page<spec::TableIdentifier>& page);
+std::string WriteUpdateProperties(const catalog::UpdateNamespacePropertiesResult& result);
+/// LoadTableResult / CommitTableResponse: the metadata JSON is embedded as
+/// given (`metadata_json`), never re-serialized. An empty location (staged
+/// table) is omitted.
+std::string WriteLoadTable(const std::string& metadata_location, std::string_view metadata_json,
+                           bool with_config);
+
+}  // namespace skade::rest
