@@ -7,8 +7,11 @@
 // and first-row-id checks, snapshot-log and metadata-log maintenance,
 // `write.metadata.previous-versions-max`. Errors: kInvalidArgument for an
 // invalid update, kCommitFailed (retryable) for a stale sequence number or
-// row id. Not thread-safe; one builder per commit attempt.
+// row id. A failed update changes nothing, so the caller may report it and
+// drop the builder. Not thread-safe; one builder per commit attempt.
 #pragma once
+
+#include <absl/container/flat_hash_map.h>
 
 #include <cstdint>
 #include <map>
@@ -24,48 +27,81 @@ namespace skade::spec {
 
 class TableMetadataBuilder {
  public:
-  /// Starts a commit on top of `base`, whose file is `base_location` (may be
-  /// empty for a staged table; then no metadata-log entry is added).
+  /// Starts a commit on top of `base` (not null), whose file is
+  /// `base_location` (may be empty for a staged table; then no metadata-log
+  /// entry is added).
   static TableMetadataBuilder BuildFrom(TableMetadataPtr base, std::string base_location);
-  /// Starts a new table at `format_version` with no schema, spec or order.
+  /// Starts a new table at `format_version` with a fresh random uuid and no
+  /// schema, spec or order.
   static TableMetadataBuilder BuildFromEmpty(int format_version = kDefaultFormatVersion);
 
   /// Applies one update (dispatching on its action).
   Status Apply(const TableUpdate& update);
+  /// Applies `updates` in order; stops at the first error.
   Status ApplyAll(const std::vector<TableUpdate>& updates);
 
+  /// Sets the uuid of a new table (or of a v1 table that has none). A
+  /// different uuid on an existing table is kInvalidArgument.
   Status AssignUuid(const std::string& uuid);
+  /// No-op if equal; a downgrade or a version above 3 is kInvalidArgument.
+  /// On a new table before any schema is added this sets the initial version
+  /// (the REST create path), so a lower version is accepted there.
   Status UpgradeFormatVersion(int format_version);
+  /// Adds `schema` unless an identical one exists (then its id is reused);
+  /// a new schema gets max id + 1. last-column-id becomes the largest of the
+  /// current value, the schema's highest field id and `last_column_id`.
   Status AddSchema(const SchemaPtr& schema, std::optional<int32_t> last_column_id = std::nullopt);
+  /// `schema_id` kLastAdded means the schema of this commit's last AddSchema.
   Status SetCurrentSchema(int32_t schema_id);
+  /// Adds `spec`, bound to the current schema, unless a spec with the same
+  /// fields (source, transform, name; field ids ignored) exists. Fields whose
+  /// field_id is 0 (not given by the client) get last-partition-id + 1, … (v1:
+  /// 1000 + position, as v1 requires sequential ids). Raises last-partition-id.
   Status AddPartitionSpec(const PartitionSpecPtr& spec);
   Status SetDefaultSpec(int32_t spec_id);
+  /// The unsorted order always has id 0; other orders reuse an identical
+  /// order's id or get max id + 1 (at least 1).
   Status AddSortOrder(const SortOrderPtr& order);
   Status SetDefaultSortOrder(int32_t order_id);
+  /// Adds a snapshot without moving any ref. kCommitFailed (retryable) when
+  /// its sequence number (v2+) or first-row-id (v3) is behind the table.
   Status AddSnapshot(const SnapshotPtr& snapshot);
+  /// Sets a branch or tag. Setting `main` moves the current snapshot and
+  /// appends a snapshot-log entry.
   Status SetRef(const std::string& name, const SnapshotRef& ref);
+  /// Removes the snapshots (unknown ids are ignored), their statistics and
+  /// partition statistics, and every ref left pointing at a removed snapshot.
   Status RemoveSnapshots(const std::vector<int64_t>& snapshot_ids);
+  /// Removing `main` clears the current snapshot.
   Status RemoveRef(const std::string& name);
+  /// Trailing slashes are removed, as Iceberg does.
   Status SetLocation(const std::string& location);
   Status SetProperties(const std::map<std::string, std::string>& updates);
+  /// Keys that are not set are ignored.
   Status RemoveProperties(const std::vector<std::string>& removals);
+  /// Replaces the statistics file of `statistics.snapshot_id`.
   Status SetStatistics(const StatisticsFile& statistics);
   Status RemoveStatistics(int64_t snapshot_id);
   Status SetPartitionStatistics(const PartitionStatisticsFile& statistics);
   Status RemovePartitionStatistics(int64_t snapshot_id);
+  /// The default spec cannot be removed; unknown ids are ignored.
   Status RemovePartitionSpecs(const std::vector<int32_t>& spec_ids);
+  /// The current schema cannot be removed; unknown ids are ignored.
   Status RemoveSchemas(const std::vector<int32_t>& schema_ids);
+  /// Format version 3 and later. A key id that exists already is a no-op.
   Status AddEncryptionKey(const EncryptionKey& key);
   Status RemoveEncryptionKey(const std::string& key_id);
 
   /// The updates that changed something, in order, with −1 ids resolved.
+  /// Replaying them on the same base gives the same metadata.
   const std::vector<TableUpdate>& changes() const { return changes_; }
   bool HasChanges() const { return !changes_.empty(); }
 
   /// Validates the result and produces the new metadata: sets
   /// last-updated-ms, appends the base file to metadata-log (trimmed to
-  /// previous-versions-max), and finalizes snapshot-log. The builder must
-  /// not be used afterwards.
+  /// previous-versions-max), and finalizes snapshot-log. Without changes it
+  /// returns the base unchanged. Afterwards only changes() and
+  /// removed_metadata_log() may be used.
   Result<TableMetadataPtr> Build();
 
   /// Metadata-log entries that fell out of the log in Build() (to delete
@@ -74,6 +110,16 @@ class TableMetadataBuilder {
 
  private:
   TableMetadataBuilder() = default;
+
+  int32_t ReuseOrCreateSchemaId(const Schema& schema) const;
+  std::optional<int32_t> FindCompatibleSpecId(const PartitionSpec& spec) const;
+  bool WasAddedInThisCommit(int64_t snapshot_id) const;
+  bool RemovedSnapshotsInThisCommit() const;
+  // The time of this commit, fixed at first use so every entry agrees.
+  int64_t CommitTimeMs();
+  Status UpdateSnapshotLog();
+  void AppendMetadataLog();
+  Status ValidateResult() const;
 
   TableMetadataPtr base_;
   std::string base_location_;
@@ -84,14 +130,18 @@ class TableMetadataBuilder {
   std::optional<int32_t> last_added_spec_id_;
   std::optional<int32_t> last_added_order_id_;
   std::vector<int64_t> added_snapshot_ids_;
+  absl::flat_hash_map<int64_t, SnapshotPtr> snapshots_by_id_;
+  std::optional<int64_t> commit_time_ms_;
   bool is_new_ = false;
 };
 
 /// Metadata for a new table as Iceberg's `newTableMetadata` builds it: fresh
-/// field ids for the schema (1…n), spec fields re-bound to them with ids from
-/// 1000, the sort order re-bound, reserved properties removed, and
-/// `format-version` taken from `properties` when present (default 2).
-/// Errors are kInvalidArgument.
+/// field ids for the schema (1…n, each struct's fields before their
+/// children), identifier fields remapped, spec fields re-bound to them with
+/// ids from 1000, the sort order re-bound (id 1, or 0 if unsorted), reserved
+/// properties removed, `write.parquet.compression-codec=zstd` unless set, and
+/// `format-version` taken from `format_version`, else from `properties`
+/// (default 2). Errors are kInvalidArgument.
 Result<TableMetadataPtr> NewTableMetadata(const Schema& schema, const PartitionSpec& spec,
                                           const SortOrder& order, const std::string& location,
                                           const std::map<std::string, std::string>& properties,

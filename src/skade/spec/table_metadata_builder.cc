@@ -1,0 +1,941 @@
+#include "skade/spec/table_metadata_builder.h"
+
+#include <absl/container/flat_hash_set.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "skade/spec/table_properties.h"
+#include "skade/util/clock.h"
+#include "skade/util/strings.h"
+#include "skade/util/uuid.h"
+
+namespace skade::spec {
+
+namespace {
+
+template <typename... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <typename... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+// The source columns of a partition or sort field: several for v3
+// multi-argument transforms, otherwise one.
+std::vector<int32_t> SourceIds(int32_t source_id, const std::vector<int32_t>& source_ids) {
+  return source_ids.empty() ? std::vector<int32_t>{source_id} : source_ids;
+}
+
+// Partition sources may only be nested in structs, never in lists or maps.
+Status CheckStructParents(const Schema& schema, int32_t source_id) {
+  for (int32_t parent = schema.FindParentId(source_id); parent != -1;
+       parent = schema.FindParentId(parent)) {
+    const NestedField* field = schema.FindFieldById(parent);
+    if (field->type->id() != TypeId::kStruct) {
+      return InvalidArgument("Invalid partition field parent: ", field->type->ToString());
+    }
+  }
+  return OkStatus();
+}
+
+// Java's PartitionSpec.checkCompatibility: every non-void field reads an
+// existing primitive column its transform accepts. Void fields may name
+// columns that were dropped (v1 tables keep removed partition fields as void).
+Status CheckSpecCompatible(const PartitionSpec& spec, const Schema& schema) {
+  for (const auto& field : spec.fields) {
+    if (field.transform.kind() == TransformKind::kVoid) continue;
+    for (int32_t source_id : SourceIds(field.source_id, field.source_ids)) {
+      const NestedField* source = schema.FindFieldById(source_id);
+      if (source == nullptr) {
+        return InvalidArgument("Cannot find source column for partition field: ", field.name);
+      }
+      if (!source->type->is_primitive()) {
+        return InvalidArgument("Cannot partition by non-primitive source field: ",
+                               source->type->ToString());
+      }
+      if (!field.transform.CanTransform(*source->type)) {
+        return InvalidArgument("Invalid source type ", source->type->ToString(),
+                               " for transform: ", field.transform.ToString());
+      }
+      SKADE_RETURN_NOT_OK(CheckStructParents(schema, source_id));
+    }
+  }
+  return OkStatus();
+}
+
+// The checks Iceberg makes when a spec is bound to a schema: unique,
+// non-empty names that do not shadow other columns, unique field ids.
+Status CheckNewSpec(const PartitionSpec& spec, const Schema& schema) {
+  absl::flat_hash_set<std::string> names;
+  absl::flat_hash_set<int32_t> field_ids;
+  for (const auto& field : spec.fields) {
+    if (field.name.empty()) return InvalidArgument("Cannot use empty partition name");
+    if (!names.insert(field.name).second) {
+      return InvalidArgument("Cannot use partition name more than once: ", field.name);
+    }
+    if (!field_ids.insert(field.field_id).second) {
+      return InvalidArgument("Cannot use partition field id more than once: ", field.field_id);
+    }
+    const NestedField* same_name = schema.FindFieldByName(field.name);
+    if (same_name == nullptr || field.transform.kind() == TransformKind::kVoid) continue;
+    if (field.transform.kind() != TransformKind::kIdentity) {
+      return InvalidArgument("Cannot create partition from name that exists in schema: ",
+                             field.name);
+    }
+    if (same_name->id != field.source_id) {
+      return InvalidArgument("Cannot create identity partition sourced from different field in ",
+                             "schema: ", field.name);
+    }
+  }
+  return CheckSpecCompatible(spec, schema);
+}
+
+// Java's SortOrder.checkCompatibility.
+Status CheckSortOrderCompatible(const SortOrder& order, const Schema& schema) {
+  for (const auto& field : order.fields) {
+    for (int32_t source_id : SourceIds(field.source_id, field.source_ids)) {
+      const NestedField* source = schema.FindFieldById(source_id);
+      if (source == nullptr) {
+        return InvalidArgument("Cannot find source column for sort field: ", source_id);
+      }
+      if (!source->type->is_primitive()) {
+        return InvalidArgument("Cannot sort by non-primitive source field: ",
+                               source->type->ToString());
+      }
+      if (!field.transform.CanTransform(*source->type)) {
+        return InvalidArgument("Invalid source type ", source->type->ToString(),
+                               " for transform: ", field.transform.ToString());
+      }
+    }
+  }
+  return OkStatus();
+}
+
+// Iceberg treats specs as the same when their fields read the same sources
+// through the same transforms under the same names; field ids do not matter.
+bool SameSpecFields(const PartitionSpec& a, const PartitionSpec& b) {
+  if (a.fields.size() != b.fields.size()) return false;
+  for (size_t i = 0; i < a.fields.size(); ++i) {
+    const PartitionField& x = a.fields[i];
+    const PartitionField& y = b.fields[i];
+    if (x.source_id != y.source_id || x.source_ids != y.source_ids || x.name != y.name ||
+        x.transform != y.transform) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool HasSequentialIds(const PartitionSpec& spec) {
+  for (size_t i = 0; i < spec.fields.size(); ++i) {
+    if (spec.fields[i].field_id != PartitionSpec::kPartitionDataIdStart + static_cast<int32_t>(i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// As Java's LocationUtil.stripTrailingSlash: "s3://b/t/" → "s3://b/t", but a
+// bare scheme ("file://") keeps its slashes.
+std::string StripTrailingSlash(std::string location) {
+  while (!location.empty() && location.back() == '/' &&
+         !std::string_view(location).ends_with("://")) {
+    location.pop_back();
+  }
+  return location;
+}
+
+Status CheckRefRetention(const SnapshotRef& ref) {
+  if (!ref.is_branch()) {
+    if (ref.min_snapshots_to_keep) {
+      return InvalidArgument("Tags do not support setting minSnapshotsToKeep");
+    }
+    if (ref.max_snapshot_age_ms) {
+      return InvalidArgument("Tags do not support setting maxSnapshotAgeMs");
+    }
+  }
+  if (ref.min_snapshots_to_keep && *ref.min_snapshots_to_keep <= 0) {
+    return InvalidArgument("Min snapshots to keep must be greater than 0");
+  }
+  if (ref.max_snapshot_age_ms && *ref.max_snapshot_age_ms <= 0) {
+    return InvalidArgument("Max snapshot age must be greater than 0 ms");
+  }
+  if (ref.max_ref_age_ms && *ref.max_ref_age_ms <= 0) {
+    return InvalidArgument("Max reference age must be greater than 0");
+  }
+  return OkStatus();
+}
+
+template <typename T>
+bool Contains(const std::vector<T>& values, const T& value) {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+}  // namespace
+
+TableMetadataBuilder TableMetadataBuilder::BuildFrom(TableMetadataPtr base,
+                                                     std::string base_location) {
+  TableMetadataBuilder builder;
+  builder.metadata_ = *base;
+  builder.base_ = std::move(base);
+  builder.base_location_ = std::move(base_location);
+  for (const auto& snapshot : builder.metadata_.snapshots) {
+    builder.snapshots_by_id_.emplace(snapshot->snapshot_id, snapshot);
+  }
+  return builder;
+}
+
+TableMetadataBuilder TableMetadataBuilder::BuildFromEmpty(int format_version) {
+  TableMetadataBuilder builder;
+  builder.metadata_.format_version = format_version;
+  builder.metadata_.table_uuid = NewUuid();
+  builder.is_new_ = true;
+  return builder;
+}
+
+Status TableMetadataBuilder::Apply(const TableUpdate& update) {
+  return std::visit(
+      Overloaded{
+          [&](const spec::AssignUuid& u) { return AssignUuid(u.uuid); },
+          [&](const spec::UpgradeFormatVersion& u) {
+            return UpgradeFormatVersion(u.format_version);
+          },
+          [&](const spec::AddSchema& u) { return AddSchema(u.schema, u.last_column_id); },
+          [&](const spec::SetCurrentSchema& u) { return SetCurrentSchema(u.schema_id); },
+          [&](const spec::AddPartitionSpec& u) { return AddPartitionSpec(u.spec); },
+          [&](const spec::SetDefaultSpec& u) { return SetDefaultSpec(u.spec_id); },
+          [&](const spec::AddSortOrder& u) { return AddSortOrder(u.sort_order); },
+          [&](const spec::SetDefaultSortOrder& u) { return SetDefaultSortOrder(u.sort_order_id); },
+          [&](const spec::AddSnapshot& u) { return AddSnapshot(u.snapshot); },
+          [&](const spec::SetSnapshotRef& u) { return SetRef(u.ref_name, u.ref); },
+          [&](const spec::RemoveSnapshots& u) { return RemoveSnapshots(u.snapshot_ids); },
+          [&](const spec::RemoveSnapshotRef& u) { return RemoveRef(u.ref_name); },
+          [&](const spec::SetLocation& u) { return SetLocation(u.location); },
+          [&](const spec::SetProperties& u) { return SetProperties(u.updates); },
+          [&](const spec::RemoveProperties& u) { return RemoveProperties(u.removals); },
+          [&](const spec::SetStatistics& u) { return SetStatistics(u.statistics); },
+          [&](const spec::RemoveStatistics& u) { return RemoveStatistics(u.snapshot_id); },
+          [&](const spec::SetPartitionStatistics& u) {
+            return SetPartitionStatistics(u.partition_statistics);
+          },
+          [&](const spec::RemovePartitionStatistics& u) {
+            return RemovePartitionStatistics(u.snapshot_id);
+          },
+          [&](const spec::RemovePartitionSpecs& u) { return RemovePartitionSpecs(u.spec_ids); },
+          [&](const spec::RemoveSchemas& u) { return RemoveSchemas(u.schema_ids); },
+          [&](const spec::AddEncryptionKey& u) { return AddEncryptionKey(u.encryption_key); },
+          [&](const spec::RemoveEncryptionKey& u) { return RemoveEncryptionKey(u.key_id); },
+      },
+      update.value());
+}
+
+Status TableMetadataBuilder::ApplyAll(const std::vector<TableUpdate>& updates) {
+  for (const auto& update : updates) SKADE_RETURN_NOT_OK(Apply(update));
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::AssignUuid(const std::string& uuid) {
+  if (uuid.empty()) return InvalidArgument("Cannot set uuid to null");
+  if (EqualsIgnoreCase(uuid, metadata_.table_uuid)) return OkStatus();
+  // An existing table's identity never changes; only v1 tables may lack one.
+  if (!is_new_ && !metadata_.table_uuid.empty()) {
+    return InvalidArgument("Cannot reassign uuid of an existing table: ", metadata_.table_uuid,
+                           " != ", uuid);
+  }
+  metadata_.table_uuid = uuid;
+  changes_.push_back(spec::AssignUuid{uuid});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::UpgradeFormatVersion(int format_version) {
+  if (format_version > kMaxFormatVersion) {
+    return InvalidArgument("Cannot upgrade table to unsupported format version: v", format_version,
+                           " (supported: v", kMaxFormatVersion, ")");
+  }
+  if (format_version < kMinFormatVersion) {
+    return InvalidArgument("Unsupported format version: v", format_version);
+  }
+  if (format_version == metadata_.format_version) return OkStatus();
+  // A create request names its version with this update; until a schema
+  // exists nothing depends on the version, so it may still go down.
+  bool initial = is_new_ && metadata_.schemas.empty() && metadata_.snapshots.empty();
+  if (format_version < metadata_.format_version && !initial) {
+    return InvalidArgument("Cannot downgrade v", metadata_.format_version, " table to v",
+                           format_version);
+  }
+  if (metadata_.format_version < 3 && format_version >= 3) metadata_.next_row_id = 0;
+  metadata_.format_version = format_version;
+  changes_.push_back(spec::UpgradeFormatVersion{format_version});
+  return OkStatus();
+}
+
+int32_t TableMetadataBuilder::ReuseOrCreateSchemaId(const Schema& schema) const {
+  int32_t new_id = metadata_.current_schema_id;
+  for (const auto& existing : metadata_.schemas) {
+    if (existing->SameSchema(schema)) return existing->schema_id();
+    new_id = std::max(new_id, existing->schema_id() + 1);
+  }
+  return new_id;
+}
+
+Status TableMetadataBuilder::AddSchema(const SchemaPtr& schema,
+                                       std::optional<int32_t> last_column_id) {
+  if (!schema) return InvalidArgument("Cannot add a null schema");
+  SKADE_RETURN_NOT_OK(schema->Validate(metadata_.format_version));
+  int32_t new_last_column_id =
+      std::max({metadata_.last_column_id, schema->HighestFieldId(), last_column_id.value_or(0)});
+  int32_t schema_id = ReuseOrCreateSchemaId(*schema);
+  SchemaPtr existing = metadata_.SchemaById(schema_id);
+  // Re-adding a known schema is how a client says "use this one": −1 then
+  // refers to it, but nothing changed unless last-column-id moved.
+  last_added_schema_id_ = schema_id;
+  if (existing && new_last_column_id == metadata_.last_column_id) return OkStatus();
+
+  SchemaPtr added = existing;
+  if (!added) {
+    added = schema->schema_id() == schema_id ? schema : schema->WithId(schema_id);
+    metadata_.schemas.push_back(added);
+  }
+  metadata_.last_column_id = new_last_column_id;
+  changes_.push_back(spec::AddSchema{added, new_last_column_id});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::SetCurrentSchema(int32_t schema_id) {
+  if (schema_id == kLastAdded) {
+    if (!last_added_schema_id_) {
+      return InvalidArgument("Cannot set last added schema: no schema has been added");
+    }
+    schema_id = *last_added_schema_id_;
+  }
+  if (metadata_.SchemaById(schema_id) == nullptr) {
+    return InvalidArgument("Cannot set current schema to unknown schema: ", schema_id);
+  }
+  if (schema_id == metadata_.current_schema_id) return OkStatus();
+  metadata_.current_schema_id = schema_id;
+  changes_.push_back(spec::SetCurrentSchema{schema_id});
+  return OkStatus();
+}
+
+std::optional<int32_t> TableMetadataBuilder::FindCompatibleSpecId(const PartitionSpec& spec) const {
+  for (const auto& existing : metadata_.partition_specs) {
+    if (SameSpecFields(*existing, spec)) return existing->spec_id;
+  }
+  return std::nullopt;
+}
+
+Status TableMetadataBuilder::AddPartitionSpec(const PartitionSpecPtr& spec) {
+  if (!spec) return InvalidArgument("Cannot add a null partition spec");
+  if (auto existing_id = FindCompatibleSpecId(*spec)) {
+    last_added_spec_id_ = *existing_id;
+    return OkStatus();
+  }
+  SchemaPtr schema = metadata_.SchemaById(metadata_.current_schema_id);
+  if (!schema) return InvalidArgument("Cannot add a partition spec to a table without a schema");
+
+  auto added = std::make_shared<PartitionSpec>(*spec);
+  added->spec_id = PartitionSpec::kInitialSpecId;
+  for (const auto& existing : metadata_.partition_specs) {
+    added->spec_id = std::max(added->spec_id, existing->spec_id + 1);
+  }
+  int32_t next_field_id = metadata_.last_partition_id;
+  for (size_t i = 0; i < added->fields.size(); ++i) {
+    PartitionField& field = added->fields[i];
+    if (field.field_id != 0) continue;
+    field.field_id = metadata_.format_version == 1
+                         ? PartitionSpec::kPartitionDataIdStart + static_cast<int32_t>(i)
+                         : ++next_field_id;
+  }
+  SKADE_RETURN_NOT_OK(CheckNewSpec(*added, *schema));
+  if (metadata_.format_version == 1 && !HasSequentialIds(*added)) {
+    return InvalidArgument("Spec does not use sequential IDs that are required in v1");
+  }
+
+  metadata_.last_partition_id = std::max(metadata_.last_partition_id, added->LastAssignedFieldId());
+  metadata_.partition_specs.push_back(added);
+  last_added_spec_id_ = added->spec_id;
+  changes_.push_back(spec::AddPartitionSpec{std::move(added)});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::SetDefaultSpec(int32_t spec_id) {
+  if (spec_id == kLastAdded) {
+    if (!last_added_spec_id_) {
+      return InvalidArgument("Cannot set last added spec: no spec has been added");
+    }
+    spec_id = *last_added_spec_id_;
+  }
+  if (metadata_.SpecById(spec_id) == nullptr) {
+    return InvalidArgument("Cannot set default partition spec to unknown spec: ", spec_id);
+  }
+  if (spec_id == metadata_.default_spec_id) return OkStatus();
+  metadata_.default_spec_id = spec_id;
+  changes_.push_back(spec::SetDefaultSpec{spec_id});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::AddSortOrder(const SortOrderPtr& order) {
+  if (!order) return InvalidArgument("Cannot add a null sort order");
+  int32_t order_id = SortOrder::kInitialSortOrderId;
+  if (order->IsUnsorted()) {
+    order_id = SortOrder::kUnsortedOrderId;
+  } else {
+    for (const auto& existing : metadata_.sort_orders) {
+      if (existing->SameOrder(*order)) {
+        order_id = existing->order_id;
+        break;
+      }
+      order_id = std::max(order_id, existing->order_id + 1);
+    }
+  }
+  if (metadata_.SortOrderById(order_id) != nullptr) {
+    last_added_order_id_ = order_id;
+    return OkStatus();
+  }
+
+  SortOrderPtr added = SortOrder::Unsorted();
+  if (!order->IsUnsorted()) {
+    SchemaPtr schema = metadata_.SchemaById(metadata_.current_schema_id);
+    if (!schema) return InvalidArgument("Cannot add a sort order to a table without a schema");
+    SKADE_RETURN_NOT_OK(CheckSortOrderCompatible(*order, *schema));
+    auto fresh = std::make_shared<SortOrder>(*order);
+    fresh->order_id = order_id;
+    added = std::move(fresh);
+  }
+  metadata_.sort_orders.push_back(added);
+  last_added_order_id_ = order_id;
+  changes_.push_back(spec::AddSortOrder{std::move(added)});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::SetDefaultSortOrder(int32_t order_id) {
+  if (order_id == kLastAdded) {
+    if (!last_added_order_id_) {
+      return InvalidArgument("Cannot set last added sort order: no sort order has been added");
+    }
+    order_id = *last_added_order_id_;
+  }
+  if (metadata_.SortOrderById(order_id) == nullptr) {
+    return InvalidArgument("Cannot set default sort order to unknown order: ", order_id);
+  }
+  if (order_id == metadata_.default_sort_order_id) return OkStatus();
+  metadata_.default_sort_order_id = order_id;
+  changes_.push_back(spec::SetDefaultSortOrder{order_id});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot) {
+  if (!snapshot) return InvalidArgument("Cannot add a null snapshot");
+  if (metadata_.schemas.empty()) {
+    return InvalidArgument("Attempting to add a snapshot before a schema is added");
+  }
+  if (metadata_.partition_specs.empty()) {
+    return InvalidArgument("Attempting to add a snapshot before a partition spec is added");
+  }
+  if (metadata_.sort_orders.empty()) {
+    return InvalidArgument("Attempting to add a snapshot before a sort order is added");
+  }
+  if (snapshots_by_id_.contains(snapshot->snapshot_id)) {
+    return InvalidArgument("Snapshot already exists for id: ", snapshot->snapshot_id);
+  }
+  // A stale sequence number or row id means the writer built on an old
+  // version: it must refresh and retry, so these are commit conflicts.
+  if (metadata_.format_version > 1 && snapshot->sequence_number <= metadata_.last_sequence_number &&
+      snapshot->parent_snapshot_id.has_value()) {
+    return MakeRetryableError(ErrorKind::kCommitFailed, "Cannot add snapshot with sequence number ",
+                              snapshot->sequence_number, " older than last sequence number ",
+                              metadata_.last_sequence_number);
+  }
+  if (metadata_.format_version >= 3) {
+    if (!snapshot->first_row_id) {
+      return InvalidArgument("Cannot add a snapshot: first-row-id is null");
+    }
+    if (!snapshot->added_rows) {
+      return InvalidArgument("Cannot add a snapshot: added-rows is null");
+    }
+    if (*snapshot->first_row_id < metadata_.next_row_id) {
+      return MakeRetryableError(ErrorKind::kCommitFailed,
+                                "Cannot add a snapshot, first-row-id is behind table "
+                                "next-row-id: ",
+                                *snapshot->first_row_id, " < ", metadata_.next_row_id);
+    }
+    metadata_.next_row_id += *snapshot->added_rows;
+  }
+
+  metadata_.last_sequence_number = snapshot->sequence_number;
+  metadata_.snapshots.push_back(snapshot);
+  snapshots_by_id_.emplace(snapshot->snapshot_id, snapshot);
+  added_snapshot_ids_.push_back(snapshot->snapshot_id);
+  changes_.push_back(spec::AddSnapshot{snapshot});
+  return OkStatus();
+}
+
+bool TableMetadataBuilder::WasAddedInThisCommit(int64_t snapshot_id) const {
+  return Contains(added_snapshot_ids_, snapshot_id);
+}
+
+int64_t TableMetadataBuilder::CommitTimeMs() {
+  if (!commit_time_ms_) commit_time_ms_ = NowMillis();
+  return *commit_time_ms_;
+}
+
+Status TableMetadataBuilder::SetRef(const std::string& name, const SnapshotRef& ref) {
+  if (name.empty()) return InvalidArgument("Invalid ref name: empty");
+  auto existing = metadata_.refs.find(name);
+  if (existing != metadata_.refs.end() && existing->second == ref) return OkStatus();
+  SKADE_RETURN_NOT_OK(CheckRefRetention(ref));
+  auto snapshot = snapshots_by_id_.find(ref.snapshot_id);
+  if (snapshot == snapshots_by_id_.end()) {
+    return InvalidArgument("Cannot set ", name, " to unknown snapshot: ", ref.snapshot_id);
+  }
+  if (name == kMainBranch && !ref.is_branch()) {
+    return InvalidArgument("Cannot set ", kMainBranch, " to a tag, it must be a branch");
+  }
+
+  if (name == kMainBranch) {
+    metadata_.current_snapshot_id = ref.snapshot_id;
+    // A snapshot committed now became current when it was made; moving main
+    // to an older one (a rollback) happens at commit time.
+    int64_t time_of_change =
+        WasAddedInThisCommit(ref.snapshot_id) ? snapshot->second->timestamp_ms : CommitTimeMs();
+    metadata_.snapshot_log.push_back(SnapshotLogEntry{time_of_change, ref.snapshot_id});
+  }
+  metadata_.refs[name] = ref;
+  changes_.push_back(spec::SetSnapshotRef{name, ref});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::RemoveSnapshots(const std::vector<int64_t>& snapshot_ids) {
+  absl::flat_hash_set<int64_t> to_remove(snapshot_ids.begin(), snapshot_ids.end());
+  std::vector<int64_t> removed;
+  std::vector<SnapshotPtr> retained;
+  retained.reserve(metadata_.snapshots.size());
+  for (const auto& snapshot : metadata_.snapshots) {
+    if (to_remove.contains(snapshot->snapshot_id)) {
+      removed.push_back(snapshot->snapshot_id);
+      snapshots_by_id_.erase(snapshot->snapshot_id);
+    } else {
+      retained.push_back(snapshot);
+    }
+  }
+  if (removed.empty()) return OkStatus();
+  metadata_.snapshots = std::move(retained);
+  changes_.push_back(spec::RemoveSnapshots{removed});
+
+  for (int64_t id : removed) {
+    SKADE_RETURN_NOT_OK(RemoveStatistics(id));
+    SKADE_RETURN_NOT_OK(RemovePartitionStatistics(id));
+  }
+  std::vector<std::string> dangling;
+  for (const auto& [ref_name, ref] : metadata_.refs) {
+    if (!snapshots_by_id_.contains(ref.snapshot_id)) dangling.push_back(ref_name);
+  }
+  for (const auto& ref_name : dangling) SKADE_RETURN_NOT_OK(RemoveRef(ref_name));
+  return OkStatus();
+}
+
+bool TableMetadataBuilder::RemovedSnapshotsInThisCommit() const {
+  return std::any_of(changes_.begin(), changes_.end(), [](const TableUpdate& update) {
+    return std::holds_alternative<spec::RemoveSnapshots>(update.value());
+  });
+}
+
+Status TableMetadataBuilder::RemoveRef(const std::string& name) {
+  bool changed = metadata_.refs.erase(name) > 0;
+  // Metadata from writers that predate refs may have a current snapshot but
+  // no main ref; removing main still clears it.
+  if (name == kMainBranch && metadata_.current_snapshot_id) {
+    metadata_.current_snapshot_id.reset();
+    changed = true;
+  }
+  if (changed) changes_.push_back(spec::RemoveSnapshotRef{name});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::SetLocation(const std::string& location) {
+  std::string stripped = StripTrailingSlash(location);
+  if (stripped.empty()) return InvalidArgument("Invalid table location: empty");
+  if (stripped == metadata_.location) return OkStatus();
+  metadata_.location = stripped;
+  changes_.push_back(spec::SetLocation{std::move(stripped)});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::SetProperties(const std::map<std::string, std::string>& updates) {
+  std::map<std::string, std::string> changed;
+  for (const auto& [key, value] : updates) {
+    auto [it, inserted] = metadata_.properties.try_emplace(key, value);
+    if (inserted || it->second != value) {
+      it->second = value;
+      changed.emplace(key, value);
+    }
+  }
+  if (!changed.empty()) changes_.push_back(spec::SetProperties{std::move(changed)});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::RemoveProperties(const std::vector<std::string>& removals) {
+  std::vector<std::string> removed;
+  for (const auto& key : removals) {
+    if (metadata_.properties.erase(key) > 0) removed.push_back(key);
+  }
+  if (!removed.empty()) changes_.push_back(spec::RemoveProperties{std::move(removed)});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::SetStatistics(const StatisticsFile& statistics) {
+  auto& files = metadata_.statistics;
+  auto it = std::find_if(files.begin(), files.end(), [&](const StatisticsFile& file) {
+    return file.snapshot_id == statistics.snapshot_id;
+  });
+  if (it != files.end()) {
+    if (*it == statistics) return OkStatus();
+    *it = statistics;
+  } else {
+    files.push_back(statistics);
+  }
+  changes_.push_back(spec::SetStatistics{statistics});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::RemoveStatistics(int64_t snapshot_id) {
+  auto& files = metadata_.statistics;
+  auto removed = std::erase_if(
+      files, [&](const StatisticsFile& file) { return file.snapshot_id == snapshot_id; });
+  if (removed > 0) changes_.push_back(spec::RemoveStatistics{snapshot_id});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::SetPartitionStatistics(const PartitionStatisticsFile& statistics) {
+  auto& files = metadata_.partition_statistics;
+  auto it = std::find_if(files.begin(), files.end(), [&](const PartitionStatisticsFile& file) {
+    return file.snapshot_id == statistics.snapshot_id;
+  });
+  if (it != files.end()) {
+    if (*it == statistics) return OkStatus();
+    *it = statistics;
+  } else {
+    files.push_back(statistics);
+  }
+  changes_.push_back(spec::SetPartitionStatistics{statistics});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::RemovePartitionStatistics(int64_t snapshot_id) {
+  auto& files = metadata_.partition_statistics;
+  auto removed = std::erase_if(
+      files, [&](const PartitionStatisticsFile& file) { return file.snapshot_id == snapshot_id; });
+  if (removed > 0) changes_.push_back(spec::RemovePartitionStatistics{snapshot_id});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::RemovePartitionSpecs(const std::vector<int32_t>& spec_ids) {
+  if (Contains(spec_ids, metadata_.default_spec_id)) {
+    return InvalidArgument("Cannot remove the default partition spec");
+  }
+  std::vector<int32_t> removed;
+  std::erase_if(metadata_.partition_specs, [&](const PartitionSpecPtr& spec) {
+    if (!Contains(spec_ids, spec->spec_id)) return false;
+    removed.push_back(spec->spec_id);
+    return true;
+  });
+  if (removed.empty()) return OkStatus();
+  if (last_added_spec_id_ && Contains(removed, *last_added_spec_id_)) last_added_spec_id_.reset();
+  changes_.push_back(spec::RemovePartitionSpecs{std::move(removed)});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::RemoveSchemas(const std::vector<int32_t>& schema_ids) {
+  if (Contains(schema_ids, metadata_.current_schema_id)) {
+    return InvalidArgument("Cannot remove the current schema");
+  }
+  std::vector<int32_t> removed;
+  std::erase_if(metadata_.schemas, [&](const SchemaPtr& schema) {
+    if (!Contains(schema_ids, schema->schema_id())) return false;
+    removed.push_back(schema->schema_id());
+    return true;
+  });
+  if (removed.empty()) return OkStatus();
+  if (last_added_schema_id_ && Contains(removed, *last_added_schema_id_)) {
+    last_added_schema_id_.reset();
+  }
+  changes_.push_back(spec::RemoveSchemas{std::move(removed)});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::AddEncryptionKey(const EncryptionKey& key) {
+  if (metadata_.format_version < 3) {
+    return InvalidArgument("Cannot add encryption key to a v", metadata_.format_version,
+                           " table: encryption keys require v3");
+  }
+  if (key.key_id.empty()) return InvalidArgument("Invalid encryption key: empty key-id");
+  for (const auto& existing : metadata_.encryption_keys) {
+    if (existing.key_id == key.key_id) return OkStatus();
+  }
+  metadata_.encryption_keys.push_back(key);
+  changes_.push_back(spec::AddEncryptionKey{key});
+  return OkStatus();
+}
+
+Status TableMetadataBuilder::RemoveEncryptionKey(const std::string& key_id) {
+  auto removed = std::erase_if(metadata_.encryption_keys,
+                               [&](const EncryptionKey& key) { return key.key_id == key_id; });
+  if (removed > 0) changes_.push_back(spec::RemoveEncryptionKey{key_id});
+  return OkStatus();
+}
+
+// Drops log entries for snapshots that were set on main and replaced within
+// this commit, and after snapshot removal everything up to the last entry of
+// a removed snapshot: a gap would make time travel answer with the wrong
+// snapshot for the time the removed one was current.
+Status TableMetadataBuilder::UpdateSnapshotLog() {
+  absl::flat_hash_set<int64_t> intermediate;
+  for (const auto& change : changes_) {
+    const auto* set_ref = std::get_if<spec::SetSnapshotRef>(&change.value());
+    if (set_ref == nullptr || set_ref->ref_name != kMainBranch) continue;
+    int64_t id = set_ref->ref.snapshot_id;
+    if (WasAddedInThisCommit(id) && id != metadata_.current_snapshot_id) intermediate.insert(id);
+  }
+  bool removed_snapshots = RemovedSnapshotsInThisCommit();
+  if (intermediate.empty() && !removed_snapshots) return OkStatus();
+
+  std::vector<SnapshotLogEntry> log;
+  for (const auto& entry : metadata_.snapshot_log) {
+    if (snapshots_by_id_.contains(entry.snapshot_id)) {
+      if (!intermediate.contains(entry.snapshot_id)) log.push_back(entry);
+    } else if (removed_snapshots) {
+      log.clear();
+    }
+  }
+  if (metadata_.current_snapshot_id && snapshots_by_id_.contains(*metadata_.current_snapshot_id) &&
+      !log.empty() && log.back().snapshot_id != *metadata_.current_snapshot_id) {
+    return InvalidArgument("Cannot set invalid snapshot log: latest entry is not the current ",
+                           "snapshot");
+  }
+  metadata_.snapshot_log = std::move(log);
+  return OkStatus();
+}
+
+void TableMetadataBuilder::AppendMetadataLog() {
+  if (!base_ || base_location_.empty()) return;
+  int64_t max_size = std::max<int64_t>(
+      1, metadata_.PropertyAsInt(kPreviousVersionsMax, kPreviousVersionsMaxDefault));
+  auto& log = metadata_.metadata_log;
+  if (static_cast<int64_t>(log.size()) >= max_size) {
+    auto drop = static_cast<std::ptrdiff_t>(log.size() - max_size + 1);
+    removed_log_.assign(log.begin(), log.begin() + drop);
+    log.erase(log.begin(), log.begin() + drop);
+  }
+  log.push_back(MetadataLogEntry{base_->last_updated_ms, base_location_});
+}
+
+Status TableMetadataBuilder::ValidateResult() const {
+  const TableMetadata& m = metadata_;
+  if (m.format_version > 1 && m.table_uuid.empty()) {
+    return InvalidArgument("UUID is required in format v", m.format_version);
+  }
+  if (m.location.empty()) return InvalidArgument("Invalid table metadata: missing location");
+  SchemaPtr schema = m.SchemaById(m.current_schema_id);
+  if (!schema) {
+    return InvalidArgument("Invalid table metadata: current schema ", m.current_schema_id,
+                           " does not exist");
+  }
+  PartitionSpecPtr spec = m.SpecById(m.default_spec_id);
+  if (!spec) {
+    return InvalidArgument("Invalid table metadata: default partition spec ", m.default_spec_id,
+                           " does not exist");
+  }
+  SKADE_RETURN_NOT_OK(CheckSpecCompatible(*spec, *schema));
+  SortOrderPtr order = m.SortOrderById(m.default_sort_order_id);
+  if (!order) {
+    return InvalidArgument("Invalid table metadata: default sort order ", m.default_sort_order_id,
+                           " does not exist");
+  }
+  SKADE_RETURN_NOT_OK(CheckSortOrderCompatible(*order, *schema));
+
+  if (m.format_version == 1 && m.last_sequence_number != 0) {
+    return InvalidArgument("Sequence number must be 0 in v1: ", m.last_sequence_number);
+  }
+  for (const auto& snapshot : m.snapshots) {
+    if (snapshot->sequence_number > m.last_sequence_number) {
+      return InvalidArgument("Invalid snapshot with sequence number ", snapshot->sequence_number,
+                             " greater than last sequence number ", m.last_sequence_number);
+    }
+  }
+  for (const auto& [name, ref] : m.refs) {
+    if (!snapshots_by_id_.contains(ref.snapshot_id)) {
+      return InvalidArgument("Snapshot for reference ", name,
+                             " does not exist in the existing snapshots list");
+    }
+  }
+  const SnapshotRef* main = m.Ref(kMainBranch);
+  if (m.current_snapshot_id) {
+    if (!snapshots_by_id_.contains(*m.current_snapshot_id)) {
+      return InvalidArgument("Invalid table metadata: Cannot find current version");
+    }
+    if (main != nullptr && main->snapshot_id != *m.current_snapshot_id) {
+      return InvalidArgument("Current snapshot ID does not match main branch (",
+                             *m.current_snapshot_id, " != ", main->snapshot_id, ")");
+    }
+  } else if (main != nullptr) {
+    return InvalidArgument("Current snapshot is not set, but main branch exists: ",
+                           main->snapshot_id);
+  }
+  return OkStatus();
+}
+
+Result<TableMetadataPtr> TableMetadataBuilder::Build() {
+  if (base_ && changes_.empty()) return base_;
+  SKADE_RETURN_NOT_OK(UpdateSnapshotLog());
+  SKADE_RETURN_NOT_OK(ValidateResult());
+  AppendMetadataLog();
+
+  // Clocks differ between writers: never go back before an entry we log.
+  int64_t last_updated_ms = CommitTimeMs();
+  if (!metadata_.snapshot_log.empty()) {
+    last_updated_ms = std::max(last_updated_ms, metadata_.snapshot_log.back().timestamp_ms);
+  }
+  if (!metadata_.metadata_log.empty()) {
+    last_updated_ms = std::max(last_updated_ms, metadata_.metadata_log.back().timestamp_ms);
+  }
+  metadata_.last_updated_ms = last_updated_ms;
+  metadata_.Finalize();
+  return std::make_shared<const TableMetadata>(std::move(metadata_));
+}
+
+namespace {
+
+TypePtr WithFreshIds(const TypePtr& type, int32_t* last_id);
+
+// Iceberg's TypeUtil.assignFreshIds order: a struct's own fields take
+// consecutive ids first, then each field's nested type is visited in turn.
+std::vector<NestedField> FieldsWithFreshIds(const std::vector<NestedField>& fields,
+                                            int32_t* last_id) {
+  std::vector<NestedField> out = fields;
+  for (auto& field : out) field.id = ++*last_id;
+  for (auto& field : out) field.type = WithFreshIds(field.type, last_id);
+  return out;
+}
+
+TypePtr WithFreshIds(const TypePtr& type, int32_t* last_id) {
+  switch (type->id()) {
+    case TypeId::kStruct:
+      return Type::Struct(FieldsWithFreshIds(type->fields(), last_id));
+    case TypeId::kList: {
+      NestedField element = type->list_element();
+      element.id = ++*last_id;
+      element.type = WithFreshIds(element.type, last_id);
+      return Type::List(std::move(element));
+    }
+    case TypeId::kMap: {
+      NestedField key = type->map_key();
+      NestedField value = type->map_value();
+      key.id = ++*last_id;
+      value.id = ++*last_id;
+      key.type = WithFreshIds(key.type, last_id);
+      value.type = WithFreshIds(value.type, last_id);
+      return Type::Map(std::move(key), std::move(value));
+    }
+    default:
+      return type;
+  }
+}
+
+// The id in `fresh` of the column that has `id` in `original`, matched by
+// full name.
+Result<int32_t> FreshSourceId(const Schema& original, const Schema& fresh, int32_t id,
+                              std::string_view what) {
+  std::string name = original.FindColumnName(id);
+  const NestedField* field = name.empty() ? nullptr : fresh.FindFieldByName(name);
+  if (field == nullptr) return InvalidArgument("Cannot find source column for ", what, ": ", id);
+  return field->id;
+}
+
+Result<std::vector<int32_t>> FreshSourceIds(const Schema& original, const Schema& fresh,
+                                            const std::vector<int32_t>& ids,
+                                            std::string_view what) {
+  std::vector<int32_t> out;
+  for (int32_t id : ids) {
+    SKADE_ASSIGN_OR_RAISE(int32_t fresh_id, FreshSourceId(original, fresh, id, what));
+    out.push_back(fresh_id);
+  }
+  return out;
+}
+
+bool IsReservedProperty(const std::string& key) {
+  for (const char* reserved : kReservedProperties) {
+    if (key == reserved) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<TableMetadataPtr> NewTableMetadata(const Schema& schema, const PartitionSpec& spec,
+                                          const SortOrder& order, const std::string& location,
+                                          const std::map<std::string, std::string>& properties,
+                                          std::optional<int> format_version) {
+  int version = kDefaultFormatVersion;
+  if (format_version) {
+    version = *format_version;
+  } else if (auto it = properties.find(kFormatVersionProperty); it != properties.end()) {
+    auto parsed = ParseInt32(it->second);
+    if (!parsed) return InvalidArgument("Invalid format version: ", it->second);
+    version = *parsed;
+  }
+  if (version < kMinFormatVersion || version > kMaxFormatVersion) {
+    return InvalidArgument("Unsupported format version: v", version, " (supported: v",
+                           kMaxFormatVersion, ")");
+  }
+
+  int32_t last_column_id = 0;
+  auto fresh_struct = FieldsWithFreshIds(schema.fields(), &last_column_id);
+  Schema unkeyed(Schema::kInitialSchemaId, fresh_struct);
+  SKADE_ASSIGN_OR_RAISE(
+      auto identifier_ids,
+      FreshSourceIds(schema, unkeyed, schema.identifier_field_ids(), "identifier field"));
+  auto fresh_schema = std::make_shared<const Schema>(Schema::kInitialSchemaId,
+                                                     std::move(fresh_struct), identifier_ids);
+
+  auto fresh_spec = std::make_shared<PartitionSpec>();
+  for (const auto& field : spec.fields) {
+    PartitionField fresh = field;
+    SKADE_ASSIGN_OR_RAISE(fresh.source_id,
+                          FreshSourceId(schema, *fresh_schema, field.source_id, "partition field"));
+    SKADE_ASSIGN_OR_RAISE(fresh.source_ids, FreshSourceIds(schema, *fresh_schema, field.source_ids,
+                                                           "partition field"));
+    fresh.field_id =
+        PartitionSpec::kPartitionDataIdStart + static_cast<int32_t>(fresh_spec->fields.size());
+    fresh_spec->fields.push_back(std::move(fresh));
+  }
+
+  auto fresh_order = std::make_shared<SortOrder>();
+  for (const auto& field : order.fields) {
+    SortField fresh = field;
+    SKADE_ASSIGN_OR_RAISE(fresh.source_id,
+                          FreshSourceId(schema, *fresh_schema, field.source_id, "sort field"));
+    SKADE_ASSIGN_OR_RAISE(fresh.source_ids,
+                          FreshSourceIds(schema, *fresh_schema, field.source_ids, "sort field"));
+    fresh_order->fields.push_back(std::move(fresh));
+  }
+
+  // Iceberg writes new tables with zstd Parquet unless told otherwise.
+  std::map<std::string, std::string> persisted{{kParquetCompression, "zstd"}};
+  for (const auto& [key, value] : properties) {
+    if (!IsReservedProperty(key)) persisted[key] = value;
+  }
+
+  auto builder = TableMetadataBuilder::BuildFromEmpty(version);
+  SKADE_RETURN_NOT_OK(builder.AddSchema(fresh_schema, last_column_id));
+  SKADE_RETURN_NOT_OK(builder.SetCurrentSchema(kLastAdded));
+  SKADE_RETURN_NOT_OK(builder.AddPartitionSpec(fresh_spec));
+  SKADE_RETURN_NOT_OK(builder.SetDefaultSpec(kLastAdded));
+  SKADE_RETURN_NOT_OK(builder.AddSortOrder(fresh_order));
+  SKADE_RETURN_NOT_OK(builder.SetDefaultSortOrder(kLastAdded));
+  SKADE_RETURN_NOT_OK(builder.SetLocation(location));
+  SKADE_RETURN_NOT_OK(builder.SetProperties(persisted));
+  return builder.Build();
+}
+
+}  // namespace skade::spec
