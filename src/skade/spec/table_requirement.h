@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -61,8 +63,10 @@ class TableRequirement {
                    AssertCurrentSchemaId, AssertLastAssignedPartitionId, AssertDefaultSpecId,
                    AssertDefaultSortOrderId>;
 
+  // Implicit from any of the alternatives, so lists of them read naturally.
   template <typename T>
-  TableRequirement(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  requires std::is_constructible_v<Value, T> TableRequirement(T value)
+      : value_(std::move(value)) {}  // NOLINT: implicit by design
 
   const Value& value() const { return value_; }
   /// The JSON `type` discriminator, e.g. "assert-table-uuid".

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -132,8 +134,10 @@ class TableUpdate {
                    RemovePartitionStatistics, RemovePartitionSpecs, RemoveSchemas, AddEncryptionKey,
                    RemoveEncryptionKey>;
 
+  // Implicit from any of the alternatives, so lists of them read naturally.
   template <typename T>
-  TableUpdate(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  requires std::is_constructible_v<Value, T> TableUpdate(T value)
+      : value_(std::move(value)) {}  // NOLINT: implicit by design
 
   const Value& value() const { return value_; }
   /// The JSON `action` discriminator, e.g. "add-snapshot".
