@@ -73,7 +73,9 @@ class TableRequirement {
   std::string_view type() const;
 
   /// Checks the requirement against `current`, which is null when the table
-  /// does not exist.
+  /// does not exist; then every requirement but assert-create fails with
+  /// "Requirement failed: table does not exist". Failures are kCommitFailed
+  /// and not retryable: the client must refresh before it tries again.
   Status Validate(const TableMetadata* current) const;
 
   bool operator==(const TableRequirement& other) const { return value_ == other.value_; }
@@ -82,7 +84,12 @@ class TableRequirement {
   Value value_;
 };
 
+/// Parses one requirement (REST spec field names; the `type` is matched
+/// case-insensitively). An unknown or missing `type`, or a missing field, is
+/// kInvalidArgument. `assert-ref-snapshot-id` must carry `snapshot-id`,
+/// which may be null.
 Result<TableRequirement> TableRequirementFromJson(json::Element element);
+/// Parses a JSON array of requirements; the first error wins.
 Result<std::vector<TableRequirement>> TableRequirementsFromJson(json::Element array);
 void WriteTableRequirement(JsonWriter& writer, const TableRequirement& requirement);
 
