@@ -375,6 +375,28 @@ TEST(TableMetadataJsonTest, EveryTruncationIsAnError) {
   }
 }
 
+// A cheap deterministic fuzz: every single-character change either fails
+// cleanly or yields metadata that itself round-trips.
+TEST(TableMetadataJsonTest, SingleCharacterCorruptionsFailCleanlyOrRoundTrip) {
+  for (int version : {1, 3}) {
+    const std::string json = TableMetadataToJson(*SampleMetadata(version));
+    for (size_t at = 0; at < json.size(); ++at) {
+      for (char replacement : {'"', '}', '0', '-', 'x'}) {
+        std::string mutated = json;
+        mutated[at] = replacement;
+        auto parsed = TableMetadataFromJson(mutated);
+        if (!parsed) {
+          ASSERT_EQ(parsed.error().kind, ErrorKind::kInvalidArgument) << mutated;
+          continue;
+        }
+        auto again = TableMetadataFromJson(TableMetadataToJson(**parsed));
+        ASSERT_THAT(again, IsOk()) << mutated;
+        ASSERT_TRUE((*again)->Equals(**parsed)) << mutated;
+      }
+    }
+  }
+}
+
 TEST(TableMetadataJsonTest, RejectsUnsupportedFormatVersions) {
   std::string json = TableMetadataToJson(*SampleMetadata(2));
   for (const char* version : {"0", "4", "-1", "99999999999"}) {

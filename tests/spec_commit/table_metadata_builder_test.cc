@@ -776,6 +776,17 @@ TEST(BuildTest, NewTableWithoutSchemaFailsValidation) {
   EXPECT_THAT(builder.Build(), IsErrorWithMessage(ErrorKind::kInvalidArgument, "current schema"));
 }
 
+TEST(BuildTest, UnsupportedInitialFormatVersionFailsValidation) {
+  auto builder = TableMetadataBuilder::BuildFromEmpty(4);
+  ASSERT_THAT(builder.ApplyAll({spec::AddSchema{SimpleSchema(), std::nullopt},
+                                spec::AddPartitionSpec{PartitionSpec::Unpartitioned()},
+                                spec::AddSortOrder{SortOrder::Unsorted()},
+                                spec::SetLocation{"file:/tmp/x"}}),
+              IsOk());
+  EXPECT_THAT(builder.Build(),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Unsupported format version: v4"));
+}
+
 TEST(BuildTest, DroppingAPartitionSourceColumnFailsValidation) {
   auto table = Commit(
       NewTable(), {spec::AddPartitionSpec{Spec({PartitionBy(3, 0, "ts_day", Transform::Day())})},

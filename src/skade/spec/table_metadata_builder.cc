@@ -732,6 +732,10 @@ void TableMetadataBuilder::AppendMetadataLog() {
 
 Status TableMetadataBuilder::ValidateResult() const {
   const TableMetadata& m = metadata_;
+  if (m.format_version < kMinFormatVersion || m.format_version > kMaxFormatVersion) {
+    return InvalidArgument("Unsupported format version: v", m.format_version, " (supported: v",
+                           kMaxFormatVersion, ")");
+  }
   if (m.format_version > 1 && m.table_uuid.empty()) {
     return InvalidArgument("UUID is required in format v", m.format_version);
   }

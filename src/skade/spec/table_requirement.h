@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -61,15 +63,19 @@ class TableRequirement {
                    AssertCurrentSchemaId, AssertLastAssignedPartitionId, AssertDefaultSpecId,
                    AssertDefaultSortOrderId>;
 
+  // Implicit from any of the alternatives, so lists of them read naturally.
   template <typename T>
-  TableRequirement(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  requires std::is_constructible_v<Value, T> TableRequirement(T value)
+      : value_(std::move(value)) {}  // NOLINT: implicit by design
 
   const Value& value() const { return value_; }
   /// The JSON `type` discriminator, e.g. "assert-table-uuid".
   std::string_view type() const;
 
   /// Checks the requirement against `current`, which is null when the table
-  /// does not exist.
+  /// does not exist; then every requirement but assert-create fails with
+  /// "Requirement failed: table does not exist". Failures are kCommitFailed
+  /// and not retryable: the client must refresh before it tries again.
   Status Validate(const TableMetadata* current) const;
 
   bool operator==(const TableRequirement& other) const { return value_ == other.value_; }
@@ -78,7 +84,12 @@ class TableRequirement {
   Value value_;
 };
 
+/// Parses one requirement (REST spec field names; the `type` is matched
+/// case-insensitively). An unknown or missing `type`, or a missing field, is
+/// kInvalidArgument. `assert-ref-snapshot-id` must carry `snapshot-id`,
+/// which may be null.
 Result<TableRequirement> TableRequirementFromJson(json::Element element);
+/// Parses a JSON array of requirements; the first error wins.
 Result<std::vector<TableRequirement>> TableRequirementsFromJson(json::Element array);
 void WriteTableRequirement(JsonWriter& writer, const TableRequirement& requirement);
 

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -132,8 +134,10 @@ class TableUpdate {
                    RemovePartitionStatistics, RemovePartitionSpecs, RemoveSchemas, AddEncryptionKey,
                    RemoveEncryptionKey>;
 
+  // Implicit from any of the alternatives, so lists of them read naturally.
   template <typename T>
-  TableUpdate(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  requires std::is_constructible_v<Value, T> TableUpdate(T value)
+      : value_(std::move(value)) {}  // NOLINT: implicit by design
 
   const Value& value() const { return value_; }
   /// The JSON `action` discriminator, e.g. "add-snapshot".
@@ -145,9 +149,18 @@ class TableUpdate {
   Value value_;
 };
 
-/// Parses one update. An unknown `action` is kInvalidArgument.
+/// Parses one update (REST spec field names; the `action` is matched
+/// case-insensitively). An unknown or missing `action`, or a missing or
+/// mistyped field, is kInvalidArgument. Also accepted: the legacy
+/// `updated` / `removed` keys of set-/remove-properties; an add-spec `spec`
+/// without `spec-id`; partition fields without `field-id`, which parse as 0
+/// so that TableMetadataBuilder assigns them.
 Result<TableUpdate> TableUpdateFromJson(json::Element element);
+/// Parses a JSON array of updates; the first error wins.
 Result<std::vector<TableUpdate>> TableUpdatesFromJson(json::Element array);
+/// Writes the REST form. The update's schema, spec, order or snapshot must
+/// not be null. add-schema always carries `last-column-id` and set-statistics
+/// the top-level `snapshot-id`: both deprecated, but older readers need them.
 void WriteTableUpdate(JsonWriter& writer, const TableUpdate& update);
 
 }  // namespace skade::spec
