@@ -40,8 +40,11 @@ class EmbeddedCatalogTest : public ::testing::Test {
   }
 
   LoadTableResult Create(const TableIdentifier& id, Properties properties = {}) {
-    if (!*catalog_->NamespaceExists(id.ns)) {
-      EXPECT_THAT(catalog_->CreateNamespace(id.ns, {}), IsOk());
+    for (size_t depth = 1; depth <= id.ns.size(); ++depth) {
+      Namespace prefix(id.ns.begin(), id.ns.begin() + depth);
+      if (!*catalog_->NamespaceExists(prefix)) {
+        EXPECT_THAT(catalog_->CreateNamespace(prefix, {}), IsOk());
+      }
     }
     CreateTableRequest request;
     request.name = id.name;
@@ -118,7 +121,7 @@ TEST_F(EmbeddedCatalogTest, CreateErrorsAreTheCatalogKinds) {
 TEST_F(EmbeddedCatalogTest, InvalidNamesNeverReachTheFileSystem) {
   CreateTableRequest request;
   request.schema = TestSchema();
-  for (std::string bad : {"..", ".", "a/b", "a\\b", std::string("a\0b", 3), "a\x1f" "b", "", "x\n"}) {
+  for (const std::string& bad : std::vector<std::string>{"..", ".", "a/b", "a\\b", std::string("a\0b", 3), "a\x1f" "b", "", "x\n"}) {
     EXPECT_THAT(catalog_->CreateNamespace({bad}, {}), IsError(ErrorKind::kInvalidArgument)) << bad;
     request.name = bad;
     EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kInvalidArgument)) << bad;
@@ -186,7 +189,7 @@ TEST_F(EmbeddedCatalogTest, FailedRequirementIsCommitFailedAndChangesNothing) {
   auto before = catalog_->LoadTable(id);
   auto failed = catalog_->CommitTable(stale);
   ASSERT_THAT(failed, IsErrorWithMessage(ErrorKind::kCommitFailed,
-                                         "Requirement failed: branch main has changed"));
+                                         "Requirement failed: branch main was created concurrently"));
   auto after = catalog_->LoadTable(id);
   EXPECT_EQ(after->metadata_location, before->metadata_location);
 

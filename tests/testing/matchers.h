@@ -4,9 +4,20 @@
 
 #include <gmock/gmock.h>
 
+#include <ostream>
 #include <string>
 
 #include "skade/util/result.h"
+
+namespace tl {
+
+// Prints results as "ok" or the error instead of their raw bytes.
+template <typename T>
+void PrintTo(const expected<T, skade::Error>& result, std::ostream* os) {
+  *os << (result ? std::string("ok") : result.error().ToString());
+}
+
+}  // namespace tl
 
 namespace skade::testing {
 
