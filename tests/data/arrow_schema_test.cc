@@ -44,8 +44,9 @@ spec::SchemaPtr AllTypesSchema() {
       Optional(17, "st",
                Type::Struct({Required(18, "x", Type::Int()), Optional(19, "y", Type::String())})),
       Optional(20, "lst", Type::List(Optional(21, "element", Type::Long()))),
-      Optional(22, "m", Type::Map(Required(23, "key", Type::String()),
-                                  Optional(24, "value", Type::Double()))),
+      Optional(
+          22, "m",
+          Type::Map(Required(23, "key", Type::String()), Optional(24, "value", Type::Double()))),
   });
 }
 

@@ -25,8 +25,8 @@ TEST(ConformBatchTest, ResultHasTheCanonicalSchemaWithIds) {
       Required(1, "id", Type::Long()),
       Optional(2, "name", Type::String()),
       Optional(3, "tags", Type::List(Optional(4, "element", Type::String()))),
-      Optional(5, "attrs", Type::Map(Required(6, "key", Type::String()),
-                                     Optional(7, "value", Type::Int()))),
+      Optional(5, "attrs",
+               Type::Map(Required(6, "key", Type::String()), Optional(7, "value", Type::Int()))),
   });
   // Different column order, large types, narrower ints, no ids.
   auto input = arrow::schema({
@@ -68,11 +68,13 @@ TEST(ConformBatchTest, RetagsUuidDecimalAndUtcSpellings) {
       arrow::field("t", arrow::timestamp(arrow::TimeUnit::MICRO, "Etc/UTC")),
   });
   auto batch = BatchFromJson(
-      input, R"([{"u": "0123456789abcdef", "d": "123.45", "t": 7}, {"u": null, "d": null, "t": null}])");
+      input,
+      R"([{"u": "0123456789abcdef", "d": "123.45", "t": 7}, {"u": null, "d": null, "t": null}])");
   auto conformed = ConformBatch(batch, *schema).value();
   EXPECT_TRUE(conformed->column(0)->type()->Equals(arrow::extension::uuid()));
   EXPECT_TRUE(conformed->column(1)->type()->Equals(arrow::decimal128(10, 2)));
-  EXPECT_TRUE(conformed->column(2)->type()->Equals(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")));
+  EXPECT_TRUE(
+      conformed->column(2)->type()->Equals(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")));
   // Zero-copy: the value buffers are shared.
   EXPECT_EQ(conformed->column_data(1)->buffers[1], batch->column_data(1)->buffers[1]);
   EXPECT_EQ(conformed->column_data(2)->buffers[1], batch->column_data(2)->buffers[1]);
@@ -81,9 +83,10 @@ TEST(ConformBatchTest, RetagsUuidDecimalAndUtcSpellings) {
 TEST(ConformBatchTest, WidensLosslessly) {
   auto schema = MakeSchema({Optional(1, "i", Type::Int()), Optional(2, "l", Type::Long()),
                             Optional(3, "d", Type::Double()), Optional(4, "t", Type::Timestamp())});
-  auto input = arrow::schema({arrow::field("i", arrow::uint16()), arrow::field("l", arrow::uint32()),
-                              arrow::field("d", arrow::float32()),
-                              arrow::field("t", arrow::timestamp(arrow::TimeUnit::MILLI))});
+  auto input =
+      arrow::schema({arrow::field("i", arrow::uint16()), arrow::field("l", arrow::uint32()),
+                     arrow::field("d", arrow::float32()),
+                     arrow::field("t", arrow::timestamp(arrow::TimeUnit::MILLI))});
   auto batch = BatchFromJson(input, R"([{"i": 65535, "l": 4294967295, "d": 0.5, "t": -1},
                                         {"i": null, "l": null, "d": null, "t": null}])");
   auto conformed = ConformBatch(batch, *schema).value();
@@ -96,10 +99,11 @@ TEST(ConformBatchTest, WidensLosslessly) {
 TEST(ConformBatchTest, MissingOptionalColumnsBecomeNulls) {
   auto schema = MakeSchema(
       {Required(1, "id", Type::Long()), Optional(2, "note", Type::String()),
-       Optional(3, "s", Type::Struct({Optional(4, "a", Type::Int()), Optional(5, "b", Type::Int())}))});
-  auto input = arrow::schema(
-      {arrow::field("id", arrow::int64(), false),
-       arrow::field("s", arrow::struct_({arrow::field("a", arrow::int32())}))});
+       Optional(3, "s",
+                Type::Struct({Optional(4, "a", Type::Int()), Optional(5, "b", Type::Int())}))});
+  auto input =
+      arrow::schema({arrow::field("id", arrow::int64(), false),
+                     arrow::field("s", arrow::struct_({arrow::field("a", arrow::int32())}))});
   auto batch = BatchFromJson(input, R"([{"id": 1, "s": {"a": 1}}, {"id": 2, "s": null}])");
   auto conformed = ConformBatch(batch, *schema);
   ASSERT_THAT(conformed, IsOk());
@@ -119,8 +123,9 @@ TEST(ConformBatchTest, RejectsMissingRequiredAndUnknownColumns) {
   auto extra = BatchFromJson(
       arrow::schema({arrow::field("id", arrow::int64()), arrow::field("zzz", arrow::int32())}),
       R"([{"id": 1, "zzz": 1}])");
-  EXPECT_THAT(ConformBatch(extra, *schema),
-              IsErrorWithMessage(ErrorKind::kInvalidArgument, "'zzz' is not in the Iceberg schema"));
+  EXPECT_THAT(
+      ConformBatch(extra, *schema),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument, "'zzz' is not in the Iceberg schema"));
 }
 
 TEST(ConformBatchTest, RejectsTypesThatDoNotFit) {
@@ -128,12 +133,14 @@ TEST(ConformBatchTest, RejectsTypesThatDoNotFit) {
   auto wide = BatchFromJson(
       arrow::schema({arrow::field("i", arrow::int64()), arrow::field("s", arrow::utf8())}),
       R"([{"i": 1, "s": "a"}])");
-  EXPECT_THAT(ConformBatch(wide, *schema),
-              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column 'i': cannot write Arrow type int64"));
+  EXPECT_THAT(
+      ConformBatch(wide, *schema),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column 'i': cannot write Arrow type int64"));
   auto nested = MakeSchema({Optional(1, "s", Type::Struct({Optional(2, "t", Type::Timestamp())}))});
   auto zoned = BatchFromJson(
       arrow::schema({arrow::field(
-          "s", arrow::struct_({arrow::field("t", arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"))}))}),
+          "s",
+          arrow::struct_({arrow::field("t", arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"))}))}),
       R"([{"s": {"t": 1}}])");
   EXPECT_THAT(ConformBatch(zoned, *nested),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column 's.t'"));
@@ -148,9 +155,8 @@ TEST(ConformBatchTest, RequiredFieldsMustNotHoldNulls) {
 }
 
 TEST(ConformBatchTest, RequiredChildMayBeNullUnderNullParent) {
-  auto schema =
-      MakeSchema({Optional(1, "s", Type::Struct({Required(2, "x", Type::Int())})),
-                  Optional(3, "l", Type::List(Required(4, "element", Type::Int())))});
+  auto schema = MakeSchema({Optional(1, "s", Type::Struct({Required(2, "x", Type::Int())})),
+                            Optional(3, "l", Type::List(Required(4, "element", Type::Int())))});
   // The child array has a null only where the struct itself is null.
   auto x = ArrayFromJson(arrow::int32(), "[1, null, 3]");
   auto validity = ArrayFromJson(arrow::boolean(), "[true, false, true]");
@@ -176,8 +182,8 @@ TEST(ConformBatchTest, SlicedBatchesConform) {
       arrow::schema({arrow::field("s", arrow::large_utf8()), arrow::field("i", arrow::int8())}),
       R"([{"s": "a", "i": 1}, {"s": "b", "i": 2}, {"s": "c", "i": 3}])");
   auto conformed = ConformBatch(batch->Slice(1, 2), *schema).value();
-  auto expected = BatchFromJson(ToArrowSchema(*schema).value(),
-                                R"([{"s": "b", "i": 2}, {"s": "c", "i": 3}])");
+  auto expected =
+      BatchFromJson(ToArrowSchema(*schema).value(), R"([{"s": "b", "i": 2}, {"s": "c", "i": 3}])");
   EXPECT_TRUE(conformed->Equals(*expected)) << conformed->ToString();
 }
 

@@ -49,11 +49,12 @@ spec::SchemaPtr WideSchema() {
       Optional(10, "uid", Type::Uuid()),
       Optional(11, "code", Type::Fixed(3)),
       Optional(12, "blob", Type::Binary()),
-      Optional(13, "point",
-               Type::Struct({Optional(14, "x", Type::Double()), Optional(15, "label", Type::String())})),
+      Optional(
+          13, "point",
+          Type::Struct({Optional(14, "x", Type::Double()), Optional(15, "label", Type::String())})),
       Optional(16, "tags", Type::List(Optional(17, "element", Type::String()))),
-      Optional(18, "props", Type::Map(Required(19, "key", Type::String()),
-                                      Optional(20, "value", Type::Long()))),
+      Optional(18, "props",
+               Type::Map(Required(19, "key", Type::String()), Optional(20, "value", Type::Long()))),
       Optional(21, "t", Type::Time()),
       Optional(22, "tsn", Type::TimestampNs()),
   });
@@ -75,8 +76,15 @@ struct WideData {
 WideData MakeWideData(int64_t rows, uint32_t seed) {
   std::mt19937 random(seed);
   auto chance = [&](int percent) { return static_cast<int>(random() % 100) < percent; };
-  const char* words[] = {"alpha", "\xc3\xbc" "ber", "\xe2\x82\xac" "uro", "\xf0\x9f\x98\x80" "smile",
-                         "a-very-long-name-that-is-longer-than-sixteen-code-points", "zeta"};
+  const char* words[] = {"alpha",
+                         "\xc3\xbc"
+                         "ber",
+                         "\xe2\x82\xac"
+                         "uro",
+                         "\xf0\x9f\x98\x80"
+                         "smile",
+                         "a-very-long-name-that-is-longer-than-sixteen-code-points",
+                         "zeta"};
   WideData data;
   data.rows = rows;
   std::string json = "[";
@@ -133,31 +141,32 @@ WideData MakeWideData(int64_t rows, uint32_t seed) {
       return std::string("\"") + (*unscaled < 0 ? "-" : "") + digits + "\"";
     };
     if (i > 0) json += ",";
-    json += "{\"id\":" + std::to_string(id) + ",\"name\":" + quoted(name) +
-            ",\"price\":" + price_json + ",\"ratio\":" + ratio_json +
-            ",\"flag\":" + (chance(20) ? "null" : (chance(50) ? "true" : "false")) +
-            ",\"day\":" + number(day) + ",\"ts\":" + std::to_string(id * 1000003) +
-            ",\"amount\":" + decimal(amount, 2) + ",\"big\":" +
-            decimal(amount ? std::optional<int64_t>(*amount * 7919) : std::nullopt, 4) +
-            ",\"uid\":" + (chance(10) ? "null" : "\"" + std::string(16, 'a' + random() % 26) + "\"") +
-            ",\"code\":\"" + std::string(3, 'A' + random() % 26) + "\"" +
-            ",\"blob\":" + (chance(10) ? "null" : "\"b" + std::to_string(random() % 1000) + "\"") +
-            ",\"point\":" +
-            (point_null ? std::string("null")
-                        : "{\"x\":" + number(x) + ",\"label\":" + quoted(name) + "}") +
-            ",\"tags\":" + (chance(10) ? "null" : "[\"t1\", null, \"t" + std::to_string(i) + "\"]") +
-            ",\"props\":" + (chance(10) ? "null" : "[[\"k\"," + std::to_string(i) + "]]") +
-            ",\"t\":" + std::to_string(random() % 86400000000LL) +
-            ",\"tsn\":" + std::to_string(id * 1000000007LL) + "}";
+    json +=
+        "{\"id\":" + std::to_string(id) + ",\"name\":" + quoted(name) + ",\"price\":" + price_json +
+        ",\"ratio\":" + ratio_json +
+        ",\"flag\":" + (chance(20) ? "null" : (chance(50) ? "true" : "false")) +
+        ",\"day\":" + number(day) + ",\"ts\":" + std::to_string(id * 1000003) +
+        ",\"amount\":" + decimal(amount, 2) +
+        ",\"big\":" + decimal(amount ? std::optional<int64_t>(*amount * 7919) : std::nullopt, 4) +
+        ",\"uid\":" + (chance(10) ? "null" : "\"" + std::string(16, 'a' + random() % 26) + "\"") +
+        ",\"code\":\"" + std::string(3, 'A' + random() % 26) + "\"" +
+        ",\"blob\":" + (chance(10) ? "null" : "\"b" + std::to_string(random() % 1000) + "\"") +
+        ",\"point\":" +
+        (point_null ? std::string("null")
+                    : "{\"x\":" + number(x) + ",\"label\":" + quoted(name) + "}") +
+        ",\"tags\":" + (chance(10) ? "null" : "[\"t1\", null, \"t" + std::to_string(i) + "\"]") +
+        ",\"props\":" + (chance(10) ? "null" : "[[\"k\"," + std::to_string(i) + "]]") +
+        ",\"t\":" + std::to_string(random() % 86400000000LL) +
+        ",\"tsn\":" + std::to_string(id * 1000000007LL) + "}";
   }
   json += "]";
   // JSON cannot build arrow.uuid values: build fixed_size_binary(16) and let
   // ConformBatch retag it.
   auto arrow_schema = ToArrowSchema(*WideSchema()).value();
   int uid = arrow_schema->GetFieldIndex("uid");
-  arrow_schema = arrow_schema
-                     ->SetField(uid, arrow_schema->field(uid)->WithType(arrow::fixed_size_binary(16)))
-                     .ValueOrDie();
+  arrow_schema =
+      arrow_schema->SetField(uid, arrow_schema->field(uid)->WithType(arrow::fixed_size_binary(16)))
+          .ValueOrDie();
   data.batch = ConformBatch(BatchFromJson(arrow_schema, json), *WideSchema()).value();
   return data;
 }
@@ -208,8 +217,9 @@ TEST(ParquetDataWriterTest, ReadsBackRowForRow) {
   TempDir dir;
   auto schema = WideSchema();
   auto data = MakeWideData(500, 2);
-  ASSERT_THAT(WriteFile(dir.Path("f.parquet"), schema, {data.batch->Slice(0, 200), data.batch->Slice(200)}),
-              IsOk());
+  ASSERT_THAT(
+      WriteFile(dir.Path("f.parquet"), schema, {data.batch->Slice(0, 200), data.batch->Slice(200)}),
+      IsOk());
   auto table = ReadTable(dir.Path("f.parquet"));
   auto expected = testing::AsTable(data.batch);
   ASSERT_TRUE(table->schema()->Equals(*expected->schema(), /*check_metadata=*/false))
@@ -230,7 +240,8 @@ TEST(ParquetDataWriterTest, MetricsMatchTheData) {
 
   EXPECT_EQ(file->file_format, spec::FileFormat::kParquet);
   EXPECT_EQ(file->record_count, data.rows);
-  EXPECT_EQ(file->file_size_in_bytes, static_cast<int64_t>(ReadBytes(dir.Path("f.parquet")).size()));
+  EXPECT_EQ(file->file_size_in_bytes,
+            static_cast<int64_t>(ReadBytes(dir.Path("f.parquet")).size()));
 
   // Column sizes: every leaf, list and map elements included.
   std::map<int32_t, int64_t> sizes;
@@ -281,7 +292,8 @@ TEST(ParquetDataWriterTest, MetricsMatchTheData) {
             *std::max_element(data.ids.begin(), data.ids.end()));
   double min_price = INFINITY, max_price = -INFINITY;
   for (auto p : data.prices) {
-    if (p && !std::isnan(*p)) min_price = std::min(min_price, *p), max_price = std::max(max_price, *p);
+    if (p && !std::isnan(*p))
+      min_price = std::min(min_price, *p), max_price = std::max(max_price, *p);
   }
   EXPECT_EQ(Decode<double>(file->lower_bounds.at(3)), min_price);
   EXPECT_EQ(Decode<double>(file->upper_bounds.at(3)), max_price);
@@ -340,8 +352,8 @@ namespace {
 
 spec::SchemaPtr StringsSchema() {
   return MakeSchema({Optional(1, "s", Type::String()), Optional(2, "b", Type::Binary()),
-                     Optional(3, "f", Type::Double()), Optional(4, "p",
-                     Type::Struct({Optional(5, "q", Type::String())}))});
+                     Optional(3, "f", Type::Double()),
+                     Optional(4, "p", Type::Struct({Optional(5, "q", Type::String())}))});
 }
 
 std::shared_ptr<arrow::RecordBatch> StringsBatch(const std::string& rows) {
@@ -362,7 +374,8 @@ TEST(ParquetDataWriterTest, TruncatedUpperBoundCarriesOrIsDropped) {
   arrow::BinaryBuilder bytes;
   ASSERT_TRUE(bytes.Append(std::string(20, '\xff')).ok());
   ASSERT_TRUE(bytes.Append("short").ok());
-  auto batch = json->SetColumn(1, json->schema()->field(1), bytes.Finish().ValueOrDie()).ValueOrDie();
+  auto batch =
+      json->SetColumn(1, json->schema()->field(1), bytes.Finish().ValueOrDie()).ValueOrDie();
   auto file = WriteFile(dir.Path("f.parquet"), StringsSchema(), {batch});
   ASSERT_THAT(file, IsOk());
   EXPECT_EQ(file->lower_bounds.at(1), "Zebra");
@@ -460,8 +473,10 @@ TEST(ParquetDataWriterTest, CompressionCodecFromProperties) {
   TempDir dir;
   auto data = MakeWideData(200, 5);
   const std::pair<const char*, parquet::Compression::type> codecs[] = {
-      {"zstd", parquet::Compression::ZSTD},   {"snappy", parquet::Compression::SNAPPY},
-      {"gzip", parquet::Compression::GZIP},   {"lz4", parquet::Compression::LZ4},
+      {"zstd", parquet::Compression::ZSTD},
+      {"snappy", parquet::Compression::SNAPPY},
+      {"gzip", parquet::Compression::GZIP},
+      {"lz4", parquet::Compression::LZ4},
       {"UNCOMPRESSED", parquet::Compression::UNCOMPRESSED},
   };
   for (const auto& [name, codec] : codecs) {
@@ -487,12 +502,14 @@ TEST(ParquetDataWriterTest, CompressionCodecFromProperties) {
 TEST(ParquetDataWriterTest, CompressionLevelFromProperties) {
   TempDir dir;
   auto data = MakeWideData(3000, 6);
-  ASSERT_THAT(WriteFile(dir.Path("fast.parquet"), WideSchema(), {data.batch},
-                        {{spec::kParquetCompression, "zstd"}, {spec::kParquetCompressionLevel, "1"}}),
-              IsOk());
-  ASSERT_THAT(WriteFile(dir.Path("small.parquet"), WideSchema(), {data.batch},
-                        {{spec::kParquetCompression, "zstd"}, {spec::kParquetCompressionLevel, "19"}}),
-              IsOk());
+  ASSERT_THAT(
+      WriteFile(dir.Path("fast.parquet"), WideSchema(), {data.batch},
+                {{spec::kParquetCompression, "zstd"}, {spec::kParquetCompressionLevel, "1"}}),
+      IsOk());
+  ASSERT_THAT(
+      WriteFile(dir.Path("small.parquet"), WideSchema(), {data.batch},
+                {{spec::kParquetCompression, "zstd"}, {spec::kParquetCompressionLevel, "19"}}),
+      IsOk());
   std::string fast = ReadBytes(dir.Path("fast.parquet"));
   std::string small = ReadBytes(dir.Path("small.parquet"));
   EXPECT_NE(fast, small);
@@ -507,10 +524,11 @@ std::shared_ptr<arrow::RecordBatch> NumbersBatch(int64_t rows, uint32_t seed) {
     EXPECT_TRUE(ids.Append(static_cast<int64_t>(random())).ok());
     EXPECT_TRUE(names.Append("name-" + std::to_string(random() % 1000000)).ok());
   }
-  auto schema = ToArrowSchema(*MakeSchema(
-                                  {Required(1, "id", Type::Long()), Optional(2, "name", Type::String())}))
+  auto schema = ToArrowSchema(*MakeSchema({Required(1, "id", Type::Long()),
+                                           Optional(2, "name", Type::String())}))
                     .value();
-  return arrow::RecordBatch::Make(schema, rows, {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
+  return arrow::RecordBatch::Make(schema, rows,
+                                  {ids.Finish().ValueOrDie(), names.Finish().ValueOrDie()});
 }
 
 spec::SchemaPtr NumbersSchema() {
@@ -578,14 +596,15 @@ TEST(ParquetDataWriterTest, RollingWriterHonoursTargetFileSize) {
   constexpr int64_t kTarget = 256 * 1024;
   auto batch = NumbersBatch(200000, 9);
   auto io = io::NewLocalFileIO();
-  auto options = DataWriterOptions::FromProperties(
-                     {{spec::kTargetFileSizeBytes, std::to_string(kTarget)},
-                      {spec::kParquetRowGroupSizeBytes, "65536"}})
-                     .value();
+  auto options =
+      DataWriterOptions::FromProperties({{spec::kTargetFileSizeBytes, std::to_string(kTarget)},
+                                         {spec::kParquetRowGroupSizeBytes, "65536"}})
+          .value();
   int next = 0;
-  RollingDataWriter writer(io, NumbersSchema(), options,
-                           [&] { return dir.Path("part-" + std::to_string(next++) + ".parquet"); },
-                           {Literal::Int(7)}, 3);
+  RollingDataWriter writer(
+      io, NumbersSchema(), options,
+      [&] { return dir.Path("part-" + std::to_string(next++) + ".parquet"); }, {Literal::Int(7)},
+      3);
   for (int64_t offset = 0; offset < batch->num_rows(); offset += 30000) {
     ASSERT_THAT(writer.Write(batch->Slice(offset, 30000)), IsOk());
   }
@@ -642,7 +661,8 @@ TEST(ParquetDataWriterTest, ErrorsAreReported) {
   EXPECT_THAT(ParquetDataWriter::Open(*io, dir.Path("f.parquet"), NumbersSchema(), {}),
               IsError(ErrorKind::kAlreadyExists));
   auto writer = ParquetDataWriter::Open(*io, dir.Path("g.parquet"), NumbersSchema(), {}).value();
-  auto wrong = BatchFromJson(arrow::schema({arrow::field("id", arrow::utf8())}), R"([{"id": "x"}])");
+  auto wrong =
+      BatchFromJson(arrow::schema({arrow::field("id", arrow::utf8())}), R"([{"id": "x"}])");
   EXPECT_THAT(writer->Write(wrong), IsError(ErrorKind::kInvalidArgument));
   ASSERT_THAT(writer->Close(), IsOk());
   EXPECT_THAT(writer->Write(NumbersBatch(1, 1)), IsError(ErrorKind::kInvalidArgument));

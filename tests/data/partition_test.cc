@@ -85,9 +85,9 @@ TEST(PartitionSplitterTest, SplitsInFirstSeenOrderAndKeepsRowOrder) {
 }
 
 TEST(PartitionSplitterTest, SinglePartitionAndRunsAreZeroCopy) {
-  auto splitter = PartitionSplitter::Make(
-                      EventsSchema(), Spec({Field(3, 1000, "ts_day", Transform::Day())}))
-                      .value();
+  auto splitter =
+      PartitionSplitter::Make(EventsSchema(), Spec({Field(3, 1000, "ts_day", Transform::Day())}))
+          .value();
   constexpr int64_t kDay = 86'400'000'000LL;
   auto one = Events(R"([{"id": 1, "ts": 5}, {"id": 2, "ts": 6}])");
   auto parts = splitter.Split(one).value();
@@ -105,12 +105,11 @@ TEST(PartitionSplitterTest, SinglePartitionAndRunsAreZeroCopy) {
 }
 
 TEST(PartitionSplitterTest, MultipleFieldsNestedSourceAndVoid) {
-  auto splitter =
-      PartitionSplitter::Make(EventsSchema(),
-                              Spec({Field(5, 1000, "region", Transform::Identity()),
-                                    Field(1, 1001, "id_bucket", Transform::Bucket(2)),
-                                    Field(2, 1002, "dropped", Transform::Void())}))
-          .value();
+  auto splitter = PartitionSplitter::Make(EventsSchema(),
+                                          Spec({Field(5, 1000, "region", Transform::Identity()),
+                                                Field(1, 1001, "id_bucket", Transform::Bucket(2)),
+                                                Field(2, 1002, "dropped", Transform::Void())}))
+                      .value();
   auto batch = Events(R"([{"id": 1, "meta": {"region": "eu"}}, {"id": 2, "meta": {"region": "eu"}},
                           {"id": 3, "meta": null}, {"id": 4, "meta": {"region": null}}])");
   auto parts = splitter.Split(batch).value();
@@ -137,29 +136,29 @@ TEST(PartitionSplitterTest, InterleavedRowsAreGathered) {
                       .value();
   std::string rows = "[";
   for (int i = 0; i < 100; ++i) {
-    rows += (i ? "," : "") + std::string("{\"id\": ") + std::to_string(i) +
-            ", \"tags\": [\"t" + std::to_string(i) + "\"]}";
+    rows += (i ? "," : "") + std::string("{\"id\": ") + std::to_string(i) + ", \"tags\": [\"t" +
+            std::to_string(i) + "\"]}";
   }
   auto batch = Events(rows + "]");
   auto parts = splitter.Split(batch).value();
   ASSERT_EQ(parts.size(), 50U);
   for (size_t p = 0; p < parts.size(); ++p) {
     EXPECT_EQ(parts[p].partition, std::vector<Literal>{Literal::Long(2 * static_cast<int64_t>(p))});
-    EXPECT_EQ(Ids(*parts[p].batch), (std::vector<int64_t>{2 * static_cast<int64_t>(p),
-                                                           2 * static_cast<int64_t>(p) + 1}));
+    EXPECT_EQ(Ids(*parts[p].batch),
+              (std::vector<int64_t>{2 * static_cast<int64_t>(p), 2 * static_cast<int64_t>(p) + 1}));
   }
 }
 
 TEST(PartitionSplitterTest, RejectsBadSpecs) {
-  EXPECT_THAT(PartitionSplitter::Make(EventsSchema(),
-                                      Spec({Field(99, 1000, "x", Transform::Identity())})),
-              IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(PartitionSplitter::Make(EventsSchema(),
-                                      Spec({Field(7, 1000, "tag", Transform::Identity())})),
-              IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(PartitionSplitter::Make(EventsSchema(),
-                                      Spec({Field(2, 1000, "c", Transform::Year())})),
-              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(
+      PartitionSplitter::Make(EventsSchema(), Spec({Field(99, 1000, "x", Transform::Identity())})),
+      IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(
+      PartitionSplitter::Make(EventsSchema(), Spec({Field(7, 1000, "tag", Transform::Identity())})),
+      IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(
+      PartitionSplitter::Make(EventsSchema(), Spec({Field(2, 1000, "c", Transform::Year())})),
+      IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(PartitionSplitter::Make(
                   EventsSchema(), Spec({Field(2, 1000, "c", Transform::Parse("zorder").value())})),
               IsError(ErrorKind::kUnsupported));
@@ -172,22 +171,25 @@ TEST(FanoutDataWriterTest, OneFileSetPerPartition) {
                     Field(3, 1001, "ts_hour", Transform::Hour())},
                    5);
   std::vector<std::vector<Literal>> seen;
-  auto writer = FanoutDataWriter::Make(
-      io::NewLocalFileIO(), schema, spec, DataWriterOptions(),
-      [&](const std::vector<Literal>& partition) {
-        seen.push_back(partition);
-        return dir.Path(PartitionPath(*spec, *schema, partition).value() + "/" +
-                        std::to_string(seen.size()) + ".parquet");
-      });
+  auto writer =
+      FanoutDataWriter::Make(io::NewLocalFileIO(), schema, spec, DataWriterOptions(),
+                             [&](const std::vector<Literal>& partition) {
+                               seen.push_back(partition);
+                               return dir.Path(PartitionPath(*spec, *schema, partition).value() +
+                                               "/" + std::to_string(seen.size()) + ".parquet");
+                             });
   ASSERT_THAT(writer, IsOk());
   constexpr int64_t kHour = 3'600'000'000LL;
   auto h = [](int64_t hours) { return std::to_string(hours * kHour); };
   ASSERT_THAT((*writer)->Write(Events(R"([{"id": 1, "category": "x", "ts": )" + h(0) + R"(},
-      {"id": 2, "category": "y y", "ts": )" + h(-1) + R"(},
-      {"id": 3, "category": "x", "ts": )" + h(0) + R"(}])")),
+      {"id": 2, "category": "y y", "ts": )" +
+                                      h(-1) + R"(},
+      {"id": 3, "category": "x", "ts": )" +
+                                      h(0) + R"(}])")),
               IsOk());
   ASSERT_THAT((*writer)->Write(Events(R"([{"id": 4, "category": null, "ts": null},
-      {"id": 5, "category": "x", "ts": )" + h(0) + R"(}])")),
+      {"id": 5, "category": "x", "ts": )" +
+                                      h(0) + R"(}])")),
               IsOk());
   auto files = (*writer)->Close();
   ASSERT_THAT(files, IsOk());
@@ -231,8 +233,9 @@ TEST(PartitionPathTest, HumanStringsLikeIcebergJava) {
   EXPECT_EQ(human(Transform::Identity(), Type::TimestampTz(),
                   Literal(Type::TimestampTz(), int64_t{1510871468000001})),
             "2017-11-16T22:31:08.000001Z");
-  EXPECT_EQ(human(Transform::Identity(), Type::Timestamp(), Literal(Type::Timestamp(), int64_t{-1})),
-            "1969-12-31T23:59:59.999999");
+  EXPECT_EQ(
+      human(Transform::Identity(), Type::Timestamp(), Literal(Type::Timestamp(), int64_t{-1})),
+      "1969-12-31T23:59:59.999999");
   EXPECT_EQ(human(Transform::Identity(), Type::Time(), Literal(Type::Time(), int64_t{36000000000})),
             "10:00");
   EXPECT_EQ(human(Transform::Identity(), Type::Decimal(9, 2),
@@ -248,8 +251,8 @@ TEST(PartitionPathTest, HumanStringsLikeIcebergJava) {
 
 TEST(PartitionPathTest, EscapesNamesAndValues) {
   auto schema = MakeSchema({Optional(1, "a b", Type::String()), Optional(2, "d", Type::Date())});
-  auto spec = Spec({Field(1, 1000, "a b", Transform::Identity()),
-                    Field(2, 1001, "d/day", Transform::Day())});
+  auto spec = Spec(
+      {Field(1, 1000, "a b", Transform::Identity()), Field(2, 1001, "d/day", Transform::Day())});
   auto path = PartitionPath(*spec, *schema, {Literal::String("x/y=z&\u00fc"), Literal::Date(-1)});
   ASSERT_THAT(path, IsOk());
   EXPECT_EQ(*path, "a+b=x%2Fy%3Dz%26%C3%BC/d%2Fday=1969-12-31");

@@ -59,13 +59,12 @@ TEST(TransformArrayTest, BucketIntLongDateTimeTimestamp) {
   ExpectArray(Apply(Transform::Bucket(n), Type::Time(),
                     ArrayFromJson(arrow::time64(arrow::TimeUnit::MICRO), "[81068000000]")),
               arrow::int32(), "[" + std::to_string(Bucket(-662762989, n)) + "]");
-  ExpectArray(
-      Apply(Transform::Bucket(n), Type::TimestampTz(),
-            ArrayFromJson(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
-                          "[1510871468000000, 1510871468000001]")),
-      arrow::int32(),
-      "[" + std::to_string(Bucket(-2047944441, n)) + ", " + std::to_string(Bucket(-1207196810, n)) +
-          "]");
+  ExpectArray(Apply(Transform::Bucket(n), Type::TimestampTz(),
+                    ArrayFromJson(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
+                                  "[1510871468000000, 1510871468000001]")),
+              arrow::int32(),
+              "[" + std::to_string(Bucket(-2047944441, n)) + ", " +
+                  std::to_string(Bucket(-1207196810, n)) + "]");
   ExpectArray(Apply(Transform::Bucket(n), Type::TimestampNs(),
                     ArrayFromJson(arrow::timestamp(arrow::TimeUnit::NANO),
                                   "[1510871468000000000, 1510871468000001001]")),
@@ -109,9 +108,9 @@ TEST(TransformArrayTest, TruncateIntegersRoundTowardsNegativeInfinity) {
                     ArrayFromJson(arrow::int64(), "[1, -1, 9223372036854775807]")),
               arrow::int64(), "[0, -10, 9223372036854775800]");
   // At the bottom of the range Iceberg Java wraps around; so do we.
-  ExpectArray(Apply(Transform::Truncate(10), Type::Int(),
-                    ArrayFromJson(arrow::int32(), "[-2147483648]")),
-              arrow::int32(), "[2147483646]");
+  ExpectArray(
+      Apply(Transform::Truncate(10), Type::Int(), ArrayFromJson(arrow::int32(), "[-2147483648]")),
+      arrow::int32(), "[2147483646]");
 }
 
 TEST(TransformArrayTest, TruncateDecimalUsesTheUnscaledValue) {
@@ -122,10 +121,11 @@ TEST(TransformArrayTest, TruncateDecimalUsesTheUnscaledValue) {
 }
 
 TEST(TransformArrayTest, TruncateStringsByCodePoints) {
-  ExpectArray(Apply(Transform::Truncate(3), Type::String(),
-                    ArrayFromJson(arrow::utf8(),
-                                  R"(["iceberg", "ab", "", "\u00fc\u20ac\ud83d\ude00\u00fc", null])")),
-              arrow::utf8(), R"(["ice", "ab", "", "\u00fc\u20ac\ud83d\ude00", null])");
+  ExpectArray(
+      Apply(Transform::Truncate(3), Type::String(),
+            ArrayFromJson(arrow::utf8(),
+                          R"(["iceberg", "ab", "", "\u00fc\u20ac\ud83d\ude00\u00fc", null])")),
+      arrow::utf8(), R"(["ice", "ab", "", "\u00fc\u20ac\ud83d\ude00", null])");
 }
 
 TEST(TransformArrayTest, TruncateBinaryByBytes) {
@@ -194,8 +194,9 @@ TEST(TransformArrayTest, YearAndMonthMatchTheCivilCalendar) {
 }
 
 TEST(TransformArrayTest, RejectsMismatchedTransforms) {
-  EXPECT_THAT(ApplyTransform(Transform::Hour(), Type::Date(), ArrayFromJson(arrow::date32(), "[1]")),
-              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(
+      ApplyTransform(Transform::Hour(), Type::Date(), ArrayFromJson(arrow::date32(), "[1]")),
+      IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ApplyTransform(Transform::Year(), Type::Date(), ArrayFromJson(arrow::int64(), "[1]")),
               IsError(ErrorKind::kInvalidArgument));
   auto unknown = Transform::Parse("zorder").value();

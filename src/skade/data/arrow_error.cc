@@ -5,8 +5,7 @@ namespace skade::data {
 Status FromArrowStatus(const arrow::Status& status, std::string_view context) {
   if (status.ok()) return OkStatus();
   ErrorKind kind = ErrorKind::kInternal;
-  if (status.IsInvalid() || status.IsTypeError() || status.IsIndexError() ||
-      status.IsKeyError()) {
+  if (status.IsInvalid() || status.IsTypeError() || status.IsIndexError() || status.IsKeyError()) {
     kind = ErrorKind::kInvalidArgument;
   } else if (status.IsNotImplemented()) {
     kind = ErrorKind::kUnsupported;

@@ -47,8 +47,7 @@ auto CatchArrowExceptions(std::string_view context, Fn&& fn) -> decltype(fn()) {
 }  // namespace skade::data
 
 /// SKADE_RETURN_NOT_OK for an expression returning arrow::Status.
-#define SKADE_RETURN_NOT_OK_ARROW(expr) \
-  SKADE_RETURN_NOT_OK(::skade::data::FromArrowStatus((expr)))
+#define SKADE_RETURN_NOT_OK_ARROW(expr) SKADE_RETURN_NOT_OK(::skade::data::FromArrowStatus((expr)))
 
 /// SKADE_ASSIGN_OR_RAISE for an expression returning arrow::Result<T>.
 #define SKADE_ASSIGN_OR_RAISE_ARROW(lhs, expr) \

@@ -45,8 +45,9 @@ Result<Literal> LiteralFromArrow(const arrow::Array& array, int64_t index,
       return Literal(type, data.GetValues<double>(1)[index]);
     case TypeId::kDecimal:
       if (id != arrow::Type::DECIMAL128) break;
-      return Literal(type, MinimalBigEndian(FromArrowDecimal128(
-                               static_cast<const arrow::Decimal128Array&>(storage).GetValue(index))));
+      return Literal(type,
+                     MinimalBigEndian(FromArrowDecimal128(
+                         static_cast<const arrow::Decimal128Array&>(storage).GetValue(index))));
     case TypeId::kString:
     case TypeId::kBinary:
     case TypeId::kFixed:

@@ -136,7 +136,8 @@ Result<PendingField> FromArrowField(const arrow::Field& field, const std::string
     case arrow::Type::LIST:
     case arrow::Type::LARGE_LIST: {
       out.kind = TypeId::kList;
-      SKADE_ASSIGN_OR_RAISE(auto element, FromArrowField(*type.field(0), ChildPath(path, "element")));
+      SKADE_ASSIGN_OR_RAISE(auto element,
+                            FromArrowField(*type.field(0), ChildPath(path, "element")));
       element.name = "element";
       out.children.push_back(std::move(element));
       return out;

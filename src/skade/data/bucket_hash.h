@@ -32,8 +32,6 @@ int32_t BucketHashFloat(float value);
 int32_t BucketHashDouble(double value);
 
 /// The bucket of a hash: (hash & INT32_MAX) % buckets. `buckets` > 0.
-inline int32_t BucketOf(int32_t hash, int32_t buckets) {
-  return (hash & 0x7FFFFFFF) % buckets;
-}
+inline int32_t BucketOf(int32_t hash, int32_t buckets) { return (hash & 0x7FFFFFFF) % buckets; }
 
 }  // namespace skade::data

@@ -41,12 +41,11 @@ std::shared_ptr<ArrayData> Retag(const std::shared_ptr<ArrayData>& data,
 }
 
 Result<std::shared_ptr<ArrayData>> CastTo(const std::shared_ptr<ArrayData>& data,
-                                         const std::shared_ptr<arrow::DataType>& type,
-                                         const std::string& path) {
-  SKADE_ASSIGN_OR_RAISE(
-      arrow::Datum cast,
-      FromArrowResult(arrow::compute::Cast(arrow::Datum(data), type),
-                      StrCat("Column '", path, "'")));
+                                          const std::shared_ptr<arrow::DataType>& type,
+                                          const std::string& path) {
+  SKADE_ASSIGN_OR_RAISE(arrow::Datum cast,
+                        FromArrowResult(arrow::compute::Cast(arrow::Datum(data), type),
+                                        StrCat("Column '", path, "'")));
   return cast.array();
 }
 
@@ -286,9 +285,9 @@ Result<ConformedColumn> Conform(const std::shared_ptr<ArrayData>& data, const Ne
   if (target.required && HasNullUnderValidParent(*out.data, parent)) {
     return InvalidArgument("Column '", path, "' is required but has null values");
   }
-  out.field = arrow::field(
-      target.name, out.data->type, !target.required,
-      arrow::key_value_metadata({kParquetFieldIdKey}, {std::to_string(target.id)}));
+  out.field =
+      arrow::field(target.name, out.data->type, !target.required,
+                   arrow::key_value_metadata({kParquetFieldIdKey}, {std::to_string(target.id)}));
   return out;
 }
 

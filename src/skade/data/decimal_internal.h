@@ -34,7 +34,8 @@ inline std::string MinimalBigEndian(Int128 value) {
 /// Sign-extends big-endian two's complement bytes (at most 16).
 inline Int128 FromBigEndian(std::string_view bytes) {
   if (bytes.empty()) return 0;
-  unsigned __int128 bits = (static_cast<unsigned char>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+  unsigned __int128 bits =
+      (static_cast<unsigned char>(bytes[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
   for (unsigned char byte : bytes) bits = (bits << 8) | byte;
   return static_cast<Int128>(bits);
 }

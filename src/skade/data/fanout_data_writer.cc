@@ -51,9 +51,13 @@ Result<std::unique_ptr<FanoutDataWriter>> FanoutDataWriter::Make(std::shared_ptr
                                                                  DataWriterOptions options,
                                                                  NextLocation next_location) {
   SKADE_ASSIGN_OR_RAISE(auto splitter, PartitionSplitter::Make(schema, std::move(spec)));
-  auto impl = std::unique_ptr<Impl>(new Impl{std::move(io), std::move(schema),
-                                             std::move(splitter), std::move(options),
-                                             std::move(next_location), {}, {}});
+  auto impl = std::unique_ptr<Impl>(new Impl{std::move(io),
+                                             std::move(schema),
+                                             std::move(splitter),
+                                             std::move(options),
+                                             std::move(next_location),
+                                             {},
+                                             {}});
   return std::unique_ptr<FanoutDataWriter>(new FanoutDataWriter(std::move(impl)));
 }
 

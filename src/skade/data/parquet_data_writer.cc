@@ -212,9 +212,9 @@ Result<spec::DataFile> ParquetDataWriter::Close() {
     return OkStatus();
   }));
   SKADE_RETURN_NOT_OK(impl.file->Close());
-  SKADE_ASSIGN_OR_RAISE(auto data_file, DataFileFromParquetFooter(*footer, *impl.schema,
-                                                                  impl.options.metrics,
-                                                                  &impl.nan_counts));
+  SKADE_ASSIGN_OR_RAISE(
+      auto data_file,
+      DataFileFromParquetFooter(*footer, *impl.schema, impl.options.metrics, &impl.nan_counts));
   data_file.file_path = impl.location;
   data_file.file_size_in_bytes = impl.file->BytesWritten();
   return data_file;

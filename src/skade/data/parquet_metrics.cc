@@ -1,10 +1,9 @@
 #include "skade/data/parquet_metrics.h"
 
+#include <absl/container/flat_hash_set.h>
 #include <parquet/metadata.h>
 #include <parquet/schema.h>
 #include <parquet/statistics.h>
-
-#include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
 #include <cmath>
@@ -80,10 +79,9 @@ std::optional<std::string> IcebergBound(const spec::Type& type, parquet::Type::t
       break;
   }
   if (physical == parquet::Type::INT96) return std::nullopt;
-  size_t expected = physical == parquet::Type::INT32 || physical == parquet::Type::FLOAT ? 4
-                    : physical == parquet::Type::INT64 || physical == parquet::Type::DOUBLE
-                        ? 8
-                        : 0;
+  size_t expected = physical == parquet::Type::INT32 || physical == parquet::Type::FLOAT    ? 4
+                    : physical == parquet::Type::INT64 || physical == parquet::Type::DOUBLE ? 8
+                                                                                            : 0;
   if (expected != 0 && encoded.size() != expected) return std::nullopt;
   return encoded;
 }
@@ -134,8 +132,8 @@ struct ColumnMetrics {
 void CollectRepeated(const spec::NestedField& field, bool in_repeated,
                      absl::flat_hash_set<int32_t>* out) {
   if (in_repeated) out->insert(field.id);
-  bool children_repeated = in_repeated || field.type->id() == TypeId::kList ||
-                           field.type->id() == TypeId::kMap;
+  bool children_repeated =
+      in_repeated || field.type->id() == TypeId::kList || field.type->id() == TypeId::kMap;
   for (const auto& child : field.type->fields()) CollectRepeated(child, children_repeated, out);
 }
 
@@ -218,9 +216,8 @@ Result<spec::DataFile> Compute(const parquet::FileMetaData& footer, const spec::
     }
     if (row_group->num_columns() > 0) {
       auto first = row_group->ColumnChunk(0);
-      bool dictionary_first =
-          first->has_dictionary_page() && first->dictionary_page_offset() > 0 &&
-          first->dictionary_page_offset() < first->data_page_offset();
+      bool dictionary_first = first->has_dictionary_page() && first->dictionary_page_offset() > 0 &&
+                              first->dictionary_page_offset() < first->data_page_offset();
       file.split_offsets.push_back(dictionary_first ? first->dictionary_page_offset()
                                                     : first->data_page_offset());
     }

@@ -94,8 +94,8 @@ std::string UuidString(std::string_view bytes) {
 std::string Int128ToString(Int128 value) {
   if (value == 0) return "0";
   bool negative = value < 0;
-  auto magnitude = negative ? -static_cast<unsigned __int128>(value)
-                            : static_cast<unsigned __int128>(value);
+  auto magnitude =
+      negative ? -static_cast<unsigned __int128>(value) : static_cast<unsigned __int128>(value);
   std::string digits;
   while (magnitude > 0) {
     digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
@@ -167,8 +167,8 @@ std::string UrlEncode(std::string_view text) {
 
 }  // namespace
 
-std::string PartitionValueToHumanString(const spec::Transform& transform,
-                                        const spec::Type& source, const spec::Literal& value) {
+std::string PartitionValueToHumanString(const spec::Transform& transform, const spec::Type& source,
+                                        const spec::Literal& value) {
   if (value.is_null()) return "null";
   switch (transform.kind()) {
     case TransformKind::kIdentity:

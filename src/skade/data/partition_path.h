@@ -21,8 +21,8 @@ namespace skade::data {
 /// "2017", month "2017-11", hour "2017-11-16-22", timestamps in ISO-8601
 /// (with "Z" when zoned), binary and fixed in base64, uuids in their
 /// canonical form, decimals in plain notation, other values in decimal.
-std::string PartitionValueToHumanString(const spec::Transform& transform,
-                                        const spec::Type& source, const spec::Literal& value);
+std::string PartitionValueToHumanString(const spec::Transform& transform, const spec::Type& source,
+                                        const spec::Literal& value);
 
 /// "name=value/…" for `partition` (one value per field of `spec`), names and
 /// human values URL-encoded as Java's URLEncoder does. kInvalidArgument

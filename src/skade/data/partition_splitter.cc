@@ -93,8 +93,7 @@ Result<PartitionSplitter> PartitionSplitter::Make(spec::SchemaPtr schema,
   std::vector<Field> fields;
   for (const auto& partition_field : spec->fields) {
     if (!partition_field.source_ids.empty() && partition_field.source_ids.size() != 1) {
-      return Unsupported("Partition field '", partition_field.name,
-                         "' has several source columns");
+      return Unsupported("Partition field '", partition_field.name, "' has several source columns");
     }
     Field field;
     field.transform = partition_field.transform;
@@ -132,8 +131,9 @@ Result<std::vector<std::shared_ptr<arrow::Array>>> PartitionSplitter::PartitionC
         return InvalidArgument("Batch column is not a struct where the schema has one");
       }
       // Flattening folds the struct's nulls into the child's.
-      SKADE_ASSIGN_OR_RAISE_ARROW(source, static_cast<const arrow::StructArray&>(*source)
-                                              .GetFlattenedField(field.path[depth]));
+      SKADE_ASSIGN_OR_RAISE_ARROW(
+          source,
+          static_cast<const arrow::StructArray&>(*source).GetFlattenedField(field.path[depth]));
     }
     SKADE_ASSIGN_OR_RAISE(auto transformed,
                           ApplyTransform(field.transform, field.source_type, source));

@@ -30,10 +30,10 @@ struct CivilDate {
 inline CivilDate CivilFromDays(int64_t days) {
   int64_t z = days + 719468;
   int64_t era = FloorDiv(z, 146097);
-  int64_t doe = z - era * 146097;                                        // [0, 146096]
+  int64_t doe = z - era * 146097;                                       // [0, 146096]
   int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                 // [0, 365]
-  int64_t mp = (5 * doy + 2) / 153;                                      // [0, 11]
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                // [0, 365]
+  int64_t mp = (5 * doy + 2) / 153;                                     // [0, 11]
   auto day = static_cast<int32_t>(doy - (153 * mp + 2) / 5 + 1);
   auto month = static_cast<int32_t>(mp < 10 ? mp + 3 : mp - 9);
   return {yoe + era * 400 + (month <= 2 ? 1 : 0), month, day};

@@ -103,8 +103,7 @@ Result<std::shared_ptr<arrow::Array>> Bucket(int32_t buckets, const spec::Type& 
       if (values.type_id() != arrow::Type::DECIMAL128) break;
       const auto& decimals = static_cast<const arrow::Decimal128Array&>(values);
       return MapValues<arrow::Int32Builder>(values, int32, [&](int64_t i) {
-        return bucket(
-            BucketHashBytes(MinimalBigEndian(FromArrowDecimal128(decimals.GetValue(i)))));
+        return bucket(BucketHashBytes(MinimalBigEndian(FromArrowDecimal128(decimals.GetValue(i)))));
       });
     }
     case TypeId::kString:
@@ -215,8 +214,8 @@ Result<std::shared_ptr<arrow::Array>> Temporal(TransformKind kind, const spec::T
       return from_days(FloorDiv(micros(i), kMicrosPerDay));
     });
   }
-  return InvalidArgument("Cannot apply a time transform to Arrow type ",
-                         values->type()->ToString(), " as ", source.ToString());
+  return InvalidArgument("Cannot apply a time transform to Arrow type ", values->type()->ToString(),
+                         " as ", source.ToString());
 }
 
 }  // namespace

@@ -13,8 +13,11 @@ constexpr uint32_t kMaxCodePoint = 0x10FFFF;
 size_t SequenceLength(std::string_view text, size_t pos) {
   auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
   uint8_t lead = byte(pos);
-  size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3
-                                : (lead >> 3) == 0x1E ? 4 : 0;
+  size_t length = lead < 0x80           ? 1
+                  : (lead >> 5) == 0x6  ? 2
+                  : (lead >> 4) == 0xE  ? 3
+                  : (lead >> 3) == 0x1E ? 4
+                                        : 0;
   if (length == 0 || pos + length > text.size()) return 1;
   for (size_t i = 1; i < length; ++i) {
     if ((byte(pos + i) & 0xC0) != 0x80) return 1;
