@@ -603,8 +603,10 @@ TEST(ParquetDataWriterTest, RollingWriterHonoursTargetFileSize) {
   int next = 0;
   RollingDataWriter writer(
       io, NumbersSchema(), options,
-      [&] { return dir.Path("part-" + std::to_string(next++) + ".parquet"); }, {Literal::Int(7)},
-      3);
+      [&]() -> Result<std::string> {
+        return dir.Path("part-" + std::to_string(next++) + ".parquet");
+      },
+      {Literal::Int(7)}, 3);
   for (int64_t offset = 0; offset < batch->num_rows(); offset += 30000) {
     ASSERT_THAT(writer.Write(batch->Slice(offset, 30000)), IsOk());
   }
@@ -633,7 +635,7 @@ TEST(ParquetDataWriterTest, RollingWriterHonoursTargetFileSize) {
 TEST(ParquetDataWriterTest, RollingWriterWithoutRowsWritesNoFile) {
   TempDir dir;
   RollingDataWriter writer(io::NewLocalFileIO(), NumbersSchema(), DataWriterOptions(),
-                           [&] { return dir.Path("never.parquet"); });
+                           [&]() -> Result<std::string> { return dir.Path("never.parquet"); });
   ASSERT_THAT(writer.Write(NumbersBatch(0, 1)), IsOk());
   auto files = writer.Close();
   ASSERT_THAT(files, IsOk());
@@ -667,6 +669,88 @@ TEST(ParquetDataWriterTest, ErrorsAreReported) {
   ASSERT_THAT(writer->Close(), IsOk());
   EXPECT_THAT(writer->Write(NumbersBatch(1, 1)), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(writer->Close(), IsError(ErrorKind::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace skade::data
+
+namespace skade::data {
+namespace {
+
+// Local files whose writes fail once `budget` bytes have been written: a
+// full disk in the middle of a Parquet file.
+class FullDiskFileIO : public io::FileIO {
+ public:
+  explicit FullDiskFileIO(int64_t budget) : local_(io::NewLocalFileIO()), budget_(budget) {}
+
+  Result<std::string> ReadFile(std::string_view location) override {
+    return local_->ReadFile(location);
+  }
+  Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
+    return local_->WriteFile(location, contents, durable);
+  }
+  Result<std::unique_ptr<io::OutputFile>> NewOutputFile(std::string_view location,
+                                                        bool durable) override {
+    SKADE_ASSIGN_OR_RAISE(auto file, local_->NewOutputFile(location, durable));
+    return std::unique_ptr<io::OutputFile>(new FullDiskFile(std::move(file), budget_));
+  }
+  Status DeleteFile(std::string_view location) override { return local_->DeleteFile(location); }
+  Result<bool> Exists(std::string_view location) override { return local_->Exists(location); }
+  Result<int64_t> FileSize(std::string_view location) override {
+    return local_->FileSize(location);
+  }
+  Result<std::vector<std::string>> ListDirectory(std::string_view location) override {
+    return local_->ListDirectory(location);
+  }
+  Status RemoveEmptyDirectory(std::string_view location) override {
+    return local_->RemoveEmptyDirectory(location);
+  }
+
+ private:
+  class FullDiskFile : public io::OutputFile {
+   public:
+    FullDiskFile(std::unique_ptr<io::OutputFile> file, int64_t budget)
+        : file_(std::move(file)), budget_(budget) {}
+    Status Write(std::string_view data) override {
+      if (file_->BytesWritten() + static_cast<int64_t>(data.size()) > budget_) {
+        return IoError("No space left on device (injected)");
+      }
+      return file_->Write(data);
+    }
+    int64_t BytesWritten() const override { return file_->BytesWritten(); }
+    Status Close() override { return file_->Close(); }
+
+   private:
+    std::unique_ptr<io::OutputFile> file_;
+    int64_t budget_;
+  };
+
+  std::shared_ptr<io::FileIO> local_;
+  int64_t budget_;
+};
+
+TEST(ParquetDataWriterTest, FileIoErrorsKeepTheirKindAndMessage) {
+  TempDir dir;
+  auto batch = NumbersBatch(200000, 10);
+  auto io = std::make_shared<FullDiskFileIO>(100000);
+  auto options =
+      DataWriterOptions::FromProperties({{spec::kParquetRowGroupSizeBytes, "65536"}}).value();
+  auto writer = ParquetDataWriter::Open(*io, dir.Path("f.parquet"), NumbersSchema(), options);
+  ASSERT_THAT(writer, IsOk());
+  Status written = (*writer)->Write(batch);
+  Result<spec::DataFile> closed = written ? (*writer)->Close() : Result<spec::DataFile>();
+  Error error = written ? closed.error() : written.error();
+  EXPECT_EQ(error.kind, ErrorKind::kIo);
+  EXPECT_NE(error.message.find("No space left on device (injected)"), std::string::npos)
+      << error.message;
+  writer->reset();
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("f.parquet")));
+}
+
+TEST(ParquetDataWriterTest, LocationErrorsFailTheWrite) {
+  RollingDataWriter writer(io::NewLocalFileIO(), NumbersSchema(), DataWriterOptions(),
+                           []() -> Result<std::string> { return InvalidArgument("no location"); });
+  EXPECT_THAT(writer.Write(NumbersBatch(1, 1)), IsError(ErrorKind::kInvalidArgument));
 }
 
 }  // namespace

@@ -173,7 +173,7 @@ TEST(FanoutDataWriterTest, OneFileSetPerPartition) {
   std::vector<std::vector<Literal>> seen;
   auto writer =
       FanoutDataWriter::Make(io::NewLocalFileIO(), schema, spec, DataWriterOptions(),
-                             [&](const std::vector<Literal>& partition) {
+                             [&](const std::vector<Literal>& partition) -> Result<std::string> {
                                seen.push_back(partition);
                                return dir.Path(PartitionPath(*spec, *schema, partition).value() +
                                                "/" + std::to_string(seen.size()) + ".parquet");
@@ -272,6 +272,43 @@ TEST(ArrowLiteralTest, ReadsEachRepresentation) {
               IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(LiteralFromArrow(*batch->column(1), 5, Type::String()),
               IsError(ErrorKind::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace skade::data
+
+namespace skade::data {
+namespace {
+
+TEST(FanoutDataWriterTest, SameInputGivesIdenticalFiles) {
+  TempDir dir;
+  auto schema = EventsSchema();
+  auto spec = Spec({Field(1, 1000, "id_bucket", Transform::Bucket(3))});
+  std::string rows = "[";
+  for (int i = 0; i < 5000; ++i) {
+    rows += (i ? "," : "") + std::string("{\"id\": ") + std::to_string(i * 7919) +
+            ", \"category\": \"c" + std::to_string(i % 13) + "\"}";
+  }
+  auto batch = Events(rows + "]");
+  auto write = [&](const std::string& name) {
+    int n = 0;
+    auto writer = FanoutDataWriter::Make(io::NewLocalFileIO(), schema, spec, DataWriterOptions(),
+                                         [&](const std::vector<Literal>&) -> Result<std::string> {
+                                           return dir.Path(name + std::to_string(n++));
+                                         })
+                      .value();
+    EXPECT_THAT(writer->Write(batch->Slice(0, 2000)), IsOk());
+    EXPECT_THAT(writer->Write(batch->Slice(2000)), IsOk());
+    return writer->Close().value();
+  };
+  auto first = write("a");
+  auto second = write("b");
+  ASSERT_EQ(first.size(), 3U);
+  ASSERT_EQ(second.size(), 3U);
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(testing::ReadBytes(first[i].file_path), testing::ReadBytes(second[i].file_path));
+    EXPECT_EQ(first[i].partition, second[i].partition);
+  }
 }
 
 }  // namespace

@@ -135,16 +135,15 @@ Result<std::string> WriteCommand(const std::string& in, const std::string& out,
   int files = 0;
   data::FanoutDataWriter::NextLocation next_location;
   if (spec->fields.empty()) {
-    next_location = [&](const std::vector<spec::Literal>&) {
+    next_location = [&](const std::vector<spec::Literal>&) -> Result<std::string> {
       std::string_view stem = out;
       ConsumeSuffix(&stem, ".parquet");
       return files++ == 0 ? out : StrCat(stem, "-", files - 1, ".parquet");
     };
   } else {
-    next_location = [&](const std::vector<spec::Literal>& partition) {
-      auto path = data::PartitionPath(*spec, *schema, partition);
-      return io::JoinLocation(io::JoinLocation(out, path ? *path : "invalid"),
-                              StrCat("part-", files++, ".parquet"));
+    next_location = [&](const std::vector<spec::Literal>& partition) -> Result<std::string> {
+      SKADE_ASSIGN_OR_RAISE(auto path, data::PartitionPath(*spec, *schema, partition));
+      return io::JoinLocation(io::JoinLocation(out, path), StrCat("part-", files++, ".parquet"));
     };
   }
   SKADE_ASSIGN_OR_RAISE(auto writer, data::FanoutDataWriter::Make(io::NewLocalFileIO(), schema,

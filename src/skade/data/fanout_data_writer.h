@@ -35,8 +35,10 @@ namespace skade::data {
 class FanoutDataWriter {
  public:
   /// Called once per new file with its partition tuple; returns a location
-  /// that does not exist yet.
-  using NextLocation = std::function<std::string(const std::vector<spec::Literal>& partition)>;
+  /// that does not exist yet (see partition_path.h), or an error that fails
+  /// the Write that needed the file.
+  using NextLocation =
+      std::function<Result<std::string>(const std::vector<spec::Literal>& partition)>;
 
   /// Errors as PartitionSplitter::Make.
   static Result<std::unique_ptr<FanoutDataWriter>> Make(std::shared_ptr<io::FileIO> io,

@@ -32,8 +32,9 @@ Status AddField(const arrow::Array& array, const spec::NestedField& field,
       const auto& fields = field.type->fields();
       const auto& struct_array = static_cast<const arrow::StructArray&>(array);
       for (size_t i = 0; i < fields.size(); ++i) {
-        if (!fields[i].type->is_nested() && fields[i].type->id() != spec::TypeId::kFloat &&
-            fields[i].type->id() != spec::TypeId::kDouble) {
+        spec::TypeId kind = fields[i].type->id();
+        if (kind != spec::TypeId::kStruct && kind != spec::TypeId::kFloat &&
+            kind != spec::TypeId::kDouble) {
           continue;
         }
         // Flattening folds the struct's nulls into the child's.

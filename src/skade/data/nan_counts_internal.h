@@ -1,5 +1,6 @@
 // Counting NaNs in float and double columns. Parquet statistics have no NaN
 // count, so the writer counts them from the Arrow arrays it writes.
+// Stateless; thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -79,9 +79,22 @@ std::optional<std::string> IcebergBound(const spec::Type& type, parquet::Type::t
       break;
   }
   if (physical == parquet::Type::INT96) return std::nullopt;
-  size_t expected = physical == parquet::Type::INT32 || physical == parquet::Type::FLOAT    ? 4
-                    : physical == parquet::Type::INT64 || physical == parquet::Type::DOUBLE ? 8
-                                                                                            : 0;
+  size_t expected = 0;
+  switch (physical) {
+    case parquet::Type::BOOLEAN:
+      expected = 1;
+      break;
+    case parquet::Type::INT32:
+    case parquet::Type::FLOAT:
+      expected = 4;
+      break;
+    case parquet::Type::INT64:
+    case parquet::Type::DOUBLE:
+      expected = 8;
+      break;
+    default:
+      break;
+  }
   if (expected != 0 && encoded.size() != expected) return std::nullopt;
   return encoded;
 }

@@ -24,8 +24,9 @@ Status RollingDataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch
   int64_t offset = 0;
   while (offset < conformed->num_rows()) {
     if (current_ == nullptr) {
+      SKADE_ASSIGN_OR_RAISE(auto location, next_location_());
       SKADE_ASSIGN_OR_RAISE(current_,
-                            ParquetDataWriter::Open(*io_, next_location_(), schema_, options_));
+                            ParquetDataWriter::Open(*io_, std::move(location), schema_, options_));
     }
     auto rest = offset == 0 ? conformed : conformed->Slice(offset);
     SKADE_ASSIGN_OR_RAISE(int64_t written,

@@ -31,8 +31,9 @@ namespace skade::data {
 
 class RollingDataWriter {
  public:
-  /// Called once per new file for its location (which must not exist).
-  using NextLocation = std::function<std::string()>;
+  /// Called once per new file for its location (which must not exist); an
+  /// error fails the Write that needed the file.
+  using NextLocation = std::function<Result<std::string>()>;
 
   /// Files get `partition` and `spec_id` in their DataFile.
   RollingDataWriter(std::shared_ptr<io::FileIO> io, spec::SchemaPtr schema,
