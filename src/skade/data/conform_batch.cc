@@ -1,0 +1,314 @@
+#include "skade/data/conform_batch.h"
+
+#include <arrow/api.h>
+#include <arrow/compute/cast.h>
+
+#include <string>
+#include <vector>
+
+#include "skade/data/arrow_error_internal.h"
+#include "skade/data/arrow_schema.h"
+#include "skade/util/strings.h"
+
+namespace skade::data {
+
+namespace {
+
+using arrow::ArrayData;
+using spec::NestedField;
+using spec::TypeId;
+
+struct ConformedColumn {
+  std::shared_ptr<ArrayData> data;
+  std::shared_ptr<arrow::Field> field;
+};
+
+std::string ChildPath(std::string_view parent, std::string_view name) {
+  return parent.empty() ? std::string(name) : StrCat(parent, ".", name);
+}
+
+tl::unexpected<Error> Mismatch(const std::string& path, const arrow::DataType& type,
+                               const spec::Type& target) {
+  return InvalidArgument("Column '", path, "': cannot write Arrow type ", type.ToString(),
+                         " as Iceberg type ", target.ToString());
+}
+
+std::shared_ptr<ArrayData> Retag(const std::shared_ptr<ArrayData>& data,
+                                 std::shared_ptr<arrow::DataType> type) {
+  auto out = data->Copy();
+  out->type = std::move(type);
+  return out;
+}
+
+Result<std::shared_ptr<ArrayData>> CastTo(const std::shared_ptr<ArrayData>& data,
+                                          const std::shared_ptr<arrow::DataType>& type,
+                                          const std::string& path) {
+  SKADE_ASSIGN_OR_RAISE(arrow::Datum cast,
+                        FromArrowResult(arrow::compute::Cast(arrow::Datum(data), type),
+                                        StrCat("Column '", path, "'")));
+  return cast.array();
+}
+
+bool IsOneOf(arrow::Type::type id, std::initializer_list<arrow::Type::type> ids) {
+  for (auto candidate : ids) {
+    if (id == candidate) return true;
+  }
+  return false;
+}
+
+Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayData>& data,
+                                                    const spec::Type& target,
+                                                    const std::string& path) {
+  const arrow::DataType& in = *data->type;
+  SKADE_ASSIGN_OR_RAISE(auto canonical, ToArrowType(target));
+  if (in.Equals(*canonical)) return data;
+  switch (target.id()) {
+    case TypeId::kString:
+      if (in.id() == arrow::Type::LARGE_STRING) return CastTo(data, canonical, path);
+      break;
+    case TypeId::kBinary:
+      if (in.id() == arrow::Type::LARGE_BINARY) return CastTo(data, canonical, path);
+      break;
+    case TypeId::kUuid:
+      if (in.id() == arrow::Type::FIXED_SIZE_BINARY &&
+          static_cast<const arrow::FixedSizeBinaryType&>(in).byte_width() == 16) {
+        return Retag(data, canonical);
+      }
+      break;
+    case TypeId::kDecimal:
+      if (in.id() == arrow::Type::DECIMAL128) {
+        const auto& decimal = static_cast<const arrow::Decimal128Type&>(in);
+        if (decimal.scale() == target.decimal_scale() &&
+            decimal.precision() <= target.decimal_precision()) {
+          return Retag(data, canonical);
+        }
+      }
+      break;
+    case TypeId::kInt:
+      if (IsOneOf(in.id(), {arrow::Type::INT8, arrow::Type::INT16, arrow::Type::UINT8,
+                            arrow::Type::UINT16})) {
+        return CastTo(data, canonical, path);
+      }
+      break;
+    case TypeId::kLong:
+      if (IsOneOf(in.id(), {arrow::Type::INT8, arrow::Type::INT16, arrow::Type::INT32,
+                            arrow::Type::UINT8, arrow::Type::UINT16, arrow::Type::UINT32})) {
+        return CastTo(data, canonical, path);
+      }
+      break;
+    case TypeId::kDouble:
+      if (in.id() == arrow::Type::FLOAT) return CastTo(data, canonical, path);
+      break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs: {
+      if (in.id() != arrow::Type::TIMESTAMP) break;
+      const auto& timestamp = static_cast<const arrow::TimestampType&>(in);
+      const auto& wanted = static_cast<const arrow::TimestampType&>(*canonical);
+      bool zoned = !timestamp.timezone().empty();
+      if (zoned != !wanted.timezone().empty() || (zoned && !IsUtcTimeZone(timestamp.timezone()))) {
+        break;
+      }
+      // Nanoseconds stay nanoseconds (v3 types); seconds and milliseconds widen
+      // to microseconds.
+      if ((timestamp.unit() == arrow::TimeUnit::NANO) != (wanted.unit() == arrow::TimeUnit::NANO)) {
+        break;
+      }
+      if (timestamp.unit() == wanted.unit()) return Retag(data, canonical);
+      return CastTo(data, canonical, path);
+    }
+    default:
+      break;
+  }
+  return Mismatch(path, in, target);
+}
+
+// True if `child` is null at a position where its parent has a value: a
+// struct's child at the parent's valid slots, a list's or map's elements
+// within its valid slots, or anywhere for a top-level column (no parent).
+bool HasNullUnderValidParent(const ArrayData& child, const ArrayData* parent) {
+  if (child.GetNullCount() == 0) return false;
+  if (parent == nullptr) return true;
+  switch (parent->type->id()) {
+    case arrow::Type::STRUCT:
+      for (int64_t i = 0; i < parent->length; ++i) {
+        if (parent->IsValid(i) && child.IsNull(parent->offset + i)) return true;
+      }
+      return false;
+    case arrow::Type::LIST:
+    case arrow::Type::MAP: {
+      const int32_t* offsets = parent->GetValues<int32_t>(1);
+      for (int64_t i = 0; i < parent->length; ++i) {
+        if (!parent->IsValid(i)) continue;
+        for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) {
+          if (child.IsNull(j)) return true;
+        }
+      }
+      return false;
+    }
+    case arrow::Type::LARGE_LIST: {
+      const int64_t* offsets = parent->GetValues<int64_t>(1);
+      for (int64_t i = 0; i < parent->length; ++i) {
+        if (!parent->IsValid(i)) continue;
+        for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) {
+          if (child.IsNull(j)) return true;
+        }
+      }
+      return false;
+    }
+    default:
+      return true;
+  }
+}
+
+Result<ConformedColumn> Conform(const std::shared_ptr<ArrayData>& data, const NestedField& target,
+                                const ArrayData* parent, const std::string& path);
+
+// `data` with another type and children; `data` itself when neither changed,
+// so conforming an already conformed batch allocates nothing.
+std::shared_ptr<ArrayData> Rebuild(const std::shared_ptr<ArrayData>& data,
+                                   std::shared_ptr<arrow::DataType> type,
+                                   std::vector<std::shared_ptr<ArrayData>> children) {
+  if (children == data->child_data && type->Equals(*data->type, /*check_metadata=*/true)) {
+    return data;
+  }
+  auto out = data->Copy();
+  out->type = std::move(type);
+  out->child_data = std::move(children);
+  return out;
+}
+
+Result<std::shared_ptr<ArrayData>> NullColumn(const NestedField& target, int64_t length,
+                                              const std::string& path) {
+  if (target.required) {
+    return InvalidArgument("Column '", path, "' is required but missing from the batch");
+  }
+  SKADE_ASSIGN_OR_RAISE(auto type, ToArrowType(*target.type));
+  SKADE_ASSIGN_OR_RAISE_ARROW(auto nulls, arrow::MakeArrayOfNull(type, length));
+  return nulls->data();
+}
+
+// Conforms the fields of `in_type` (a struct type, or the batch schema)
+// whose data is `children` to the Iceberg `targets`, by name.
+Status ConformFields(const arrow::FieldVector& in_fields,
+                     const std::vector<std::shared_ptr<ArrayData>>& children,
+                     const std::vector<NestedField>& targets, int64_t length,
+                     const ArrayData* parent, const std::string& path,
+                     std::vector<std::shared_ptr<ArrayData>>* out_children,
+                     arrow::FieldVector* out_fields) {
+  for (const auto& in_field : in_fields) {
+    bool known = false;
+    for (const auto& target : targets) known = known || target.name == in_field->name();
+    if (!known) {
+      return InvalidArgument("Column '", ChildPath(path, in_field->name()),
+                             "' is not in the Iceberg schema");
+    }
+  }
+  for (const auto& target : targets) {
+    int index = -1;
+    for (size_t i = 0; i < in_fields.size(); ++i) {
+      if (in_fields[i]->name() != target.name) continue;
+      if (index >= 0) {
+        return InvalidArgument("Column '", ChildPath(path, target.name),
+                               "' appears more than once in the batch");
+      }
+      index = static_cast<int>(i);
+    }
+    std::string child_path = ChildPath(path, target.name);
+    if (index < 0) {
+      SKADE_ASSIGN_OR_RAISE(auto nulls, NullColumn(target, length, child_path));
+      SKADE_ASSIGN_OR_RAISE(auto field, ToArrowField(target));
+      out_children->push_back(std::move(nulls));
+      out_fields->push_back(std::move(field));
+      continue;
+    }
+    SKADE_ASSIGN_OR_RAISE(auto conformed, Conform(children[index], target, parent, child_path));
+    out_children->push_back(std::move(conformed.data));
+    out_fields->push_back(std::move(conformed.field));
+  }
+  return OkStatus();
+}
+
+Result<std::shared_ptr<ArrayData>> ConformNested(const std::shared_ptr<ArrayData>& data,
+                                                 const spec::Type& target,
+                                                 const std::string& path) {
+  const arrow::DataType& in = *data->type;
+  switch (target.id()) {
+    case TypeId::kStruct: {
+      if (in.id() != arrow::Type::STRUCT) return Mismatch(path, in, target);
+      std::vector<std::shared_ptr<ArrayData>> children;
+      arrow::FieldVector fields;
+      SKADE_RETURN_NOT_OK(ConformFields(in.fields(), data->child_data, target.fields(),
+                                        data->offset + data->length, data.get(), path, &children,
+                                        &fields));
+      return Rebuild(data, arrow::struct_(std::move(fields)), std::move(children));
+    }
+    case TypeId::kList: {
+      if (in.id() != arrow::Type::LIST && in.id() != arrow::Type::LARGE_LIST) {
+        return Mismatch(path, in, target);
+      }
+      SKADE_ASSIGN_OR_RAISE(auto element, Conform(data->child_data[0], target.list_element(),
+                                                  data.get(), ChildPath(path, "element")));
+      if (in.id() == arrow::Type::LIST) {
+        return Rebuild(data, arrow::list(element.field), {std::move(element.data)});
+      }
+      auto large = Rebuild(data, arrow::large_list(element.field), {std::move(element.data)});
+      return CastTo(large, arrow::list(element.field), path);
+    }
+    case TypeId::kMap: {
+      if (in.id() != arrow::Type::MAP) return Mismatch(path, in, target);
+      const auto& entries = data->child_data[0];
+      SKADE_ASSIGN_OR_RAISE(auto key, Conform(entries->child_data[0], target.map_key(),
+                                              entries.get(), ChildPath(path, "key")));
+      SKADE_ASSIGN_OR_RAISE(auto value, Conform(entries->child_data[1], target.map_value(),
+                                                entries.get(), ChildPath(path, "value")));
+      auto type = std::make_shared<arrow::MapType>(
+          key.field, value.field, static_cast<const arrow::MapType&>(in).keys_sorted());
+      auto out_entries =
+          Rebuild(entries, type->value_type(), {std::move(key.data), std::move(value.data)});
+      return Rebuild(data, std::move(type), {std::move(out_entries)});
+    }
+    default:
+      return Mismatch(path, in, target);
+  }
+}
+
+Result<ConformedColumn> Conform(const std::shared_ptr<ArrayData>& data, const NestedField& target,
+                                const ArrayData* parent, const std::string& path) {
+  ConformedColumn out;
+  if (target.type->is_primitive()) {
+    SKADE_ASSIGN_OR_RAISE(out.data, ConformPrimitive(data, *target.type, path));
+  } else {
+    SKADE_ASSIGN_OR_RAISE(out.data, ConformNested(data, *target.type, path));
+  }
+  if (target.required && HasNullUnderValidParent(*out.data, parent)) {
+    return InvalidArgument("Column '", path, "' is required but has null values");
+  }
+  out.field =
+      arrow::field(target.name, out.data->type, !target.required,
+                   arrow::key_value_metadata({kParquetFieldIdKey}, {std::to_string(target.id)}));
+  return out;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const spec::Schema& schema) {
+  std::vector<std::shared_ptr<ArrayData>> columns;
+  arrow::FieldVector fields;
+  SKADE_RETURN_NOT_OK(ConformFields(batch->schema()->fields(), batch->column_data(),
+                                    schema.fields(), batch->num_rows(), nullptr, "", &columns,
+                                    &fields));
+  auto conformed_schema = arrow::schema(std::move(fields));
+  bool unchanged = conformed_schema->Equals(*batch->schema(), /*check_metadata=*/true) &&
+                   columns.size() == static_cast<size_t>(batch->num_columns());
+  for (size_t i = 0; unchanged && i < columns.size(); ++i) {
+    unchanged = columns[i] == batch->column_data(static_cast<int>(i));
+  }
+  if (unchanged) return batch;
+  return arrow::RecordBatch::Make(std::move(conformed_schema), batch->num_rows(),
+                                  std::move(columns));
+}
+
+}  // namespace skade::data

@@ -1,0 +1,191 @@
+#include "skade/data/conform_batch.h"
+
+#include <arrow/api.h>
+#include <arrow/extension/uuid.h>
+#include <gtest/gtest.h>
+
+#include "data_test_util.h"
+#include "skade/data/arrow_schema.h"
+#include "testing/matchers.h"
+
+namespace skade::data {
+namespace {
+
+using skade::testing::IsErrorWithMessage;
+using skade::testing::IsOk;
+using spec::Type;
+using testing::ArrayFromJson;
+using testing::BatchFromJson;
+using testing::MakeSchema;
+using testing::Optional;
+using testing::Required;
+
+TEST(ConformBatchTest, ResultHasTheCanonicalSchemaWithIds) {
+  auto schema = MakeSchema({
+      Required(1, "id", Type::Long()),
+      Optional(2, "name", Type::String()),
+      Optional(3, "tags", Type::List(Optional(4, "element", Type::String()))),
+      Optional(5, "attrs",
+               Type::Map(Required(6, "key", Type::String()), Optional(7, "value", Type::Int()))),
+  });
+  // Different column order, large types, narrower ints, no ids.
+  auto input = arrow::schema({
+      arrow::field("name", arrow::large_utf8()),
+      arrow::field("attrs", arrow::map(arrow::utf8(), arrow::int16())),
+      arrow::field("tags", arrow::large_list(arrow::large_utf8())),
+      arrow::field("id", arrow::int32(), false),
+  });
+  auto batch = BatchFromJson(input, R"([
+      {"name": "a", "attrs": [["k", 1]], "tags": ["x", null], "id": 1},
+      {"name": null, "attrs": null, "tags": [], "id": 2}])");
+  auto conformed = ConformBatch(batch, *schema);
+  ASSERT_THAT(conformed, IsOk());
+  EXPECT_TRUE((*conformed)->schema()->Equals(*ToArrowSchema(*schema).value(), true))
+      << (*conformed)->schema()->ToString(true);
+  ASSERT_TRUE((*conformed)->ValidateFull().ok());
+  auto expected = BatchFromJson(ToArrowSchema(*schema).value(), R"([
+      {"id": 1, "name": "a", "tags": ["x", null], "attrs": [["k", 1]]},
+      {"id": 2, "name": null, "tags": [], "attrs": null}])");
+  EXPECT_TRUE((*conformed)->Equals(*expected)) << (*conformed)->ToString();
+}
+
+TEST(ConformBatchTest, ConformedBatchIsReturnedAsIs) {
+  auto schema = MakeSchema({Required(1, "id", Type::Long()),
+                            Optional(2, "s", Type::Struct({Optional(3, "x", Type::Double())}))});
+  auto batch = BatchFromJson(ToArrowSchema(*schema).value(),
+                             R"([{"id": 1, "s": {"x": 1.5}}, {"id": 2, "s": null}])");
+  auto conformed = ConformBatch(batch, *schema);
+  ASSERT_THAT(conformed, IsOk());
+  EXPECT_EQ(conformed->get(), batch.get());
+}
+
+TEST(ConformBatchTest, RetagsUuidDecimalAndUtcSpellings) {
+  auto schema = MakeSchema({Optional(1, "u", Type::Uuid()), Optional(2, "d", Type::Decimal(10, 2)),
+                            Optional(3, "t", Type::TimestampTz())});
+  auto input = arrow::schema({
+      arrow::field("u", arrow::fixed_size_binary(16)),
+      arrow::field("d", arrow::decimal128(5, 2)),
+      arrow::field("t", arrow::timestamp(arrow::TimeUnit::MICRO, "Etc/UTC")),
+  });
+  auto batch = BatchFromJson(
+      input,
+      R"([{"u": "0123456789abcdef", "d": "123.45", "t": 7}, {"u": null, "d": null, "t": null}])");
+  auto conformed = ConformBatch(batch, *schema).value();
+  EXPECT_TRUE(conformed->column(0)->type()->Equals(arrow::extension::uuid()));
+  EXPECT_TRUE(conformed->column(1)->type()->Equals(arrow::decimal128(10, 2)));
+  EXPECT_TRUE(
+      conformed->column(2)->type()->Equals(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")));
+  // Zero-copy: the value buffers are shared.
+  EXPECT_EQ(conformed->column_data(1)->buffers[1], batch->column_data(1)->buffers[1]);
+  EXPECT_EQ(conformed->column_data(2)->buffers[1], batch->column_data(2)->buffers[1]);
+}
+
+TEST(ConformBatchTest, WidensLosslessly) {
+  auto schema = MakeSchema({Optional(1, "i", Type::Int()), Optional(2, "l", Type::Long()),
+                            Optional(3, "d", Type::Double()), Optional(4, "t", Type::Timestamp())});
+  auto input =
+      arrow::schema({arrow::field("i", arrow::uint16()), arrow::field("l", arrow::uint32()),
+                     arrow::field("d", arrow::float32()),
+                     arrow::field("t", arrow::timestamp(arrow::TimeUnit::MILLI))});
+  auto batch = BatchFromJson(input, R"([{"i": 65535, "l": 4294967295, "d": 0.5, "t": -1},
+                                        {"i": null, "l": null, "d": null, "t": null}])");
+  auto conformed = ConformBatch(batch, *schema).value();
+  auto expected = BatchFromJson(ToArrowSchema(*schema).value(),
+                                R"([{"i": 65535, "l": 4294967295, "d": 0.5, "t": -1000},
+                                    {"i": null, "l": null, "d": null, "t": null}])");
+  EXPECT_TRUE(conformed->Equals(*expected)) << conformed->ToString();
+}
+
+TEST(ConformBatchTest, MissingOptionalColumnsBecomeNulls) {
+  auto schema = MakeSchema(
+      {Required(1, "id", Type::Long()), Optional(2, "note", Type::String()),
+       Optional(3, "s",
+                Type::Struct({Optional(4, "a", Type::Int()), Optional(5, "b", Type::Int())}))});
+  auto input =
+      arrow::schema({arrow::field("id", arrow::int64(), false),
+                     arrow::field("s", arrow::struct_({arrow::field("a", arrow::int32())}))});
+  auto batch = BatchFromJson(input, R"([{"id": 1, "s": {"a": 1}}, {"id": 2, "s": null}])");
+  auto conformed = ConformBatch(batch, *schema);
+  ASSERT_THAT(conformed, IsOk());
+  ASSERT_TRUE((*conformed)->ValidateFull().ok());
+  EXPECT_EQ((*conformed)->column(1)->null_count(), 2);
+  auto expected = BatchFromJson(ToArrowSchema(*schema).value(), R"([
+      {"id": 1, "note": null, "s": {"a": 1, "b": null}},
+      {"id": 2, "note": null, "s": null}])");
+  EXPECT_TRUE((*conformed)->Equals(*expected)) << (*conformed)->ToString();
+}
+
+TEST(ConformBatchTest, RejectsMissingRequiredAndUnknownColumns) {
+  auto schema = MakeSchema({Required(1, "id", Type::Long()), Optional(2, "x", Type::Int())});
+  auto only_x = BatchFromJson(arrow::schema({arrow::field("x", arrow::int32())}), R"([{"x": 1}])");
+  EXPECT_THAT(ConformBatch(only_x, *schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "'id' is required but missing"));
+  auto extra = BatchFromJson(
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("zzz", arrow::int32())}),
+      R"([{"id": 1, "zzz": 1}])");
+  EXPECT_THAT(
+      ConformBatch(extra, *schema),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument, "'zzz' is not in the Iceberg schema"));
+}
+
+TEST(ConformBatchTest, RejectsTypesThatDoNotFit) {
+  auto schema = MakeSchema({Optional(1, "i", Type::Int()), Optional(2, "s", Type::String())});
+  auto wide = BatchFromJson(
+      arrow::schema({arrow::field("i", arrow::int64()), arrow::field("s", arrow::utf8())}),
+      R"([{"i": 1, "s": "a"}])");
+  EXPECT_THAT(
+      ConformBatch(wide, *schema),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column 'i': cannot write Arrow type int64"));
+  auto nested = MakeSchema({Optional(1, "s", Type::Struct({Optional(2, "t", Type::Timestamp())}))});
+  auto zoned = BatchFromJson(
+      arrow::schema({arrow::field(
+          "s",
+          arrow::struct_({arrow::field("t", arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"))}))}),
+      R"([{"s": {"t": 1}}])");
+  EXPECT_THAT(ConformBatch(zoned, *nested),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column 's.t'"));
+}
+
+TEST(ConformBatchTest, RequiredFieldsMustNotHoldNulls) {
+  auto schema = MakeSchema({Required(1, "id", Type::Long())});
+  auto batch = BatchFromJson(arrow::schema({arrow::field("id", arrow::int64())}),
+                             R"([{"id": 1}, {"id": null}])");
+  EXPECT_THAT(ConformBatch(batch, *schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "'id' is required but has null"));
+}
+
+TEST(ConformBatchTest, RequiredChildMayBeNullUnderNullParent) {
+  auto schema = MakeSchema({Optional(1, "s", Type::Struct({Required(2, "x", Type::Int())})),
+                            Optional(3, "l", Type::List(Required(4, "element", Type::Int())))});
+  // The child array has a null only where the struct itself is null.
+  auto x = ArrayFromJson(arrow::int32(), "[1, null, 3]");
+  auto validity = ArrayFromJson(arrow::boolean(), "[true, false, true]");
+  auto s = arrow::StructArray::Make({x}, {arrow::field("x", arrow::int32())},
+                                    validity->data()->buffers[1], 1, 0)
+               .ValueOrDie();
+  auto l = ArrayFromJson(arrow::list(arrow::int32()), "[[1], null, []]");
+  auto batch = arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("s", s->type()), arrow::field("l", l->type())}), 3, {s, l});
+  EXPECT_THAT(ConformBatch(batch, *schema), IsOk());
+
+  auto null_under_valid = ArrayFromJson(arrow::list(arrow::int32()), "[[1, null], null, []]");
+  auto bad = arrow::RecordBatch::Make(
+      arrow::schema({arrow::field("s", s->type()), arrow::field("l", l->type())}), 3,
+      {s, null_under_valid});
+  EXPECT_THAT(ConformBatch(bad, *schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "'l.element' is required"));
+}
+
+TEST(ConformBatchTest, SlicedBatchesConform) {
+  auto schema = MakeSchema({Optional(1, "s", Type::String()), Optional(2, "i", Type::Long())});
+  auto batch = BatchFromJson(
+      arrow::schema({arrow::field("s", arrow::large_utf8()), arrow::field("i", arrow::int8())}),
+      R"([{"s": "a", "i": 1}, {"s": "b", "i": 2}, {"s": "c", "i": 3}])");
+  auto conformed = ConformBatch(batch->Slice(1, 2), *schema).value();
+  auto expected =
+      BatchFromJson(ToArrowSchema(*schema).value(), R"([{"s": "b", "i": 2}, {"s": "c", "i": 3}])");
+  EXPECT_TRUE(conformed->Equals(*expected)) << conformed->ToString();
+}
+
+}  // namespace
+}  // namespace skade::data
