@@ -1,0 +1,162 @@
+"""The `skade` CLI end to end, and PyIceberg reading every metadata file the
+embedded catalog writes (StaticTable.from_metadata)."""
+import json
+import pathlib
+
+import pytest
+from pyiceberg.table import StaticTable
+
+SCHEMA = {
+    "type": "struct",
+    "schema-id": 0,
+    "identifier-field-ids": [1],
+    "fields": [
+        {"id": 1, "name": "id", "required": True, "type": "long"},
+        {"id": 2, "name": "city", "required": False, "type": "string", "doc": "where"},
+        {"id": 3, "name": "ts", "required": False, "type": "timestamptz"},
+        {"id": 4, "name": "tags", "required": False,
+         "type": {"type": "list", "element-id": 5, "element": "string", "element-required": False}},
+        {"id": 6, "name": "price", "required": False, "type": "decimal(10, 2)"},
+    ],
+}
+
+
+@pytest.fixture
+def cli(run_tool, tmp_path):
+    warehouse = tmp_path / "warehouse"
+
+    def skade(*args, check=True, input=None):
+        return run_tool("skade", "--warehouse", warehouse, *args, check=check, input=input)
+
+    skade.warehouse = warehouse
+    schema_file = tmp_path / "schema.json"
+    schema_file.write_text(json.dumps(SCHEMA))
+    skade.schema = schema_file
+    return skade
+
+
+def describe(cli, table):
+    return json.loads(cli("table", "describe", table, "--json").stdout)
+
+
+def test_namespace_commands(cli):
+    cli("ns", "create", "sales", "-p", "owner=ops")
+    cli("ns", "create", "sales.eu")
+    assert cli("ns", "list").stdout.split() == ["sales"]
+    assert cli("ns", "list", "sales").stdout.split() == ["sales.eu"]
+    cli("ns", "set", "sales", "tier=gold")
+    assert "tier = gold" in cli("ns", "describe", "sales").stdout
+    cli("ns", "unset", "sales", "owner")
+    assert "owner" not in cli("ns", "describe", "sales").stdout
+    failed = cli("ns", "drop", "sales", check=False)
+    assert failed.returncode != 0 and "is not empty" in failed.stderr
+    failed = cli("ns", "create", "missing.child", check=False)
+    assert failed.returncode != 0 and "Parent namespace does not exist" in failed.stderr
+    cli("ns", "drop", "sales.eu")
+    cli("ns", "drop", "sales")
+    failed = cli("ns", "describe", "sales", check=False)
+    assert failed.returncode != 0 and "Namespace does not exist: sales" in failed.stderr
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_create_and_describe_match_pyiceberg(cli, version):
+    cli("ns", "create", "db")
+    cli("table", "create", "db.t", "--schema", cli.schema, "--format-version", str(version),
+        "--partition-by", "day(ts)", "--partition-by", "bucket(16, id)",
+        "--partition-by", "truncate(4, city)", "-p", "owner=me")
+    doc = describe(cli, "db.t")
+    meta = doc["metadata"]
+    assert meta["format-version"] == version
+    assert pathlib.Path(doc["metadata-location"].removeprefix("file://")).name.startswith("00000-")
+    assert meta["location"] == f"file://{cli.warehouse.resolve()}/db/t"
+    table = StaticTable.from_metadata(doc["metadata-location"])
+    assert table.metadata.format_version == version
+    assert [f.name for f in table.schema().fields] == ["id", "city", "ts", "tags", "price"]
+    assert table.schema().identifier_field_ids == [1]
+    assert [(f.name, str(f.transform)) for f in table.spec().fields] == [
+        ("ts_day", "day"), ("id_bucket", "bucket[16]"), ("city_trunc", "truncate[4]")]
+    assert table.properties["owner"] == "me"
+    assert str(table.metadata.table_uuid) == meta["table-uuid"]
+
+
+def test_commits_history_and_every_file_loads_in_pyiceberg(cli):
+    cli("ns", "create", "db")
+    cli("table", "create", "db.t", "--schema", cli.schema, "--partition-by", "city")
+    cli("table", "set", "db.t", "a=1", "b=2")
+    cli("table", "unset", "db.t", "a")
+    current = describe(cli, "db.t")["metadata"]
+    evolve = {
+        "requirements": [
+            {"type": "assert-current-schema-id", "current-schema-id": current["current-schema-id"]},
+            {"type": "assert-last-assigned-field-id", "last-assigned-field-id": current["last-column-id"]},
+        ],
+        "updates": [
+            {"action": "add-schema", "schema": {
+                "type": "struct", "schema-id": 1, "identifier-field-ids": [1],
+                "fields": SCHEMA["fields"] + [{"id": 7, "name": "score", "required": False, "type": "double"}]}},
+            {"action": "set-current-schema", "schema-id": -1},
+        ],
+    }
+    out = cli("table", "commit", "db.t", input=json.dumps(evolve)).stdout
+    assert "00003-" in out
+    # The same request again fails its requirement and changes nothing.
+    failed = cli("table", "commit", "db.t", input=json.dumps(evolve), check=False)
+    assert failed.returncode != 0 and "Requirement failed: current schema changed" in failed.stderr
+    doc = describe(cli, "db.t")
+    assert "00003-" in doc["metadata-location"]
+    assert [e["metadata-file"] for e in doc["metadata"]["metadata-log"]][0].split("/")[-1].startswith("00000-")
+    history = cli("table", "history", "db.t").stdout
+    assert history.count(".metadata.json") == 3
+
+    # PyIceberg loads every metadata file the catalog wrote, and each agrees
+    # with the current file on what does not change.
+    files = sorted((cli.warehouse / "db" / "t" / "metadata").glob("*.metadata.json"))
+    assert len(files) == 4
+    for path in files:
+        table = StaticTable.from_metadata(str(path))
+        assert str(table.metadata.table_uuid) == doc["metadata"]["table-uuid"]
+        assert table.spec().fields[0].name == "city"
+    latest = StaticTable.from_metadata(doc["metadata-location"])
+    assert [f.name for f in latest.schema().fields][-1] == "score"
+    assert latest.properties == {"b": "2", "write.parquet.compression-codec": "zstd"}
+
+
+def test_rename_register_drop_and_purge(cli):
+    cli("ns", "create", "a")
+    cli("ns", "create", "b")
+    cli("table", "create", "a.t", "--schema", cli.schema)
+    location = describe(cli, "a.t")["metadata-location"]
+    cli("table", "rename", "a.t", "b.u")
+    assert cli("table", "list", "a").stdout.strip() == ""
+    assert cli("table", "list", "b").stdout.split() == ["b.u"]
+    cli("table", "drop", "b.u")
+    assert pathlib.Path(location.removeprefix("file://")).exists()
+    cli("table", "register", "a.back", location)
+    assert describe(cli, "a.back")["metadata-location"] == location
+    cli("table", "drop", "a.back", "--purge")
+    assert not pathlib.Path(location.removeprefix("file://")).exists()
+
+
+def test_bad_input_is_a_clear_error_and_changes_nothing(cli):
+    cli("ns", "create", "db")
+    cli("table", "create", "db.t", "--schema", cli.schema)
+    before = describe(cli, "db.t")["metadata-location"]
+    for request in ["{not json", '{"requirements": [], "updates": [{"action": "explode"}]}',
+                    '{"requirements": [{"type": "assert-nothing"}], "updates": []}',
+                    '{"updates": [{"action": "set-current-schema", "schema-id": 42}]}']:
+        failed = cli("table", "commit", "db.t", input=request, check=False)
+        assert failed.returncode != 0, request
+        assert failed.stderr.startswith("skade: "), failed.stderr
+    assert describe(cli, "db.t")["metadata-location"] == before
+    for bad in ["../escape", "db./x", "a/b.c"]:
+        failed = cli("ns", "create", bad, check=False)
+        assert failed.returncode != 0
+    failed = cli("table", "create", "db.bad/name", "--schema", cli.schema, check=False)
+    assert failed.returncode != 0 and "must not contain '/'" in failed.stderr
+    failed = cli("table", "create", "db.x", "--schema", cli.schema, "--partition-by", "bucket(0, id)",
+                 check=False)
+    assert failed.returncode != 0
+    failed = cli("table", "create", "db.y", "--schema", cli.schema, "--partition-by", "day(nope)",
+                 check=False)
+    assert failed.returncode != 0 and "no column named 'nope'" in failed.stderr
+    assert not (cli.warehouse.parent / "escape").exists()
