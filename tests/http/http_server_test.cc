@@ -171,7 +171,7 @@ TEST_F(HttpServerTest, HeadAnnouncesLengthButSendsNoBody) {
   EXPECT_EQ(client.pending(), "");
 }
 
-TEST_F(HttpServerTest, NoContentHasNeitherBodyNorLength) {
+TEST_F(HttpServerTest, NoContentAndNotModifiedHaveNeitherBodyNorLength) {
   Start();
   TestClient client(port());
   for (std::string_view method : {"GET", "HEAD"}) {
@@ -182,6 +182,12 @@ TEST_F(HttpServerTest, NoContentHasNeitherBodyNorLength) {
     EXPECT_FALSE(response->HasHeader("content-length"));
     EXPECT_FALSE(response->HasHeader("content-type"));
   }
+  ASSERT_TRUE(client.Send(MakeRequest("GET", "/not-modified")));
+  auto not_modified = client.ReadResponse();
+  ASSERT_TRUE(not_modified);
+  EXPECT_EQ(not_modified->status, 304);
+  EXPECT_EQ(not_modified->Header("etag"), "\"v1\"");
+  EXPECT_FALSE(not_modified->HasHeader("content-length"));
   ASSERT_TRUE(client.Send(MakeRequest("GET", "/text")));
   auto next = client.ReadResponse();
   ASSERT_TRUE(next);

@@ -61,6 +61,19 @@ TEST_F(RequestValidationTest, ContentLengthOverLimitIs413BeforeTheBodyIsSent) {
   EXPECT_EQ(handler_calls(), 0);
 }
 
+TEST_F(RequestValidationTest, RejectionSurvivesTheRestOfAnOversizedUpload) {
+  // The client sends everything before reading: the server must not reset the
+  // connection (closing with unread input) before the 413 is read.
+  TestClient client(port());
+  const std::string body(16 * 1024 * 1024, 'u');  // more than socket buffers hold
+  ASSERT_TRUE(client.Send(
+      StrCat("POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: ", body.size(), "\r\n\r\n", body)));
+  auto response = client.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 413);
+  EXPECT_TRUE(client.WaitForClose(Millis(5000)));
+}
+
 TEST_F(RequestValidationTest, BodyAtLimitIsAccepted) {
   TestClient client(port());
   const std::string body(1024, 'b');

@@ -3,6 +3,7 @@
 //   /slow?ms=N      sleeps N ms, then echoes
 //   /throw          throws std::runtime_error (its message contains "secret")
 //   /no-content     204
+//   /not-modified   304 with an ETag, and a body the transport must drop
 //   /text           200, Content-Type text/plain, "hello"
 //   /big?n=N        N bytes of a repeating pattern (see BigBody)
 //   /framing        sets Content-Length, Transfer-Encoding, Connection (ignored)
@@ -107,6 +108,11 @@ class HttpServerTest : public ::testing::Test {
       throw std::runtime_error("secret internal detail");
     } else if (path == "/no-content") {
       response.status = 204;
+      return response;
+    } else if (path == "/not-modified") {
+      response.status = 304;
+      response.headers.emplace_back("ETag", "\"v1\"");
+      response.body = "must not be sent";
       return response;
     } else if (path == "/text") {
       response.headers.emplace_back("Content-Type", "text/plain");

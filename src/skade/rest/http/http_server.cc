@@ -10,6 +10,7 @@
 #include <exception>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -61,13 +62,13 @@ class HttpServer::Impl {
         retry_timer_(acceptor_.get_executor()) {}
 
   Status Listen();
-  void Run();
+  Status Run();
   void Shutdown();
   uint16_t port() const { return port_; }
 
  private:
   void Accept();
-  void OnAccept(error_code ec, tcp::socket socket);
+  void OnAccept(error_code ec, http_internal::HttpSession::Socket socket);
   void RunThread();
 
   // Declared first, destroyed last: sessions reach it until io_ is destroyed.
@@ -109,12 +110,18 @@ Status HttpServer::Impl::Listen() {
   return OkStatus();
 }
 
-void HttpServer::Impl::Run() {
+Status HttpServer::Impl::Run() {
   Accept();  // before the threads start, so that io_.run() has work
   const int count = ThreadCount(context_.options());
-  std::lock_guard lock(shutdown_mutex_);
-  threads_.reserve(count);
-  for (int i = 0; i < count; ++i) threads_.emplace_back([this] { RunThread(); });
+  try {
+    // No lock: the server is not published yet.
+    threads_.reserve(count);
+    for (int i = 0; i < count; ++i) threads_.emplace_back([this] { RunThread(); });
+  } catch (const std::system_error& e) {
+    Shutdown();  // stops and joins the threads that did start
+    return IoError("cannot start HTTP server threads: ", e.what());
+  }
+  return OkStatus();
 }
 
 void HttpServer::Impl::RunThread() {
@@ -131,12 +138,13 @@ void HttpServer::Impl::RunThread() {
 }
 
 void HttpServer::Impl::Accept() {
-  acceptor_.async_accept(net::make_strand(io_), [this](error_code ec, tcp::socket socket) {
-    OnAccept(ec, std::move(socket));
-  });
+  acceptor_.async_accept(http_internal::HttpSession::Strand(io_.get_executor()),
+                         [this](error_code ec, http_internal::HttpSession::Socket socket) {
+                           OnAccept(ec, std::move(socket));
+                         });
 }
 
-void HttpServer::Impl::OnAccept(error_code ec, tcp::socket socket) {
+void HttpServer::Impl::OnAccept(error_code ec, http_internal::HttpSession::Socket socket) {
   if (ec == net::error::operation_aborted || context_.stopping()) return;
   if (ec) {
     context_.LogError(StrCat("accept failed: ", ec.message()));
@@ -169,7 +177,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
   SKADE_RETURN_NOT_OK(Validate(options, handler));
   auto impl = std::make_unique<Impl>(std::move(options), std::move(handler));
   SKADE_RETURN_NOT_OK(impl->Listen());
-  impl->Run();
+  SKADE_RETURN_NOT_OK(impl->Run());
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 

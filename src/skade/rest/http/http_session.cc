@@ -31,7 +31,7 @@ constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
 }  // namespace
 
-HttpSession::HttpSession(tcp::socket socket, ServerContext* context)
+HttpSession::HttpSession(Socket socket, ServerContext* context)
     : context_(context),
       options_(context->options()),
       strand_(socket.get_executor()),
@@ -220,6 +220,7 @@ void HttpSession::OnWritten(error_code ec, AfterSend after) {
 bool HttpSession::AfterSent(AfterSend after) {
   if (after == AfterSend::kContinueRequest) return true;
   LogRequest();
+  response_ = HttpResponse();  // a large body should not outlive its write
   if (after == AfterSend::kClose || stop_requested_) {
     LingeringClose();
     return false;
@@ -241,7 +242,12 @@ void HttpSession::LogRequest() {
 
 void HttpSession::LingeringClose() {
   error_code ignored;
-  socket_.shutdown(tcp::socket::shutdown_send, ignored);
+  socket_.shutdown(Socket::shutdown_send, ignored);
+  // After a complete request with nothing unread, a plain close cannot reset
+  // the connection; a client is only likely to send more after a rejection.
+  if (parser_->is_done() && buffer_.size() == 0 && socket_.available(ignored) == 0) {
+    return Close();
+  }
   phase_ = Phase::kLingering;
   SetDeadline(kLingerTime);
   buffer_.clear();

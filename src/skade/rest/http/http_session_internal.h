@@ -1,9 +1,11 @@
 // One accepted connection of an HttpServer.
 #pragma once
 
-#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/basic_stream_socket.hpp>
+#include <boost/asio/basic_waitable_timer.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <chrono>
 #include <cstdint>
@@ -33,9 +35,14 @@ namespace skade::rest::http_internal {
 /// Deadlines cost no timer operation per request (see SetDeadline).
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  /// `socket` is connected and uses a strand executor; `context` outlives the
-  /// session.
-  HttpSession(boost::asio::ip::tcp::socket socket, ServerContext* context);
+  // Concrete executor types: no type-erased executor on the per-request path.
+  using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
+  using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, Strand>;
+  using Timer = boost::asio::basic_waitable_timer<
+      std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>, Strand>;
+
+  /// `socket` is connected; `context` outlives the session.
+  HttpSession(Socket socket, ServerContext* context);
   ~HttpSession();
 
   HttpSession(const HttpSession&) = delete;
@@ -82,9 +89,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool AfterSent(AfterSend after);
   void LogRequest();
 
-  // Half-closes, drains what the client still sends for a short while, then
-  // closes: closing with unread input makes the kernel reset the connection,
-  // which can destroy a response (e.g. a 413) before the client reads it.
+  // Half-closes and, if the client may still be sending, drains its input for
+  // a short while before closing: closing with unread input makes the kernel
+  // reset the connection, which can destroy a response (e.g. a 413) before the
+  // client reads it.
   void LingeringClose();
   void Drain();
   void Close();
@@ -101,9 +109,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   ServerContext* const context_;
   const HttpServerOptions& options_;
-  const boost::asio::any_io_executor strand_;
-  boost::asio::ip::tcp::socket socket_;
-  boost::asio::steady_timer timer_;
+  const Strand strand_;
+  Socket socket_;
+  Timer timer_;
 
   boost::beast::flat_buffer buffer_;  // received, not yet parsed
   HttpRequest request_;

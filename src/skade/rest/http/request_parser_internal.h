@@ -54,6 +54,7 @@ class RequestParser final : private boost::beast::http::basic_parser<true> {
 
   /// At least one byte of this request has been received.
   using basic_parser::got_some;
+  using basic_parser::is_done;
   using basic_parser::is_header_done;
   /// Valid once the header is done.
   using basic_parser::content_length_remaining;
