@@ -117,20 +117,9 @@ bool HttpSession::OnHeaderDone() {
 bool HttpSession::Respond() {
   CallHandler();
   const bool keep_alive = parser_->keep_alive() && !stop_requested_ && !context_->stopping();
-  const ConnectionMode connection = !keep_alive                ? ConnectionMode::kClose
-                                    : parser_->version() >= 11 ? ConnectionMode::kKeepAlive
-                                                               : ConnectionMode::kExplicitKeepAlive;
-  if (!SerializeResponseHead(response_, connection, &head_)) {
-    context_->LogError(StrCat("invalid response (status ", response_.status,
-                              " or a header) from the handler for ", request_.method, ' ',
-                              request_.Path()));
-    response_ = MakeErrorResponse(500, "InternalServerError", "Internal server error");
-    SerializeResponseHead(response_, connection, &head_);
-  }
-  body_ = ResponseCarriesBody(response_.status, request_.method == "HEAD")
-              ? std::string_view(response_.body)
-              : std::string_view();
-  return Send(keep_alive ? AfterSend::kNextRequest : AfterSend::kClose);
+  return SendResponse(!keep_alive                ? ConnectionMode::kClose
+                      : parser_->version() >= 11 ? ConnectionMode::kKeepAlive
+                                                 : ConnectionMode::kExplicitKeepAlive);
 }
 
 void HttpSession::CallHandler() {
@@ -151,11 +140,21 @@ void HttpSession::Reject() {
   request_complete_us_ = MonotonicMicros();
   const RequestRejection& rejection = parser_->rejection();
   response_ = MakeErrorResponse(rejection.status, rejection.type, rejection.message);
-  SerializeResponseHead(response_, ConnectionMode::kClose, &head_);
+  SendResponse(ConnectionMode::kClose);
+}
+
+bool HttpSession::SendResponse(ConnectionMode connection) {
+  if (!SerializeResponseHead(response_, connection, &head_)) {
+    context_->LogError(StrCat("invalid response (status ", response_.status,
+                              " or a header) from the handler for ", request_.method, ' ',
+                              request_.Path()));
+    response_ = MakeErrorResponse(500, "InternalServerError", "Internal server error");
+    SerializeResponseHead(response_, connection, &head_);
+  }
   body_ = ResponseCarriesBody(response_.status, request_.method == "HEAD")
               ? std::string_view(response_.body)
               : std::string_view();
-  Send(AfterSend::kClose);
+  return Send(connection == ConnectionMode::kClose ? AfterSend::kClose : AfterSend::kNextRequest);
 }
 
 void HttpSession::Read() {

@@ -16,6 +16,7 @@
 
 #include "skade/rest/http/http_message.h"
 #include "skade/rest/http/request_parser_internal.h"
+#include "skade/rest/http/response_serializer_internal.h"
 #include "skade/rest/http/server_context_internal.h"
 
 namespace skade::rest::http_internal {
@@ -79,6 +80,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void CallHandler();
   // Answers a rejected request and closes.
   void Reject();
+  // Sends response_ (a 500 instead if it is invalid); true as Send().
+  bool SendResponse(ConnectionMode connection);
 
   void Read();
   void OnRead(boost::system::error_code ec, size_t bytes);
