@@ -1,0 +1,192 @@
+#include "skade/rest/http/http_server.h"
+
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "skade/rest/http/http_session_internal.h"
+#include "skade/rest/http/server_context_internal.h"
+#include "skade/util/error.h"
+#include "skade/util/strings.h"
+
+namespace skade::rest {
+
+namespace {
+
+namespace net = boost::asio;
+using boost::system::error_code;
+using tcp = net::ip::tcp;
+
+// After a failed accept (e.g. out of file descriptors) the connection stays
+// queued; retrying at once would spin.
+constexpr std::chrono::milliseconds kAcceptRetryDelay{50};
+
+Status Validate(const HttpServerOptions& options, const HttpHandler& handler) {
+  if (!handler) return InvalidArgument("HttpServer needs a handler");
+  if (options.threads < 0) return InvalidArgument("HttpServer threads must not be negative");
+  if (options.max_header_bytes == 0) return InvalidArgument("HttpServer max_header_bytes is 0");
+  if (options.header_timeout_ms <= 0 || options.body_timeout_ms <= 0 ||
+      options.idle_timeout_ms <= 0) {
+    return InvalidArgument("HttpServer timeouts must be positive");
+  }
+  return OkStatus();
+}
+
+int ThreadCount(const HttpServerOptions& options) {
+  if (options.threads > 0) return options.threads;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
+// Threads: one io_context run by ThreadCount() threads. The acceptor and each
+// session have their own strand, so a slow handler holds up only its own
+// connection and a thread, never the accept loop.
+class HttpServer::Impl {
+ public:
+  Impl(HttpServerOptions options, HttpHandler handler)
+      : context_(std::move(options), std::move(handler)),
+        io_(ThreadCount(context_.options())),
+        acceptor_(net::make_strand(io_)),
+        retry_timer_(acceptor_.get_executor()) {}
+
+  Status Listen();
+  Status Run();
+  void Shutdown();
+  uint16_t port() const { return port_; }
+
+ private:
+  void Accept();
+  void OnAccept(error_code ec, http_internal::HttpSession::Socket socket);
+  void RunThread();
+
+  // Declared first, destroyed last: sessions reach it until io_ is destroyed.
+  http_internal::ServerContext context_;
+  net::io_context io_;
+  tcp::acceptor acceptor_;
+  net::steady_timer retry_timer_;
+  uint16_t port_ = 0;
+
+  std::mutex shutdown_mutex_;
+  std::vector<std::thread> threads_;  // guarded by shutdown_mutex_; empty once shut down
+};
+
+Status HttpServer::Impl::Listen() {
+  const HttpServerOptions& options = context_.options();
+  const std::string where = StrCat(options.host, ":", options.port);
+  error_code ec;
+  tcp::endpoint endpoint;
+  const net::ip::address address = net::ip::make_address(options.host, ec);
+  if (!ec) {
+    endpoint = tcp::endpoint(address, options.port);
+  } else {
+    tcp::resolver resolver(io_);
+    const auto results = resolver.resolve(options.host, std::to_string(options.port), ec);
+    if (ec || results.empty()) {
+      return IoError("cannot resolve HTTP listen address ", where, ": ",
+                     ec ? ec.message() : std::string("no address"));
+    }
+    endpoint = *results.begin();
+  }
+  acceptor_.open(endpoint.protocol(), ec);
+  // Lets a restarted server bind while old connections sit in TIME_WAIT; it
+  // does not allow two listeners on one port.
+  if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+  if (!ec) port_ = acceptor_.local_endpoint(ec).port();
+  if (ec) return IoError("cannot listen on ", where, ": ", ec.message());
+  return OkStatus();
+}
+
+Status HttpServer::Impl::Run() {
+  Accept();  // before the threads start, so that io_.run() has work
+  const int count = ThreadCount(context_.options());
+  try {
+    // No lock: the server is not published yet.
+    threads_.reserve(count);
+    for (int i = 0; i < count; ++i) threads_.emplace_back([this] { RunThread(); });
+  } catch (const std::system_error& e) {
+    Shutdown();  // stops and joins the threads that did start
+    return IoError("cannot start HTTP server threads: ", e.what());
+  }
+  return OkStatus();
+}
+
+void HttpServer::Impl::RunThread() {
+  for (;;) {
+    try {
+      io_.run();
+      return;
+    } catch (const std::exception& e) {
+      // Only resource exhaustion (e.g. bad_alloc) gets here: sessions catch
+      // handler exceptions. Keep serving the other connections.
+      context_.LogError(StrCat("I/O thread: ", e.what()));
+    }
+  }
+}
+
+void HttpServer::Impl::Accept() {
+  acceptor_.async_accept(http_internal::HttpSession::Strand(io_.get_executor()),
+                         [this](error_code ec, http_internal::HttpSession::Socket socket) {
+                           OnAccept(ec, std::move(socket));
+                         });
+}
+
+void HttpServer::Impl::OnAccept(error_code ec, http_internal::HttpSession::Socket socket) {
+  if (ec == net::error::operation_aborted || context_.stopping()) return;
+  if (ec) {
+    context_.LogError(StrCat("accept failed: ", ec.message()));
+    retry_timer_.expires_after(kAcceptRetryDelay);
+    retry_timer_.async_wait([this](error_code ec) {
+      if (!ec && !context_.stopping()) Accept();
+    });
+    return;
+  }
+  std::make_shared<http_internal::HttpSession>(std::move(socket), &context_)->Start();
+  Accept();
+}
+
+void HttpServer::Impl::Shutdown() {
+  std::lock_guard lock(shutdown_mutex_);
+  if (threads_.empty()) return;
+  context_.Stop();
+  net::post(acceptor_.get_executor(), [this] {
+    error_code ignored;
+    acceptor_.close(ignored);
+    retry_timer_.cancel();
+  });
+  // io_.run() returns once the last session has finished and closed.
+  for (std::thread& thread : threads_) thread.join();
+  threads_.clear();
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
+                                                      HttpHandler handler) {
+  SKADE_RETURN_NOT_OK(Validate(options, handler));
+  auto impl = std::make_unique<Impl>(std::move(options), std::move(handler));
+  SKADE_RETURN_NOT_OK(impl->Listen());
+  SKADE_RETURN_NOT_OK(impl->Run());
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpServer::~HttpServer() { Shutdown(); }
+
+uint16_t HttpServer::port() const { return impl_->port(); }
+
+void HttpServer::Shutdown() { impl_->Shutdown(); }
+
+}  // namespace skade::rest
