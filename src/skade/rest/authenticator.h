@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <vector>
