@@ -121,7 +121,8 @@ TEST_F(EmbeddedCatalogTest, CreateErrorsAreTheCatalogKinds) {
 TEST_F(EmbeddedCatalogTest, InvalidNamesNeverReachTheFileSystem) {
   CreateTableRequest request;
   request.schema = TestSchema();
-  for (const std::string& bad : std::vector<std::string>{"..", ".", "a/b", "a\\b", std::string("a\0b", 3), "a\x1f" "b", "", "x\n"}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"..", ".", std::string("a\0b", 3), "a\x1f" "b", "", "x\n", "\xff"}) {
     EXPECT_THAT(catalog_->CreateNamespace({bad}, {}), IsError(ErrorKind::kInvalidArgument)) << bad;
     request.name = bad;
     EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kInvalidArgument)) << bad;
@@ -130,6 +131,16 @@ TEST_F(EmbeddedCatalogTest, InvalidNamesNeverReachTheFileSystem) {
   EXPECT_THAT(catalog_->CreateNamespace({}, {}), IsError(ErrorKind::kInvalidArgument));
   // Nothing escaped the warehouse.
   EXPECT_FALSE(std::filesystem::exists(dir_.Sub("n")));
+}
+
+TEST_F(EmbeddedCatalogTest, SlashesInNamesStayInsideTheirDirectory) {
+  // Iceberg allows '/' in names; it must never become a path separator.
+  auto created = Create({{"../up"}, "../../out"});
+  EXPECT_EQ(created.metadata->location,
+            catalog_->warehouse_location() + "/..%2Fup/..%2F..%2Fout");
+  EXPECT_TRUE(FileExists(created.metadata_location));
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("out")));
+  EXPECT_TRUE(*catalog_->TableExists({{"../up"}, "../../out"}));
 }
 
 TEST_F(EmbeddedCatalogTest, NamespaceLifecycle) {

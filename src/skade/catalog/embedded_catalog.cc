@@ -89,8 +89,10 @@ EmbeddedCatalog::~EmbeddedCatalog() = default;
 
 std::string EmbeddedCatalog::DefaultTableLocation(const TableIdentifier& identifier) const {
   std::string location = warehouse_location_;
-  for (const auto& level : identifier.ns) StrAppend(&location, "/", level);
-  StrAppend(&location, "/", identifier.name);
+  for (const auto& level : identifier.ns) {
+    StrAppend(&location, "/", spec::EncodePathComponent(level));
+  }
+  StrAppend(&location, "/", spec::EncodePathComponent(identifier.name));
   return location;
 }
 

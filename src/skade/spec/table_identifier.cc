@@ -60,9 +60,6 @@ Status ValidateName(std::string_view name, std::string_view what) {
     if (c < 0x20 || c == 0x7F) {
       return InvalidArgument("Invalid ", what, ": contains a control character");
     }
-    if (c == '/' || c == '\\') {
-      return InvalidArgument("Invalid ", what, " '", name, "': must not contain '/' or '\\'");
-    }
     size_t length = Utf8SequenceLength(name, i);
     if (length == 0) return InvalidArgument("Invalid ", what, ": not valid UTF-8");
     i += length;
@@ -79,6 +76,21 @@ Status ValidateNamespace(const Namespace& ns) {
 Status ValidateTableIdentifier(const TableIdentifier& identifier) {
   SKADE_RETURN_NOT_OK(ValidateNamespace(identifier.ns));
   return ValidateName(identifier.name, "table name");
+}
+
+std::string EncodePathComponent(std::string_view name) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : name) {
+    if (c == '/' || c == '\\' || c == '%') {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
 }
 
 }  // namespace skade::spec

@@ -31,10 +31,16 @@ Result<TableIdentifier> ParseTableIdentifier(std::string_view text);
 Result<Namespace> ParseNamespace(std::string_view text);
 
 /// Checks one namespace level or table name: non-empty, at most 255 bytes,
-/// valid UTF-8, no '/', '\\', NUL, control characters or the 0x1F level
-/// separator, and not "." or "..". `what` names it in the message.
+/// valid UTF-8, no NUL, control characters or the 0x1F level separator, and
+/// not "." or "..". `what` names it in the message. '/' is allowed (Iceberg's
+/// conformance kit requires it); EncodePathComponent keeps it out of paths.
 Status ValidateName(std::string_view name, std::string_view what);
 Status ValidateNamespace(const Namespace& ns);
 Status ValidateTableIdentifier(const TableIdentifier& identifier);
+
+/// A valid name as one path component: '/', '\\' and '%' are
+/// percent-encoded, so a default table location can never leave its parent
+/// directory.
+std::string EncodePathComponent(std::string_view name);
 
 }  // namespace skade::spec
