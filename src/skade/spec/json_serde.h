@@ -36,19 +36,32 @@ void WriteStatisticsFile(JsonWriter& writer, const StatisticsFile& file);
 void WritePartitionStatisticsFile(JsonWriter& writer, const PartitionStatisticsFile& file);
 void WriteEncryptionKey(JsonWriter& writer, const EncryptionKey& key);
 
+/// A primitive type name or a struct/list/map object. Field defaults are
+/// kept as their compact JSON text.
 Result<TypePtr> TypeFromJson(json::Element element);
 Result<NestedField> NestedFieldFromJson(json::Element element);
+/// A missing `schema-id` (old v1 writers) reads as 0. Structural rules
+/// (unique ids, identifier fields) are checked by Schema::Validate, not here.
 Result<SchemaPtr> SchemaFromJson(json::Element element);
+/// A single field must carry its `field-id`.
 Result<PartitionField> PartitionFieldFromJson(json::Element element);
+/// Fields without `field-id` (old v1 writers) get 1000, 1001, … in order;
+/// a spec mixing fields with and without ids is an error. `source-ids` with
+/// one entry reads as `source-id`.
 Result<PartitionSpecPtr> PartitionSpecFromJson(json::Element element);
+/// Order id 0 must be the unsorted order and the unsorted order must be 0.
 Result<SortOrderPtr> SortOrderFromJson(json::Element element);
+/// `sequence-number` absent (v1) reads as 0; a non-empty summary without
+/// `operation` reads as "overwrite" (as Java does). Ids are exact 64-bit.
 Result<SnapshotPtr> SnapshotFromJson(json::Element element);
+/// Tags must not carry branch retention; retention values must be positive.
 Result<SnapshotRef> SnapshotRefFromJson(json::Element element);
 Result<StatisticsFile> StatisticsFileFromJson(json::Element element);
 Result<PartitionStatisticsFile> PartitionStatisticsFileFromJson(json::Element element);
 Result<EncryptionKey> EncryptionKeyFromJson(json::Element element);
 
-/// Whole-document conveniences (parse a complete JSON text).
+/// Whole-document conveniences (parse a complete JSON text with the calling
+/// thread's parser, which every *FromJsonString call reuses).
 std::string SchemaToJson(const Schema& schema);
 Result<SchemaPtr> SchemaFromJsonString(std::string_view text);
 std::string PartitionSpecToJson(const PartitionSpec& spec);

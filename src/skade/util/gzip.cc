@@ -2,6 +2,7 @@
 
 #include <libdeflate.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -30,7 +31,11 @@ Result<std::string> Gunzip(std::string_view data) {
   if (!IsGzip(data) || data.size() < 18) return Corruption("not a gzip stream");
   thread_local std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> decompressor(
       libdeflate_alloc_decompressor());
-  size_t capacity = TrailerSize(data);
+  // The trailer of a corrupt or truncated stream is garbage: trusting it
+  // could mean a 4 GiB allocation. Deflate never expands more than 1032:1,
+  // so the clamp cannot cut a valid member short.
+  constexpr size_t kMaxDeflateRatio = 1032;
+  size_t capacity = std::min<size_t>(TrailerSize(data), data.size() * kMaxDeflateRatio);
   if (capacity == 0) capacity = data.size() * 4;
   for (int attempt = 0; attempt < 8; ++attempt) {
     std::string member_out;

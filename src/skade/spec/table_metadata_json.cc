@@ -1,0 +1,379 @@
+#include "skade/spec/table_metadata_json.h"
+
+#include <absl/container/flat_hash_set.h>
+
+#include <algorithm>
+
+#include "skade/spec/json_serde.h"
+#include "skade/spec/json_serde_internal.h"
+#include "skade/util/gzip.h"
+
+namespace skade::spec {
+
+namespace {
+
+// v1 and v2 spell "no current snapshot" as -1 (v3 writes null instead).
+constexpr int64_t kNoSnapshotId = -1;
+
+void WriteSnapshotLog(JsonWriter& writer, const std::vector<SnapshotLogEntry>& log) {
+  writer.Key("snapshot-log");
+  writer.StartArray();
+  for (const auto& entry : log) {
+    writer.StartObject();
+    writer.Field("timestamp-ms", entry.timestamp_ms);
+    writer.Field("snapshot-id", entry.snapshot_id);
+    writer.EndObject();
+  }
+  writer.EndArray();
+}
+
+void WriteMetadataLog(JsonWriter& writer, const std::vector<MetadataLogEntry>& log) {
+  writer.Key("metadata-log");
+  writer.StartArray();
+  for (const auto& entry : log) {
+    writer.StartObject();
+    writer.Field("timestamp-ms", entry.timestamp_ms);
+    writer.Field("metadata-file", entry.metadata_file);
+    writer.EndObject();
+  }
+  writer.EndArray();
+}
+
+}  // namespace
+
+void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata) {
+  const int version = metadata.format_version;
+  writer.StartObject();
+  writer.Field("format-version", static_cast<int32_t>(version));
+  // Optional only in v1, and only for files written before uuids existed.
+  if (!metadata.table_uuid.empty()) writer.Field("table-uuid", metadata.table_uuid);
+  writer.Field("location", metadata.location);
+  if (version >= 2) writer.Field("last-sequence-number", metadata.last_sequence_number);
+  writer.Field("last-updated-ms", metadata.last_updated_ms);
+  writer.Field("last-column-id", metadata.last_column_id);
+
+  // v1 readers know only the single current schema and default spec.
+  SchemaPtr current_schema = metadata.SchemaById(metadata.current_schema_id);
+  if (version == 1 && current_schema) {
+    writer.Key("schema");
+    WriteSchema(writer, *current_schema);
+  }
+  writer.Field("current-schema-id", metadata.current_schema_id);
+  writer.Key("schemas");
+  writer.StartArray();
+  for (const auto& schema : metadata.schemas) WriteSchema(writer, *schema);
+  writer.EndArray();
+
+  PartitionSpecPtr default_spec = metadata.SpecById(metadata.default_spec_id);
+  if (version == 1 && default_spec) {
+    writer.Key("partition-spec");
+    WritePartitionFields(writer, *default_spec);
+  }
+  writer.Field("default-spec-id", metadata.default_spec_id);
+  writer.Key("partition-specs");
+  writer.StartArray();
+  for (const auto& spec : metadata.partition_specs) WritePartitionSpec(writer, *spec);
+  writer.EndArray();
+  writer.Field("last-partition-id", metadata.last_partition_id);
+
+  writer.Field("default-sort-order-id", metadata.default_sort_order_id);
+  writer.Key("sort-orders");
+  writer.StartArray();
+  for (const auto& order : metadata.sort_orders) WriteSortOrder(writer, *order);
+  writer.EndArray();
+
+  internal::WriteStringMap(writer, "properties", metadata.properties);
+
+  // As Java writes it: -1 for "none" before v3, null from v3 on.
+  writer.Key("current-snapshot-id");
+  if (metadata.current_snapshot_id) {
+    writer.Int(*metadata.current_snapshot_id);
+  } else if (version >= 3) {
+    writer.Null();
+  } else {
+    writer.Int(kNoSnapshotId);
+  }
+  if (version >= 3) writer.Field("next-row-id", metadata.next_row_id);
+
+  if (!metadata.encryption_keys.empty()) {
+    writer.Key("encryption-keys");
+    writer.StartArray();
+    for (const auto& key : metadata.encryption_keys) WriteEncryptionKey(writer, key);
+    writer.EndArray();
+  }
+
+  writer.Key("refs");
+  writer.StartObject();
+  for (const auto& [name, ref] : metadata.refs) {
+    writer.Key(name);
+    WriteSnapshotRef(writer, ref);
+  }
+  writer.EndObject();
+
+  writer.Key("snapshots");
+  writer.StartArray();
+  for (const auto& snapshot : metadata.snapshots) WriteSnapshot(writer, *snapshot, version);
+  writer.EndArray();
+
+  writer.Key("statistics");
+  writer.StartArray();
+  for (const auto& file : metadata.statistics) WriteStatisticsFile(writer, file);
+  writer.EndArray();
+
+  writer.Key("partition-statistics");
+  writer.StartArray();
+  for (const auto& file : metadata.partition_statistics) WritePartitionStatisticsFile(writer, file);
+  writer.EndArray();
+
+  WriteSnapshotLog(writer, metadata.snapshot_log);
+  WriteMetadataLog(writer, metadata.metadata_log);
+  writer.EndObject();
+}
+
+std::string TableMetadataToJson(const TableMetadata& metadata) {
+  JsonWriter writer;
+  WriteTableMetadata(writer, metadata);
+  return writer.Take();
+}
+
+namespace {
+
+// Parses the optional array `key` (absent or null means empty) with `parse`,
+// appending the results to `out`.
+template <typename T, typename Parse>
+Status ReadList(json::Object object, std::string_view key, Parse parse, std::vector<T>* out) {
+  if (!json::Find(object, key)) return OkStatus();
+  SKADE_ASSIGN_OR_RAISE(auto array, json::GetArray(object, key));
+  out->reserve(array.size());
+  for (auto item : array) {
+    SKADE_ASSIGN_OR_RAISE(auto value, parse(item));
+    out->push_back(std::move(value));
+  }
+  return OkStatus();
+}
+
+Result<SnapshotLogEntry> SnapshotLogEntryFromJson(json::Element element) {
+  SKADE_ASSIGN_OR_RAISE(auto object, json::AsObject(element, "snapshot-log entry"));
+  SnapshotLogEntry entry;
+  SKADE_ASSIGN_OR_RAISE(entry.timestamp_ms, json::GetInt64(object, "timestamp-ms"));
+  SKADE_ASSIGN_OR_RAISE(entry.snapshot_id, json::GetInt64(object, "snapshot-id"));
+  return entry;
+}
+
+Result<MetadataLogEntry> MetadataLogEntryFromJson(json::Element element) {
+  SKADE_ASSIGN_OR_RAISE(auto object, json::AsObject(element, "metadata-log entry"));
+  MetadataLogEntry entry;
+  SKADE_ASSIGN_OR_RAISE(entry.timestamp_ms, json::GetInt64(object, "timestamp-ms"));
+  SKADE_ASSIGN_OR_RAISE(entry.metadata_file, json::GetString(object, "metadata-file"));
+  return entry;
+}
+
+Status ReadSchemas(json::Object object, TableMetadata* metadata) {
+  if (json::Find(object, "schemas")) {
+    SKADE_ASSIGN_OR_RAISE(metadata->current_schema_id, json::GetInt32(object, "current-schema-id"));
+    return ReadList(object, "schemas", SchemaFromJson, &metadata->schemas);
+  }
+  if (metadata->format_version != 1) {
+    return InvalidArgument("schemas must exist in format v", metadata->format_version);
+  }
+  SKADE_ASSIGN_OR_RAISE(auto legacy, json::GetRequired(object, "schema"));
+  SKADE_ASSIGN_OR_RAISE(auto schema, SchemaFromJson(legacy));
+  metadata->current_schema_id = schema->schema_id();
+  metadata->schemas.push_back(std::move(schema));
+  return OkStatus();
+}
+
+Status ReadPartitionSpecs(json::Object object, TableMetadata* metadata) {
+  if (json::Find(object, "partition-specs")) {
+    SKADE_ASSIGN_OR_RAISE(metadata->default_spec_id, json::GetInt32(object, "default-spec-id"));
+    SKADE_RETURN_NOT_OK(
+        ReadList(object, "partition-specs", PartitionSpecFromJson, &metadata->partition_specs));
+  } else if (metadata->format_version != 1) {
+    return InvalidArgument("partition-specs must exist in format v", metadata->format_version);
+  } else {
+    SKADE_ASSIGN_OR_RAISE(auto legacy, json::GetRequired(object, "partition-spec"));
+    metadata->default_spec_id = PartitionSpec::kInitialSpecId;
+    SKADE_ASSIGN_OR_RAISE(auto spec,
+                          internal::PartitionSpecFromFields(PartitionSpec::kInitialSpecId, legacy));
+    metadata->partition_specs.push_back(std::move(spec));
+  }
+  SKADE_ASSIGN_OR_RAISE(auto last_partition_id,
+                        json::GetOptionalInt32(object, "last-partition-id"));
+  if (last_partition_id) {
+    metadata->last_partition_id = *last_partition_id;
+  } else if (metadata->format_version != 1) {
+    return InvalidArgument("last-partition-id must exist in format v", metadata->format_version);
+  } else {
+    metadata->last_partition_id = PartitionSpec::kPartitionDataIdStart - 1;
+    for (const auto& spec : metadata->partition_specs) {
+      metadata->last_partition_id =
+          std::max(metadata->last_partition_id, spec->LastAssignedFieldId());
+    }
+  }
+  return OkStatus();
+}
+
+Status ReadSortOrders(json::Object object, TableMetadata* metadata) {
+  if (json::Find(object, "sort-orders")) {
+    SKADE_ASSIGN_OR_RAISE(metadata->default_sort_order_id,
+                          json::GetInt32(object, "default-sort-order-id"));
+    return ReadList(object, "sort-orders", SortOrderFromJson, &metadata->sort_orders);
+  }
+  if (metadata->format_version != 1) {
+    return InvalidArgument("sort-orders must exist in format v", metadata->format_version);
+  }
+  metadata->default_sort_order_id = SortOrder::kUnsortedOrderId;
+  metadata->sort_orders.push_back(SortOrder::Unsorted());
+  return OkStatus();
+}
+
+Status ReadRefs(json::Object object, TableMetadata* metadata) {
+  if (json::Find(object, "refs")) {
+    SKADE_ASSIGN_OR_RAISE(auto refs, json::GetObject(object, "refs"));
+    for (auto field : refs) {
+      SKADE_ASSIGN_OR_RAISE(auto ref, SnapshotRefFromJson(field.value));
+      if (!metadata->refs.emplace(std::string(field.key), ref).second) {
+        return InvalidArgument("Duplicate snapshot ref: ", field.key);
+      }
+    }
+  }
+  // Files written before refs existed only have current-snapshot-id: it is
+  // the main branch. Java does this only when `refs` is absent; PyIceberg and
+  // Rust also when `refs` lacks main, which keeps parse→write→parse stable.
+  if (metadata->current_snapshot_id && !metadata->refs.contains(kMainBranch)) {
+    metadata->refs.emplace(kMainBranch, SnapshotRef{*metadata->current_snapshot_id});
+  }
+  return OkStatus();
+}
+
+template <typename Ptr, typename GetId>
+Status CheckUniqueIds(const std::vector<Ptr>& items, GetId get_id, std::string_view what) {
+  absl::flat_hash_set<int64_t> ids;
+  for (const auto& item : items) {
+    if (!ids.insert(get_id(*item)).second) {
+      return InvalidArgument("Duplicate ", what, " id: ", get_id(*item));
+    }
+  }
+  return OkStatus();
+}
+
+// The cross-field rules a parsed file must satisfy before anything relies on
+// its ids resolving.
+Status ValidateReferences(const TableMetadata& metadata) {
+  SKADE_RETURN_NOT_OK(CheckUniqueIds(
+      metadata.schemas, [](const Schema& s) -> int64_t { return s.schema_id(); }, "schema"));
+  SKADE_RETURN_NOT_OK(CheckUniqueIds(
+      metadata.partition_specs, [](const PartitionSpec& s) -> int64_t { return s.spec_id; },
+      "partition spec"));
+  SKADE_RETURN_NOT_OK(CheckUniqueIds(
+      metadata.sort_orders, [](const SortOrder& o) -> int64_t { return o.order_id; },
+      "sort order"));
+  SKADE_RETURN_NOT_OK(CheckUniqueIds(
+      metadata.snapshots, [](const Snapshot& s) { return s.snapshot_id; }, "snapshot"));
+
+  if (!metadata.SchemaById(metadata.current_schema_id)) {
+    return InvalidArgument("Cannot find schema with current-schema-id=", metadata.current_schema_id,
+                           " from schemas");
+  }
+  for (const auto& schema : metadata.schemas) {
+    SKADE_RETURN_NOT_OK(schema->Validate(metadata.format_version));
+  }
+  if (!metadata.SpecById(metadata.default_spec_id)) {
+    return InvalidArgument("Cannot find partition spec with default-spec-id=",
+                           metadata.default_spec_id, " from partition-specs");
+  }
+  if (!metadata.SortOrderById(metadata.default_sort_order_id)) {
+    return InvalidArgument("Cannot find sort order with default-sort-order-id=",
+                           metadata.default_sort_order_id, " from sort-orders");
+  }
+  for (const auto& snapshot : metadata.snapshots) {
+    if (snapshot->sequence_number > metadata.last_sequence_number) {
+      return InvalidArgument("Invalid snapshot with sequence number ", snapshot->sequence_number,
+                             " greater than last sequence number ", metadata.last_sequence_number);
+    }
+  }
+  if (metadata.current_snapshot_id && !metadata.SnapshotById(*metadata.current_snapshot_id)) {
+    return InvalidArgument("Invalid table metadata: Cannot find current snapshot ",
+                           *metadata.current_snapshot_id);
+  }
+  for (const auto& [name, ref] : metadata.refs) {
+    if (!metadata.SnapshotById(ref.snapshot_id)) {
+      return InvalidArgument("Snapshot ", ref.snapshot_id, " for reference ", name,
+                             " does not exist in the existing snapshots list");
+    }
+  }
+  const SnapshotRef* main = metadata.Ref(kMainBranch);
+  if (main && !metadata.current_snapshot_id) {
+    return InvalidArgument("Current snapshot is not set, but main branch exists: ",
+                           main->snapshot_id);
+  }
+  if (main && (!main->is_branch() || main->snapshot_id != *metadata.current_snapshot_id)) {
+    return InvalidArgument("Current snapshot ID does not match main branch (",
+                           *metadata.current_snapshot_id, " != ", main->snapshot_id, ")");
+  }
+  return OkStatus();
+}
+
+Result<TableMetadataPtr> ParseTableMetadata(json::Element element) {
+  SKADE_ASSIGN_OR_RAISE(auto object, json::AsObject(element, "metadata"));
+  auto metadata = std::make_shared<TableMetadata>();
+  SKADE_ASSIGN_OR_RAISE(auto version, json::GetInt32(object, "format-version"));
+  if (version < kMinFormatVersion || version > kMaxFormatVersion) {
+    return InvalidArgument("Cannot read unsupported version ", version);
+  }
+  metadata->format_version = version;
+
+  SKADE_ASSIGN_OR_RAISE(auto uuid, json::GetOptionalString(object, "table-uuid"));
+  if (!uuid && version != 1) return InvalidArgument("Cannot parse missing string: table-uuid");
+  metadata->table_uuid = uuid.value_or("");
+  SKADE_ASSIGN_OR_RAISE(metadata->location, json::GetString(object, "location"));
+  // v1 has no sequence numbers; a stray field there is ignored, as Java does.
+  if (version >= 2) {
+    SKADE_ASSIGN_OR_RAISE(metadata->last_sequence_number,
+                          json::GetInt64(object, "last-sequence-number"));
+  }
+  SKADE_ASSIGN_OR_RAISE(metadata->last_updated_ms, json::GetInt64(object, "last-updated-ms"));
+  SKADE_ASSIGN_OR_RAISE(metadata->last_column_id, json::GetInt32(object, "last-column-id"));
+
+  SKADE_RETURN_NOT_OK(ReadSchemas(object, metadata.get()));
+  SKADE_RETURN_NOT_OK(ReadPartitionSpecs(object, metadata.get()));
+  SKADE_RETURN_NOT_OK(ReadSortOrders(object, metadata.get()));
+  SKADE_ASSIGN_OR_RAISE(metadata->properties, json::GetStringMap(object, "properties"));
+
+  SKADE_ASSIGN_OR_RAISE(auto current, json::GetOptionalInt64(object, "current-snapshot-id"));
+  if (current && *current != kNoSnapshotId) metadata->current_snapshot_id = current;
+  if (version >= 3) {
+    SKADE_ASSIGN_OR_RAISE(metadata->next_row_id, json::GetInt64(object, "next-row-id"));
+  }
+
+  SKADE_RETURN_NOT_OK(
+      ReadList(object, "encryption-keys", EncryptionKeyFromJson, &metadata->encryption_keys));
+  SKADE_RETURN_NOT_OK(ReadList(object, "snapshots", SnapshotFromJson, &metadata->snapshots));
+  SKADE_RETURN_NOT_OK(ReadRefs(object, metadata.get()));
+  SKADE_RETURN_NOT_OK(
+      ReadList(object, "statistics", StatisticsFileFromJson, &metadata->statistics));
+  SKADE_RETURN_NOT_OK(ReadList(object, "partition-statistics", PartitionStatisticsFileFromJson,
+                               &metadata->partition_statistics));
+  SKADE_RETURN_NOT_OK(
+      ReadList(object, "snapshot-log", SnapshotLogEntryFromJson, &metadata->snapshot_log));
+  SKADE_RETURN_NOT_OK(
+      ReadList(object, "metadata-log", MetadataLogEntryFromJson, &metadata->metadata_log));
+
+  metadata->Finalize();
+  SKADE_RETURN_NOT_OK(ValidateReferences(*metadata));
+  return metadata;
+}
+
+}  // namespace
+
+Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
+  if (IsGzip(text)) {
+    SKADE_ASSIGN_OR_RAISE(auto inflated, Gunzip(text));
+    SKADE_ASSIGN_OR_RAISE(auto element, internal::ParseDocument(inflated));
+    return ParseTableMetadata(element);
+  }
+  SKADE_ASSIGN_OR_RAISE(auto element, internal::ParseDocument(text));
+  return ParseTableMetadata(element);
+}
+
+}  // namespace skade::spec

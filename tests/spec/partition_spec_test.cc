@@ -1,0 +1,101 @@
+#include "skade/spec/partition_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "skade/spec/sort_order.h"
+#include "testing/matchers.h"
+
+namespace skade::spec {
+namespace {
+
+using testing::IsErrorWithMessage;
+using testing::IsOk;
+
+Schema SampleSchema() {
+  return Schema(
+      0, {NestedField{1, "id", Type::Long(), true}, NestedField{2, "name", Type::String(), false},
+          NestedField{3, "ts", Type::TimestampTz(), false},
+          NestedField{4, "price", Type::Double(), false}});
+}
+
+PartitionField Field(int32_t source_id, int32_t field_id, std::string name, Transform transform) {
+  return PartitionField{source_id, {}, field_id, std::move(name), transform};
+}
+
+TEST(PartitionSpecTest, ValidSpec) {
+  PartitionSpec spec{
+      1,
+      {Field(1, 1000, "id_bucket", Transform::Bucket(16)),
+       Field(2, 1001, "name", Transform::Identity()), Field(3, 1002, "ts_day", Transform::Day()),
+       Field(2, 1003, "name_trunc", Transform::Truncate(3))}};
+  EXPECT_THAT(spec.Validate(SampleSchema()), IsOk());
+  EXPECT_EQ(spec.LastAssignedFieldId(), 1003);
+  EXPECT_FALSE(spec.IsUnpartitioned());
+}
+
+TEST(PartitionSpecTest, UnpartitionedSpecs) {
+  EXPECT_TRUE(PartitionSpec::Unpartitioned()->IsUnpartitioned());
+  EXPECT_EQ(PartitionSpec::Unpartitioned()->LastAssignedFieldId(), 999);
+  PartitionSpec all_void{0, {Field(1, 1000, "id_void", Transform::Void())}};
+  EXPECT_TRUE(all_void.IsUnpartitioned());
+}
+
+TEST(PartitionSpecTest, RejectsInvalidFields) {
+  Schema schema = SampleSchema();
+  auto validate = [&](std::vector<PartitionField> fields) {
+    return PartitionSpec{0, std::move(fields)}.Validate(schema);
+  };
+  EXPECT_THAT(validate({Field(9, 1000, "x", Transform::Identity())}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Cannot find source column"));
+  EXPECT_THAT(validate({Field(2, 1000, "name_day", Transform::Day())}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Invalid source type string"));
+  EXPECT_THAT(validate({Field(4, 1000, "p", Transform::Bucket(2))}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Invalid source type double"));
+  EXPECT_THAT(validate({Field(1, 1000, "a", Transform::Identity()),
+                        Field(2, 1001, "a", Transform::Identity())}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "more than once: a"));
+  EXPECT_THAT(validate({Field(1, 1000, "a", Transform::Identity()),
+                        Field(2, 1000, "b", Transform::Identity())}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "field id more than once: 1000"));
+  EXPECT_THAT(validate({Field(1, 1000, "", Transform::Identity())}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "empty partition name"));
+  // A partition named after another column would shadow it.
+  EXPECT_THAT(validate({Field(1, 1000, "name", Transform::Bucket(4))}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "name that exists in schema"));
+  EXPECT_THAT(validate({Field(1, 1000, "name", Transform::Identity())}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "name that exists in schema"));
+}
+
+TEST(PartitionSpecTest, PartitionTypeFollowsTransforms) {
+  PartitionSpec spec{
+      0,
+      {Field(1, 1000, "id_bucket", Transform::Bucket(16)),
+       Field(3, 1001, "ts_day", Transform::Day()), Field(2, 1002, "name", Transform::Identity()),
+       Field(77, 1003, "dropped", Transform::Identity())}};
+  auto type = spec.PartitionType(SampleSchema());
+  ASSERT_THAT(type, IsOk());
+  const auto& fields = (*type)->fields();
+  ASSERT_EQ(fields.size(), 4u);
+  EXPECT_EQ(fields[0].id, 1000);
+  EXPECT_EQ(fields[0].type->ToString(), "int");
+  EXPECT_EQ(fields[1].type->ToString(), "date");
+  EXPECT_EQ(fields[2].type->ToString(), "string");
+  EXPECT_EQ(fields[3].type->ToString(), "unknown");
+}
+
+TEST(SortOrderTest, ValidatesSourcesAndTransforms) {
+  Schema schema = SampleSchema();
+  SortOrder order{
+      1, {SortField{Transform::Identity(), 2, {}, SortDirection::kDesc, NullOrder::kNullsLast}}};
+  EXPECT_THAT(order.Validate(schema), IsOk());
+  SortOrder missing{1, {SortField{Transform::Identity(), 42}}};
+  EXPECT_THAT(missing.Validate(schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Cannot find source column"));
+  SortOrder bad{1, {SortField{Transform::Hour(), 2}}};
+  EXPECT_THAT(bad.Validate(schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Invalid source type"));
+  EXPECT_TRUE(SortOrder::Unsorted()->IsUnsorted());
+}
+
+}  // namespace
+}  // namespace skade::spec
