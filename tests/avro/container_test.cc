@@ -171,9 +171,9 @@ TEST(ContainerTest, ReadsZstdFramesWithoutContentSize) {
   ASSERT_EQ(ZSTD_getFrameContentSize(frame.data(), frame.size()), ZSTD_CONTENTSIZE_UNKNOWN);
 
   // Same header with codec zstandard, then the one block.
-  auto writer = ContainerWriter::Make(*RecordSchema(), {{"owner", "skade"}},
-                                      {.codec = Codec::kZstandard,
-                                       .sync_marker = (*reader)->sync_marker()});
+  auto writer =
+      ContainerWriter::Make(*RecordSchema(), {{"owner", "skade"}},
+                            {.codec = Codec::kZstandard, .sync_marker = (*reader)->sync_marker()});
   std::string file = *(*writer)->Finish();
   std::string block;
   Encoder encoder(&block);
@@ -223,7 +223,8 @@ TEST(ContainerTest, UnsupportedCodecIsReportedAsSuch) {
 
 TEST(ContainerTest, HeaderErrors) {
   EXPECT_THAT(ContainerReader::Open(""), IsErrorWithMessage(ErrorKind::kCorruption, "magic"));
-  EXPECT_THAT(ContainerReader::Open("PAR1...."), IsErrorWithMessage(ErrorKind::kCorruption, "magic"));
+  EXPECT_THAT(ContainerReader::Open("PAR1...."),
+              IsErrorWithMessage(ErrorKind::kCorruption, "magic"));
   std::string header(kMagic, sizeof(kMagic));
   Encoder encoder(&header);
   encoder.WriteBlockCount(1);

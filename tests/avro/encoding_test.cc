@@ -73,7 +73,8 @@ TEST(ZigZagTest, RejectsOverlongAndTruncatedVarints) {
               IsError(ErrorKind::kCorruption));
   EXPECT_THAT(Decoder("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02").ReadLong(),
               IsErrorWithMessage(ErrorKind::kCorruption, "longer than 64 bits"));
-  EXPECT_THAT(Decoder("\x80\x80").ReadLong(), IsErrorWithMessage(ErrorKind::kCorruption, "Truncated"));
+  EXPECT_THAT(Decoder("\x80\x80").ReadLong(),
+              IsErrorWithMessage(ErrorKind::kCorruption, "Truncated"));
   EXPECT_THAT(Decoder("").ReadLong(), IsError(ErrorKind::kCorruption));
 }
 
@@ -123,7 +124,10 @@ TEST(DecoderTest, RejectsInvalidBooleansLengthsAndIndexes) {
   EXPECT_THAT(Decoder("\x02").ReadBoolean(), IsErrorWithMessage(ErrorKind::kCorruption, "boolean"));
   // Negative length, and a length past the end.
   EXPECT_THAT(Decoder("\x01").ReadBytes(), IsErrorWithMessage(ErrorKind::kCorruption, "Negative"));
-  EXPECT_THAT(Decoder("\x0a" "abc").ReadBytes(), IsErrorWithMessage(ErrorKind::kCorruption, "exceeds"));
+  EXPECT_THAT(Decoder("\x0a"
+                      "abc")
+                  .ReadBytes(),
+              IsErrorWithMessage(ErrorKind::kCorruption, "exceeds"));
   std::string huge = EncodeLong(std::numeric_limits<int64_t>::max());
   EXPECT_THAT(Decoder(huge).ReadBytes(), IsError(ErrorKind::kCorruption));
   EXPECT_THAT(Decoder("\x04").ReadUnionIndex(2), IsError(ErrorKind::kCorruption));

@@ -107,9 +107,11 @@ TEST(AvroSchemaTest, PrimitivesWithAndWithoutAttributes) {
   auto plain = ParseSchema(R"("long")");
   ASSERT_TRUE(plain);
   EXPECT_EQ(SchemaToJson(**plain), R"("long")");
-  auto annotated = ParseSchema(R"({"type": "long", "logicalType": "time-micros", "x-custom": [1]})");
+  auto annotated =
+      ParseSchema(R"({"type": "long", "logicalType": "time-micros", "x-custom": [1]})");
   ASSERT_TRUE(annotated);
-  EXPECT_EQ(SchemaToJson(**annotated), R"({"type":"long","logicalType":"time-micros","x-custom":[1]})");
+  EXPECT_EQ(SchemaToJson(**annotated),
+            R"({"type":"long","logicalType":"time-micros","x-custom":[1]})");
   auto map = ParseSchema(R"({"type": "map", "values": "string", "key-id": 5, "value-id": 6})");
   ASSERT_TRUE(map);
   EXPECT_EQ((*map)->IntAttribute("key-id"), 5);
@@ -127,8 +129,10 @@ TEST(AvroSchemaTest, StringFieldIdsAreAccepted) {
 
 TEST(AvroSchemaTest, RejectsInvalidSchemas) {
   EXPECT_THAT(ParseSchema("{"), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(ParseSchema(R"("nosuchtype")"), IsErrorWithMessage(ErrorKind::kInvalidArgument, "Unknown"));
-  EXPECT_THAT(ParseSchema(R"({"type": "record", "fields": []})"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ParseSchema(R"("nosuchtype")"),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Unknown"));
+  EXPECT_THAT(ParseSchema(R"({"type": "record", "fields": []})"),
+              IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ParseSchema("[]"), IsErrorWithMessage(ErrorKind::kInvalidArgument, "empty union"));
   EXPECT_THAT(ParseSchema("42"), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(ParseSchema(R"({"type": "fixed", "name": "f", "size": -1})"),
