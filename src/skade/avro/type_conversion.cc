@@ -166,8 +166,9 @@ Result<int32_t> RequiredId(const Node& node, std::string_view attribute) {
 }
 
 // Splits an optional (union with null) schema into its type and whether it
-// is required.
+// is required. A null schema (Iceberg's unknown type) is optional.
 Result<std::pair<const Node*, bool>> UnwrapOptional(const Node& node) {
+  if (node.type == AvroType::kNull) return std::pair<const Node*, bool>(&node, false);
   if (node.type != AvroType::kUnion) return std::pair<const Node*, bool>(&node, true);
   if (node.branches.size() == 1) return std::pair<const Node*, bool>(node.branches[0].get(), true);
   const Node* branch = node.NonNullBranch();
