@@ -10,6 +10,15 @@
 
 namespace skade::avro {
 
+// The manifest_entry fields besides data_file; kept apart so that entries
+// are written straight from the caller's DataFile, without a copy.
+struct EntryHeader {
+  spec::ManifestEntryStatus status;
+  std::optional<int64_t> snapshot_id;
+  std::optional<int64_t> sequence_number;
+  std::optional<int64_t> file_sequence_number;
+};
+
 namespace {
 
 namespace f = manifest_field;
@@ -163,7 +172,7 @@ Status WriteDataFile(Encoder& encoder, const Node& record, const spec::Type& par
 }
 
 Status WriteEntry(Encoder& encoder, const Node& record, const spec::Type& partition_type,
-                  const ManifestEntry& entry) {
+                  const EntryHeader& entry, const DataFile& file) {
   for (const Field& field : record.fields) {
     switch (*field.field_id) {
       case f::kStatus:
@@ -179,8 +188,7 @@ Status WriteEntry(Encoder& encoder, const Node& record, const spec::Type& partit
         SKADE_RETURN_NOT_OK(WriteOptionalLong(encoder, field, entry.file_sequence_number));
         break;
       case f::kDataFile:
-        SKADE_RETURN_NOT_OK(
-            WriteDataFile(encoder, ValueNode(field), partition_type, entry.data_file));
+        SKADE_RETURN_NOT_OK(WriteDataFile(encoder, ValueNode(field), partition_type, file));
         break;
       default:
         return InternalError("Unexpected manifest_entry field ", field.name);
@@ -261,33 +269,31 @@ Status ManifestWriter::CheckFile(const DataFile& file) const {
   return OkStatus();
 }
 
-Status ManifestWriter::Write(const ManifestEntry& entry) {
-  SKADE_RETURN_NOT_OK(CheckFile(entry.data_file));
+Status ManifestWriter::Write(const EntryHeader& entry, const DataFile& file) {
+  SKADE_RETURN_NOT_OK(CheckFile(file));
   if (options_.format_version >= 2 && entry.status != ManifestEntryStatus::kAdded &&
       !entry.sequence_number) {
-    return InvalidArgument("Only ADDED entries may inherit a sequence number: ",
-                           entry.data_file.file_path);
+    return InvalidArgument("Only ADDED entries may inherit a sequence number: ", file.file_path);
   }
-  Status status = WriteEntry(writer_->encoder(), *entry_schema_, *partition_type_, entry);
+  Status status = WriteEntry(writer_->encoder(), *entry_schema_, *partition_type_, entry, file);
   if (!status) {
     writer_->DiscardDatum();
     return status;
   }
   SKADE_RETURN_NOT_OK(writer_->EndDatum());
 
-  int64_t rows = entry.data_file.record_count;
   switch (entry.status) {
     case ManifestEntryStatus::kAdded:
       ++added_files_;
-      added_rows_ += rows;
+      added_rows_ += file.record_count;
       break;
     case ManifestEntryStatus::kExisting:
       ++existing_files_;
-      existing_rows_ += rows;
+      existing_rows_ += file.record_count;
       break;
     case ManifestEntryStatus::kDeleted:
       ++deleted_files_;
-      deleted_rows_ += rows;
+      deleted_rows_ += file.record_count;
       break;
   }
   // The minimum data sequence number covers live files only.
@@ -295,41 +301,34 @@ Status ManifestWriter::Write(const ManifestEntry& entry) {
     min_sequence_number_ =
         std::min(min_sequence_number_.value_or(*entry.sequence_number), *entry.sequence_number);
   }
-  summary_.Update(entry.data_file.partition);
+  summary_.Update(file.partition);
   return OkStatus();
 }
 
 Status ManifestWriter::Add(const DataFile& file) {
-  ManifestEntry entry;
-  entry.status = ManifestEntryStatus::kAdded;
-  entry.snapshot_id = options_.snapshot_id;
-  entry.data_file = file;
-  return Write(entry);
+  return Write({ManifestEntryStatus::kAdded, options_.snapshot_id, std::nullopt, std::nullopt},
+               file);
 }
 
 Status ManifestWriter::Add(const DataFile& file, int64_t data_sequence_number) {
-  ManifestEntry entry;
-  entry.status = ManifestEntryStatus::kAdded;
-  entry.snapshot_id = options_.snapshot_id;
-  entry.sequence_number = data_sequence_number;
-  entry.data_file = file;
-  return Write(entry);
+  return Write(
+      {ManifestEntryStatus::kAdded, options_.snapshot_id, data_sequence_number, std::nullopt},
+      file);
 }
 
 Status ManifestWriter::Existing(const ManifestEntry& entry) {
   if (!entry.snapshot_id) {
     return InvalidArgument("An EXISTING entry needs its snapshot id: ", entry.data_file.file_path);
   }
-  ManifestEntry existing = entry;
-  existing.status = ManifestEntryStatus::kExisting;
-  return Write(existing);
+  return Write({ManifestEntryStatus::kExisting, entry.snapshot_id, entry.sequence_number,
+                entry.file_sequence_number},
+               entry.data_file);
 }
 
 Status ManifestWriter::Delete(const ManifestEntry& entry) {
-  ManifestEntry deleted = entry;
-  deleted.status = ManifestEntryStatus::kDeleted;
-  deleted.snapshot_id = options_.snapshot_id;
-  return Write(deleted);
+  return Write({ManifestEntryStatus::kDeleted, options_.snapshot_id, entry.sequence_number,
+                entry.file_sequence_number},
+               entry.data_file);
 }
 
 Result<WrittenManifest> ManifestWriter::Finish(std::string location) {

@@ -45,6 +45,8 @@
 
 namespace skade::avro {
 
+struct EntryHeader;
+
 struct ManifestWriterOptions {
   int format_version = 2;
   /// The snapshot that writes the manifest: recorded in ADDED and DELETED
@@ -91,7 +93,7 @@ class ManifestWriter {
                  const ManifestWriterOptions& options, spec::TypePtr partition_type,
                  NodePtr entry_schema, std::unique_ptr<ContainerWriter> writer);
 
-  Status Write(const spec::ManifestEntry& entry);
+  Status Write(const EntryHeader& entry, const spec::DataFile& file);
   Status CheckFile(const spec::DataFile& file) const;
 
   spec::SchemaPtr schema_;

@@ -107,7 +107,8 @@ struct Node {
   int NullBranchIndex() const;
 };
 
-/// A node of a primitive type with no attributes.
+/// The shared node of a primitive type (kNull through kString) with no
+/// attributes.
 NodePtr Primitive(AvroType type);
 
 /// Parses a schema from its JSON text. Errors are kInvalidArgument.
