@@ -510,6 +510,22 @@ def test_skade_reads_pyiceberg_manifests(tables, run_tool, version, spec_name):
             assert [(f["id"], f["name"]) for f in read["partition_type"]] == [
                 (f.field_id, f.name) for f in partition_type.fields
             ]
+            # As stored: fastavro sees the same raw (uninherited) values.
+            raw = run_json(run_tool, "read-manifest", local(manifest.manifest_path))
+            with open(local(manifest.manifest_path), "rb") as f:
+                records = list(fastavro.reader(f))
+            assert [
+                (e["status"], e["snapshot_id"], e["sequence_number"], e["data_file"]["file_path"])
+                for e in raw["entries"]
+            ] == [
+                (
+                    r["status"],
+                    r["snapshot_id"],
+                    r.get("sequence_number", 0),  # v1 files have none: read as 0
+                    r["data_file"]["file_path"],
+                )
+                for r in records
+            ]
             entries = manifest.fetch_manifest_entry(io, discard_deleted=False)
             assert len(read["entries"]) == len(entries)
             for tool_entry, entry in zip(read["entries"], entries):
@@ -582,10 +598,15 @@ def rows(arrow_table):
     )
 
 
+# (table version, spec, version skade writes): v3 snapshots go on top of a v2
+# table, since PyIceberg reads v3 metadata but cannot write it.
+SCAN_CASES = [(v, spec, v) for v, spec in TABLES] + [("2", spec, "3") for spec in PYICEBERG_SPECS]
+
+
 @pytest.mark.parametrize("codec", ["deflate", "zstandard", "null"])
-@pytest.mark.parametrize("version,spec_name", TABLES)
+@pytest.mark.parametrize("version,spec_name,write_version", SCAN_CASES)
 def test_pyiceberg_scans_snapshot_with_skade_manifests(
-    tables, tmp_path, run_tool, version, spec_name, codec
+    tables, tmp_path, run_tool, version, spec_name, write_version, codec
 ):
     table = tables[(version, spec_name)]
     current = table.current_snapshot()
@@ -599,10 +620,11 @@ def test_pyiceberg_scans_snapshot_with_skade_manifests(
     entries = [e for m in current.manifests(table.io) for e in m.fetch_manifest_entry(table.io)]
     assert len(entries) >= 3
     half = len(entries) // 2
-    new_snapshot_id = 5_000_000_000_000 + int(version) * 10 + len(codec)
+    new_snapshot_id = 5_000_000_000_000 + int(write_version) * 10 + len(codec)
     sequence_number = table.metadata.last_sequence_number + 1 if version == "2" else 0
+    first_row_id = 1_000
     manifest_input = {
-        "format_version": int(version),
+        "format_version": int(write_version),
         "snapshot_id": new_snapshot_id,
         "codec": codec,
         "schema": json.loads(table.schema().model_dump_json()),
@@ -619,16 +641,17 @@ def test_pyiceberg_scans_snapshot_with_skade_manifests(
     assert summary["added_files_count"] == len(entries) - half
 
     list_input = {
-        "format_version": int(version),
+        "format_version": int(write_version),
         "snapshot_id": new_snapshot_id,
         "parent_snapshot_id": current.snapshot_id,
         "sequence_number": sequence_number,
+        "first_row_id": first_row_id,
         "codec": codec,
         "manifests": [summary],
     }
     (tmp_path / "list.json").write_text(json.dumps(list_input))
     list_location = f"file://{metadata_dir}/snap-{new_snapshot_id}-skade.avro"
-    run_tool(TOOL, "write-manifest-list", tmp_path / "list.json", list_location)
+    written = run_json(run_tool, "write-manifest-list", tmp_path / "list.json", list_location)
 
     # New table metadata whose current snapshot is skade's.
     metadata = json.loads(local(table.metadata_location).read_text())
@@ -644,6 +667,14 @@ def test_pyiceberg_scans_snapshot_with_skade_manifests(
     if version == "2":
         snapshot["sequence-number"] = sequence_number
         metadata["last-sequence-number"] = sequence_number
+    if write_version == "3":
+        # Row lineage: the manifest list assigned ids from first_row_id on.
+        added_rows = written["next_row_id"] - first_row_id
+        assert added_rows == sum(e.data_file.record_count for e in entries)
+        snapshot["first-row-id"] = first_row_id
+        snapshot["added-rows"] = added_rows
+        metadata["format-version"] = 3
+        metadata["next-row-id"] = written["next_row_id"]
     metadata["snapshots"].append(snapshot)
     metadata["current-snapshot-id"] = new_snapshot_id
     metadata["refs"] = {"main": {"snapshot-id": new_snapshot_id, "type": "branch"}}
@@ -653,6 +684,7 @@ def test_pyiceberg_scans_snapshot_with_skade_manifests(
     metadata_path.write_text(json.dumps(metadata))
 
     static = StaticTable.from_metadata(str(metadata_path))
+    assert static.metadata.format_version == int(write_version)
     assert static.current_snapshot().snapshot_id == new_snapshot_id
     assert rows(static.scan().to_arrow()) == rows(table.scan().to_arrow())
     # Partition pruning goes through skade's summaries and partition tuples.
