@@ -39,7 +39,7 @@ Result<bool> ReadIntKeyedMap(Decoder& decoder, const Node& node, std::map<int32_
       auto key = ParseInt32(key_text);
       if (!key) return Corruption("Map key is not an integer: ", key_text);
       SKADE_ASSIGN_OR_RAISE(auto value, read_value(*actual->values));
-      if (value) out->insert_or_assign(*key, std::move(*value));
+      if (value) out->insert_or_assign(out->end(), *key, std::move(*value));
       return OkStatus();
     }));
     return true;
@@ -57,6 +57,7 @@ Result<bool> ReadIntKeyedMap(Decoder& decoder, const Node& node, std::map<int32_
   if (key_index < 0 || value_index < 0) {
     return Corruption("Map entry record ", entry.name, " lacks a key or value field");
   }
+  // Writers emit keys in order, so appending at the end is the common case.
   SKADE_RETURN_NOT_OK(ForEachArrayItem(decoder, [&]() -> Status {
     std::optional<int32_t> key;
     std::optional<Value> value;
@@ -71,7 +72,7 @@ Result<bool> ReadIntKeyedMap(Decoder& decoder, const Node& node, std::map<int32_
       }
     }
     if (!key) return Corruption("Null key in map ", entry.name);
-    if (value) out->insert_or_assign(*key, std::move(*value));
+    if (value) out->insert_or_assign(out->end(), *key, std::move(*value));
     return OkStatus();
   }));
   return true;
