@@ -11,6 +11,10 @@ namespace skade::spec {
 
 enum class ManifestContent : int32_t { kData = 0, kDeletes = 1 };
 
+/// The sequence number of a manifest written for a snapshot that is not yet
+/// committed; the manifest list writer replaces it with the snapshot's.
+inline constexpr int64_t kUnassignedSequenceNumber = -1;
+
 struct PartitionFieldSummary {
   bool contains_null = false;
   std::optional<bool> contains_nan;

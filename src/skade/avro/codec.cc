@@ -1,0 +1,172 @@
+#include "skade/avro/codec.h"
+
+#include <libdeflate.h>
+#include <zstd.h>
+
+#include <algorithm>
+
+#include "skade/util/strings.h"
+
+namespace skade::avro {
+
+namespace {
+
+constexpr int kDefaultDeflateLevel = 6;
+constexpr int kDefaultZstdLevel = 3;
+// First guess for a decompressed block; grown by doubling up to the limit.
+constexpr size_t kMinOutputGuess = 64 * 1024;
+
+size_t FirstOutputGuess(size_t input_size, size_t max_size) {
+  return std::min(max_size, std::max(kMinOutputGuess, input_size * 8));
+}
+
+tl::unexpected<Error> TooLarge(size_t max_size) {
+  return Corruption("Decompressed Avro block is larger than the limit of ", max_size, " bytes");
+}
+
+}  // namespace
+
+std::string_view CodecName(Codec codec) {
+  switch (codec) {
+    case Codec::kNull:
+      return "null";
+    case Codec::kDeflate:
+      return "deflate";
+    case Codec::kZstandard:
+      return "zstandard";
+  }
+  return "null";
+}
+
+Result<Codec> ParseCodec(std::string_view name) {
+  if (name == "null" || name.empty()) return Codec::kNull;
+  if (name == "deflate" || name == "gzip") return Codec::kDeflate;
+  if (name == "zstandard" || name == "zstd") return Codec::kZstandard;
+  if (name == "snappy" || name == "bzip2" || name == "xz" || name == "lz4") {
+    return Unsupported("Avro codec not supported: ", name);
+  }
+  return InvalidArgument("Unknown Avro codec: ", name);
+}
+
+BlockCodec::BlockCodec(Codec codec, int level) : codec_(codec), level_(level) {}
+
+BlockCodec::~BlockCodec() {
+  if (deflate_compressor_ != nullptr) libdeflate_free_compressor(deflate_compressor_);
+  if (deflate_decompressor_ != nullptr) libdeflate_free_decompressor(deflate_decompressor_);
+  if (zstd_compressor_ != nullptr) ZSTD_freeCCtx(zstd_compressor_);
+  if (zstd_decompressor_ != nullptr) ZSTD_freeDCtx(zstd_decompressor_);
+}
+
+Status BlockCodec::Compress(std::string_view data, std::string* out) {
+  switch (codec_) {
+    case Codec::kNull:
+      out->assign(data);
+      return OkStatus();
+    case Codec::kDeflate: {
+      if (deflate_compressor_ == nullptr) {
+        deflate_compressor_ =
+            libdeflate_alloc_compressor(level_ == kDefaultLevel ? kDefaultDeflateLevel : level_);
+        if (deflate_compressor_ == nullptr) {
+          return InternalError("Cannot create a deflate compressor at level ", level_);
+        }
+      }
+      out->resize(libdeflate_deflate_compress_bound(deflate_compressor_, data.size()));
+      size_t size = libdeflate_deflate_compress(deflate_compressor_, data.data(), data.size(),
+                                                out->data(), out->size());
+      if (size == 0) return InternalError("deflate compression failed");
+      out->resize(size);
+      return OkStatus();
+    }
+    case Codec::kZstandard: {
+      if (zstd_compressor_ == nullptr) {
+        zstd_compressor_ = ZSTD_createCCtx();
+        if (zstd_compressor_ == nullptr) return InternalError("Cannot create a zstd compressor");
+      }
+      out->resize(ZSTD_compressBound(data.size()));
+      size_t size =
+          ZSTD_compressCCtx(zstd_compressor_, out->data(), out->size(), data.data(), data.size(),
+                            level_ == kDefaultLevel ? kDefaultZstdLevel : level_);
+      if (ZSTD_isError(size)) {
+        return InternalError("zstd compression failed: ", ZSTD_getErrorName(size));
+      }
+      out->resize(size);
+      return OkStatus();
+    }
+  }
+  return InternalError("Unknown codec");
+}
+
+Status BlockCodec::Decompress(std::string_view data, size_t max_size, std::string* out) {
+  switch (codec_) {
+    case Codec::kNull:
+      if (data.size() > max_size) return TooLarge(max_size);
+      out->assign(data);
+      return OkStatus();
+    case Codec::kDeflate: {
+      if (deflate_decompressor_ == nullptr) {
+        deflate_decompressor_ = libdeflate_alloc_decompressor();
+        if (deflate_decompressor_ == nullptr) {
+          return InternalError("Cannot create a deflate decompressor");
+        }
+      }
+      // libdeflate needs room for the whole output; the size is not stored,
+      // so grow until it fits or the limit is reached.
+      size_t capacity = FirstOutputGuess(data.size(), max_size);
+      while (true) {
+        out->resize(capacity);
+        size_t actual = 0;
+        libdeflate_result result = libdeflate_deflate_decompress(
+            deflate_decompressor_, data.data(), data.size(), out->data(), capacity, &actual);
+        if (result == LIBDEFLATE_SUCCESS) {
+          out->resize(actual);
+          return OkStatus();
+        }
+        if (result != LIBDEFLATE_INSUFFICIENT_SPACE) {
+          return Corruption("Invalid deflate data in Avro block");
+        }
+        if (capacity >= max_size) return TooLarge(max_size);
+        capacity = std::min(max_size, capacity * 2);
+      }
+    }
+    case Codec::kZstandard: {
+      if (zstd_decompressor_ == nullptr) {
+        zstd_decompressor_ = ZSTD_createDCtx();
+        if (zstd_decompressor_ == nullptr)
+          return InternalError("Cannot create a zstd decompressor");
+      }
+      ZSTD_DCtx_reset(zstd_decompressor_, ZSTD_reset_session_only);
+      unsigned long long content_size = ZSTD_getFrameContentSize(data.data(), data.size());
+      size_t capacity = FirstOutputGuess(data.size(), max_size);
+      if (content_size != ZSTD_CONTENTSIZE_UNKNOWN && content_size != ZSTD_CONTENTSIZE_ERROR) {
+        if (content_size > max_size) return TooLarge(max_size);
+        capacity = std::max<size_t>(content_size, 1);
+      }
+      out->resize(capacity);
+      ZSTD_inBuffer input{data.data(), data.size(), 0};
+      size_t produced = 0;
+      while (true) {
+        if (produced == out->size()) {
+          if (out->size() >= max_size) return TooLarge(max_size);
+          out->resize(std::min(max_size, out->size() * 2));
+        }
+        ZSTD_outBuffer output{out->data(), out->size(), produced};
+        size_t hint = ZSTD_decompressStream(zstd_decompressor_, &output, &input);
+        if (ZSTD_isError(hint)) {
+          return Corruption("Invalid zstd data in Avro block: ", ZSTD_getErrorName(hint));
+        }
+        produced = output.pos;
+        bool input_done = input.pos == input.size;
+        if (input_done && hint == 0) break;
+        // Out of input mid-frame while the output still had room: truncated.
+        if (input_done && output.pos < output.size) {
+          return Corruption("Truncated zstd data in Avro block");
+        }
+      }
+      out->resize(produced);
+      return OkStatus();
+    }
+  }
+  return InternalError("Unknown codec");
+}
+
+}  // namespace skade::avro

@@ -1,0 +1,64 @@
+// Block compression codecs of Avro object container files (Avro 1.11 spec:
+// "Required Codecs", "Optional Codecs").
+//
+// `deflate` is raw RFC 1951 deflate without a zlib or gzip wrapper
+// (libdeflate); `zstandard` is one or more Zstandard frames per block
+// (libzstd; frames without a content size, as Java's streaming writer makes
+// them, are read too). Other codecs (snappy, bzip2, xz) are kUnsupported.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "skade/util/result.h"
+
+struct libdeflate_compressor;
+struct libdeflate_decompressor;
+struct ZSTD_CCtx_s;
+struct ZSTD_DCtx_s;
+
+namespace skade::avro {
+
+enum class Codec { kNull, kDeflate, kZstandard };
+
+/// The `avro.codec` metadata value: "null", "deflate", "zstandard".
+std::string_view CodecName(Codec codec);
+
+/// Parses an `avro.codec` value. Iceberg's property spellings "gzip" and
+/// "zstd" are accepted too. A known but unimplemented codec is kUnsupported;
+/// anything else is kInvalidArgument.
+Result<Codec> ParseCodec(std::string_view name);
+
+/// Compresses and decompresses blocks with one codec, reusing its
+/// compression contexts across blocks. Not thread-safe; use one per file.
+class BlockCodec {
+ public:
+  /// `level` is the codec's compression level (deflate 0-12, zstandard
+  /// 1-22), or kDefaultLevel for the codec's default.
+  static constexpr int kDefaultLevel = -1;
+
+  BlockCodec(Codec codec, int level);
+  ~BlockCodec();
+  BlockCodec(const BlockCodec&) = delete;
+  BlockCodec& operator=(const BlockCodec&) = delete;
+
+  Codec codec() const { return codec_; }
+
+  /// Replaces `*out` with the compressed form of `data`. Errors are kInternal.
+  Status Compress(std::string_view data, std::string* out);
+
+  /// Replaces `*out` with the decompressed form of `data`. Output larger
+  /// than `max_size` bytes, or malformed input, is kCorruption.
+  Status Decompress(std::string_view data, size_t max_size, std::string* out);
+
+ private:
+  Codec codec_;
+  int level_;
+  libdeflate_compressor* deflate_compressor_ = nullptr;
+  libdeflate_decompressor* deflate_decompressor_ = nullptr;
+  ZSTD_CCtx_s* zstd_compressor_ = nullptr;
+  ZSTD_DCtx_s* zstd_decompressor_ = nullptr;
+};
+
+}  // namespace skade::avro

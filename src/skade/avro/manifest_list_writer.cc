@@ -1,0 +1,196 @@
+#include "skade/avro/manifest_list_writer.h"
+
+#include "skade/avro/manifest_schema.h"
+#include "skade/avro/type_conversion.h"
+#include "skade/spec/json_serde.h"
+#include "skade/spec/schema.h"
+
+namespace skade::avro {
+
+namespace {
+
+namespace f = manifest_list_field;
+
+// Starts a field's value: writes the union branch of an optional field (null
+// is branch 0 in the schemas we write). Returns whether a value follows.
+bool BeginField(Encoder& encoder, const Field& field, bool present) {
+  if (field.type->type == AvroType::kUnion) encoder.WriteUnionIndex(present ? 1 : 0);
+  return present;
+}
+
+void WriteOptionalBytes(Encoder& encoder, const Field& field,
+                        const std::optional<std::string>& value) {
+  if (BeginField(encoder, field, value.has_value())) encoder.WriteBytes(*value);
+}
+
+void WriteSummaries(Encoder& encoder, const Field& field,
+                    const std::vector<spec::PartitionFieldSummary>& summaries) {
+  BeginField(encoder, field, true);
+  if (!summaries.empty()) {
+    encoder.WriteBlockCount(static_cast<int64_t>(summaries.size()));
+    const Node& array = field.type->NonNullBranch() ? *field.type->NonNullBranch() : *field.type;
+    for (const spec::PartitionFieldSummary& summary : summaries) {
+      for (const Field& summary_field : array.items->fields) {
+        switch (*summary_field.field_id) {
+          case f::kContainsNull:
+            encoder.WriteBoolean(summary.contains_null);
+            break;
+          case f::kContainsNan:
+            if (BeginField(encoder, summary_field, summary.contains_nan.has_value())) {
+              encoder.WriteBoolean(*summary.contains_nan);
+            }
+            break;
+          case f::kLowerBound:
+            WriteOptionalBytes(encoder, summary_field, summary.lower_bound);
+            break;
+          case f::kUpperBound:
+            WriteOptionalBytes(encoder, summary_field, summary.upper_bound);
+            break;
+        }
+      }
+    }
+  }
+  encoder.WriteEndOfBlocks();
+}
+
+void WriteManifestFile(Encoder& encoder, const Node& record, const spec::ManifestFile& manifest) {
+  for (const Field& field : record.fields) {
+    // Every field but partitions, key_metadata and first_row_id has a value;
+    // in v1 the counts are optional and written non-null.
+    switch (*field.field_id) {
+      case f::kManifestPath:
+        encoder.WriteString(manifest.manifest_path);
+        break;
+      case f::kManifestLength:
+        encoder.WriteLong(manifest.manifest_length);
+        break;
+      case f::kPartitionSpecId:
+        encoder.WriteInt(manifest.partition_spec_id);
+        break;
+      case f::kContent:
+        encoder.WriteInt(static_cast<int32_t>(manifest.content));
+        break;
+      case f::kSequenceNumber:
+        encoder.WriteLong(manifest.sequence_number);
+        break;
+      case f::kMinSequenceNumber:
+        encoder.WriteLong(manifest.min_sequence_number);
+        break;
+      case f::kAddedSnapshotId:
+        encoder.WriteLong(manifest.added_snapshot_id);
+        break;
+      case f::kAddedFilesCount:
+        BeginField(encoder, field, true);
+        encoder.WriteInt(manifest.added_files_count);
+        break;
+      case f::kExistingFilesCount:
+        BeginField(encoder, field, true);
+        encoder.WriteInt(manifest.existing_files_count);
+        break;
+      case f::kDeletedFilesCount:
+        BeginField(encoder, field, true);
+        encoder.WriteInt(manifest.deleted_files_count);
+        break;
+      case f::kAddedRowsCount:
+        BeginField(encoder, field, true);
+        encoder.WriteLong(manifest.added_rows_count);
+        break;
+      case f::kExistingRowsCount:
+        BeginField(encoder, field, true);
+        encoder.WriteLong(manifest.existing_rows_count);
+        break;
+      case f::kDeletedRowsCount:
+        BeginField(encoder, field, true);
+        encoder.WriteLong(manifest.deleted_rows_count);
+        break;
+      case f::kPartitions:
+        WriteSummaries(encoder, field, manifest.partitions);
+        break;
+      case f::kKeyMetadata:
+        WriteOptionalBytes(encoder, field, manifest.key_metadata);
+        break;
+      case f::kFirstRowId:
+        if (BeginField(encoder, field, manifest.first_row_id.has_value())) {
+          encoder.WriteLong(*manifest.first_row_id);
+        }
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ManifestListWriter>> ManifestListWriter::Make(
+    const ManifestListWriterOptions& options) {
+  SKADE_ASSIGN_OR_RAISE(spec::TypePtr type, ManifestFileType(options.format_version));
+  SKADE_ASSIGN_OR_RAISE(NodePtr schema, ToAvroSchema(*type, "manifest_file"));
+  std::vector<std::pair<std::string, std::string>> metadata;
+  metadata.emplace_back("snapshot-id", StrCat(options.snapshot_id));
+  metadata.emplace_back("parent-snapshot-id", options.parent_snapshot_id
+                                                  ? StrCat(*options.parent_snapshot_id)
+                                                  : std::string("null"));
+  if (options.format_version >= 2) {
+    metadata.emplace_back("sequence-number", StrCat(options.sequence_number));
+  }
+  if (options.format_version >= 3) {
+    metadata.emplace_back("first-row-id", StrCat(options.first_row_id));
+  }
+  metadata.emplace_back("format-version", StrCat(options.format_version));
+  metadata.emplace_back("iceberg.schema", spec::SchemaToJson(spec::Schema(0, type->fields())));
+  SKADE_ASSIGN_OR_RAISE(auto writer,
+                        ContainerWriter::Make(*schema, std::move(metadata), options.avro));
+  return std::unique_ptr<ManifestListWriter>(
+      new ManifestListWriter(options, std::move(schema), std::move(writer)));
+}
+
+ManifestListWriter::ManifestListWriter(const ManifestListWriterOptions& options, NodePtr schema,
+                                       std::unique_ptr<ContainerWriter> writer)
+    : options_(options),
+      schema_(std::move(schema)),
+      writer_(std::move(writer)),
+      next_row_id_(options.first_row_id) {}
+
+Status ManifestListWriter::Add(const spec::ManifestFile& manifest) {
+  spec::ManifestFile prepared = manifest;
+  bool is_data = manifest.content == spec::ManifestContent::kData;
+  if (options_.format_version == 1 && !is_data) {
+    return InvalidArgument("Cannot store delete manifests in a v1 table: ", manifest.manifest_path);
+  }
+  if (options_.format_version >= 2) {
+    bool unassigned = manifest.sequence_number == spec::kUnassignedSequenceNumber ||
+                      manifest.min_sequence_number == spec::kUnassignedSequenceNumber;
+    if (unassigned && manifest.added_snapshot_id != options_.snapshot_id) {
+      return InvalidArgument("Found unassigned sequence number for a manifest from snapshot ",
+                             manifest.added_snapshot_id, ": ", manifest.manifest_path);
+    }
+    if (prepared.sequence_number == spec::kUnassignedSequenceNumber) {
+      prepared.sequence_number = options_.sequence_number;
+    }
+    if (prepared.min_sequence_number == spec::kUnassignedSequenceNumber) {
+      prepared.min_sequence_number = options_.sequence_number;
+    }
+  }
+  if (options_.format_version >= 3) {
+    if (!is_data) {
+      prepared.first_row_id.reset();
+    } else if (!prepared.first_row_id) {
+      // Leave room for existing rows too: files carried over from a pre-v3
+      // snapshot have no row ids yet and take theirs from this range.
+      prepared.first_row_id = next_row_id_;
+      next_row_id_ += manifest.added_rows_count + manifest.existing_rows_count;
+    }
+  }
+  WriteManifestFile(writer_->encoder(), *schema_, prepared);
+  SKADE_RETURN_NOT_OK(writer_->EndDatum());
+  manifests_.push_back(std::move(prepared));
+  return OkStatus();
+}
+
+Result<std::string> ManifestListWriter::Finish() { return writer_->Finish(); }
+
+Status ManifestListWriter::WriteTo(io::FileIO& io, std::string_view location, bool durable) {
+  SKADE_ASSIGN_OR_RAISE(std::string bytes, Finish());
+  return io.WriteFile(location, bytes, durable);
+}
+
+}  // namespace skade::avro
