@@ -10,6 +10,7 @@ APT_PACKAGES=(
   libdeflate-dev libxxhash-dev libabsl-dev liburcu-dev zlib1g-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format
   python3 python3-venv python3-pip
+  openjdk-17-jdk-headless maven
 )
 
 missing=()
@@ -37,3 +38,7 @@ if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
   .venv/bin/pip install -q -r requirements-dev.txt
   echo "$want" > "$stamp"
 fi
+
+# Jars from Maven Central: the Iceberg Spark runtime, the REST Compatibility
+# Kit and the Iceberg REST fixture (pins in scripts/jars.env).
+scripts/fetch-jars.sh
