@@ -33,7 +33,7 @@ HttpResponse MethodNotAllowed(const HttpRequest& request) {
 }
 
 HttpResponse NoRoute(const HttpRequest& request) {
-  std::string_view path = request.target.substr(0, request.target.find('?'));
+  std::string path = request.target.substr(0, request.target.find('?'));
   return ErrorResponse(404, "NoSuchRouteException",
                        StrCat("No route for ", request.method, " ", path));
 }
