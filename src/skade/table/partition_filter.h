@@ -36,6 +36,9 @@ class PartitionFilter {
   /// names does not match. An empty map matches every file.
   static PartitionFilter FieldsEqual(std::map<std::string, spec::Literal> values);
 
+  bool Matches(const spec::PartitionSpec& spec, const std::vector<spec::Literal>& partition) const {
+    return predicate_(spec, partition);
+  }
   bool Matches(const spec::PartitionSpec& spec, const spec::DataFile& file) const {
     return predicate_(spec, file.partition);
   }
