@@ -16,7 +16,9 @@
 #include "skade/cli/commands.h"
 #include "skade/cli/partition_expression.h"
 #include "skade/data/arrow_schema.h"
+#include "skade/data/partition_path.h"
 #include "skade/ingest/ingest.h"
+#include "skade/table/delete_files.h"
 #include "skade/util/clock.h"
 #include "skade/util/strings.h"
 
@@ -28,6 +30,7 @@ struct IngestArgs {
   std::string table;
   std::vector<std::string> files;
   std::vector<std::string> partition_by;
+  std::vector<std::string> overwrite_where;
   std::string format;
   bool create = false;
   bool overlap = false;
@@ -170,6 +173,29 @@ Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& 
   return table::Table::Load(catalog, io::NewLocalFileIO(), identifier, durable);
 }
 
+// --overwrite-where NAME=VALUE…: files whose partition field NAME shows
+// VALUE in its partition path ("ts_day=2026-11-01"), every term matching.
+Result<table::PartitionFilter> OverwriteWhere(const std::vector<std::string>& terms,
+                                              spec::SchemaPtr schema) {
+  SKADE_ASSIGN_OR_RAISE(auto values, ParseKeyValues(terms));
+  return table::PartitionFilter([values, schema](const spec::PartitionSpec& spec,
+                                                 const std::vector<spec::Literal>& partition) {
+    for (const auto& [name, value] : values) {
+      auto field = std::find_if(spec.fields.begin(), spec.fields.end(),
+                                [&](const spec::PartitionField& f) { return f.name == name; });
+      if (field == spec.fields.end()) return false;
+      const spec::NestedField* source = schema->FindFieldById(field->source_id);
+      size_t index = static_cast<size_t>(field - spec.fields.begin());
+      if (source == nullptr || index >= partition.size() ||
+          data::PartitionValueToHumanString(field->transform, *source->type, partition[index]) !=
+              value) {
+        return false;
+      }
+    }
+    return true;
+  });
+}
+
 std::string Human(double value) {
   char buf[32];
   if (value >= 1e9) {
@@ -248,7 +274,30 @@ void Accumulate(ingest::IngestStats& total, const ingest::IngestStats& chunk) {
   total.commits += chunk.commits;
 }
 
+// --overwrite-where without input files: one delete snapshot.
+Status DeleteWhere(const CliContext& context, const IngestArgs& args) {
+  SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
+  SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args.table));
+  bool durable = catalog->durability() == store::Durability::kImmediate;
+  SKADE_ASSIGN_OR_RAISE(auto table,
+                        table::Table::Load(catalog, io::NewLocalFileIO(), identifier, durable));
+  SKADE_ASSIGN_OR_RAISE(auto filter,
+                        OverwriteWhere(args.overwrite_where, table.metadata().Schema()));
+  table::DeleteFiles remove(table, std::move(filter));
+  remove.SetSummaryProperty("engine-name", "skade");
+  SKADE_ASSIGN_OR_RAISE(auto committed, remove.Commit());
+  const auto& summary = committed.metadata().CurrentSnapshot()->summary;
+  auto count = [&](const char* key) {
+    auto it = summary.find(key);
+    return it == summary.end() ? std::string("0") : it->second;
+  };
+  std::printf("deleted %s rows in %s files from %s\n", count("deleted-records").c_str(),
+              count("deleted-data-files").c_str(), args.table.c_str());
+  return OkStatus();
+}
+
 Status Ingest(const CliContext& context, const IngestArgs& args) {
+  if (args.files.empty() && !args.overwrite_where.empty()) return DeleteWhere(context, args);
   if (args.files.empty()) return InvalidArgument("no input files");
   if (args.rows_per_file < 1) return InvalidArgument("--rows-per-file must be at least 1");
   if (args.channel_depth < 1) return InvalidArgument("--channel-depth must be at least 1");
@@ -268,7 +317,7 @@ Status Ingest(const CliContext& context, const IngestArgs& args) {
   SKADE_ASSIGN_OR_RAISE(std::optional<table::Table> table, OpenTable(catalog, args));
   SKADE_ASSIGN_OR_RAISE(auto table_schema, data::ToArrowSchema(*table->metadata().Schema()));
   // Replacing must see every input at once: it goes in a single chunk.
-  const bool replacing = args.overwrite || args.replace_partitions;
+  const bool replacing = args.overwrite || args.replace_partitions || !args.overwrite_where.empty();
 
   size_t next = 0;
   int64_t done_bytes = 0;
@@ -295,7 +344,12 @@ Status Ingest(const CliContext& context, const IngestArgs& args) {
     options.channel_depth = args.channel_depth;
     options.summary = {{"engine-name", "skade"}};
     options.replace_partitions = args.replace_partitions;
-    if (args.overwrite) options.overwrite = table::PartitionFilter::All();
+    if (args.overwrite) {
+      options.overwrite = table::PartitionFilter::All();
+    } else if (!args.overwrite_where.empty()) {
+      SKADE_ASSIGN_OR_RAISE(options.overwrite,
+                            OverwriteWhere(args.overwrite_where, table->metadata().Schema()));
+    }
     bar.StartChunk(done_bytes, chunk_input_bytes);
     options.progress = [&](const ingest::IngestProgress& progress) { bar.Update(total, progress); };
     auto result = args.overlap ? ingest::IngestPipelinedOverlap(*table, groups, options)
@@ -329,12 +383,13 @@ void AddIngestCommand(CLI::App& app, const CliContext& context) {
   auto* command = app.add_subcommand(
       "ingest", "Ingest Parquet, CSV or JSON-lines files into a table (Arrow readers)");
   command->add_option("--table,-t", args->table, "NS.TABLE")->required();
-  command->add_option("files", args->files, "Input files (.parquet, .csv, .json/.jsonl)")
-      ->required();
+  command->add_option("files", args->files, "Input files (.parquet, .csv, .json/.jsonl)");
   command->add_flag("--create", args->create,
                     "Create the table (and namespace) from the first file's schema if missing");
-  command->add_option("--partition-by", args->partition_by,
-                      "With --create: partition expression, e.g. day(ts) or bucket(16, id)");
+  command
+      ->add_option("--partition-by", args->partition_by,
+                   "With --create: partition expression, e.g. day(ts) or bucket(16, id)")
+      ->allow_extra_args(false);
   command->add_option("--files-per-commit", args->files_per_commit,
                       "Data files per snapshot (default 0: one snapshot per ingest)");
   command->add_option("--channel-depth", args->channel_depth,
@@ -346,6 +401,11 @@ void AddIngestCommand(CLI::App& app, const CliContext& context) {
   command->add_flag("--replace-partitions", args->replace_partitions,
                     "Replace the partitions the input writes to (dynamic overwrite)");
   command->add_flag("--overwrite", args->overwrite, "Replace all of the table's data");
+  command
+      ->add_option("--overwrite-where", args->overwrite_where,
+                   "Replace the partitions whose field shows this value, e.g. ts_day=2026-11-01 "
+                   "(repeatable, all must match); without input files, delete them")
+      ->allow_extra_args(false);
   command->callback(
       [&context, args] { throw CLI::RuntimeError(Run([&] { return Ingest(context, *args); })); });
 }
