@@ -134,6 +134,9 @@ void DeleteUncommitted(io::FileIO& io, const std::vector<FileToWrite>& files,
   }
 }
 
+// Frees a file's bytes once it is stored: nothing reads them again.
+void Release(EncodedFile& file) { std::string().swap(file.bytes); }
+
 tl::unexpected<Error> Failed(Error error, int64_t commits) {
   StrAppend(&error.message, " (ingest stopped; ", commits, " snapshot", commits == 1 ? "" : "s",
             " committed before the failure)");
@@ -167,6 +170,7 @@ Result<IngestResult> RunPipeline(const Table& table, const std::vector<RecordBat
     status = WriteInOrder(
         table.io(), table.durable_files(), to_write, options.channel_depth, options.stop,
         [&](size_t i) {
+          Release(files[i]);
           progress.Written(files[i].data_file);
           return OkStatus();
         },
@@ -195,6 +199,7 @@ Result<IngestResult> RunPipeline(const Table& table, const std::vector<RecordBat
     status = WriteInOrder(
         table.io(), table.durable_files(), to_write, options.channel_depth, options.stop,
         [&](size_t i) -> Status {
+          Release(files[i]);
           progress.Written(files[i].data_file);
           if (!queue.Push(i)) return MakeError(ErrorKind::kCancelled, "The committer stopped");
           return OkStatus();

@@ -55,7 +55,6 @@ class Table {
   const spec::TableMetadata& metadata() const { return *metadata_; }
   const spec::TableMetadataPtr& metadata_ptr() const { return metadata_; }
   catalog::Catalog& catalog() const { return *catalog_; }
-  const std::shared_ptr<catalog::Catalog>& catalog_ptr() const { return catalog_; }
   io::FileIO& io() const { return *io_; }
   const std::shared_ptr<io::FileIO>& io_ptr() const { return io_; }
   bool durable_files() const { return durable_files_; }
