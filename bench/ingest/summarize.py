@@ -57,9 +57,10 @@ def main():
     ratio("IngestPipelinedOverlap / raw encode", overlap, raw, 0.9)
     ratio("IngestPipelined / PyIceberg append", pipelined, pyiceberg, 5)
     ratio("IngestPipelinedOverlap / PyIceberg append", overlap, pyiceberg, 5)
-    ratio("commit-bound serial (0 ms) / PyIceberg append",
-          find("skade-embedded", "ingest_commit_bound", "serial", 0),
-          find("pyiceberg-sql", "ingest_commit_bound"), 5)
+    for variant in ("serial", "overlap"):
+        ratio(f"commit-bound {variant} (0 ms) / PyIceberg append",
+              find("skade-embedded", "ingest_commit_bound", variant, 0),
+              find("pyiceberg-sql", "ingest_commit_bound"), 5)
     latencies = sorted({r.get("commit_latency_ms", 0) for r in records
                         if r["scenario"] == "ingest_commit_bound"})
     for latency in latencies:
