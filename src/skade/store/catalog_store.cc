@@ -321,7 +321,9 @@ Result<TableRecord> CatalogStore::RegisterTable(const spec::TableIdentifier& ide
 Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<PointerSwap>& swaps) {
   SwapRequest request{&swaps, {}};
   if (!group_commit_) {
-    CommitBatch({&request});
+    auto txn = env_->BeginWrite();
+    if (!txn) return tl::unexpected(txn.error());
+    CommitBatch(*txn, {&request});
     return std::move(request.result);
   }
   std::unique_lock<std::mutex> lock(queue_mutex_);
@@ -329,12 +331,22 @@ Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<Po
   while (!request.done && queue_.front() != &request) request.wake.wait(lock);
   if (request.done) return std::move(request.result);
 
-  // The leader: commit everyone queued so far (followers keep queueing
-  // behind the batch meanwhile and form the next one).
-  std::vector<SwapRequest*> batch(queue_.begin(),
-                                  queue_.begin() + std::min(queue_.size(), kMaxBatch));
+  // The leader. It takes the batch only once it holds the writer lock, so
+  // everyone who queued while it waited (for another batch's sync, another
+  // process, …) rides along.
   lock.unlock();
-  CommitBatch(batch);
+  std::vector<SwapRequest*> batch;
+  {
+    auto txn = env_->BeginWrite();
+    lock.lock();
+    batch.assign(queue_.begin(), queue_.begin() + std::min(queue_.size(), kMaxBatch));
+    lock.unlock();
+    if (txn) {
+      CommitBatch(*txn, batch);
+    } else {
+      for (SwapRequest* member : batch) member->result = tl::unexpected(txn.error());
+    }
+  }  // releases the writer lock before anyone wakes: the next leader needs it
   lock.lock();
   for (SwapRequest* member : batch) {
     queue_.pop_front();
@@ -345,15 +357,13 @@ Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<Po
   return std::move(request.result);
 }
 
-void CatalogStore::CommitBatch(const std::vector<SwapRequest*>& batch) {
+void CatalogStore::CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch) {
   auto fail_all = [&](const Error& error) {
     for (SwapRequest* request : batch) request->result = tl::unexpected(error);
   };
-  auto txn = env_->BeginWrite();
-  if (!txn) return fail_all(txn.error());
   Counters counters;
-  auto seq = ReadCounter(*txn, meta_, kCommitSeqKey);
-  auto next_table_id = ReadCounter(*txn, meta_, kNextTableIdKey);
+  auto seq = ReadCounter(txn, meta_, kCommitSeqKey);
+  auto next_table_id = ReadCounter(txn, meta_, kNextTableIdKey);
   if (!seq) return fail_all(seq.error());
   if (!next_table_id) return fail_all(next_table_id.error());
   counters = {*seq, *next_table_id};
@@ -362,7 +372,7 @@ void CatalogStore::CommitBatch(const std::vector<SwapRequest*>& batch) {
   std::vector<SwapRequest*> applied;
   for (SwapRequest* request : batch) {
     // A nested transaction per request: one that fails leaves no trace.
-    auto nested = txn->BeginNested();
+    auto nested = txn.BeginNested();
     if (!nested) {
       request->result = tl::unexpected(nested.error());
       continue;
@@ -383,9 +393,9 @@ void CatalogStore::CommitBatch(const std::vector<SwapRequest*>& batch) {
   }
   if (applied.empty()) return;
 
-  Status committed = txn->Put(meta_, kCommitSeqKey, EncodeU64(counters.commit_seq));
-  if (committed) committed = txn->Put(meta_, kNextTableIdKey, EncodeU64(counters.next_table_id));
-  if (committed) committed = Commit(*txn, changes);
+  Status committed = txn.Put(meta_, kCommitSeqKey, EncodeU64(counters.commit_seq));
+  if (committed) committed = txn.Put(meta_, kNextTableIdKey, EncodeU64(counters.next_table_id));
+  if (committed) committed = Commit(txn, changes);
   if (!committed) {
     for (SwapRequest* request : applied) request->result = tl::unexpected(committed.error());
   }

@@ -170,8 +170,8 @@ class CatalogStore {
       : env_(std::move(env)), group_commit_(group_commit) {}
   /// Records `changes` in table_changes and commits `txn`, telling the listener.
   Status Commit(WriteTxn& txn, const std::vector<TableChange>& changes);
-  /// Commits `batch` as one transaction and sets each request's result.
-  void CommitBatch(const std::vector<SwapRequest*>& batch);
+  /// Applies `batch` in `txn`, commits it and sets each request's result.
+  void CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch);
   Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const std::vector<PointerSwap>& swaps,
                                               Counters* counters,
                                               std::vector<TableChange>* changes);
