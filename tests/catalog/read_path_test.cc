@@ -123,6 +123,19 @@ TEST(ReadPathTest, MissesAreConfirmedAndNamesAreValidated) {
   EXPECT_THAT(catalog->ResolveMetadata(id), IsError(ErrorKind::kNoSuchTable));
 }
 
+TEST(ReadPathTest, MetadataCacheSizeIsValidated) {
+  testing::TempDir dir;
+  EmbeddedCatalogOptions options;
+  options.warehouse = dir.path();
+  options.store_map_size = 1ull << 30;
+  options.metadata_cache_bytes = 1 << 20;
+  EXPECT_THAT(EmbeddedCatalog::Open(options), IsError(ErrorKind::kInvalidArgument));
+  options.metadata_cache_bytes = 10ull << 20;
+  auto catalog = EmbeddedCatalog::Open(options);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ((*catalog)->metadata_cache().capacity_bytes(), 10ull << 20);
+}
+
 // Writers append to two tables while readers poll them. Each reader checks
 // that every table it sees is complete, never older than what it saw before,
 // and never older than a commit that had returned before its read began.
@@ -216,6 +229,7 @@ TEST(ReadPathTest, ConcurrentColdLoadsReadTheMetadataFileOnce) {
   }
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(counting->Reads(location), 1);
+  EXPECT_EQ(catalog->metadata_cache().stats().loads, 1u);
   for (const auto& m : results) {
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(m.get(), results[0].get());

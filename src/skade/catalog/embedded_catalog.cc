@@ -121,12 +121,6 @@ Result<MetadataFile> EmbeddedCatalog::ReadMetadata(const std::string& location) 
                                     [&] { return ReadMetadataFile(*io_, location); });
 }
 
-void EmbeddedCatalog::CacheCommitted(const std::string& location,
-                                     const spec::TableMetadataPtr& metadata,
-                                     const std::shared_ptr<const std::string>& json) {
-  metadata_cache_->Insert(location, cache::MetadataCache::Hash(location), {metadata, json});
-}
-
 void EmbeddedCatalog::DiscardFile(const std::string& location) {
   // An unreferenced file is harmless; removing it just keeps the warehouse tidy.
   (void)io_->DeleteFile(location);
@@ -236,7 +230,6 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
     if (swapped.error().kind != ErrorKind::kCommitStateUnknown) DiscardFile(commit.new_location);
     return tl::unexpected(swapped.error());
   }
-  CacheCommitted(commit.new_location, commit.metadata, commit.json);
   return LoadTableResult{commit.new_location, commit.metadata, commit.json};
 }
 
@@ -300,7 +293,12 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableAtSnapshot(const TableIdentifi
 
 Result<bool> EmbeddedCatalog::TableExists(const TableIdentifier& identifier) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
-  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
+  {
+    cache::EpochGuard guard;
+    SKADE_ASSIGN_OR_RAISE(const auto* pointer, mirror_->Find(identifier));
+    if (pointer != nullptr) return true;
+  }
+  SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(identifier));
   return record.has_value();
 }
 
@@ -393,11 +391,15 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   SKADE_ASSIGN_OR_RAISE(
       commit.json, WriteMetadataFile(*io_, *commit.metadata, commit.new_location, durable_files()));
   if (flusher_) flusher_->Track(commit.new_location);
+  // Cached before the pointer swap, so the first read after the commit hits.
+  // Safe: the location is new and the file complete, and nothing looks it up
+  // until a pointer names it (if the swap fails, the entry just ages out).
+  metadata_cache_->Insert(commit.new_location, cache::MetadataCache::Hash(commit.new_location),
+                          {commit.metadata, commit.json});
   return OkStatus();
 }
 
 void EmbeddedCatalog::AfterCommit(const PreparedCommit& commit) {
-  CacheCommitted(commit.new_location, commit.metadata, commit.json);
   if (commit.metadata->PropertyAsBool(spec::kDeleteAfterCommitEnabled,
                                       spec::kDeleteAfterCommitEnabledDefault)) {
     for (const auto& entry : commit.removed_log) DiscardFile(entry.metadata_file);

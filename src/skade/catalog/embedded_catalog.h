@@ -119,8 +119,6 @@ class EmbeddedCatalog : public Catalog {
   Result<std::optional<store::TableRecord>> FindTable(const TableIdentifier& identifier);
   /// The metadata file at `location`, through the metadata cache.
   Result<MetadataFile> ReadMetadata(const std::string& location);
-  void CacheCommitted(const std::string& location, const spec::TableMetadataPtr& metadata,
-                      const std::shared_ptr<const std::string>& json);
   Result<PreparedCommit> Prepare(const CommitTableRequest& request);
   Status WritePrepared(PreparedCommit& commit);
   void AfterCommit(const PreparedCommit& commit);

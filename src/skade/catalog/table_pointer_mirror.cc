@@ -75,6 +75,8 @@ Status TablePointerMirror::EnsureFresh() {
   if (last == synced) return OkStatus();
   if (last == synced + 1 && committing_txn_.load() == last) return OkStatus();
   std::lock_guard<std::mutex> lock(update_mutex_);
+  // Whoever held the mutex may have caught up (or published) meanwhile.
+  if (synced_txn_.load() == store_->env().LastTxnId()) return OkStatus();
   return CatchUpLocked();
 }
 
@@ -122,7 +124,9 @@ void TablePointerMirror::OnCommitted(uint64_t txn_id,
     synced_txn_.store(txn_id);
   } else if (synced < txn_id) {
     // Another process (or store instance) committed in between: read
-    // everything since, which includes this transaction.
+    // everything since, which includes this transaction. If that fails, the
+    // mirror stays behind LMDB's last transaction id and the next Find()
+    // retries, so the error has nowhere better to go.
     (void)CatchUpLocked();
   }
   committing_txn_.store(0);

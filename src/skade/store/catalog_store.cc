@@ -361,12 +361,11 @@ void CatalogStore::CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& b
   auto fail_all = [&](const Error& error) {
     for (SwapRequest* request : batch) request->result = tl::unexpected(error);
   };
-  Counters counters;
   auto seq = ReadCounter(txn, meta_, kCommitSeqKey);
   auto next_table_id = ReadCounter(txn, meta_, kNextTableIdKey);
   if (!seq) return fail_all(seq.error());
   if (!next_table_id) return fail_all(next_table_id.error());
-  counters = {*seq, *next_table_id};
+  Counters counters{*seq, *next_table_id};
 
   std::vector<TableChange> changes;
   std::vector<SwapRequest*> applied;

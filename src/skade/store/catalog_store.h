@@ -8,12 +8,14 @@
 // Iceberg's messages, kIo/kCorruption from LMDB.
 //
 // Group commit (LevelDB's DBImpl::Write): concurrent SwapPointers() calls
-// queue up; the first in line becomes the leader, takes every request queued
-// so far, applies each in its own nested transaction (so a request that fails
-// — lost compare-and-swap, table exists, … — writes nothing and fails alone),
-// commits the batch as one LMDB transaction (one fsync), and hands every
-// caller its own result. Requests for the same table in one batch are applied
-// in queue order, each against the state the previous ones left.
+// queue up; the first in line becomes the leader, waits for the writer lock,
+// takes every request queued by then (up to 256), applies each in its own
+// nested transaction (so a request that fails — lost compare-and-swap, table
+// exists, … — writes nothing and fails alone), commits the batch as one LMDB
+// transaction (one fsync), and hands every caller its own result. Requests
+// for the same table in one batch are applied in queue order, each against
+// the state the previous ones left. The others keep queueing meanwhile and
+// form the next batch.
 //
 // Every write transaction records the table keys whose pointers it changed
 // in `table_changes` (keyed by LMDB transaction id) and reports its commit to
