@@ -19,17 +19,34 @@ thread_local long long t_live_bytes = 0;
 
 }  // namespace
 
+// Every non-aligned form is replaced, so allocations and frees always pair
+// up (sanitizers check that).
 void* operator new(size_t size) {
   void* p = std::malloc(size == 0 ? 1 : size);
   if (p == nullptr) throw std::bad_alloc();
   if (t_counting) t_live_bytes += static_cast<long long>(malloc_usable_size(p));
   return p;
 }
+void* operator new[](size_t size) { return operator new(size); }
+void* operator new(size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return operator new(size);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new[](size_t size, const std::nothrow_t& tag) noexcept {
+  return operator new(size, tag);
+}
 void operator delete(void* p) noexcept {
   if (p != nullptr && t_counting) t_live_bytes -= static_cast<long long>(malloc_usable_size(p));
   std::free(p);
 }
+void operator delete[](void* p) noexcept { operator delete(p); }
 void operator delete(void* p, size_t) noexcept { operator delete(p); }
+void operator delete[](void* p, size_t) noexcept { operator delete(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { operator delete(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { operator delete(p); }
 
 namespace skade::cache {
 namespace {
