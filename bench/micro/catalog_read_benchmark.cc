@@ -1,7 +1,10 @@
 // Warm reads of the embedded catalog: LoadTable, ResolveMetadata and
-// TableExists over 1,000 tables (each with 8 snapshots), at 1 and 2 threads.
-// Each thread walks the tables from its own offset, so threads read
-// different tables at any moment ("SameTable" variants all read one table).
+// TableExists over 1,000 tables (each with 8 snapshots), at 1 and 2 threads,
+// in three access patterns:
+//   - (default) each thread reads its own tables (thread t: t, t+n, t+2n, …);
+//   - "AllTables": every thread cycles through all tables, so a table's
+//     shared_ptr reference counts are written by one core, then the other;
+//   - "SameTable": every thread reads one table.
 //
 //   skade_micro_bench --benchmark_filter=Warm
 //
@@ -74,17 +77,28 @@ ReadFixture& GetFixture() {
   return *fixture;
 }
 
+enum class Tables { kOwn, kAll, kOne };
+
 // Runs `op(table)` per iteration and reports ops/s and batch percentiles.
 template <typename Op>
-void RunReads(benchmark::State& state, bool same_table, Op op) {
+void RunReads(benchmark::State& state, Tables tables, Op op) {
   ReadFixture& fixture = GetFixture();
-  size_t next = same_table ? 0 : static_cast<size_t>(state.thread_index()) * (kTables / 2);
+  size_t next = 0;
+  size_t stride = 1;
+  if (tables == Tables::kOwn) {
+    next = static_cast<size_t>(state.thread_index());
+    stride = static_cast<size_t>(state.threads());
+  } else if (tables == Tables::kAll) {
+    next = static_cast<size_t>(state.thread_index()) * (kTables / 2);
+  } else {
+    stride = 0;
+  }
   std::vector<double> batch_ns;
   auto batch_start = std::chrono::steady_clock::now();
   int in_batch = 0;
   for (auto _ : state) {
     op(fixture.catalog(), fixture.table(next));
-    if (!same_table) ++next;
+    next += stride;
     if (++in_batch == kBatch) {
       auto now = std::chrono::steady_clock::now();
       batch_ns.push_back(std::chrono::duration<double, std::nano>(now - batch_start).count() /
@@ -117,17 +131,29 @@ void TableExists(EmbeddedCatalog& catalog, const TableIdentifier& id) {
   benchmark::DoNotOptimize(*exists);
 }
 
-void BM_WarmLoadTable(benchmark::State& state) { RunReads(state, false, LoadTable); }
-void BM_WarmResolveMetadata(benchmark::State& state) { RunReads(state, false, ResolveMetadata); }
-void BM_WarmTableExists(benchmark::State& state) { RunReads(state, false, TableExists); }
-void BM_WarmLoadTableSameTable(benchmark::State& state) { RunReads(state, true, LoadTable); }
+void BM_WarmLoadTable(benchmark::State& state) { RunReads(state, Tables::kOwn, LoadTable); }
+void BM_WarmResolveMetadata(benchmark::State& state) {
+  RunReads(state, Tables::kOwn, ResolveMetadata);
+}
+void BM_WarmTableExists(benchmark::State& state) { RunReads(state, Tables::kOwn, TableExists); }
+void BM_WarmLoadTableAllTables(benchmark::State& state) {
+  RunReads(state, Tables::kAll, LoadTable);
+}
+void BM_WarmResolveMetadataAllTables(benchmark::State& state) {
+  RunReads(state, Tables::kAll, ResolveMetadata);
+}
+void BM_WarmLoadTableSameTable(benchmark::State& state) {
+  RunReads(state, Tables::kOne, LoadTable);
+}
 void BM_WarmResolveMetadataSameTable(benchmark::State& state) {
-  RunReads(state, true, ResolveMetadata);
+  RunReads(state, Tables::kOne, ResolveMetadata);
 }
 
 BENCHMARK(BM_WarmLoadTable)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_WarmResolveMetadata)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_WarmTableExists)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_WarmLoadTableAllTables)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_WarmResolveMetadataAllTables)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_WarmLoadTableSameTable)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_WarmResolveMetadataSameTable)->Threads(1)->Threads(2)->UseRealTime();
 
