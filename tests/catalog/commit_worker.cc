@@ -3,6 +3,9 @@
 // each acknowledged commit, so the parent knows exactly what must survive.
 //
 //   skade_commit_worker WAREHOUSE NS.TABLE COMMITS [CRASH_PROBABILITY]
+//   skade_commit_worker WAREHOUSE --rename NS.FROM NS.TO
+//   skade_commit_worker WAREHOUSE --drop NS.TABLE
+//   skade_commit_worker WAREHOUSE --create NS.TABLE
 //
 // With CRASH_PROBABILITY > 0 the worker kills itself with SIGKILL right after
 // writing a new metadata file and before the pointer swap, with that
@@ -14,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/util/random.h"
@@ -63,6 +67,36 @@ class CrashingFileIO : public skade::io::FileIO {
   double probability_;
 };
 
+// One catalog operation by this process (for the cross-process tests).
+int RunOperation(skade::catalog::EmbeddedCatalog& catalog, int argc, char** argv) {
+  std::string_view op = argv[2];
+  auto first = skade::spec::ParseTableIdentifier(argv[3]);  // main checked argc >= 4
+  if (!first) return 2;
+  skade::Status status = skade::OkStatus();
+  if (op == "--rename" && argc > 4) {
+    auto to = skade::spec::ParseTableIdentifier(argv[4]);
+    if (!to) return 2;
+    status = catalog.RenameTable(*first, *to);
+  } else if (op == "--drop") {
+    status = catalog.DropTable(*first, false);
+  } else if (op == "--create") {
+    skade::catalog::CreateTableRequest request;
+    request.name = first->name;
+    request.schema = std::make_shared<const skade::spec::Schema>(
+        0, std::vector<skade::spec::NestedField>{
+               {1, "id", skade::spec::Type::Long(), true, {}, {}, {}}});
+    auto created = catalog.CreateTable(first->ns, request);
+    if (!created) status = tl::unexpected(created.error());
+  } else {
+    return 2;
+  }
+  if (!status) {
+    std::fprintf(stderr, "%s\n", status.error().ToString().c_str());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,6 +115,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", catalog.error().ToString().c_str());
     return 1;
   }
+  if (std::string_view(argv[2]).starts_with("--")) return RunOperation(**catalog, argc, argv);
   auto identifier = skade::spec::ParseTableIdentifier(argv[2]);
   if (!identifier) return 1;
   int commits = std::atoi(argv[3]);

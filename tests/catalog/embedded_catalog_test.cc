@@ -341,11 +341,15 @@ TEST_F(EmbeddedCatalogTest, MissingOrCorruptMetadataFileIsAClearError) {
   TableIdentifier id{{"n"}, "t"};
   auto created = Create(id);
   std::string path = *io::LocalPath(created.metadata_location);
+  // Metadata files are immutable, so the catalog serves the one it wrote from
+  // memory; a file damaged behind its back shows on the next cold read.
   std::filesystem::resize_file(path, 40);
+  Open(store::Durability::kImmediate);
   EXPECT_THAT(catalog_->LoadTable(id), IsErrorWithMessage(ErrorKind::kCorruption, path));
   EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"a", "b"}}}}}),
               IsError(ErrorKind::kCorruption));
   std::filesystem::remove(path);
+  Open(store::Durability::kImmediate);
   EXPECT_THAT(catalog_->LoadTable(id),
               IsErrorWithMessage(ErrorKind::kNotFound, "Failed to open input stream for file"));
 }

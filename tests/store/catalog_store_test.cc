@@ -19,9 +19,9 @@ using testing::IsOk;
 class CatalogStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LmdbOptions options;
-    options.map_size = 1ull << 30;
-    options.durability = Durability::kNone;
+    CatalogStoreOptions options;
+    options.lmdb.map_size = 1ull << 30;
+    options.lmdb.durability = Durability::kNone;
     auto opened = CatalogStore::Open(dir_.Sub("store"), options);
     ASSERT_TRUE(opened) << opened.error().ToString();
     store_ = std::move(*opened);
@@ -209,8 +209,8 @@ TEST_F(CatalogStoreTest, ConcurrentSwapsLoseNothing) {
 }
 
 TEST_F(CatalogStoreTest, ReopeningInTheSameProcessSharesTheEnvironment) {
-  LmdbOptions options;
-  options.map_size = 1ull << 30;
+  CatalogStoreOptions options;
+  options.lmdb.map_size = 1ull << 30;
   auto again = CatalogStore::Open(dir_.Sub("store"), options);
   ASSERT_TRUE(again);
   EXPECT_EQ(&(*again)->env(), &store_->env());

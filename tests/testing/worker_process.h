@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,7 +57,9 @@ class WorkerProcess {
   WorkerProcess(WorkerProcess&& other) noexcept
       : pid_(std::exchange(other.pid_, -1)),
         stdout_fd_(std::exchange(other.stdout_fd_, -1)),
-        stderr_fd_(std::exchange(other.stderr_fd_, -1)) {}
+        stderr_fd_(std::exchange(other.stderr_fd_, -1)),
+        stdout_buffer_(std::move(other.stdout_buffer_)),
+        stdout_consumed_(other.stdout_consumed_) {}
   ~WorkerProcess() {
     if (pid_ > 0) {
       ::kill(pid_, SIGKILL);
@@ -66,10 +69,31 @@ class WorkerProcess {
 
   void Kill() { ::kill(pid_, SIGKILL); }
 
+  /// Blocks until the worker prints its next "ACK <id>" line and returns the
+  /// id; nullopt once its output ends. Wait() still reports every ack.
+  std::optional<int64_t> NextAck() {
+    for (;;) {
+      size_t newline = stdout_buffer_.find('\n', stdout_consumed_);
+      if (newline != std::string::npos) {
+        std::istringstream fields(
+            stdout_buffer_.substr(stdout_consumed_, newline - stdout_consumed_));
+        stdout_consumed_ = newline + 1;
+        std::string word;
+        long long id;
+        if (fields >> word >> id && word == "ACK") return id;
+        continue;
+      }
+      char buf[4096];
+      ssize_t n = ::read(stdout_fd_, buf, sizeof(buf));
+      if (n <= 0) return std::nullopt;
+      stdout_buffer_.append(buf, static_cast<size_t>(n));
+    }
+  }
+
   /// Waits for the process to end and returns what it acknowledged.
   Outcome Wait() {
     Outcome outcome;
-    std::string out = Drain(stdout_fd_);
+    std::string out = std::move(stdout_buffer_) + Drain(stdout_fd_);
     outcome.stderr_text = Drain(stderr_fd_);
     int status = 0;
     ::waitpid(pid_, &status, 0);
@@ -106,6 +130,8 @@ class WorkerProcess {
   pid_t pid_ = -1;
   int stdout_fd_ = -1;
   int stderr_fd_ = -1;
+  std::string stdout_buffer_;  // read by NextAck(), handed to Wait()
+  size_t stdout_consumed_ = 0;
 };
 
 }  // namespace skade::testing

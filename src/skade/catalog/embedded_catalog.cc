@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "skade/cache/epoch.h"
 #include "skade/catalog/table_purge.h"
 #include "skade/spec/table_metadata_builder.h"
 #include "skade/spec/table_metadata_json.h"
@@ -72,12 +73,17 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   catalog->durability_ = options.durability;
   catalog->max_commit_attempts_ = std::max(1, options.max_commit_attempts);
   catalog->io_ = options.file_io ? options.file_io : io::NewLocalFileIO();
-  store::LmdbOptions store_options;
-  store_options.map_size = options.store_map_size;
-  store_options.durability = options.durability;
+  cache::MetadataCacheOptions cache_options;
+  cache_options.capacity_bytes = options.metadata_cache_bytes;
+  SKADE_ASSIGN_OR_RAISE(catalog->metadata_cache_, cache::MetadataCache::Make(cache_options));
+  store::CatalogStoreOptions store_options;
+  store_options.lmdb.map_size = options.store_map_size;
+  store_options.lmdb.durability = options.durability;
+  store_options.group_commit = options.group_commit;
   SKADE_ASSIGN_OR_RAISE(
       catalog->store_,
       store::CatalogStore::Open(StrCat(path, "/", kReservedNamespace, "/catalog"), store_options));
+  SKADE_ASSIGN_OR_RAISE(catalog->mirror_, TablePointerMirror::Open(catalog->store_.get()));
   if (options.durability == store::Durability::kEventual) {
     catalog->flusher_ = std::make_unique<MetadataFlusher>(&catalog->store_->env(),
                                                           std::max(1, options.flush_interval_ms));
@@ -100,8 +106,21 @@ std::mutex& EmbeddedCatalog::TableLock(const TableIdentifier& identifier) {
   return table_locks_[std::hash<std::string>()(store::TableKey(identifier)) % table_locks_.size()];
 }
 
+Result<std::optional<store::TableRecord>> EmbeddedCatalog::FindTable(
+    const TableIdentifier& identifier) {
+  {
+    cache::EpochGuard guard;
+    SKADE_ASSIGN_OR_RAISE(const auto* pointer, mirror_->Find(identifier));
+    if (pointer != nullptr) {
+      return store::TableRecord{pointer->table_id(), std::string(pointer->metadata_location())};
+    }
+  }
+  return store_->GetTable(identifier);
+}
+
 Result<MetadataFile> EmbeddedCatalog::ReadMetadata(const std::string& location) {
-  return ReadMetadataFile(*io_, location);
+  return metadata_cache_->GetOrLoad(location, cache::MetadataCache::Hash(location),
+                                    [&] { return ReadMetadataFile(*io_, location); });
 }
 
 void EmbeddedCatalog::DiscardFile(const std::string& location) {
@@ -188,7 +207,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
     return MakeError(ErrorKind::kNoSuchNamespace,
                      "Namespace does not exist: ", spec::NamespaceToString(ns));
   }
-  SKADE_ASSIGN_OR_RAISE(auto existing, store_->GetTable(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto existing, FindTable(identifier));
   if (existing) {
     return MakeError(ErrorKind::kAlreadyExists, "Table already exists: ", identifier.ToString());
   }
@@ -218,18 +237,46 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
 
 Result<LoadTableResult> EmbeddedCatalog::LoadTable(const TableIdentifier& identifier) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
-  SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(identifier));
+  {
+    cache::EpochGuard guard;
+    SKADE_ASSIGN_OR_RAISE(const auto* pointer, mirror_->Find(identifier));
+    if (pointer != nullptr) {
+      if (const auto* file =
+              metadata_cache_->Lookup(pointer->metadata_location(), pointer->location_hash())) {
+        return LoadTableResult{std::string(pointer->metadata_location()), file->metadata,
+                               file->json};
+      }
+    }
+  }
+  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
   if (!record) {
     return MakeError(ErrorKind::kNoSuchTable, "Table does not exist: ", identifier.ToString());
   }
   SKADE_ASSIGN_OR_RAISE(auto file, ReadMetadata(record->metadata_location));
-  return LoadTableResult{record->metadata_location, std::move(file.metadata), std::move(file.json)};
+  return LoadTableResult{std::move(record->metadata_location), std::move(file.metadata),
+                         std::move(file.json)};
+}
+
+Result<spec::TableMetadataPtr> EmbeddedCatalog::ResolveMetadata(const TableIdentifier& identifier) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  {
+    cache::EpochGuard guard;
+    SKADE_ASSIGN_OR_RAISE(const auto* pointer, mirror_->Find(identifier));
+    if (pointer != nullptr) {
+      if (const auto* file =
+              metadata_cache_->Lookup(pointer->metadata_location(), pointer->location_hash())) {
+        return file->metadata;
+      }
+    }
+  }
+  SKADE_ASSIGN_OR_RAISE(auto loaded, LoadTable(identifier));
+  return std::move(loaded.metadata);
 }
 
 Result<LoadTableResult> EmbeddedCatalog::LoadTableAtSnapshot(const TableIdentifier& identifier,
                                                              int64_t snapshot_id) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
-  SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
   if (!record) {
     return MakeError(ErrorKind::kNoSuchTable, "Table does not exist: ", identifier.ToString());
   }
@@ -248,6 +295,11 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableAtSnapshot(const TableIdentifi
 
 Result<bool> EmbeddedCatalog::TableExists(const TableIdentifier& identifier) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  {
+    cache::EpochGuard guard;
+    SKADE_ASSIGN_OR_RAISE(const auto* pointer, mirror_->Find(identifier));
+    if (pointer != nullptr) return true;
+  }
   SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(identifier));
   return record.has_value();
 }
@@ -285,7 +337,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     const CommitTableRequest& request) {
   PreparedCommit commit;
   commit.identifier = request.identifier;
-  SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(request.identifier));
+  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(request.identifier));
 
   if (IsCreate(request)) {
     if (request.requirements.size() != 1) {
@@ -341,6 +393,11 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   SKADE_ASSIGN_OR_RAISE(
       commit.json, WriteMetadataFile(*io_, *commit.metadata, commit.new_location, durable_files()));
   if (flusher_) flusher_->Track(commit.new_location);
+  // Cached before the pointer swap, so the first read after the commit hits.
+  // Safe: the location is new and the file complete, and nothing looks it up
+  // until a pointer names it (if the swap fails, the entry just ages out).
+  metadata_cache_->Insert(commit.new_location, cache::MetadataCache::Hash(commit.new_location),
+                          {commit.metadata, commit.json});
   return OkStatus();
 }
 

@@ -11,7 +11,15 @@
 // also appends the commit log. Losing the swap to another writer (thread or
 // process) re-reads and re-checks; only a failed requirement reaches the
 // caller as kCommitFailed. In-process commits to one table are serialized by
-// a striped lock so they do not waste work racing each other.
+// a striped lock so they do not waste work racing each other; concurrent
+// commits to different tables share one LMDB transaction and one sync
+// (group commit, see store::CatalogStore).
+//
+// Reads go through two in-memory layers and touch neither LMDB nor a lock
+// when warm: the TablePointerMirror (table -> current metadata location,
+// fresh across processes) and the MetadataCache (location -> parsed metadata
+// and JSON). Both are updated before a commit returns, so a read that starts
+// after a commit returned sees it.
 //
 // Several processes may open the same warehouse at once. Thread-safe.
 #pragma once
@@ -21,9 +29,11 @@
 #include <mutex>
 #include <string>
 
+#include "skade/cache/metadata_cache.h"
 #include "skade/catalog/catalog.h"
 #include "skade/catalog/metadata_files.h"
 #include "skade/catalog/metadata_flusher.h"
+#include "skade/catalog/table_pointer_mirror.h"
 #include "skade/io/file_io.h"
 #include "skade/store/catalog_store.h"
 #include "skade/store/durability.h"
@@ -43,6 +53,11 @@ struct EmbeddedCatalogOptions {
   int max_commit_attempts = 100;
   /// Defaults to the local file system.
   std::shared_ptr<io::FileIO> file_io;
+  /// Bytes of parsed metadata kept in memory, from 10 MiB to 1 GiB.
+  size_t metadata_cache_bytes = 128ull << 20;
+  /// Coalesce concurrent commits to different tables into one store
+  /// transaction and one sync. Off, every commit syncs on its own.
+  bool group_commit = true;
 };
 
 class EmbeddedCatalog : public Catalog {
@@ -75,6 +90,10 @@ class EmbeddedCatalog : public Catalog {
   Result<LoadTableResult> CommitTable(const CommitTableRequest& request) override;
   Status CommitTransaction(const std::vector<CommitTableRequest>& requests) override;
 
+  /// The table's current metadata and nothing else: the cheapest read (no
+  /// allocation when warm). kNoSuchTable if it does not exist.
+  Result<spec::TableMetadataPtr> ResolveMetadata(const TableIdentifier& identifier);
+
   /// The table as of `snapshot_id`: the first metadata file that contained
   /// that snapshot (time travel by snapshot id). kNotFound if the table never
   /// had it.
@@ -87,6 +106,7 @@ class EmbeddedCatalog : public Catalog {
   std::string DefaultTableLocation(const TableIdentifier& identifier) const;
   store::CatalogStore& store() { return *store_; }
   io::FileIO& file_io() { return *io_; }
+  const cache::MetadataCache& metadata_cache() const { return *metadata_cache_; }
   store::Durability durability() const { return durability_; }
 
  private:
@@ -95,18 +115,23 @@ class EmbeddedCatalog : public Catalog {
   EmbeddedCatalog() = default;
   bool durable_files() const { return durability_ == store::Durability::kImmediate; }
   std::mutex& TableLock(const TableIdentifier& identifier);
+  /// The table's pointer from the mirror; a miss is confirmed in the store.
+  Result<std::optional<store::TableRecord>> FindTable(const TableIdentifier& identifier);
+  /// The metadata file at `location`, through the metadata cache.
   Result<MetadataFile> ReadMetadata(const std::string& location);
   Result<PreparedCommit> Prepare(const CommitTableRequest& request);
   Status WritePrepared(PreparedCommit& commit);
   void AfterCommit(const PreparedCommit& commit);
   void DiscardFile(const std::string& location);
-  Result<LoadTableResult> CreateByCommit(const CommitTableRequest& request);
 
   std::string warehouse_location_;
   store::Durability durability_ = store::Durability::kImmediate;
   int max_commit_attempts_ = 100;
   std::shared_ptr<io::FileIO> io_;
+  // Destroyed bottom-up: the mirror unregisters from the store first.
   std::unique_ptr<store::CatalogStore> store_;
+  std::unique_ptr<TablePointerMirror> mirror_;
+  std::unique_ptr<cache::MetadataCache> metadata_cache_;
   std::unique_ptr<MetadataFlusher> flusher_;
   std::array<std::mutex, 64> table_locks_;
 };

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "skade/cache/metadata_file.h"
 #include "skade/io/file_io.h"
 #include "skade/spec/table_metadata.h"
 #include "skade/util/result.h"
@@ -26,10 +27,7 @@ int64_t ParseMetadataVersion(std::string_view location);
 std::string NewMetadataLocation(const spec::TableMetadata& metadata, int64_t version);
 
 /// A metadata file's parsed content and its JSON text (uncompressed).
-struct MetadataFile {
-  spec::TableMetadataPtr metadata;
-  std::shared_ptr<const std::string> json;
-};
+using cache::MetadataFile;
 
 /// Reads and parses `location`. A missing file is kNotFound with Iceberg's
 /// message ("Failed to open input stream for file: …"); unparseable

@@ -1,6 +1,9 @@
 #include "skade/store/catalog_store.h"
 
+#include <algorithm>
+#include <condition_variable>
 #include <filesystem>
+#include <set>
 
 #include "skade/util/json_reader.h"
 #include "skade/util/json_writer.h"
@@ -61,18 +64,56 @@ Result<uint64_t> ReadCounter(const Txn& txn, MDB_dbi meta, std::string_view key)
   return *decoded;
 }
 
+// A leader takes at most this many queued requests into one transaction.
+constexpr size_t kMaxBatch = 256;
+
 }  // namespace
 
+/// One caller of SwapPointers() waiting in the group-commit queue.
+struct CatalogStore::SwapRequest {
+  const std::vector<PointerSwap>* swaps;
+  Result<std::vector<TableRecord>> result;
+  bool done = false;  // under queue_mutex_
+  std::condition_variable wake;
+};
+
+/// The counters a batch advances, read once and written once per transaction.
+struct CatalogStore::Counters {
+  uint64_t commit_seq = 0;
+  uint64_t next_table_id = 0;
+};
+
 Result<std::unique_ptr<CatalogStore>> CatalogStore::Open(const std::string& path,
-                                                         const LmdbOptions& options) {
-  SKADE_ASSIGN_OR_RAISE(auto env, LmdbEnv::Open(path, options));
-  std::unique_ptr<CatalogStore> store(new CatalogStore(std::move(env)));
+                                                         const CatalogStoreOptions& options) {
+  SKADE_ASSIGN_OR_RAISE(auto env, LmdbEnv::Open(path, options.lmdb));
+  std::unique_ptr<CatalogStore> store(new CatalogStore(std::move(env), options.group_commit));
   SKADE_ASSIGN_OR_RAISE(store->namespaces_, store->env_->OpenDatabase("namespaces"));
   SKADE_ASSIGN_OR_RAISE(store->tables_, store->env_->OpenDatabase("tables"));
   SKADE_ASSIGN_OR_RAISE(store->snapshots_, store->env_->OpenDatabase("snapshots"));
   SKADE_ASSIGN_OR_RAISE(store->commit_log_, store->env_->OpenDatabase("commit_log"));
+  SKADE_ASSIGN_OR_RAISE(store->table_changes_, store->env_->OpenDatabase("table_changes"));
   SKADE_ASSIGN_OR_RAISE(store->meta_, store->env_->OpenDatabase("meta"));
   return store;
+}
+
+Status CatalogStore::Commit(WriteTxn& txn, const std::vector<TableChange>& changes) {
+  uint64_t txn_id = txn.id();
+  if (!changes.empty()) {
+    std::vector<std::string> keys;
+    keys.reserve(changes.size());
+    for (const auto& change : changes) keys.push_back(change.table_key);
+    SKADE_RETURN_NOT_OK(txn.Put(table_changes_, TableChangesKey(txn_id), EncodeTableKeys(keys)));
+  }
+  if (listener_ != nullptr) listener_->OnCommitting(txn_id);
+  Status committed = txn.Commit();
+  if (listener_ != nullptr) {
+    if (committed) {
+      listener_->OnCommitted(txn_id, changes);
+    } else {
+      listener_->OnCommitFailed(txn_id);
+    }
+  }
+  return committed;
 }
 
 // --- Namespaces -------------------------------------------------------------
@@ -95,7 +136,7 @@ Status CatalogStore::CreateNamespace(const spec::Namespace& ns, const Properties
     }
   }
   SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
-  return txn.Commit();
+  return Commit(txn, {});
 }
 
 Result<std::optional<Properties>> CatalogStore::GetNamespace(const spec::Namespace& ns) {
@@ -158,7 +199,7 @@ Status CatalogStore::DropNamespace(const spec::Namespace& ns) {
                      " is not empty: it contains namespaces");
   }
   SKADE_RETURN_NOT_OK(txn.Delete(namespaces_, key));
-  return txn.Commit();
+  return Commit(txn, {});
 }
 
 Result<std::vector<std::string>> CatalogStore::UpdateNamespaceProperties(
@@ -175,7 +216,7 @@ Result<std::vector<std::string>> CatalogStore::UpdateNamespaceProperties(
   }
   for (const auto& [k, v] : updates) properties[k] = v;
   SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
-  SKADE_RETURN_NOT_OK(txn.Commit());
+  SKADE_RETURN_NOT_OK(Commit(txn, {}));
   return missing;
 }
 
@@ -227,7 +268,7 @@ Result<TableRecord> CatalogStore::DropTable(const spec::TableIdentifier& identif
   if (!value) return NoSuchTable(identifier);
   SKADE_ASSIGN_OR_RAISE(TableRecord record, DecodeTableRecord(*value));
   SKADE_RETURN_NOT_OK(txn.Delete(tables_, key));
-  SKADE_RETURN_NOT_OK(txn.Commit());
+  SKADE_RETURN_NOT_OK(Commit(txn, {{key, std::nullopt}}));
   return record;
 }
 
@@ -238,6 +279,7 @@ Status CatalogStore::RenameTable(const spec::TableIdentifier& from,
   SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, from_key));
   if (!value) return NoSuchTable(from);
   std::string record(*value);
+  SKADE_ASSIGN_OR_RAISE(TableRecord decoded, DecodeTableRecord(record));
   SKADE_ASSIGN_OR_RAISE(bool to_ns_exists, KeyExists(txn, namespaces_, NamespaceKey(to.ns)));
   if (!to_ns_exists) return NoSuchNamespace(to.ns);
   std::string to_key = TableKey(to);
@@ -245,7 +287,7 @@ Status CatalogStore::RenameTable(const spec::TableIdentifier& from,
   if (to_exists) return TableAlreadyExists(to);
   SKADE_RETURN_NOT_OK(txn.Delete(tables_, from_key));
   SKADE_RETURN_NOT_OK(txn.Put(tables_, to_key, record));
-  return txn.Commit();
+  return Commit(txn, {{from_key, std::nullopt}, {to_key, std::move(decoded)}});
 }
 
 Result<TableRecord> CatalogStore::RegisterTable(const spec::TableIdentifier& identifier,
@@ -272,15 +314,96 @@ Result<TableRecord> CatalogStore::RegisterTable(const spec::TableIdentifier& ide
   SKADE_RETURN_NOT_OK(txn.Put(meta_, kCommitSeqKey, EncodeU64(seq)));
   SKADE_RETURN_NOT_OK(txn.Put(commit_log_, CommitLogKey(seq),
                               EncodeCommitLogRecord({record.table_id, metadata_location, {}})));
-  SKADE_RETURN_NOT_OK(txn.Commit());
+  SKADE_RETURN_NOT_OK(Commit(txn, {{key, record}}));
   return record;
 }
 
 Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<PointerSwap>& swaps) {
-  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
-  SKADE_ASSIGN_OR_RAISE(uint64_t seq, ReadCounter(txn, meta_, kCommitSeqKey));
-  SKADE_ASSIGN_OR_RAISE(uint64_t next_table_id, ReadCounter(txn, meta_, kNextTableIdKey));
-  bool created = false;
+  SwapRequest request{&swaps, {}};
+  if (!group_commit_) {
+    auto txn = env_->BeginWrite();
+    if (!txn) return tl::unexpected(txn.error());
+    CommitBatch(*txn, {&request});
+    return std::move(request.result);
+  }
+  std::unique_lock<std::mutex> lock(queue_mutex_);
+  queue_.push_back(&request);
+  while (!request.done && queue_.front() != &request) request.wake.wait(lock);
+  if (request.done) return std::move(request.result);
+
+  // The leader. It takes the batch only once it holds the writer lock, so
+  // everyone who queued while it waited (for another batch's sync, another
+  // process, …) rides along.
+  lock.unlock();
+  std::vector<SwapRequest*> batch;
+  {
+    auto txn = env_->BeginWrite();
+    lock.lock();
+    batch.assign(queue_.begin(), queue_.begin() + std::min(queue_.size(), kMaxBatch));
+    lock.unlock();
+    if (txn) {
+      CommitBatch(*txn, batch);
+    } else {
+      for (SwapRequest* member : batch) member->result = tl::unexpected(txn.error());
+    }
+  }  // releases the writer lock before anyone wakes: the next leader needs it
+  lock.lock();
+  for (SwapRequest* member : batch) {
+    queue_.pop_front();
+    member->done = true;
+    if (member != &request) member->wake.notify_one();
+  }
+  if (!queue_.empty()) queue_.front()->wake.notify_one();
+  return std::move(request.result);
+}
+
+void CatalogStore::CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch) {
+  auto fail_all = [&](const Error& error) {
+    for (SwapRequest* request : batch) request->result = tl::unexpected(error);
+  };
+  auto seq = ReadCounter(txn, meta_, kCommitSeqKey);
+  auto next_table_id = ReadCounter(txn, meta_, kNextTableIdKey);
+  if (!seq) return fail_all(seq.error());
+  if (!next_table_id) return fail_all(next_table_id.error());
+  Counters counters{*seq, *next_table_id};
+
+  std::vector<TableChange> changes;
+  std::vector<SwapRequest*> applied;
+  for (SwapRequest* request : batch) {
+    // A nested transaction per request: one that fails leaves no trace.
+    auto nested = txn.BeginNested();
+    if (!nested) {
+      request->result = tl::unexpected(nested.error());
+      continue;
+    }
+    Counters before = counters;
+    size_t changes_before = changes.size();
+    request->result = ApplySwaps(*nested, *request->swaps, &counters, &changes);
+    if (request->result) {
+      Status merged = nested->Commit();
+      if (merged) {
+        applied.push_back(request);
+        continue;
+      }
+      request->result = tl::unexpected(merged.error());
+    }
+    counters = before;
+    changes.resize(changes_before);
+  }
+  if (applied.empty()) return;
+
+  Status committed = txn.Put(meta_, kCommitSeqKey, EncodeU64(counters.commit_seq));
+  if (committed) committed = txn.Put(meta_, kNextTableIdKey, EncodeU64(counters.next_table_id));
+  if (committed) committed = Commit(txn, changes);
+  if (!committed) {
+    for (SwapRequest* request : applied) request->result = tl::unexpected(committed.error());
+  }
+}
+
+Result<std::vector<TableRecord>> CatalogStore::ApplySwaps(WriteTxn& txn,
+                                                          const std::vector<PointerSwap>& swaps,
+                                                          Counters* counters,
+                                                          std::vector<TableChange>* changes) {
   std::vector<TableRecord> records;
   records.reserve(swaps.size());
   for (const auto& swap : swaps) {
@@ -292,8 +415,7 @@ Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<Po
       SKADE_ASSIGN_OR_RAISE(bool ns_exists,
                             KeyExists(txn, namespaces_, NamespaceKey(swap.identifier.ns)));
       if (!ns_exists) return NoSuchNamespace(swap.identifier.ns);
-      record.table_id = ++next_table_id;
-      created = true;
+      record.table_id = ++counters->next_table_id;
     } else {
       if (!value) return NoSuchTable(swap.identifier);
       SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
@@ -304,7 +426,7 @@ Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<Po
     }
     record.metadata_location = swap.new_location;
     SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
-    ++seq;
+    uint64_t seq = ++counters->commit_seq;
     SKADE_RETURN_NOT_OK(txn.Put(
         commit_log_, CommitLogKey(seq),
         EncodeCommitLogRecord({record.table_id, swap.new_location, swap.added_snapshot_ids})));
@@ -312,12 +434,46 @@ Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<Po
       SKADE_RETURN_NOT_OK(
           txn.Put(snapshots_, SnapshotKey(record.table_id, snapshot_id), swap.new_location));
     }
+    changes->push_back({std::move(key), record});
     records.push_back(std::move(record));
   }
-  SKADE_RETURN_NOT_OK(txn.Put(meta_, kCommitSeqKey, EncodeU64(seq)));
-  if (created) SKADE_RETURN_NOT_OK(txn.Put(meta_, kNextTableIdKey, EncodeU64(next_table_id)));
-  SKADE_RETURN_NOT_OK(txn.Commit());
   return records;
+}
+
+Result<TablePointers> CatalogStore::ReadTablePointers() {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  TablePointers pointers{txn.id(), {}};
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), tables_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(""));
+  while (found) {
+    SKADE_ASSIGN_OR_RAISE(auto record, DecodeTableRecord(cursor.value()));
+    pointers.tables.push_back({std::string(cursor.key()), std::move(record)});
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return pointers;
+}
+
+Result<TablePointers> CatalogStore::ReadTablePointersChangedAfter(uint64_t txn_id) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  TablePointers pointers{txn.id(), {}};
+  if (pointers.txn_id <= txn_id) return pointers;
+  std::set<std::string> keys;
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), table_changes_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(TableChangesKey(txn_id + 1)));
+  while (found) {
+    SKADE_ASSIGN_OR_RAISE(auto changed, DecodeTableKeys(cursor.value()));
+    keys.insert(std::make_move_iterator(changed.begin()), std::make_move_iterator(changed.end()));
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  for (const auto& key : keys) {
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+    std::optional<TableRecord> record;
+    if (value) {
+      SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
+    }
+    pointers.tables.push_back({key, std::move(record)});
+  }
+  return pointers;
 }
 
 Result<std::optional<std::string>> CatalogStore::FindSnapshot(uint64_t table_id,

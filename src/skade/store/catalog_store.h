@@ -6,11 +6,29 @@
 // atomic. Thread-safe. Errors: the catalog kinds (kNoSuchNamespace,
 // kNoSuchTable, kAlreadyExists, kNamespaceNotEmpty, kCommitFailed) with
 // Iceberg's messages, kIo/kCorruption from LMDB.
+//
+// Group commit (LevelDB's DBImpl::Write): concurrent SwapPointers() calls
+// queue up; the first in line becomes the leader, waits for the writer lock,
+// takes every request queued by then (up to 256), applies each in its own
+// nested transaction (so a request that fails — lost compare-and-swap, table
+// exists, … — writes nothing and fails alone), commits the batch as one LMDB
+// transaction (one fsync), and hands every caller its own result. Requests
+// for the same table in one batch are applied in queue order, each against
+// the state the previous ones left. The others keep queueing meanwhile and
+// form the next batch.
+//
+// Every write transaction records the table keys whose pointers it changed
+// in `table_changes` (keyed by LMDB transaction id) and reports its commit to
+// the CommitListener, so an in-memory mirror of the pointers can be kept
+// exact within this process and caught up cheaply on other processes'
+// commits.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,11 +58,52 @@ struct StorePage {
   std::string next_page_token;  // empty on the last page
 };
 
+/// A table pointer as a write transaction left it.
+struct TableChange {
+  std::string table_key;              // TableKey() of the table
+  std::optional<TableRecord> record;  // nullopt: the table no longer exists
+  bool operator==(const TableChange&) const = default;
+};
+
+/// Table pointers as of LMDB transaction `txn_id`.
+struct TablePointers {
+  uint64_t txn_id = 0;
+  std::vector<TableChange> tables;
+};
+
+/// Observes a CatalogStore's write transactions (all of them, also those that
+/// change no table). The store calls it on the writing thread while holding
+/// the writer lock (see lmdb.h), so calls arrive one at a time in commit
+/// order and no other writer in any process commits in between. Implementations
+/// must not call back into the store's write methods.
+class CommitListener {
+ public:
+  virtual ~CommitListener() = default;
+  /// Transaction `txn_id` is about to commit.
+  virtual void OnCommitting(uint64_t txn_id) = 0;
+  /// It committed; `changes` are the table pointers it changed, in order.
+  virtual void OnCommitted(uint64_t txn_id, const std::vector<TableChange>& changes) = 0;
+  /// Its commit failed; it may or may not have reached the store
+  /// (kCommitStateUnknown), so the listener must not assume either.
+  virtual void OnCommitFailed(uint64_t txn_id) = 0;
+};
+
+struct CatalogStoreOptions {
+  LmdbOptions lmdb;
+  /// Coalesce concurrent SwapPointers() calls into one transaction. Off, each
+  /// call commits (and syncs) on its own.
+  bool group_commit = true;
+};
+
 class CatalogStore {
  public:
   /// Opens or creates the store in directory `path`.
   static Result<std::unique_ptr<CatalogStore>> Open(const std::string& path,
-                                                    const LmdbOptions& options);
+                                                    const CatalogStoreOptions& options);
+
+  /// Sets (or clears, with null) the listener for this store's commits. Call
+  /// before the store is used concurrently; `listener` must outlive its use.
+  void SetCommitListener(CommitListener* listener) { listener_ = listener; }
 
   // --- Namespaces ---------------------------------------------------------
   /// kAlreadyExists if present; kNoSuchNamespace if the parent is missing.
@@ -81,8 +140,16 @@ class CatalogStore {
   /// still be at its expected location (else kCommitFailed, retryable), and
   /// created tables must not exist (kAlreadyExists) in existing namespaces.
   /// Appends one commit-log entry per swap and advances commit_seq. Returns
-  /// the tables' records after the commit.
+  /// the tables' records after the commit. Group-committed with concurrent
+  /// calls (see above); durable when it returns, per the durability level.
   Result<std::vector<TableRecord>> SwapPointers(const std::vector<PointerSwap>& swaps);
+
+  /// Every table pointer, from one read snapshot.
+  Result<TablePointers> ReadTablePointers();
+  /// The current pointer (or absence) of every table that a write
+  /// transaction with id greater than `txn_id` changed, from one read
+  /// snapshot (whose id is returned). Cost is proportional to those changes.
+  Result<TablePointers> ReadTablePointersChangedAfter(uint64_t txn_id);
 
   /// The metadata location of the commit that added `snapshot_id` to the
   /// table with `table_id`, or nullopt.
@@ -98,14 +165,31 @@ class CatalogStore {
   LmdbEnv& env() { return *env_; }
 
  private:
-  explicit CatalogStore(std::shared_ptr<LmdbEnv> env) : env_(std::move(env)) {}
+  struct SwapRequest;
+  struct Counters;
+
+  CatalogStore(std::shared_ptr<LmdbEnv> env, bool group_commit)
+      : env_(std::move(env)), group_commit_(group_commit) {}
+  /// Records `changes` in table_changes and commits `txn`, telling the listener.
+  Status Commit(WriteTxn& txn, const std::vector<TableChange>& changes);
+  /// Applies `batch` in `txn`, commits it and sets each request's result.
+  void CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch);
+  Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const std::vector<PointerSwap>& swaps,
+                                              Counters* counters,
+                                              std::vector<TableChange>* changes);
 
   std::shared_ptr<LmdbEnv> env_;
+  const bool group_commit_;
+  CommitListener* listener_ = nullptr;
   MDB_dbi namespaces_ = 0;
   MDB_dbi tables_ = 0;
   MDB_dbi snapshots_ = 0;
   MDB_dbi commit_log_ = 0;
+  MDB_dbi table_changes_ = 0;
   MDB_dbi meta_ = 0;
+
+  std::mutex queue_mutex_;
+  std::deque<SwapRequest*> queue_;  // front = the current leader's batch
 };
 
 }  // namespace skade::store

@@ -25,7 +25,18 @@ std::string TablePrefix(const spec::Namespace& ns) {
 }
 
 std::string TableKey(const spec::TableIdentifier& identifier) {
-  return TablePrefix(identifier.ns) + identifier.name;
+  std::string key;
+  AppendTableKey(&key, identifier);
+  return key;
+}
+
+void AppendTableKey(std::string* out, const spec::TableIdentifier& identifier) {
+  for (size_t i = 0; i < identifier.ns.size(); ++i) {
+    if (i != 0) out->push_back(kNamespaceSeparator);
+    out->append(identifier.ns[i]);
+  }
+  out->push_back(kTableSeparator);
+  out->append(identifier.name);
 }
 
 spec::TableIdentifier TableIdentifierFromKey(std::string_view key) {
@@ -59,6 +70,38 @@ std::string CommitLogKey(uint64_t commit_seq) {
   std::string key;
   AppendBigEndian(&key, commit_seq);
   return key;
+}
+
+std::string TableChangesKey(uint64_t txn_id) {
+  std::string key;
+  AppendBigEndian(&key, txn_id);
+  return key;
+}
+
+std::string EncodeTableKeys(const std::vector<std::string>& table_keys) {
+  std::string out;
+  for (const auto& key : table_keys) {
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      out.push_back(static_cast<char>((key.size() >> shift) & 0xFF));
+    }
+    out.append(key);
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> DecodeTableKeys(std::string_view bytes) {
+  std::vector<std::string> keys;
+  while (!bytes.empty()) {
+    if (bytes.size() < 4) return Corruption("Invalid table change record in the catalog store");
+    size_t size = 0;
+    for (int i = 0; i < 4; ++i) size = (size << 8) | static_cast<uint8_t>(bytes[i]);
+    if (size > bytes.size() - 4) {
+      return Corruption("Invalid table change record in the catalog store");
+    }
+    keys.emplace_back(bytes.substr(4, size));
+    bytes.remove_prefix(4 + size);
+  }
+  return keys;
 }
 
 std::string EncodeU64(uint64_t value) {

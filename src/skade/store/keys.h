@@ -6,6 +6,10 @@
 //   snapshots    key: table id (u64 BE), snapshot id (u64 BE)
 //                value: metadata location of the commit that added the snapshot
 //   commit_log   key: commit_seq (u64 BE)              value: CommitLogRecord
+//   table_changes key: LMDB txn id (u64 BE)            value: the table keys whose
+//                pointers that transaction created, moved or removed (so
+//                another process's in-memory mirror can catch up on exactly
+//                those; see CatalogStore::ReadTablePointersChangedAfter)
 //   meta         key: name                             value: u64 LE counters
 //
 // Names never contain 0x00 or 0x1F (ValidateName rejects control characters),
@@ -36,10 +40,17 @@ spec::Namespace NamespaceFromKey(std::string_view key);
 /// The prefix shared by the keys of all tables in `ns`.
 std::string TablePrefix(const spec::Namespace& ns);
 std::string TableKey(const spec::TableIdentifier& identifier);
+/// Appends TableKey(identifier) to `out` (lets hot paths reuse a buffer).
+void AppendTableKey(std::string* out, const spec::TableIdentifier& identifier);
 spec::TableIdentifier TableIdentifierFromKey(std::string_view key);
 
 std::string SnapshotKey(uint64_t table_id, int64_t snapshot_id);
 std::string CommitLogKey(uint64_t commit_seq);
+std::string TableChangesKey(uint64_t txn_id);
+
+/// A table_changes value: each key length-prefixed (u32 BE).
+std::string EncodeTableKeys(const std::vector<std::string>& table_keys);
+Result<std::vector<std::string>> DecodeTableKeys(std::string_view bytes);
 
 std::string EncodeU64(uint64_t value);
 std::optional<uint64_t> DecodeU64(std::string_view bytes);

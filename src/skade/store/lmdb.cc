@@ -1,7 +1,12 @@
 #include "skade/store/lmdb.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -73,6 +78,14 @@ Result<std::optional<std::string_view>> ReadTxn::Get(MDB_dbi dbi, std::string_vi
 
 WriteTxn::~WriteTxn() {
   if (txn_ != nullptr) mdb_txn_abort(txn_);
+  if (writer_ != nullptr) writer_->UnlockWriter();
+}
+
+Result<WriteTxn> WriteTxn::BeginNested() {
+  MDB_txn* child = nullptr;
+  int rc = mdb_txn_begin(mdb_txn_env(txn_), txn_, 0, &child);
+  if (rc != 0) return LmdbError("Cannot begin nested store transaction", rc);
+  return WriteTxn(child, nullptr);
 }
 
 Result<std::optional<std::string_view>> WriteTxn::Get(MDB_dbi dbi, std::string_view key) const {
@@ -168,7 +181,14 @@ Result<std::shared_ptr<LmdbEnv>> LmdbEnv::Open(const std::string& path,
   }
   int dead = 0;
   mdb_reader_check(env, &dead);
-  std::shared_ptr<LmdbEnv> result(new LmdbEnv(env, canonical, options.durability));
+  std::string lock_path = canonical + "/skade-writer.lock";
+  int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0) {
+    int error = errno;
+    mdb_env_close(env);
+    return IoError("Cannot open ", lock_path, ": ", std::strerror(error));
+  }
+  std::shared_ptr<LmdbEnv> result(new LmdbEnv(env, canonical, options.durability, lock_fd));
   envs[canonical] = result;
   return result;
 }
@@ -176,21 +196,18 @@ Result<std::shared_ptr<LmdbEnv>> LmdbEnv::Open(const std::string& path,
 LmdbEnv::~LmdbEnv() {
   if (durability_ != Durability::kImmediate) mdb_env_sync(env_, 1);
   mdb_env_close(env_);
+  ::close(writer_lock_fd_);
   std::lock_guard<std::mutex> lock(g_envs_mutex);
   auto& envs = OpenEnvs();
   if (auto it = envs.find(path_); it != envs.end() && it->second.expired()) envs.erase(it);
 }
 
 Result<MDB_dbi> LmdbEnv::OpenDatabase(const std::string& name) {
-  SKADE_ASSIGN_OR_RAISE(MDB_txn * txn, Begin(0));
+  SKADE_ASSIGN_OR_RAISE(auto txn, BeginWrite());
   MDB_dbi dbi;
-  int rc = mdb_dbi_open(txn, name.c_str(), MDB_CREATE, &dbi);
-  if (rc != 0) {
-    mdb_txn_abort(txn);
-    return LmdbError(StrCat("Cannot open store database ", name), rc);
-  }
-  rc = mdb_txn_commit(txn);
-  if (rc != 0) return LmdbError("Cannot commit store setup", rc);
+  int rc = mdb_dbi_open(txn.raw(), name.c_str(), MDB_CREATE, &dbi);
+  if (rc != 0) return LmdbError(StrCat("Cannot open store database ", name), rc);
+  SKADE_RETURN_NOT_OK(txn.Commit());
   return dbi;
 }
 
@@ -220,8 +237,29 @@ Result<ReadTxn> LmdbEnv::BeginRead() {
 }
 
 Result<WriteTxn> LmdbEnv::BeginWrite() {
-  SKADE_ASSIGN_OR_RAISE(MDB_txn * txn, Begin(0));
-  return WriteTxn(txn);
+  SKADE_RETURN_NOT_OK(LockWriter());
+  auto txn = Begin(0);
+  if (!txn) {
+    UnlockWriter();
+    return tl::unexpected(txn.error());
+  }
+  return WriteTxn(*txn, this);
+}
+
+Status LmdbEnv::LockWriter() {
+  writer_mutex_.lock();
+  while (::flock(writer_lock_fd_, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    int error = errno;
+    writer_mutex_.unlock();
+    return IoError("Cannot lock the catalog store for writing: ", std::strerror(error));
+  }
+  return OkStatus();
+}
+
+void LmdbEnv::UnlockWriter() {
+  ::flock(writer_lock_fd_, LOCK_UN);
+  writer_mutex_.unlock();
 }
 
 Status LmdbEnv::Sync() {

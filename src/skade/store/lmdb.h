@@ -5,6 +5,12 @@
 //   (a robust mutex in the lock file). Writers therefore keep write
 //   transactions short: no file I/O, no parsing inside one. A process killed
 //   while holding the lock releases it (robust mutex; LMDB recovers).
+// - On top of LMDB's, skade holds its own writer lock from BeginWrite() until
+//   the WriteTxn is destroyed: a process mutex plus flock() on
+//   `skade-writer.lock` beside the data file (the kernel drops it when a
+//   process dies). It outlasts the LMDB commit on purpose: what a writer does
+//   between Commit() and the end of the WriteTxn (publishing the commit to
+//   in-memory mirrors) is ordered before every later writer in any process.
 // - Read transactions hold a reader slot and pin the pages they see; a
 //   long-lived reader makes the file grow. skade's read transactions last for
 //   one lookup or one listing. The environment is opened with MDB_NOTLS so a
@@ -27,6 +33,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +61,8 @@ class ReadTxn {
 
   /// The value for `key`, or nullopt. Valid until the transaction ends.
   Result<std::optional<std::string_view>> Get(MDB_dbi dbi, std::string_view key) const;
+  /// The id of the last write transaction this snapshot includes.
+  uint64_t id() const { return mdb_txn_id(txn_); }
   MDB_txn* raw() const { return txn_; }
 
  private:
@@ -62,13 +71,24 @@ class ReadTxn {
   MDB_txn* txn_;
 };
 
-/// The single write transaction. Move-only; aborted unless Commit() succeeds.
-/// Must be used and ended on the thread that began it.
+/// The single write transaction, or a nested one inside it. Move-only;
+/// aborted unless Commit() succeeds. Must be used and ended on the thread
+/// that began it. A top-level WriteTxn holds the writer lock until it is
+/// destroyed, also after Commit().
 class WriteTxn {
  public:
-  WriteTxn(WriteTxn&& other) noexcept : txn_(std::exchange(other.txn_, nullptr)) {}
+  WriteTxn(WriteTxn&& other) noexcept
+      : txn_(std::exchange(other.txn_, nullptr)), writer_(std::exchange(other.writer_, nullptr)) {}
   WriteTxn& operator=(WriteTxn&&) = delete;
   ~WriteTxn();
+
+  /// A nested transaction: its writes become part of this one if it commits
+  /// and vanish if it aborts. This transaction must not be used until the
+  /// nested one has ended.
+  Result<WriteTxn> BeginNested();
+  /// The id the transaction gets when it commits (for a nested transaction,
+  /// its parent's).
+  uint64_t id() const { return mdb_txn_id(txn_); }
 
   Result<std::optional<std::string_view>> Get(MDB_dbi dbi, std::string_view key) const;
   Status Put(MDB_dbi dbi, std::string_view key, std::string_view value);
@@ -81,8 +101,9 @@ class WriteTxn {
 
  private:
   friend class LmdbEnv;
-  explicit WriteTxn(MDB_txn* txn) : txn_(txn) {}
+  WriteTxn(MDB_txn* txn, LmdbEnv* writer) : txn_(txn), writer_(writer) {}
   MDB_txn* txn_;
+  LmdbEnv* writer_;  // whose writer lock this transaction holds; null if nested
 };
 
 /// Iterates keys in order within one transaction. Move-only.
@@ -126,26 +147,38 @@ class LmdbEnv {
   Result<MDB_dbi> OpenDatabase(const std::string& name);
 
   Result<ReadTxn> BeginRead();
+  /// Takes the writer lock (waiting for other threads and processes), then
+  /// begins the write transaction.
   Result<WriteTxn> BeginWrite();
 
   /// Flushes the environment to disk (used by the eventual/none levels).
   Status Sync();
 
   /// LMDB's id of the last committed transaction, across all processes.
-  /// Cheap (reads the shared lock file's meta page pointer).
+  /// Cheap: reads the newer of the two meta pages in the shared map, no lock,
+  /// no system call. It can run ahead of what a new read transaction sees
+  /// while a commit is still syncing its meta page.
   uint64_t LastTxnId();
 
   const std::string& path() const { return path_; }
   Durability durability() const { return durability_; }
 
  private:
-  LmdbEnv(MDB_env* env, std::string path, Durability durability)
-      : env_(env), path_(std::move(path)), durability_(durability) {}
+  friend class WriteTxn;
+  LmdbEnv(MDB_env* env, std::string path, Durability durability, int writer_lock_fd)
+      : env_(env),
+        path_(std::move(path)),
+        durability_(durability),
+        writer_lock_fd_(writer_lock_fd) {}
   Result<MDB_txn*> Begin(unsigned flags);
+  Status LockWriter();
+  void UnlockWriter();
 
   MDB_env* env_;
   std::string path_;
   Durability durability_;
+  std::mutex writer_mutex_;
+  int writer_lock_fd_;
 };
 
 /// An LMDB return code as an Error (kIo, or kCorruption for MDB_CORRUPTED).

@@ -1,0 +1,141 @@
+// Group commit in CatalogStore::SwapPointers: requests queued while another
+// writer holds the store share one transaction; a failing request in the
+// batch writes nothing and fails alone; every caller gets its own result.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "skade/store/catalog_store.h"
+#include "testing/matchers.h"
+#include "testing/temp_dir.h"
+
+namespace skade::store {
+namespace {
+
+using testing::IsError;
+using testing::IsOk;
+
+class GroupCommitTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    CatalogStoreOptions options;
+    options.lmdb.map_size = 1ull << 30;
+    options.lmdb.durability = Durability::kNone;
+    options.group_commit = GetParam();
+    store_ = std::move(*CatalogStore::Open(dir_.Sub("store"), options));
+    ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+    for (int i = 0; i < 8; ++i) {
+      tables_.push_back({{"n"}, "t" + std::to_string(i)});
+      ASSERT_TRUE(store_->SwapPointers({{tables_.back(), std::nullopt, "x0", {}}}));
+    }
+  }
+
+  // Runs each request on its own thread while this thread holds the writer
+  // lock, so they all queue up; then lets them go and collects the results.
+  std::vector<Result<std::vector<TableRecord>>> RunQueued(
+      const std::vector<std::vector<PointerSwap>>& requests) {
+    std::vector<Result<std::vector<TableRecord>>> results(requests.size());
+    std::vector<std::thread> threads;
+    {
+      auto blocker = store_->env().BeginWrite();
+      EXPECT_TRUE(blocker);
+      for (size_t i = 0; i < requests.size(); ++i) {
+        threads.emplace_back([&, i] { results[i] = store_->SwapPointers(requests[i]); });
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    for (auto& thread : threads) thread.join();
+    return results;
+  }
+
+  std::string Location(const spec::TableIdentifier& id) {
+    return (*store_->GetTable(id))->metadata_location;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<CatalogStore> store_;
+  std::vector<spec::TableIdentifier> tables_;
+};
+
+TEST_P(GroupCommitTest, FailingRequestsFailAloneAndTheRestLand) {
+  uint64_t txn_before = store_->env().LastTxnId();
+  uint64_t seq_before = *store_->CommitSeq();
+  auto results = RunQueued({
+      {{tables_[0], "x0", "x1", {10}}},
+      {{tables_[1], "x0", "x1", {11}}},
+      {{tables_[2], "stale", "x1", {}}},                              // lost compare-and-swap
+      {{tables_[3], std::nullopt, "x1", {}}},                         // already exists
+      {{{{"missing"}, "t"}, std::nullopt, "x1", {}}},                 // no such namespace
+      {{tables_[4], "x0", "x1", {}}, {tables_[5], "bad", "x1", {}}},  // all or nothing
+      {{tables_[6], "x0", "x1", {16}}, {tables_[7], "x0", "x1", {17}}},
+  });
+  EXPECT_TRUE(results[0]);
+  EXPECT_TRUE(results[1]);
+  EXPECT_THAT(results[2], IsError(ErrorKind::kCommitFailed));
+  EXPECT_TRUE(results[2].error().retryable);
+  EXPECT_THAT(results[3], IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(results[4], IsError(ErrorKind::kNoSuchNamespace));
+  EXPECT_THAT(results[5], IsError(ErrorKind::kCommitFailed));
+  EXPECT_TRUE(results[6]);
+
+  for (int i : {0, 1, 6, 7}) EXPECT_EQ(Location(tables_[i]), "x1") << i;
+  for (int i : {2, 3, 4, 5}) EXPECT_EQ(Location(tables_[i]), "x0") << i;
+  // Grouped: one transaction for the batch; ungrouped: one per successful request.
+  EXPECT_EQ(store_->env().LastTxnId() - txn_before, GetParam() ? 1u : 3u);
+  EXPECT_EQ(*store_->CommitSeq(), seq_before + 4);
+  auto log = store_->ReadCommitLog(seq_before, 100);
+  ASSERT_TRUE(log);
+  ASSERT_EQ(log->size(), 4u);
+  for (const auto& [seq, record] : *log) EXPECT_EQ(record.metadata_location, "x1");
+  for (int i : {0, 1, 6, 7}) {
+    uint64_t id = (*store_->GetTable(tables_[i]))->table_id;
+    EXPECT_EQ(**store_->FindSnapshot(id, 10 + i), "x1") << i;
+  }
+  auto changed = store_->ReadTablePointersChangedAfter(txn_before);
+  ASSERT_TRUE(changed);
+  std::set<std::string> keys;
+  for (const auto& change : changed->tables) keys.insert(change.table_key);
+  EXPECT_EQ(keys, (std::set<std::string>{TableKey(tables_[0]), TableKey(tables_[1]),
+                                         TableKey(tables_[6]), TableKey(tables_[7])}));
+}
+
+// Two requests moving the same table from the same base: the first in the
+// batch wins, the second sees its result and loses the compare-and-swap.
+TEST_P(GroupCommitTest, SameTableRequestsInOneBatchApplyInOrder) {
+  auto results = RunQueued({{{tables_[0], "x0", "y1", {}}}, {{tables_[0], "x0", "y2", {}}}});
+  ASSERT_NE(results[0].has_value(), results[1].has_value());
+  const auto& loser = results[0] ? results[1] : results[0];
+  EXPECT_THAT(loser, IsError(ErrorKind::kCommitFailed));
+  EXPECT_EQ(Location(tables_[0]), results[0] ? "y1" : "y2");
+}
+
+TEST_P(GroupCommitTest, ChangesLogNamesEveryTableAWriteTouched) {
+  uint64_t before = store_->env().LastTxnId();
+  ASSERT_THAT(store_->RenameTable(tables_[0], {{"n"}, "renamed"}), IsOk());
+  ASSERT_TRUE(store_->DropTable(tables_[1]));
+  ASSERT_TRUE(store_->RegisterTable({{"n"}, "registered"}, "r0", false));
+  auto changed = store_->ReadTablePointersChangedAfter(before);
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(changed->txn_id, store_->env().LastTxnId());
+  std::map<std::string, std::optional<std::string>> seen;
+  for (const auto& change : changed->tables) {
+    seen[change.table_key] =
+        change.record ? std::optional<std::string>(change.record->metadata_location) : std::nullopt;
+  }
+  EXPECT_EQ(seen, (std::map<std::string, std::optional<std::string>>{
+                      {TableKey(tables_[0]), std::nullopt},
+                      {TableKey({{"n"}, "renamed"}), "x0"},
+                      {TableKey(tables_[1]), std::nullopt},
+                      {TableKey({{"n"}, "registered"}), "r0"}}));
+  auto nothing = store_->ReadTablePointersChangedAfter(changed->txn_id);
+  ASSERT_TRUE(nothing);
+  EXPECT_TRUE(nothing->tables.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(GroupCommitOnAndOff, GroupCommitTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "grouped" : "ungrouped"; });
+
+}  // namespace
+}  // namespace skade::store
