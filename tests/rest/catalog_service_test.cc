@@ -87,7 +87,9 @@ TEST_F(CatalogServiceTest, ConfigAdvertisesExactlyTheRoutedEndpoints) {
       if (auto at = path.find(from); at != std::string::npos) path.replace(at, from.size(), to);
     }
     auto routed = Call(method, path, "{}");
-    if (routed.status == 404) EXPECT_NE(ErrorType(routed), "NoSuchRouteException") << endpoint;
+    if (routed.status == 404) {
+      EXPECT_NE(ErrorType(routed), "NoSuchRouteException") << endpoint;
+    }
     EXPECT_NE(routed.status, 405) << endpoint;
   }
 }
@@ -137,12 +139,16 @@ TEST_F(CatalogServiceTest, ListsPageWithTokensAndNeverSendAnEmptyToken) {
     auto response = Call("GET", "/v1/namespaces/n/tables?pageSize=2&pageToken=" + token);
     ASSERT_EQ(response.status, 200);
     auto body = Body(response);
-    for (auto identifier : *json::GetArray(body, "identifiers")) {
+    auto identifiers = json::GetArray(body, "identifiers");
+    ASSERT_TRUE(identifiers);
+    for (auto identifier : *identifiers) {
       names.push_back(*json::GetString(*json::AsObject(identifier, "id"), "name"));
     }
     auto next = json::GetOptionalString(body, "next-page-token");
     token = next->value_or("");
-    if (next->has_value()) EXPECT_FALSE(next->value().empty());
+    if (next->has_value()) {
+      EXPECT_FALSE(next->value().empty());
+    }
     ++pages;
   } while (!token.empty());
   EXPECT_EQ(names, (std::vector<std::string>{"t0", "t1", "t2", "t3", "t4"}));
