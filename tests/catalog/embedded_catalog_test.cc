@@ -93,12 +93,12 @@ TEST_F(EmbeddedCatalogTest, CreateHonoursFormatVersionAndExplicitLocation) {
     EXPECT_EQ(created->metadata->properties.at("owner"), "me");
   }
   CreateTableRequest request;
-  request.name = "elsewhere";
+  request.name = "inside";
   request.schema = TestSchema();
-  request.location = "file://" + dir_.Sub("custom") + "/";
+  request.location = catalog_->warehouse_location() + "/custom/place/";
   auto created = catalog_->CreateTable({"n"}, request);
   ASSERT_TRUE(created);
-  EXPECT_EQ(created->metadata->location, "file://" + dir_.Sub("custom"));
+  EXPECT_EQ(created->metadata->location, catalog_->warehouse_location() + "/custom/place");
   request.name = "bad";
   request.properties = {{"format-version", "4"}};
   EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kInvalidArgument));
@@ -131,6 +131,39 @@ TEST_F(EmbeddedCatalogTest, InvalidNamesNeverReachTheFileSystem) {
   EXPECT_THAT(catalog_->CreateNamespace({}, {}), IsError(ErrorKind::kInvalidArgument));
   // Nothing escaped the warehouse.
   EXPECT_FALSE(std::filesystem::exists(dir_.Sub("n")));
+}
+
+TEST_F(EmbeddedCatalogTest, LocationsOutsideTheAllowedRootsAreForbidden) {
+  ASSERT_THAT(catalog_->CreateNamespace({"n"}, {}), IsOk());
+  CreateTableRequest request;
+  request.name = "t";
+  request.schema = TestSchema();
+  request.location = "file://" + dir_.Sub("outside");
+  EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kForbidden));
+  request.stage_create = true;
+  EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kForbidden));
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("outside")));
+
+  TableIdentifier id{{"n"}, "inside"};
+  auto created = Create(id);
+  for (auto update : std::vector<spec::TableUpdate>{
+           spec::SetLocation{"file://" + dir_.Sub("outside")},
+           spec::SetProperties{{{"write.metadata.path", "file://" + dir_.Sub("outside")}}}}) {
+    EXPECT_THAT(catalog_->CommitTable({id, {}, {update}}), IsError(ErrorKind::kForbidden));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("outside")));
+  EXPECT_EQ(catalog_->LoadTable(id)->metadata_location, created.metadata_location);
+
+  // An explicitly allowed root works.
+  catalog_.reset();
+  EmbeddedCatalogOptions options;
+  options.warehouse = dir_.Sub("warehouse");
+  options.store_map_size = 1ull << 30;
+  options.allowed_locations = {dir_.Sub("warehouse"), "file://" + dir_.Sub("outside")};
+  catalog_ = *EmbeddedCatalog::Open(options);
+  request.stage_create = false;
+  ASSERT_TRUE(catalog_->CreateTable({"n"}, request));
+  EXPECT_TRUE(std::filesystem::exists(dir_.Sub("outside/metadata")));
 }
 
 TEST_F(EmbeddedCatalogTest, SlashesInNamesStayInsideTheirDirectory) {

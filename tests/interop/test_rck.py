@@ -9,6 +9,10 @@ import pathlib
 import re
 import subprocess
 
+import pytest
+
+from conftest import SkadeServer
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KIT_SKIPS = {
     "createAndDropEmptyNamespace",
@@ -19,7 +23,17 @@ KIT_SKIPS = {
 }
 
 
-def test_rest_compatibility_kit(skade_server, tmp_path):
+@pytest.fixture
+def rck_server(bin_dir, tmp_path):
+    # The kit creates tables at fixed locations under file:/tmp (e.g.
+    # file:/tmp/ns/tbl), outside the warehouse: allow them explicitly.
+    server = SkadeServer(bin_dir, tmp_path / "warehouse", ["--allow-location", "/tmp"])
+    yield server
+    assert server.stop() == 0
+
+
+def test_rest_compatibility_kit(rck_server, tmp_path):
+    skade_server = rck_server
     env = dict(os.environ,
                RCK_SELECT="catalog",
                RCK_REPORT_DIR=str(tmp_path / "rck-report"),

@@ -70,6 +70,8 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
 
   std::shared_ptr<EmbeddedCatalog> catalog(new EmbeddedCatalog());
   catalog->warehouse_location_ = StrCat("file://", path == "/" ? "" : path);
+  catalog->location_policy_ =
+      std::make_unique<LocationPolicy>(catalog->warehouse_location_, options.allowed_locations);
   catalog->durability_ = options.durability;
   catalog->max_commit_attempts_ = std::max(1, options.max_commit_attempts);
   catalog->io_ = options.file_io ? options.file_io : io::NewLocalFileIO();
@@ -221,6 +223,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
           request.write_order ? *request.write_order : *spec::SortOrder::Unsorted(), location,
           request.properties));
   if (request.stage_create) {
+    SKADE_RETURN_NOT_OK(CheckLocations(*metadata, NewMetadataLocation(*metadata, 0)));
     return LoadTableResult{
         "", metadata, std::make_shared<const std::string>(spec::TableMetadataToJson(*metadata))};
   }
@@ -326,6 +329,7 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
                                                        bool overwrite) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   SKADE_ASSIGN_OR_RAISE(auto file, ReadMetadata(metadata_location));
+  SKADE_RETURN_NOT_OK(CheckLocations(*file.metadata, metadata_location));
   std::lock_guard<std::mutex> lock(TableLock(identifier));
   SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, overwrite));
   return LoadTableResult{metadata_location, std::move(file.metadata), std::move(file.json)};
@@ -389,7 +393,16 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
   return commit;
 }
 
+Status EmbeddedCatalog::CheckLocations(const spec::TableMetadata& metadata,
+                                       const std::string& metadata_file) const {
+  SKADE_RETURN_NOT_OK(location_policy_->Check(metadata.location));
+  return location_policy_->Check(metadata_file);
+}
+
 Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
+  // Every metadata file skade writes passes here: the one place that keeps
+  // client-chosen locations inside the allowed roots.
+  SKADE_RETURN_NOT_OK(CheckLocations(*commit.metadata, commit.new_location));
   SKADE_ASSIGN_OR_RAISE(
       commit.json, WriteMetadataFile(*io_, *commit.metadata, commit.new_location, durable_files()));
   if (flusher_) flusher_->Track(commit.new_location);

@@ -31,6 +31,7 @@
 
 #include "skade/cache/metadata_cache.h"
 #include "skade/catalog/catalog.h"
+#include "skade/catalog/location_policy.h"
 #include "skade/catalog/metadata_files.h"
 #include "skade/catalog/metadata_flusher.h"
 #include "skade/catalog/table_pointer_mirror.h"
@@ -58,6 +59,9 @@ struct EmbeddedCatalogOptions {
   /// Coalesce concurrent commits to different tables into one store
   /// transaction and one sync. Off, every commit syncs on its own.
   bool group_commit = true;
+  /// Where table locations may be (file: URIs or paths); "*" allows any.
+  /// Empty means the warehouse only. See location_policy.h.
+  std::vector<std::string> allowed_locations;
 };
 
 class EmbeddedCatalog : public Catalog {
@@ -124,7 +128,11 @@ class EmbeddedCatalog : public Catalog {
   void AfterCommit(const PreparedCommit& commit);
   void DiscardFile(const std::string& location);
 
+  /// kForbidden unless `metadata`'s location and `metadata_file` are allowed.
+  Status CheckLocations(const spec::TableMetadata& metadata, const std::string& metadata_file) const;
+
   std::string warehouse_location_;
+  std::unique_ptr<LocationPolicy> location_policy_;
   store::Durability durability_ = store::Durability::kImmediate;
   int max_commit_attempts_ = 100;
   std::shared_ptr<io::FileIO> io_;

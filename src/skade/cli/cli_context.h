@@ -15,6 +15,8 @@ namespace skade::cli {
 struct CliContext {
   std::string warehouse;
   std::string durability = "immediate";
+  std::vector<std::string> allowed_locations;
+  bool group_commit = true;
 
   /// Opens the embedded catalog of --warehouse.
   Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog() const;

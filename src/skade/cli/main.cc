@@ -14,6 +14,10 @@ int main(int argc, char** argv) {
   app.add_option("--warehouse,-w", context.warehouse,
                  "Warehouse directory (default $SKADE_WAREHOUSE or ./warehouse)");
   app.add_option("--durability", context.durability, "immediate | eventual | none");
+  app.add_option("--allow-location", context.allowed_locations,
+                 "Also allow table locations under this root (repeatable; * = anywhere)");
+  app.add_flag("!--no-group-commit", context.group_commit,
+               "Commit every table change in its own store transaction (for benchmarks)");
   skade::cli::AddNamespaceCommands(app, context);
   skade::cli::AddTableCommands(app, context);
   skade::cli::AddServeCommand(app, context);
