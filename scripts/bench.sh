@@ -162,18 +162,20 @@ bench_skade_rest() {
 }
 
 # The Iceberg REST fixture (JdbcCatalog on a SQLite file) through the same load generator; it is
-# restarted after populating so its measured phase also starts cold (JVM included).
+# restarted after populating so its measured phase also starts cold (JVM included). With its default
+# pool of 2 JDBC connections, concurrent commits fail with SQLITE_BUSY_SNAPSHOT (HTTP 500) and a
+# table just created can read as missing (HTTP 404); one connection makes it correct.
 bench_rest_fixture() {
   local warehouse=$work/rest-fixture port pid
   port=$(free_port)
-  export REST_FIXTURE_LOG=$logs/rest-fixture.log
+  export REST_FIXTURE_LOG=$logs/rest-fixture.log CATALOG_CLIENTS=${CATALOG_CLIENTS:-1}
   if ! pid=$(bench/peers/start-rest-fixture.sh "$port" "$warehouse" 2>"$logs/rest-fixture-start.log"); then
     record_failure iceberg-rest-fixture unavailable "$(last_lines "$logs/rest-fixture-start.log")"
     return
   fi
   pids+=("$pid")
   local rest=(--uri "http://127.0.0.1:$port" --target iceberg-rest-fixture --durability peer-default
-    --write-notes "JdbcCatalog on SQLite (WAL, sqlite-jdbc defaults); metadata files not fsynced")
+    --write-notes "JdbcCatalog on SQLite (WAL, sqlite-jdbc defaults, CATALOG_CLIENTS=$CATALOG_CLIENTS: the default pool of 2 fails concurrent commits with SQLITE_BUSY_SNAPSHOT); metadata files not fsynced")
   if ! "$bin/skade_rest_bench" "${common[@]}" "${rest[@]}" --phase populate \
     2>"$logs/rest-fixture-populate.log"; then
     stop "$pid"

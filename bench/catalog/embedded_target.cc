@@ -33,6 +33,9 @@ class EmbeddedSession : public CatalogSession {
   Status ListNamespaces() override {
     return catalog_->ListNamespaces({}).map([](auto&&) {});
   }
+  Status ResolveMetadata(const spec::TableIdentifier& identifier) override {
+    return ResolveMetadataIfPresent(*catalog_, identifier);
+  }
   Status Append(const spec::TableIdentifier& identifier, uint64_t* conflicts) override {
     int retries = 0;
     auto appended = testing::FastAppend(*catalog_, identifier, &retries);

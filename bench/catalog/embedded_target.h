@@ -24,6 +24,17 @@ bool SetGroupCommit(Options& options, bool enabled) {
   }
 }
 
+/// EmbeddedCatalog::ResolveMetadata when this build has it (the read-path
+/// work adds it); kUnsupported when it does not.
+template <typename Catalog>
+Status ResolveMetadataIfPresent(Catalog& catalog, const spec::TableIdentifier& identifier) {
+  if constexpr (requires { catalog.ResolveMetadata(identifier); }) {
+    return catalog.ResolveMetadata(identifier).map([](auto&&) {});
+  } else {
+    return MakeError(ErrorKind::kUnsupported, "this build has no ResolveMetadata");
+  }
+}
+
 class EmbeddedTarget : public CatalogTarget {
  public:
   /// Opens the catalog of `warehouse`. `group_commit` empty keeps the

@@ -25,6 +25,11 @@ class CatalogSession {
   virtual Result<bool> TableExists(const spec::TableIdentifier& identifier) = 0;
   virtual Status ListTables(const spec::Namespace& ns) = 0;
   virtual Status ListNamespaces() = 0;
+  /// The catalog's floor under LoadTable (pointer + cached metadata, no
+  /// result assembly), where the target has one; kUnsupported otherwise.
+  virtual Status ResolveMetadata(const spec::TableIdentifier& identifier) {
+    return MakeError(ErrorKind::kUnsupported, "no resolve_metadata for ", identifier.ToString());
+  }
   /// Appends one snapshot as a client does (load, then commit the fast-append
   /// requirements and updates of tests/testing/fast_append.h), reloading and
   /// retrying when a concurrent commit wins; adds the retries to `conflicts`.

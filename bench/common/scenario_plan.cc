@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <thread>
 #include <utility>
@@ -34,6 +35,8 @@ class ScenarioRunner {
  public:
   ScenarioRunner(CatalogTarget& target, const BenchOptions& options, std::ostream& out)
       : target_(target), options_(options), out_(out) {}
+
+  CatalogTarget& target() { return target_; }
 
   using SessionOp = std::function<Status(CatalogSession&, int thread, uint64_t iteration)>;
 
@@ -106,6 +109,18 @@ void RunReadScenarios(CatalogTarget& target, const BenchOptions& options, Scenar
                  return s.LoadTable(options.PopulationTable(PickIndex(t, i, tables)));
                });
   }
+  if (auto session = target.NewSession();
+      session && (*session)->ResolveMetadata(options.PopulationTable(0))) {
+    for (int threads : ReadThreadCounts(options)) {
+      runner.Run({.scenario = "resolve_metadata",
+                  .threads = threads,
+                  .notes = "the catalog's floor under load_table: pointer + cached metadata"},
+                 {threads, options.ops, options.warmup, options.seconds},
+                 [&](CatalogSession& s, int t, uint64_t i) {
+                   return s.ResolveMetadata(options.PopulationTable(PickIndex(t, i, tables)));
+                 });
+    }
+  }
   for (int threads : ReadThreadCounts(options)) {
     runner.Run({.scenario = "table_exists", .threads = threads},
                {threads, options.ops, options.warmup, options.seconds},
@@ -126,16 +141,27 @@ void RunReadScenarios(CatalogTarget& target, const BenchOptions& options, Scenar
       [&](CatalogSession& s, int, uint64_t) { return s.ListNamespaces(); });
 }
 
-void RunCreateScenario(const BenchOptions& options, const std::string& pass,
-                       ScenarioRunner& runner) {
+void RunCreateScenario(const BenchOptions& options, ScenarioRunner& runner) {
   runner.Run({.scenario = "create_table"}, {1, options.commit_ops, 2, options.seconds},
              [&](CatalogSession& s, int t, uint64_t i) {
-               return s.CreateTable({{kCreateNamespace}, StrCat(pass, "c", t, "_", i)});
+               return s.CreateTable({{kCreateNamespace}, StrCat("c", t, "_", i)});
              });
 }
 
-void RunCommitScenarios(CatalogTarget& target, const BenchOptions& options, const std::string& pass,
-                        ScenarioRunner& runner) {
+// Creates the fresh tables of one commit case: one, or one per thread.
+Result<std::vector<spec::TableIdentifier>> CreateCommitTables(CatalogTarget& target,
+                                                              const std::string& prefix,
+                                                              int count) {
+  SKADE_ASSIGN_OR_RAISE(auto session, target.NewSession());
+  std::vector<spec::TableIdentifier> tables;
+  for (int t = 0; t < count; ++t) {
+    tables.push_back({{kCommitNamespace}, StrCat(prefix, t)});
+    SKADE_RETURN_NOT_OK(session->CreateTable(tables.back()));
+  }
+  return tables;
+}
+
+void RunCommitScenarios(const std::vector<ScenarioRunner*>& runners, const BenchOptions& options) {
   std::vector<std::pair<int, std::string>> cases = {{1, "same_table"}};
   for (int threads : std::set<int>{options.threads, kManyCommitters}) {
     if (threads == 1) continue;
@@ -144,30 +170,25 @@ void RunCommitScenarios(CatalogTarget& target, const BenchOptions& options, cons
   }
   for (size_t c = 0; c < cases.size(); ++c) {
     const auto& [threads, variant] = cases[c];
-    const int table_count = variant == "same_table" ? 1 : threads;
-    std::vector<spec::TableIdentifier> tables;
-    Status created = OkStatus();
-    auto session = target.NewSession();
-    for (int t = 0; t < table_count && created && session; ++t) {
-      tables.push_back({{kCommitNamespace}, StrCat(pass, "k", c, "_", t)});
-      created = (*session)->CreateTable(tables.back());
+    for (size_t r = 0; r < runners.size(); ++r) {
+      auto tables = CreateCommitTables(runners[r]->target(), StrCat("k", c, "_", r, "_"),
+                                       variant == "same_table" ? 1 : threads);
+      std::vector<uint64_t> conflicts(threads, 0);
+      BenchRecord record{
+          .scenario = "commit",
+          .variant = variant,
+          .threads = threads,
+          .notes =
+              "fast-append-shaped commit, no data files; load + commit per op, retried on "
+              "conflict (conflicts include warm-up)"};
+      runners[r]->Run(
+          record, {threads, options.commit_ops, 1, options.seconds},
+          [&](CatalogSession& s, int t, uint64_t) -> Status {
+            if (!tables) return tl::unexpected(tables.error());
+            return s.Append((*tables)[t % tables->size()], &conflicts[t]);
+          },
+          &conflicts);
     }
-    if (!session) created = tl::unexpected(session.error());
-    std::vector<uint64_t> conflicts(threads, 0);
-    BenchRecord record{
-        .scenario = "commit",
-        .variant = variant,
-        .threads = threads,
-        .notes =
-            "fast-append-shaped commit, no data files; load + commit per op, retried on "
-            "conflict (conflicts include warm-up)"};
-    runner.Run(
-        record, {threads, options.commit_ops, 1, options.seconds},
-        [&](CatalogSession& s, int t, uint64_t) -> Status {
-          SKADE_RETURN_NOT_OK(created);
-          return s.Append(tables[t % tables.size()], &conflicts[t]);
-        },
-        &conflicts);
   }
 }
 
@@ -211,15 +232,19 @@ Status Populate(CatalogTarget& target, const BenchOptions& options) {
   return OkStatus();
 }
 
-void RunScenarios(CatalogTarget& target, const BenchOptions& options, ScenarioSet set,
-                  const std::string& pass, std::ostream& out) {
+void RunScenarios(CatalogTarget& target, const std::vector<CatalogTarget*>& commit_peers,
+                  const BenchOptions& options, std::ostream& out) {
   ScenarioRunner runner(target, options, out);
-  if (set == ScenarioSet::kAll) {
-    RunReadScenarios(target, options, runner);
-    RunCreateScenario(options, pass, runner);
+  RunReadScenarios(target, options, runner);
+  RunCreateScenario(options, runner);
+  std::vector<std::unique_ptr<ScenarioRunner>> peer_runners;
+  std::vector<ScenarioRunner*> commit_runners = {&runner};
+  for (CatalogTarget* peer : commit_peers) {
+    peer_runners.push_back(std::make_unique<ScenarioRunner>(*peer, options, out));
+    commit_runners.push_back(peer_runners.back().get());
   }
-  RunCommitScenarios(target, options, pass, runner);
-  if (set == ScenarioSet::kAll) RunMixedScenario(options, runner);
+  RunCommitScenarios(commit_runners, options);
+  RunMixedScenario(options, runner);
 }
 
 }  // namespace skade::bench

@@ -36,6 +36,6 @@ int main(int argc, char** argv) {
     std::cerr << target_options.name << ": " << options.tables << " tables created\n";
     return 0;
   }
-  skade::bench::RunScenarios(**target, options, skade::bench::ScenarioSet::kAll, "", std::cout);
+  skade::bench::RunScenarios(**target, {}, options, std::cout);
   return 0;
 }
