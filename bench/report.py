@@ -16,8 +16,8 @@ REQUIRED_FIELDS = ("run_id", "target", "scenario", "threads", "ops")
 MEASURED_FIELDS = ("ops_per_sec", "p50_us", "p99_us", "p999_us")
 FAILURE_SCENARIOS = ("unavailable", "harness_error")
 SCENARIO_ORDER = (
-    "load_table_cold", "load_table_warm", "resolve_metadata", "table_exists", "list_tables", "list_namespaces",
-    "create_table", "commit", "mixed_90_10",
+    "load_table_cold", "load_table_warm", "resolve_metadata", "table_exists", "list_tables",
+    "list_namespaces", "create_table", "commit", "mixed_90_10",
 )
 TARGET_ORDER = (
     "skade-embedded", "skade-embedded (group commit off)", "iceberg-rust-memory", "iceberg-rust-sql",

@@ -259,7 +259,8 @@ def run(args) -> None:
                         lambda t, i: catalog.create_table(("bench_create", f"c{t}_{i}"), schema=SCHEMA)),
     )
 
-    commit_note = "fast-append-shaped commit, no data files; load + commit per op, retried on conflict"
+    commit_note = ("fast-append-shaped commit, no data files; load + commit per op, retried on conflict; "
+                   "SQLite through SQLAlchemy defaults, metadata files not fsynced")
     cases = [(1, "same_table")]
     for threads in sorted({args.threads, MANY_COMMITTERS}):
         if threads > 1:

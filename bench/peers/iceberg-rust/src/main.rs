@@ -488,8 +488,16 @@ async fn run(cfg: Arc<Config>) -> Result<(), Error> {
     .await;
     reporter.emit("create_table", "", 1, result, "", None);
 
-    let commit_note = "fast_append with no data files (writes a manifest list); load + commit per op, \
-                       the crate's own retry with backoff on conflicts";
+    let pointers = if cfg.catalog == "sql" {
+        "SQLite through sqlx defaults"
+    } else {
+        "memory"
+    };
+    let commit_note = format!(
+        "fast_append with no data files (writes a manifest list); load + commit per op, the crate's \
+         own retry with backoff on conflicts; files fsynced by iceberg-rust's local FS, table \
+         pointers in {pointers}"
+    );
     let mut commit_cases = vec![(1, "same_table")];
     for threads in [cfg.threads, 16] {
         if threads > 1 && !commit_cases.contains(&(threads, "different_tables")) {
@@ -531,7 +539,7 @@ async fn run(cfg: Arc<Config>) -> Result<(), Error> {
             variant,
             threads,
             result,
-            commit_note,
+            &commit_note,
             Some(&conflicts),
         );
     }
