@@ -81,7 +81,9 @@ def fmt_ops(value: float) -> str:
 
 
 def fmt_ratio(value: float) -> str:
-    return f"{value:,.0f}×" if value >= 100 else f"{value:.2f}×"
+    if value >= 100:
+        return f"{value:,.0f}×"
+    return f"{value:.2f}×" if value >= 0.1 else f"{value:.2g}×"
 
 
 # Every target family the harness knows, as BENCH_TARGETS names it, and the targets it yields.
@@ -272,7 +274,8 @@ def render(records: list, meta: dict, results_name: str) -> str:
         f"- **Run** `{run_id}`, mode **{mode}**, {meta.get('started', '?')} → {meta.get('finished', '?')}, "
         f"commit `{meta.get('git_commit', '?')}` (branch `{meta.get('git_branch', '?')}`)",
         f"- **Machine**: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores; load average "
-        f"{meta.get('load_start', '?')} at start, {meta.get('load_end', '?')} at end",
+        f"{meta.get('load_start', '?')} at start, {meta.get('load_end', '?')} at end; durable 4 KiB file "
+        f"create median {meta.get('fsync_ms_start', '?')} ms at start, {meta.get('fsync_ms_end', '?')} ms at end",
         f"- **Catalog**: {options.get('tables', '?')} tables, {options.get('tables_per_namespace', '?')} per "
         f"namespace; N = {options.get('threads', '?')} threads; per scenario at most "
         f"{options.get('ops', '?'):,} read ops / {options.get('commit_ops', '?'):,} write ops and "

@@ -228,10 +228,36 @@ bench_iceberg_rust() {
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
+# Median time to durably create a 4 KiB file (write, fsync, fsync the directory) in the work
+# directory, in ms: what a commit at durability=immediate waits for at least once; other processes'
+# I/O moves it more than the load average shows.
+fsync_ms() {
+  python3 -c '
+import os, statistics, sys, time
+directory = os.path.join(sys.argv[1], "fsync-probe")
+os.makedirs(directory, exist_ok=True)
+dir_fd = os.open(directory, os.O_RDONLY)
+samples = []
+for i in range(20):
+    began = time.perf_counter()
+    fd = os.open(os.path.join(directory, str(i)), os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, b"x" * 4096)
+    os.fsync(fd)
+    os.close(fd)
+    os.fsync(dir_fd)
+    samples.append((time.perf_counter() - began) * 1000)
+    os.unlink(os.path.join(directory, str(i)))
+os.close(dir_fd)
+os.rmdir(directory)
+print(f"{statistics.median(samples):.2f}")
+' "$work"
+}
+
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)
 load_start=$(load)
+fsync_start=$(fsync_ms)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-log "run $run_id ($mode: $tables tables, $threads threads, load $load_start) -> $results"
+log "run $run_id ($mode: $tables tables, $threads threads, load $load_start, fsync ${fsync_start} ms) -> $results"
 
 wants skade-embedded && bench_skade_embedded
 wants skade-rest && bench_skade_rest
@@ -248,6 +274,7 @@ META_RUN_ID=$run_id META_MODE=$mode META_STARTED=$started META_FINISHED=$(date -
   META_GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || true) \
   META_GIT_BRANCH=$(git rev-parse --abbrev-ref HEAD 2>/dev/null || true) META_CPU=$cpu META_CORES=$cores \
   META_LOAD_START=$load_start META_LOAD_END=$(load) META_TARGETS=$targets \
+  META_FSYNC_MS_START=$fsync_start META_FSYNC_MS_END=$(fsync_ms) \
   META_OPTIONS="{\"tables\": $tables, \"tables_per_namespace\": $per_ns, \"threads\": $threads, \"ops\": $ops, \"commit_ops\": $commit_ops, \"seconds\": $seconds, \"warmup\": $warmup}" \
   python3 -c '
 import json, os, sys

@@ -51,13 +51,12 @@ class ScenarioRunner {
     if (std::string extra = target_.write_notes(); conflicts != nullptr && !extra.empty()) {
       record.notes = StrCat(record.notes, "; ", extra);
     }
-    Result<Measurement> measurement = OpenSessions(target_, limits.threads).and_then([&](auto s) {
-      sessions_ = std::move(s);
-      return Measure(limits, [&](int thread, uint64_t iteration) {
-        return op(*sessions_[thread], thread, iteration);
-      });
-    });
-    sessions_.clear();
+    Result<Measurement> measurement =
+        OpenSessions(target_, limits.threads).and_then([&](Sessions sessions) {
+          return Measure(limits, [&](int thread, uint64_t iteration) {
+            return op(*sessions[thread], thread, iteration);
+          });
+        });
     if (conflicts != nullptr) {
       for (uint64_t c : *conflicts) record.conflicts += c;
     }
@@ -74,7 +73,6 @@ class ScenarioRunner {
   CatalogTarget& target_;
   const BenchOptions& options_;
   std::ostream& out_;
-  Sessions sessions_;
 };
 
 // 1, 2 (the scaling target compares 2 threads with 1) and N.
