@@ -8,7 +8,7 @@ PORT ?= 8181
 CMAKE_FLAGS ?=
 PYTEST ?= .venv/bin/python -m pytest
 
-.PHONY: all setup configure build run test test-cpp test-interop bench format clean
+.PHONY: all setup configure build run test test-cpp test-interop bench fuzz format clean
 
 all: build
 
@@ -27,7 +27,7 @@ run: build
 	@scripts/run.sh $(BUILD)/bin/skade $(WAREHOUSE) $(HOST) $(PORT)
 
 test: build
-	$(MAKE) --no-print-directory test-cpp test-interop
+	$(MAKE) --no-print-directory test-cpp test-interop fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 
 test-cpp:
 	cd $(BUILD) && ctest --output-on-failure -j2 --timeout 900
@@ -37,6 +37,17 @@ test-interop:
 
 bench: build
 	@scripts/bench.sh $(BUILD)
+
+# libFuzzer targets, built with clang (ASan) in build-fuzz/, each run for
+# FUZZ_SECONDS; `make test` runs them briefly.
+FUZZ_SECONDS ?= 60
+TEST_FUZZ_SECONDS ?= 15
+fuzz: setup
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DSKADE_BUILD_FUZZERS=ON -DSKADE_WITH_ARROW=OFF \
+	  -DSKADE_BUILD_BENCH=OFF -DSKADE_SANITIZE=address
+	cmake --build build-fuzz --target metadata_json_fuzz manifest_fuzz rest_request_fuzz
+	scripts/fuzz.sh build-fuzz/bin $(FUZZ_SECONDS)
 
 format:
 	find src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i

@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
-# `make run`: a short tour of the embedded catalog through the CLI.
-# (When the REST server lands, this starts `skade serve` instead.)
+# `make run`: the Iceberg REST catalog on the embedded store, in the foreground.
 set -euo pipefail
-SKADE=$1 WAREHOUSE=$2
+SKADE=$1 WAREHOUSE=$2 HOST=$3 PORT=$4
 mkdir -p "$WAREHOUSE"
-run() { echo "\$ skade $*"; "$SKADE" --warehouse "$WAREHOUSE" "$@"; echo; }
+URI="http://$HOST:$PORT"
+JAR=$(realpath "$(dirname "$0")"/../.deps/jars/spark/iceberg-spark-runtime-*.jar 2>/dev/null | head -1 || true)
+cat <<MSG
+skade: starting the Iceberg REST catalog on $URI (warehouse $(cd "$WAREHOUSE" && pwd))
 
-schema=$(mktemp)
-trap 'rm -f "$schema"' EXIT
-cat > "$schema" <<'JSON'
-{"type": "struct", "schema-id": 0, "fields": [
-  {"id": 1, "name": "id", "required": true, "type": "long"},
-  {"id": 2, "name": "city", "required": false, "type": "string"},
-  {"id": 3, "name": "ts", "required": false, "type": "timestamptz"}]}
-JSON
+  PyIceberg:  from pyiceberg.catalog.rest import RestCatalog
+              catalog = RestCatalog("skade", uri="$URI")
+              catalog.create_namespace("demo")
 
-"$SKADE" --warehouse "$WAREHOUSE" ns describe demo >/dev/null 2>&1 || run ns create demo -p owner=make-run
-"$SKADE" --warehouse "$WAREHOUSE" table describe demo.events >/dev/null 2>&1 ||
-  run table create demo.events --schema "$schema" --partition-by 'day(ts)' --partition-by 'bucket(8, id)'
-run table set demo.events "comment=committed by make run at $(date -u +%H:%M:%S)"
-run table list demo
-run table describe demo.events
-run table history demo.events
-echo "Warehouse: $WAREHOUSE (skade --warehouse $WAREHOUSE --help for more)"
+  Spark:      pyspark --jars ${JAR:-<iceberg-spark-runtime jar>} \\
+                --conf spark.sql.extensions=org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions \\
+                --conf spark.sql.catalog.skade=org.apache.iceberg.spark.SparkCatalog \\
+                --conf spark.sql.catalog.skade.type=rest \\
+                --conf spark.sql.catalog.skade.uri=$URI
+              spark.sql("CREATE NAMESPACE skade.demo")
+
+  CLI:        $SKADE --warehouse $WAREHOUSE table list demo
+
+Ctrl-C stops the server (in-flight requests finish first).
+MSG
+exec "$SKADE" --warehouse "$WAREHOUSE" serve --host "$HOST" --port "$PORT"

@@ -13,5 +13,7 @@ void AddNamespaceCommands(CLI::App& app, const CliContext& context);
 void AddTableCommands(CLI::App& app, const CliContext& context);
 /// `skade serve`: the Iceberg REST catalog server.
 void AddServeCommand(CLI::App& app, const CliContext& context);
+/// `skade ingest`: Parquet, CSV and JSON-lines files into a table.
+void AddIngestCommand(CLI::App& app, const CliContext& context);
 
 }  // namespace skade::cli

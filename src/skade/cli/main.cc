@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   skade::cli::AddNamespaceCommands(app, context);
   skade::cli::AddTableCommands(app, context);
   skade::cli::AddServeCommand(app, context);
+#ifdef SKADE_WITH_INGEST
+  skade::cli::AddIngestCommand(app, context);
+#endif
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

@@ -71,8 +71,8 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
                         }));
   std::string uri = StrCat("http://", args.host, ":", server->port());
   std::cerr << "skade serve: Iceberg REST catalog on " << uri << "  (warehouse "
-            << catalog->warehouse_location() << ", durability " << context.durability
-            << ", auth " << args.auth << ")\n";
+            << catalog->warehouse_location() << ", durability " << context.durability << ", auth "
+            << args.auth << ")\n";
   std::cout << "listening " << uri << std::endl;
   int signal = WaitForTerminationSignal();
   std::cerr << "skade serve: received " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
@@ -95,9 +95,8 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
                     "Client allowed to get tokens: ID:SECRET or ID:SECRET:ro (repeatable)");
   serve->add_option("--token-ttl", args->token_ttl_seconds, "Token lifetime in seconds");
   serve->add_flag("--quiet,-q", args->quiet, "Do not log one line per request");
-  serve->callback([&context, args] {
-    throw CLI::RuntimeError(Run([&] { return Serve(context, *args); }));
-  });
+  serve->callback(
+      [&context, args] { throw CLI::RuntimeError(Run([&] { return Serve(context, *args); })); });
 }
 
 }  // namespace skade::cli

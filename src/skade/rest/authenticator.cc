@@ -118,8 +118,7 @@ HttpResponse Authenticator::Issue(const std::string& client_id, bool read_only) 
   {
     std::unique_lock<std::shared_mutex> lock(mutex_);
     std::erase_if(tokens_, [&](const auto& entry) { return entry.second.expires <= now; });
-    tokens_[token] = {client_id, read_only,
-                      now + std::chrono::seconds(options_.token_ttl_seconds)};
+    tokens_[token] = {client_id, read_only, now + std::chrono::seconds(options_.token_ttl_seconds)};
   }
   JsonWriter writer;
   writer.StartObject();
@@ -172,8 +171,7 @@ HttpResponse Authenticator::IssueToken(const HttpRequest& request) {
     if (!principal) return OAuthError(401, "invalid_grant", principal.error().message);
     return Issue(principal->client_id, principal->read_only);
   }
-  return OAuthError(400, "unsupported_grant_type",
-                    StrCat("Unsupported grant_type: '", grant, "'"));
+  return OAuthError(400, "unsupported_grant_type", StrCat("Unsupported grant_type: '", grant, "'"));
 }
 
 }  // namespace skade::rest

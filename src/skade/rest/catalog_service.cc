@@ -33,7 +33,7 @@ HttpResponse MethodNotAllowed(const HttpRequest& request) {
 }
 
 HttpResponse NoRoute(const HttpRequest& request) {
-  std::string_view path = request.target.substr(0, request.target.find('?'));
+  std::string path = request.target.substr(0, request.target.find('?'));
   return ErrorResponse(404, "NoSuchRouteException",
                        StrCat("No route for ", request.method, " ", path));
 }
@@ -135,8 +135,8 @@ HttpResponse CatalogService::Handle(const HttpRequest& request) {
   if (!target) return ErrorResponse(target.error());
   Call call{request, std::move(*target), {}};
   const auto& segments = call.target.segments;
-  bool is_token_route =
-      segments.size() == 3 && segments[0] == "v1" && segments[1] == "oauth" && segments[2] == "tokens";
+  bool is_token_route = segments.size() == 3 && segments[0] == "v1" && segments[1] == "oauth" &&
+                        segments[2] == "tokens";
   if (is_token_route) {
     if (request.method != "POST") return MethodNotAllowed(request);
     return auth_->IssueToken(request);
@@ -299,8 +299,8 @@ HttpResponse CatalogService::CreateTable(Call& call, const spec::Namespace& ns) 
 HttpResponse CatalogService::RegisterTable(Call& call, const spec::Namespace& ns) {
   auto body = ParseRegister(call.request.body);
   if (!body) return ErrorResponse(body.error());
-  auto registered = catalog_->RegisterTable({ns, body->name}, body->metadata_location,
-                                            body->overwrite);
+  auto registered =
+      catalog_->RegisterTable({ns, body->name}, body->metadata_location, body->overwrite);
   if (!registered) return ErrorResponse(registered.error());
   return JsonResponse(
       WriteLoadTable(registered->metadata_location, *registered->metadata_json, true));

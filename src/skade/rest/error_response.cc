@@ -1,6 +1,6 @@
 #include "skade/rest/error_response.h"
 
-#include "skade/util/json_writer.h"
+#include "skade/rest/http/error_model.h"
 
 namespace skade::rest {
 
@@ -71,20 +71,7 @@ std::string_view ErrorTypeFor(ErrorKind kind) {
 }
 
 HttpResponse ErrorResponse(int status, std::string_view type, std::string_view message) {
-  JsonWriter writer;
-  writer.StartObject();
-  writer.Key("error");
-  writer.StartObject();
-  writer.Field("message", message);
-  writer.Field("type", type);
-  writer.Field("code", static_cast<int64_t>(status));
-  writer.EndObject();
-  writer.EndObject();
-  HttpResponse response;
-  response.status = status;
-  response.headers.emplace_back("Content-Type", "application/json");
-  response.body = writer.Take();
-  return response;
+  return ErrorModelResponse(status, type, message);
 }
 
 HttpResponse ErrorResponse(const Error& error) {

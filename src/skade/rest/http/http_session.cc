@@ -8,7 +8,7 @@
 #include <exception>
 #include <utility>
 
-#include "skade/rest/http/error_response_internal.h"
+#include "skade/rest/http/error_model.h"
 #include "skade/rest/http/http_session_internal.h"
 #include "skade/rest/http/response_serializer_internal.h"
 #include "skade/util/clock.h"
@@ -133,13 +133,13 @@ void HttpSession::CallHandler() {
     context_->LogError(StrCat("handler threw on ", request_.method, ' ', request_.Path()));
   }
   // The client learns nothing of the exception.
-  response_ = MakeErrorResponse(500, "InternalServerError", "Internal server error");
+  response_ = ErrorModelResponse(500, "InternalServerError", "Internal server error");
 }
 
 void HttpSession::Reject() {
   request_complete_us_ = MonotonicMicros();
   const RequestRejection& rejection = parser_->rejection();
-  response_ = MakeErrorResponse(rejection.status, rejection.type, rejection.message);
+  response_ = ErrorModelResponse(rejection.status, rejection.type, rejection.message);
   SendResponse(ConnectionMode::kClose);
 }
 
@@ -148,7 +148,7 @@ bool HttpSession::SendResponse(ConnectionMode connection) {
     context_->LogError(StrCat("invalid response (status ", response_.status,
                               " or a header) from the handler for ", request_.method, ' ',
                               request_.Path()));
-    response_ = MakeErrorResponse(500, "InternalServerError", "Internal server error");
+    response_ = ErrorModelResponse(500, "InternalServerError", "Internal server error");
     SerializeResponseHead(response_, connection, &head_);
   }
   body_ = ResponseCarriesBody(response_.status, request_.method == "HEAD")

@@ -1,9 +1,9 @@
-#include "skade/rest/http/error_response_internal.h"
+#include "skade/rest/http/error_model.h"
 #include "skade/util/json_writer.h"
 
-namespace skade::rest::http_internal {
+namespace skade::rest {
 
-HttpResponse MakeErrorResponse(int status, std::string_view type, std::string_view message) {
+HttpResponse ErrorModelResponse(int status, std::string_view type, std::string_view message) {
   JsonWriter json;
   json.StartObject();
   json.Key("error");
@@ -15,8 +15,9 @@ HttpResponse MakeErrorResponse(int status, std::string_view type, std::string_vi
   json.EndObject();
   HttpResponse response;
   response.status = status;
+  response.headers.emplace_back("Content-Type", "application/json");
   response.body = json.Take();
   return response;
 }
 
-}  // namespace skade::rest::http_internal
+}  // namespace skade::rest

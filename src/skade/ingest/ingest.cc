@@ -1,0 +1,414 @@
+#include "skade/ingest/ingest.h"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "skade/data/fanout_data_writer.h"
+#include "skade/data/partition_path.h"
+#include "skade/ingest/bounded_queue.h"
+#include "skade/ingest/data_file_encoder_internal.h"
+#include "skade/ingest/ordered_writer_internal.h"
+#include "skade/ingest/snapshot_committer_internal.h"
+#include "skade/ingest/worker_pool.h"
+#include "skade/table/table_locations.h"
+#include "skade/table/transaction.h"
+#include "skade/util/clock.h"
+#include "skade/util/uuid.h"
+
+namespace skade::ingest {
+
+namespace {
+
+using table::PartitionFilter;
+using table::Table;
+
+// Serializes progress reports from the writer and committer threads.
+class ProgressReporter {
+ public:
+  ProgressReporter(const std::function<void(const IngestProgress&)>& callback, int64_t files)
+      : callback_(callback) {
+    progress_.files_total = files;
+  }
+
+  void Written(const spec::DataFile& file) {
+    std::lock_guard lock(mutex_);
+    ++progress_.files_written;
+    progress_.rows_written += file.record_count;
+    progress_.bytes_written += file.file_size_in_bytes;
+    if (callback_) callback_(progress_);
+  }
+
+  void Committed() {
+    std::lock_guard lock(mutex_);
+    ++progress_.commits;
+    if (callback_) callback_(progress_);
+  }
+
+ private:
+  const std::function<void(const IngestProgress&)>& callback_;
+  std::mutex mutex_;
+  IngestProgress progress_;
+};
+
+std::string FileName(const std::string& prefix, size_t seq) {
+  char digits[24];
+  std::snprintf(digits, sizeof(digits), "%08zu", seq);
+  return StrCat(prefix, "-", digits, ".parquet");
+}
+
+Result<data::DataWriterOptions> WriterOptions(const Table& table, const IngestOptions& options) {
+  data::DataWriterOptions writer;
+  if (options.writer_options) {
+    writer = *options.writer_options;
+  } else {
+    SKADE_ASSIGN_OR_RAISE(writer,
+                          data::DataWriterOptions::FromProperties(table.metadata().properties));
+  }
+  writer.durable = table.durable_files();
+  return writer;
+}
+
+// The encode stage: every group on the pool, flattened in submission order
+// and named by position.
+Result<std::vector<EncodedFile>> EncodeAndName(const Table& table,
+                                               const std::vector<RecordBatchGroup>& groups,
+                                               const IngestOptions& options,
+                                               const std::string& prefix) {
+  const spec::TableMetadata& metadata = table.metadata();
+  SKADE_ASSIGN_OR_RAISE(data::DataWriterOptions writer_options, WriterOptions(table, options));
+  DataFileEncoder encoder(metadata.Schema(), metadata.Spec(), std::move(writer_options));
+  WorkerPool& pool = options.pool != nullptr ? *options.pool : WorkerPool::Default();
+  SKADE_ASSIGN_OR_RAISE(auto encoded, encoder.EncodeAll(groups, pool));
+  std::vector<EncodedFile> files;
+  for (auto& group : encoded) {
+    for (EncodedFile& file : group) {
+      file.data_file.file_path =
+          table::DataFileLocation(metadata, file.partition_path, FileName(prefix, files.size()));
+      files.push_back(std::move(file));
+    }
+  }
+  return files;
+}
+
+// What the first snapshot removes: options.overwrite, and with
+// replace_partitions every partition the files land in.
+std::optional<PartitionFilter> OverwriteFilter(const Table& table, const IngestOptions& options,
+                                               const std::vector<spec::DataFile>& files) {
+  if (!options.replace_partitions) return options.overwrite;
+  std::vector<std::vector<spec::Literal>> tuples;
+  for (const spec::DataFile& file : files) {
+    if (std::find(tuples.begin(), tuples.end(), file.partition) == tuples.end()) {
+      tuples.push_back(file.partition);
+    }
+  }
+  PartitionFilter replaced =
+      PartitionFilter::Tuples(table.metadata().default_spec_id, std::move(tuples));
+  if (!options.overwrite) return replaced;
+  return PartitionFilter(
+      [replaced, overwrite = *options.overwrite](const spec::PartitionSpec& spec,
+                                                 const std::vector<spec::Literal>& partition) {
+        return replaced.Matches(spec, partition) || overwrite.Matches(spec, partition);
+      });
+}
+
+std::vector<spec::DataFile> DataFiles(const std::vector<EncodedFile>& files) {
+  std::vector<spec::DataFile> data_files;
+  for (const EncodedFile& file : files) data_files.push_back(file.data_file);
+  return data_files;
+}
+
+std::vector<FileToWrite> WriteList(const std::vector<EncodedFile>& files) {
+  std::vector<FileToWrite> list;
+  for (const EncodedFile& file : files) list.push_back({file.data_file.file_path, &file.bytes});
+  return list;
+}
+
+// Best effort: deletes the stored files from `first` on, which no snapshot
+// references.
+void DeleteUncommitted(io::FileIO& io, const std::vector<FileToWrite>& files,
+                       const std::vector<uint8_t>& stored, size_t first) {
+  for (size_t i = first; i < files.size(); ++i) {
+    if (i < stored.size() && stored[i]) (void)io.DeleteFile(files[i].location);
+  }
+}
+
+// Frees a file's bytes once it is stored: nothing reads them again.
+void Release(EncodedFile& file) { std::string().swap(file.bytes); }
+
+tl::unexpected<Error> Failed(Error error, int64_t commits) {
+  StrAppend(&error.message, " (ingest stopped; ", commits, " snapshot", commits == 1 ? "" : "s",
+            " committed before the failure)");
+  return tl::unexpected(std::move(error));
+}
+
+// IngestParallel, IngestPipelined and IngestPipelinedOverlap.
+Result<IngestResult> RunPipeline(const Table& table, const std::vector<RecordBatchGroup>& groups,
+                                 const IngestOptions& options, int64_t files_per_commit,
+                                 bool overlap) {
+  const int64_t start = MonotonicMicros();
+  IngestStats stats;
+  const std::string prefix = options.file_prefix.empty() ? NewUuid() : options.file_prefix;
+  SKADE_ASSIGN_OR_RAISE(std::vector<EncodedFile> files,
+                        EncodeAndName(table, groups, options, prefix));
+  stats.encode_us = MonotonicMicros() - start;
+  if (files.empty()) {
+    stats.total_us = MonotonicMicros() - start;
+    return IngestResult{table, stats};
+  }
+
+  ProgressReporter progress(options.progress, static_cast<int64_t>(files.size()));
+  SnapshotCommitter committer(table, files_per_commit,
+                              OverwriteFilter(table, options, DataFiles(files)), options.summary,
+                              options.stop, [&] { progress.Committed(); });
+  const std::vector<FileToWrite> to_write = WriteList(files);
+  std::vector<uint8_t> stored;
+  const int64_t write_start = MonotonicMicros();
+  Status status;
+  if (!overlap) {
+    status = WriteInOrder(
+        table.io(), table.durable_files(), to_write, options.channel_depth, options.stop,
+        [&](size_t i) {
+          Release(files[i]);
+          progress.Written(files[i].data_file);
+          return OkStatus();
+        },
+        &stored);
+    stats.write_us = MonotonicMicros() - write_start;
+    for (size_t i = 0; status && i < files.size(); ++i) {
+      status = committer.Add(files[i].data_file);
+    }
+    if (status) status = committer.Flush();
+  } else {
+    BoundedQueue<size_t> queue(static_cast<size_t>(std::max(options.channel_depth, 1)));
+    std::atomic<bool> all_written{false};
+    Status commit_status;
+    std::thread committer_thread([&] {
+      while (std::optional<size_t> index = queue.Pop()) {
+        commit_status = committer.Add(files[*index].data_file);
+        if (!commit_status) {
+          queue.Abort();  // the writer sees a refused Push and stops
+          return;
+        }
+      }
+      // Closed after the last file, or aborted after a failed write: only
+      // the first commits the rest.
+      if (all_written.load()) commit_status = committer.Flush();
+    });
+    status = WriteInOrder(
+        table.io(), table.durable_files(), to_write, options.channel_depth, options.stop,
+        [&](size_t i) -> Status {
+          Release(files[i]);
+          progress.Written(files[i].data_file);
+          if (!queue.Push(i)) return MakeError(ErrorKind::kCancelled, "The committer stopped");
+          return OkStatus();
+        },
+        &stored);
+    stats.write_us = MonotonicMicros() - write_start;
+    if (status) {
+      all_written = true;
+      queue.Close();
+    } else {
+      queue.Abort();
+    }
+    committer_thread.join();
+    if (!commit_status) status = std::move(commit_status);
+  }
+
+  stats.rows = committer.committed_rows();
+  stats.files = committer.committed_files();
+  stats.bytes = committer.committed_bytes();
+  stats.commits = committer.commits();
+  stats.commit_us = committer.commit_us();
+  stats.total_us = MonotonicMicros() - start;
+  if (!status) {
+    if (!committer.outcome_unknown()) {
+      DeleteUncommitted(table.io(), to_write, stored,
+                        static_cast<size_t>(committer.committed_files()));
+    }
+    return Failed(std::move(status).error(), committer.commits());
+  }
+  return IngestResult{committer.table(), stats};
+}
+
+}  // namespace
+
+Result<IngestResult> Append(const Table& table, const RecordBatchGroup& batches,
+                            const IngestOptions& options) {
+  const int64_t start = MonotonicMicros();
+  IngestStats stats;
+  const spec::TableMetadata& metadata = table.metadata();
+  SKADE_ASSIGN_OR_RAISE(data::DataWriterOptions writer_options, WriterOptions(table, options));
+  const std::string prefix = options.file_prefix.empty() ? NewUuid() : options.file_prefix;
+  std::vector<FileToWrite> locations;  // every file started, for clean-up
+  auto next_location = [&](const std::vector<spec::Literal>& partition) -> Result<std::string> {
+    std::string partition_path;
+    if (!metadata.Spec()->fields.empty()) {
+      SKADE_ASSIGN_OR_RAISE(partition_path,
+                            data::PartitionPath(*metadata.Spec(), *metadata.Schema(), partition));
+    }
+    locations.push_back(
+        {table::DataFileLocation(metadata, partition_path, FileName(prefix, locations.size())),
+         nullptr});
+    return locations.back().location;
+  };
+  auto written = [&]() -> Result<std::vector<spec::DataFile>> {
+    SKADE_ASSIGN_OR_RAISE(
+        auto writer, data::FanoutDataWriter::Make(table.io_ptr(), metadata.Schema(),
+                                                  metadata.Spec(), writer_options, next_location));
+    for (const auto& batch : batches) {
+      if (options.stop.stop_requested()) {
+        return MakeError(ErrorKind::kCancelled, "Ingest cancelled");
+      }
+      SKADE_RETURN_NOT_OK(writer->Write(batch));
+    }
+    return writer->Close();
+  }();
+  stats.write_us = MonotonicMicros() - start;
+  std::vector<uint8_t> all_stored(locations.size(), 1);
+  if (!written) {
+    DeleteUncommitted(table.io(), locations, all_stored, 0);
+    return Failed(std::move(written).error(), 0);
+  }
+  if (written->empty()) {
+    stats.total_us = MonotonicMicros() - start;
+    return IngestResult{table, stats};
+  }
+
+  ProgressReporter progress(options.progress, static_cast<int64_t>(written->size()));
+  for (const spec::DataFile& file : *written) progress.Written(file);
+  SnapshotCommitter committer(table, 0, OverwriteFilter(table, options, *written), options.summary,
+                              options.stop, [&] { progress.Committed(); });
+  Status status;
+  for (size_t i = 0; status && i < written->size(); ++i) status = committer.Add((*written)[i]);
+  if (status) status = committer.Flush();
+  stats.rows = committer.committed_rows();
+  stats.files = committer.committed_files();
+  stats.bytes = committer.committed_bytes();
+  stats.commits = committer.commits();
+  stats.commit_us = committer.commit_us();
+  stats.total_us = MonotonicMicros() - start;
+  if (!status) {
+    if (!committer.outcome_unknown()) DeleteUncommitted(table.io(), locations, all_stored, 0);
+    return Failed(std::move(status).error(), 0);
+  }
+  return IngestResult{committer.table(), stats};
+}
+
+Result<IngestResult> IngestParallel(const Table& table, const std::vector<RecordBatchGroup>& groups,
+                                    const IngestOptions& options) {
+  return RunPipeline(table, groups, options, 0, false);
+}
+
+Result<IngestResult> IngestPipelined(const Table& table,
+                                     const std::vector<RecordBatchGroup>& groups,
+                                     const IngestOptions& options) {
+  return RunPipeline(table, groups, options, options.files_per_commit, false);
+}
+
+Result<IngestResult> IngestPipelinedOverlap(const Table& table,
+                                            const std::vector<RecordBatchGroup>& groups,
+                                            const IngestOptions& options) {
+  return RunPipeline(table, groups, options, options.files_per_commit, true);
+}
+
+Result<IngestMultiResult> IngestMulti(const std::vector<TableIngest>& tables,
+                                      const IngestOptions& options) {
+  const int64_t start = MonotonicMicros();
+  IngestStats stats;
+  const std::string prefix = options.file_prefix.empty() ? NewUuid() : options.file_prefix;
+  std::vector<std::vector<EncodedFile>> files;  // per table
+  for (const TableIngest& ingest : tables) {
+    SKADE_ASSIGN_OR_RAISE(auto encoded,
+                          EncodeAndName(ingest.table, ingest.groups, options, prefix));
+    files.push_back(std::move(encoded));
+  }
+  stats.encode_us = MonotonicMicros() - start;
+
+  std::vector<FileToWrite> to_write;
+  for (const auto& table_files : files) {
+    for (const FileToWrite& file : WriteList(table_files)) to_write.push_back(file);
+  }
+  ProgressReporter progress(options.progress, static_cast<int64_t>(to_write.size()));
+  std::vector<const spec::DataFile*> by_index;
+  for (const auto& table_files : files) {
+    for (const EncodedFile& file : table_files) by_index.push_back(&file.data_file);
+  }
+  if (to_write.empty()) {
+    IngestMultiResult result{{}, stats};
+    for (const TableIngest& ingest : tables) result.tables.push_back(ingest.table);
+    result.stats.total_us = MonotonicMicros() - start;
+    return result;
+  }
+  std::vector<uint8_t> stored;
+  const int64_t write_start = MonotonicMicros();
+  // Every table's files go through the first table's FileIO: the tables
+  // share a catalog and, by contract, a storage.
+  const Table& first = tables.front().table;
+  Status status = WriteInOrder(
+      first.io(), first.durable_files(), to_write, options.channel_depth, options.stop,
+      [&](size_t i) {
+        progress.Written(*by_index[i]);
+        return OkStatus();
+      },
+      &stored);
+  stats.write_us = MonotonicMicros() - write_start;
+
+  std::vector<table::Transaction> transactions;
+  std::vector<table::Transaction*> pointers;
+  transactions.reserve(tables.size());
+  for (size_t t = 0; t < tables.size(); ++t) {
+    transactions.emplace_back(tables[t].table);
+    if (files[t].empty()) continue;
+    std::vector<spec::DataFile> data_files = DataFiles(files[t]);
+    std::optional<PartitionFilter> overwrite =
+        OverwriteFilter(tables[t].table, options, data_files);
+    table::SnapshotUpdate* update;
+    if (overwrite) {
+      auto& overwrite_files = transactions.back().NewOverwrite(*overwrite);
+      for (auto& file : data_files) overwrite_files.AddFile(std::move(file));
+      update = &overwrite_files;
+    } else {
+      auto& append = transactions.back().NewFastAppend();
+      for (auto& file : data_files) append.AppendFile(std::move(file));
+      update = &append;
+    }
+    for (const auto& [key, value] : options.summary) update->SetSummaryProperty(key, value);
+  }
+  for (auto& transaction : transactions) pointers.push_back(&transaction);
+
+  std::vector<Table> committed;
+  bool unknown = false;
+  if (status && options.stop.stop_requested()) {
+    status = MakeError(ErrorKind::kCancelled, "Ingest cancelled");
+  }
+  if (status) {
+    const int64_t commit_start = MonotonicMicros();
+    auto result = table::CommitTransactions(pointers);
+    stats.commit_us = MonotonicMicros() - commit_start;
+    if (result) {
+      committed = std::move(*result);
+      stats.commits = 1;
+      progress.Committed();
+    } else {
+      unknown = result.error().kind == ErrorKind::kCommitStateUnknown;
+      status = tl::unexpected(result.error());
+    }
+  }
+  stats.total_us = MonotonicMicros() - start;
+  if (!status) {
+    if (!unknown) DeleteUncommitted(first.io(), to_write, stored, 0);
+    return Failed(std::move(status).error(), 0);
+  }
+  for (const auto& table_files : files) {
+    for (const EncodedFile& file : table_files) {
+      ++stats.files;
+      stats.rows += file.data_file.record_count;
+      stats.bytes += file.data_file.file_size_in_bytes;
+    }
+  }
+  return IngestMultiResult{std::move(committed), stats};
+}
+
+}  // namespace skade::ingest

@@ -1,0 +1,74 @@
+// What the ingest pipelines take and report: IngestOptions, IngestProgress
+// and IngestStats. Plain values.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+#include "skade/data/data_writer_options.h"
+#include "skade/table/partition_filter.h"
+
+namespace skade::ingest {
+
+class WorkerPool;
+
+/// Where an ingest stands; reported after every file written and every
+/// commit.
+struct IngestProgress {
+  int64_t files_total = 0;
+  int64_t files_written = 0;
+  int64_t rows_written = 0;
+  int64_t bytes_written = 0;
+  int64_t commits = 0;
+};
+
+struct IngestOptions {
+  /// Data files per snapshot; 0 puts every file of the ingest in one
+  /// snapshot.
+  int64_t files_per_commit = 0;
+  /// The most file writes in flight (and files held for reordering), and
+  /// the capacity of the writer→committer queue of the overlapped path.
+  int channel_depth = 4;
+  /// Encode workers; null means WorkerPool::Default() (one per core).
+  WorkerPool* pool = nullptr;
+  /// Parquet writing; unset means the table's properties
+  /// (DataWriterOptions::FromProperties). Files are made durable as the
+  /// table's durable_files() says, whatever `durable` holds.
+  std::optional<data::DataWriterOptions> writer_options;
+  /// Data files are named `<file_prefix>-<seq:08>.parquet`, seq counting
+  /// files in submission order from 0; empty means a fresh UUID.
+  std::string file_prefix;
+  /// The first snapshot also removes the files this filter matches (an
+  /// "overwrite" snapshot); later ones append.
+  std::optional<table::PartitionFilter> overwrite;
+  /// The first snapshot also removes the files in every partition the
+  /// ingest writes to (dynamic partition overwrite). Combines with
+  /// `overwrite` (either matches).
+  bool replace_partitions = false;
+  /// Extra snapshot summary properties, e.g. {"engine-name", "skade"}.
+  std::map<std::string, std::string> summary;
+  /// Stops the ingest between steps (kCancelled): no new write or commit
+  /// starts; a commit under way completes or rolls back as a whole.
+  std::stop_token stop;
+  /// Called from pipeline threads, never concurrently; keep it quick.
+  std::function<void(const IngestProgress&)> progress;
+};
+
+/// What an ingest did. Times are wall-clock microseconds per stage; in the
+/// overlapped path the write and commit stages run at once.
+struct IngestStats {
+  int64_t rows = 0;     // rows committed
+  int64_t files = 0;    // data files committed
+  int64_t bytes = 0;    // bytes of those files
+  int64_t commits = 0;  // catalog commits made
+  int64_t encode_us = 0;
+  int64_t write_us = 0;
+  int64_t commit_us = 0;  // time spent inside commits
+  int64_t total_us = 0;
+};
+
+}  // namespace skade::ingest

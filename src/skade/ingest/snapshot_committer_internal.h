@@ -1,0 +1,66 @@
+// SnapshotCommitter: the commit stage of the ingest pipelines. Takes data
+// files in submission order and commits one snapshot per
+// `files_per_commit` files (FastAppend; the first may be an overwrite),
+// advancing its own Table handle. Counts what it committed.
+//
+// A commit either lands whole or not at all (see table/snapshot_update.h);
+// files handed over but not yet committed are never committed after an
+// error or a stop request. Not thread-safe: one thread drives it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "skade/ingest/ingest_options.h"
+#include "skade/spec/data_file.h"
+#include "skade/table/partition_filter.h"
+#include "skade/table/table.h"
+#include "skade/util/result.h"
+
+namespace skade::ingest {
+
+class SnapshotCommitter {
+ public:
+  /// `on_commit` runs after each commit (for progress reports).
+  SnapshotCommitter(table::Table table, int64_t files_per_commit,
+                    std::optional<table::PartitionFilter> overwrite,
+                    std::map<std::string, std::string> summary, std::stop_token stop,
+                    std::function<void()> on_commit);
+
+  /// Takes the next file; commits once `files_per_commit` are pending.
+  Status Add(spec::DataFile file);
+  /// Commits the pending files, if any.
+  Status Flush();
+
+  const table::Table& table() const { return table_; }
+  int64_t commits() const { return commits_; }
+  /// Files committed so far: always a prefix of the submission order.
+  int64_t committed_files() const { return committed_files_; }
+  int64_t committed_rows() const { return committed_rows_; }
+  int64_t committed_bytes() const { return committed_bytes_; }
+  int64_t commit_us() const { return commit_us_; }
+  /// True when the last commit failed in a way that may have landed.
+  bool outcome_unknown() const { return outcome_unknown_; }
+
+ private:
+  table::Table table_;
+  int64_t files_per_commit_;
+  std::optional<table::PartitionFilter> overwrite_;
+  std::map<std::string, std::string> summary_;
+  std::stop_token stop_;
+  std::function<void()> on_commit_;
+  std::vector<spec::DataFile> pending_;
+  int64_t commits_ = 0;
+  int64_t committed_files_ = 0;
+  int64_t committed_rows_ = 0;
+  int64_t committed_bytes_ = 0;
+  int64_t commit_us_ = 0;
+  bool outcome_unknown_ = false;
+};
+
+}  // namespace skade::ingest

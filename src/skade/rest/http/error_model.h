@@ -1,0 +1,14 @@
+// Error responses in the Iceberg REST ErrorModel shape, used by the
+// transport for its own rejections and by the REST layer for catalog errors.
+#pragma once
+
+#include <string_view>
+
+#include "skade/rest/http/http_message.h"
+
+namespace skade::rest {
+
+/// `status` with Content-Type application/json and body {"error":{"message":`message`,"type":`type`,"code":`status`}}.
+HttpResponse ErrorModelResponse(int status, std::string_view type, std::string_view message);
+
+}  // namespace skade::rest

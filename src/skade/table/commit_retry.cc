@@ -1,0 +1,129 @@
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "skade/spec/table_metadata_builder.h"
+#include "skade/table/commit_retry_internal.h"
+#include "skade/util/random.h"
+
+namespace skade::table {
+
+namespace {
+
+struct RetryPolicy {
+  int64_t retries = 4;
+  int64_t min_wait_ms = 100;
+  int64_t max_wait_ms = 60000;
+
+  static RetryPolicy FromProperties(const spec::TableMetadata& metadata) {
+    RetryPolicy policy;
+    policy.retries = std::max<int64_t>(0, metadata.PropertyAsInt("commit.retry.num-retries", 4));
+    policy.min_wait_ms =
+        std::max<int64_t>(0, metadata.PropertyAsInt("commit.retry.min-wait-ms", 100));
+    policy.max_wait_ms = std::max<int64_t>(
+        policy.min_wait_ms, metadata.PropertyAsInt("commit.retry.max-wait-ms", 60000));
+    return policy;
+  }
+
+  // Exponential backoff with 10% jitter, as Iceberg's Tasks.
+  void Wait(int64_t retry) const {
+    double delay = static_cast<double>(min_wait_ms);
+    for (int64_t i = 1; i < retry && delay < static_cast<double>(max_wait_ms); ++i) delay *= 2;
+    delay = std::min(delay, static_cast<double>(max_wait_ms));
+    delay += delay * 0.1 * static_cast<double>(RandomU64() % 1000) / 1000.0;
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(delay * 1000)));
+  }
+};
+
+spec::SnapshotRef MainRef(const spec::TableMetadata& metadata, int64_t snapshot_id) {
+  // Keep the branch's retention settings, as Iceberg does when it moves one.
+  const spec::SnapshotRef* main = metadata.Ref(spec::kMainBranch);
+  spec::SnapshotRef ref = main != nullptr ? *main : spec::SnapshotRef{};
+  ref.type = spec::SnapshotRefType::kBranch;
+  ref.snapshot_id = snapshot_id;
+  return ref;
+}
+
+void CleanUpAll(const std::vector<TableUpdates>& tables, bool committed) {
+  for (const TableUpdates& table : tables) {
+    for (SnapshotUpdate* update : table.updates) update->CleanUp(committed);
+  }
+}
+
+Result<std::vector<Table>> CommitOnce(const std::vector<TableUpdates>& tables) {
+  std::vector<catalog::CommitTableRequest> requests;
+  for (const TableUpdates& table : tables) {
+    SKADE_ASSIGN_OR_RAISE(auto request, StageUpdates(table.table, table.updates));
+    requests.push_back(std::move(request));
+  }
+  catalog::Catalog& catalog = tables.front().table.catalog();
+  if (tables.size() == 1) {
+    SKADE_ASSIGN_OR_RAISE(catalog::LoadTableResult committed, catalog.CommitTable(requests[0]));
+    return std::vector<Table>{tables[0].table.WithVersion(std::move(committed))};
+  }
+  SKADE_RETURN_NOT_OK(catalog.CommitTransaction(requests));
+  std::vector<Table> committed;
+  for (const TableUpdates& table : tables) {
+    auto refreshed = table.table.Refresh();
+    // The commit landed; a failed reload only loses the new handle.
+    committed.push_back(refreshed ? std::move(*refreshed) : table.table);
+  }
+  return committed;
+}
+
+}  // namespace
+
+Result<catalog::CommitTableRequest> StageUpdates(const Table& base,
+                                                 const std::vector<SnapshotUpdate*>& updates) {
+  const spec::TableMetadata& metadata = base.metadata();
+  catalog::CommitTableRequest request{base.identifier(), {}, {}};
+  request.requirements.push_back(spec::AssertTableUuid{metadata.table_uuid});
+  const spec::SnapshotRef* main = metadata.Ref(spec::kMainBranch);
+  request.requirements.push_back(spec::AssertRefSnapshotId{
+      spec::kMainBranch, main != nullptr ? std::optional(main->snapshot_id) : std::nullopt});
+  spec::TableMetadataPtr staged = base.metadata_ptr();
+  for (size_t i = 0; i < updates.size(); ++i) {
+    SKADE_ASSIGN_OR_RAISE(spec::SnapshotPtr snapshot, updates[i]->Apply(*staged));
+    spec::SnapshotRef ref = MainRef(*staged, snapshot->snapshot_id);
+    request.updates.push_back(spec::AddSnapshot{snapshot});
+    request.updates.push_back(spec::SetSnapshotRef{spec::kMainBranch, ref});
+    if (i + 1 < updates.size()) {
+      // The next snapshot builds on this one: its parent, sequence number
+      // and first row id come from the staged version.
+      auto builder = spec::TableMetadataBuilder::BuildFrom(staged, base.metadata_location());
+      SKADE_RETURN_NOT_OK(builder.AddSnapshot(snapshot));
+      SKADE_RETURN_NOT_OK(builder.SetRef(spec::kMainBranch, ref));
+      SKADE_ASSIGN_OR_RAISE(staged, builder.Build());
+    }
+  }
+  return request;
+}
+
+Result<std::vector<Table>> CommitWithRetry(std::vector<TableUpdates> tables) {
+  if (tables.empty()) return std::vector<Table>{};
+  RetryPolicy policy = RetryPolicy::FromProperties(tables.front().table.metadata());
+  for (int64_t retry = 0;; ++retry) {
+    Result<std::vector<Table>> committed = CommitOnce(tables);
+    if (committed) {
+      CleanUpAll(tables, true);
+      return committed;
+    }
+    const Error& error = committed.error();
+    if (error.kind == ErrorKind::kCommitStateUnknown) return committed;
+    if (error.kind != ErrorKind::kCommitFailed || retry >= policy.retries) {
+      CleanUpAll(tables, false);
+      return committed;
+    }
+    policy.Wait(retry + 1);
+    for (TableUpdates& table : tables) {
+      auto refreshed = table.table.Refresh();
+      if (!refreshed) {
+        CleanUpAll(tables, false);
+        return tl::unexpected(refreshed.error());
+      }
+      table.table = std::move(*refreshed);
+    }
+  }
+}
+
+}  // namespace skade::table

@@ -1,0 +1,48 @@
+#include "skade/table/partition_filter.h"
+
+#include <algorithm>
+
+namespace skade::table {
+
+namespace {
+
+bool SameValues(const std::vector<spec::Literal>& a, const std::vector<spec::Literal>& b) {
+  return std::equal(
+      a.begin(), a.end(), b.begin(), b.end(),
+      [](const spec::Literal& x, const spec::Literal& y) { return x.value() == y.value(); });
+}
+
+}  // namespace
+
+PartitionFilter PartitionFilter::All() {
+  return PartitionFilter(
+      [](const spec::PartitionSpec&, const std::vector<spec::Literal>&) { return true; });
+}
+
+PartitionFilter PartitionFilter::Tuples(int32_t spec_id,
+                                        std::vector<std::vector<spec::Literal>> tuples) {
+  return PartitionFilter([spec_id, tuples = std::move(tuples)](
+                             const spec::PartitionSpec& spec,
+                             const std::vector<spec::Literal>& partition) {
+    if (spec.spec_id != spec_id) return false;
+    return std::any_of(tuples.begin(), tuples.end(), [&](const std::vector<spec::Literal>& tuple) {
+      return SameValues(tuple, partition);
+    });
+  });
+}
+
+PartitionFilter PartitionFilter::FieldsEqual(std::map<std::string, spec::Literal> values) {
+  return PartitionFilter([values = std::move(values)](const spec::PartitionSpec& spec,
+                                                      const std::vector<spec::Literal>& partition) {
+    for (const auto& [name, value] : values) {
+      auto field = std::find_if(spec.fields.begin(), spec.fields.end(),
+                                [&](const spec::PartitionField& f) { return f.name == name; });
+      if (field == spec.fields.end()) return false;
+      size_t index = static_cast<size_t>(field - spec.fields.begin());
+      if (index >= partition.size() || partition[index].value() != value.value()) return false;
+    }
+    return true;
+  });
+}
+
+}  // namespace skade::table

@@ -1,0 +1,50 @@
+// PartitionFilter: which whole data files an overwrite or delete removes,
+// decided by each file's partition tuple alone (never by reading rows).
+//
+// Values are compared by value, not by type: a `day` partition value is the
+// int32 day count whether the tuple was typed `int` or `date`. A copyable
+// value; thread-safe as long as its predicate is.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "skade/spec/data_file.h"
+#include "skade/spec/literal.h"
+#include "skade/spec/partition_spec.h"
+
+namespace skade::table {
+
+class PartitionFilter {
+ public:
+  /// Decides for a file of `spec` with the partition tuple `partition`.
+  using Predicate = std::function<bool(const spec::PartitionSpec& spec,
+                                       const std::vector<spec::Literal>& partition)>;
+
+  explicit PartitionFilter(Predicate predicate) : predicate_(std::move(predicate)) {}
+
+  /// Every file (replace or truncate the whole table).
+  static PartitionFilter All();
+  /// Files of spec `spec_id` whose tuple is one of `tuples`.
+  static PartitionFilter Tuples(int32_t spec_id, std::vector<std::vector<spec::Literal>> tuples);
+  /// Files whose partition fields named in `values` all equal those values
+  /// (e.g. {"ts_day": day 2026-11-01}); a file whose spec lacks one of the
+  /// names does not match. An empty map matches every file.
+  static PartitionFilter FieldsEqual(std::map<std::string, spec::Literal> values);
+
+  bool Matches(const spec::PartitionSpec& spec, const std::vector<spec::Literal>& partition) const {
+    return predicate_(spec, partition);
+  }
+  bool Matches(const spec::PartitionSpec& spec, const spec::DataFile& file) const {
+    return predicate_(spec, file.partition);
+  }
+
+ private:
+  Predicate predicate_;
+};
+
+}  // namespace skade::table

@@ -1,0 +1,102 @@
+#include "skade/table/snapshot_update.h"
+
+#include <algorithm>
+
+#include "skade/avro/manifest_list_reader.h"
+#include "skade/avro/manifest_list_writer.h"
+#include "skade/table/commit_retry_internal.h"
+#include "skade/table/table_locations.h"
+#include "skade/util/clock.h"
+#include "skade/util/random.h"
+#include "skade/util/uuid.h"
+
+namespace skade::table {
+
+SnapshotUpdate::SnapshotUpdate(Table table)
+    : table_(std::move(table)), snapshot_id_(NewSnapshotId()), commit_uuid_(NewUuid()) {}
+
+SnapshotUpdate& SnapshotUpdate::SetSummaryProperty(std::string key, std::string value) {
+  summary_properties_[std::move(key)] = std::move(value);
+  return *this;
+}
+
+Result<Table> SnapshotUpdate::Commit() {
+  SKADE_ASSIGN_OR_RAISE(std::vector<Table> committed, CommitWithRetry({{table_, {this}}}));
+  return std::move(committed.front());
+}
+
+Result<std::string> SnapshotUpdate::WriteNewManifest(const spec::TableMetadata& base,
+                                                     std::string_view bytes) {
+  std::string location = ManifestLocation(base, commit_uuid_, manifest_count_++);
+  SKADE_RETURN_NOT_OK(io().WriteFile(location, bytes, table_.durable_files()));
+  written_manifests_.push_back(location);
+  return location;
+}
+
+Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base) {
+  spec::SnapshotPtr parent = base.SnapshotForRef(spec::kMainBranch);
+  std::vector<spec::ManifestFile> current;
+  if (parent) {
+    if (parent->manifest_list.empty()) {
+      return Unsupported("Cannot build on snapshot ", parent->snapshot_id,
+                         ": it lists its manifests inline (format v1 without a manifest list)");
+    }
+    SKADE_ASSIGN_OR_RAISE(std::string bytes, io().ReadFile(parent->manifest_list));
+    SKADE_ASSIGN_OR_RAISE(avro::ManifestList list, avro::ReadManifestList(bytes));
+    current = std::move(list.manifests);
+  }
+
+  SnapshotSummaryBuilder summary;
+  for (const auto& [key, value] : summary_properties_) summary.Set(key, value);
+  SKADE_ASSIGN_OR_RAISE(std::vector<spec::ManifestFile> manifests,
+                        Manifests(base, current, &summary));
+
+  auto snapshot = std::make_shared<spec::Snapshot>();
+  snapshot->snapshot_id = snapshot_id_;
+  if (parent) snapshot->parent_snapshot_id = parent->snapshot_id;
+  snapshot->sequence_number = base.format_version >= 2 ? base.last_sequence_number + 1 : 0;
+  snapshot->timestamp_ms = NowMillis();
+  snapshot->summary = summary.Build(operation(), parent.get());
+  snapshot->schema_id = base.current_schema_id;
+
+  avro::ManifestListWriterOptions options;
+  options.format_version = base.format_version;
+  options.snapshot_id = snapshot_id_;
+  options.parent_snapshot_id = snapshot->parent_snapshot_id;
+  options.sequence_number = snapshot->sequence_number;
+  options.first_row_id = base.next_row_id;
+  SKADE_ASSIGN_OR_RAISE(auto writer, avro::ManifestListWriter::Make(options));
+  for (const spec::ManifestFile& manifest : manifests) SKADE_RETURN_NOT_OK(writer->Add(manifest));
+  if (base.format_version >= 3) {
+    snapshot->first_row_id = base.next_row_id;
+    snapshot->added_rows = writer->next_row_id() - base.next_row_id;
+  }
+  snapshot->manifest_list = ManifestListLocation(base, snapshot_id_, ++attempt_, commit_uuid_);
+  SKADE_RETURN_NOT_OK(writer->WriteTo(io(), snapshot->manifest_list, table_.durable_files()));
+  written_manifest_lists_.push_back(snapshot->manifest_list);
+
+  last_manifest_list_ = snapshot->manifest_list;
+  last_manifests_.clear();
+  for (const spec::ManifestFile& manifest : manifests) {
+    last_manifests_.push_back(manifest.manifest_path);
+  }
+  return snapshot;
+}
+
+void SnapshotUpdate::CleanUp(bool committed) {
+  auto keep = [&](const std::string& location) {
+    return committed && (location == last_manifest_list_ ||
+                         std::find(last_manifests_.begin(), last_manifests_.end(), location) !=
+                             last_manifests_.end());
+  };
+  for (const auto* files : {&written_manifest_lists_, &written_manifests_}) {
+    for (const std::string& location : *files) {
+      // Best effort: a file left behind is unreferenced, never harmful.
+      if (!keep(location)) (void)io().DeleteFile(location);
+    }
+  }
+  written_manifest_lists_.clear();
+  written_manifests_.clear();
+}
+
+}  // namespace skade::table

@@ -1,0 +1,111 @@
+// SnapshotUpdate: the shared machinery of the actions that produce one
+// snapshot (FastAppend, OverwriteFiles, DeleteFiles), as Iceberg Java's
+// SnapshotProducer.
+//
+// An update has a fixed snapshot id and commit uuid. Apply(base) stages it
+// on the main branch of a table version: the action writes its new
+// manifests (once; they are reused on every later attempt) and decides the
+// manifest list, and this class writes a fresh manifest list for that base
+// (`snap-<id>-<attempt>-<uuid>.avro`) and returns the snapshot — parent,
+// sequence number, v3 first-row-id and added-rows, and the summary with
+// totals carried from the parent. Nothing is visible until a commit swaps
+// the table pointer.
+//
+// Commit() commits it alone: assert-table-uuid + assert-ref-snapshot-id on
+// main, add-snapshot, set-snapshot-ref. When a concurrent commit wins
+// (kCommitFailed), it reloads the table and rebases — the data files and new
+// manifests are kept, only the manifest list (and for overwrites, the
+// rewritten manifests) are redone — and retries, up to
+// `commit.retry.num-retries` times with exponential backoff between
+// `commit.retry.min-wait-ms` and `commit.retry.max-wait-ms` (table
+// properties, Iceberg's defaults 4, 100 and 60000). To commit several
+// updates in one metadata commit, use Transaction.
+//
+// Files: after a successful commit, the manifest lists and manifests of
+// attempts that lost are deleted; after a failure, everything the update
+// wrote is deleted, except when the outcome is unknown
+// (kCommitStateUnknown), where nothing is. Data files belong to the caller.
+//
+// Not thread-safe: one thread drives an update. An update is committed at
+// most once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skade/spec/manifest_file.h"
+#include "skade/spec/snapshot.h"
+#include "skade/spec/table_metadata.h"
+#include "skade/table/snapshot_summary.h"
+#include "skade/table/table.h"
+#include "skade/util/result.h"
+
+namespace skade::table {
+
+class SnapshotUpdate {
+ public:
+  virtual ~SnapshotUpdate() = default;
+  SnapshotUpdate(const SnapshotUpdate&) = delete;
+  SnapshotUpdate& operator=(const SnapshotUpdate&) = delete;
+
+  /// An extra summary property, e.g. "engine-name".
+  SnapshotUpdate& SetSummaryProperty(std::string key, std::string value);
+
+  /// Commits this update alone (see above) and returns the table as
+  /// committed. kCommitFailed once the retries are exhausted; other catalog
+  /// and FileIO errors as they come.
+  Result<Table> Commit();
+
+  /// Stages the update on the main branch of `base` (a version of this
+  /// update's table) and returns the snapshot, for a Transaction. Each call
+  /// writes a new manifest list.
+  Result<spec::SnapshotPtr> Apply(const spec::TableMetadata& base);
+
+  /// Deletes the files this update wrote that its last applied snapshot
+  /// does not use (`committed`), or all of them (`!committed`). Best effort.
+  void CleanUp(bool committed);
+
+  int64_t snapshot_id() const { return snapshot_id_; }
+  const std::string& commit_uuid() const { return commit_uuid_; }
+  /// The table version the update was created on.
+  const Table& table() const { return table_; }
+
+ protected:
+  explicit SnapshotUpdate(Table table);
+
+  /// "append", "overwrite", "delete".
+  virtual std::string_view operation() const = 0;
+
+  /// The manifests of the new snapshot on `base`, whose main branch lists
+  /// `current` (empty for the first snapshot), new manifests first. Records
+  /// added and removed files in `summary`. Manifests it writes must come
+  /// from WriteNewManifest() so that they are cleaned up.
+  virtual Result<std::vector<spec::ManifestFile>> Manifests(
+      const spec::TableMetadata& base, const std::vector<spec::ManifestFile>& current,
+      SnapshotSummaryBuilder* summary) = 0;
+
+  /// Writes `bytes` as this update's next manifest (see table_locations.h)
+  /// and returns its location.
+  Result<std::string> WriteNewManifest(const spec::TableMetadata& base, std::string_view bytes);
+
+  io::FileIO& io() const { return table_.io(); }
+
+ private:
+  Table table_;
+  int64_t snapshot_id_;
+  std::string commit_uuid_;
+  int attempt_ = 0;
+  int manifest_count_ = 0;
+  std::map<std::string, std::string> summary_properties_;
+  std::vector<std::string> written_manifests_;
+  std::vector<std::string> written_manifest_lists_;
+  // What the last Apply() produced: its manifest list and the manifests it
+  // names, to keep on CleanUp(true).
+  std::string last_manifest_list_;
+  std::vector<std::string> last_manifests_;
+};
+
+}  // namespace skade::table

@@ -1,0 +1,233 @@
+#include "skade/ingest/ingest.h"
+
+#include <arrow/json/from_string.h>
+#include <gtest/gtest.h>
+
+#include "ingest_test_util.h"
+#include "skade/data/arrow_schema.h"
+#include "skade/ingest/latency_file_io.h"
+#include "skade/ingest/worker_pool.h"
+#include "skade/table/partition_filter.h"
+
+namespace skade::ingest {
+namespace {
+
+using testing::IngestTest;
+using testing::IsError;
+using testing::IsOk;
+
+std::map<std::string, int64_t> RowsPerRegion(const table::Table& table) {
+  std::map<std::string, int64_t> counts;
+  for (const auto& entry : testing::CommittedInOrder(table)) {
+    counts[std::get<std::string>(entry.data_file.partition.at(0).value())] +=
+        entry.data_file.record_count;
+  }
+  return counts;
+}
+
+TEST_F(IngestTest, AppendRollsFilesAndCommitsOnce) {
+  table::Table table = Create("events", nullptr, {{"write.target-file-size-bytes", "20000"}});
+  RecordBatchGroup batches;
+  for (int i = 0; i < 10; ++i) {
+    for (auto& batch : testing::EventGroup(i * 1000, 1000, 1)) batches.push_back(batch);
+  }
+  auto result = Append(table, batches);
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(result->stats.commits, 1);
+  EXPECT_EQ(result->stats.rows, 10000);
+  EXPECT_GT(result->stats.files, 1);
+  EXPECT_EQ(result->table.metadata().snapshots.size(), 1u);
+  std::vector<RecordBatchGroup> groups = {batches};
+  EXPECT_EQ(testing::CommittedRows(result->table), testing::RowsOf(groups));
+}
+
+TEST_F(IngestTest, ParallelIngestIsOneSnapshot) {
+  table::Table table = Create("events");
+  auto groups = testing::EventGroups(6, 300);
+  IngestOptions options;
+  options.files_per_commit = 2;  // ignored
+  auto result = IngestParallel(table, groups, options);
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(result->stats.commits, 1);
+  EXPECT_EQ(result->stats.files, 6);
+  EXPECT_EQ(result->table.metadata().CurrentSnapshot()->summary.at("added-data-files"), "6");
+  EXPECT_EQ(testing::CommittedRows(result->table), testing::RowsOf(groups));
+}
+
+TEST_F(IngestTest, PartitionedGroupsSplitIntoOneFilePerPartition) {
+  table::Table table = Create("events", testing::RegionSpec());
+  auto groups = testing::EventGroups(4, 90);
+  IngestOptions options;
+  options.files_per_commit = 6;
+  options.file_prefix = "p";
+  auto result = IngestPipelinedOverlap(table, groups, options);
+  ASSERT_THAT(result, IsOk());
+  // Each group of 90 rows touches all three regions: 12 files, 2 commits.
+  EXPECT_EQ(result->stats.files, 12);
+  EXPECT_EQ(result->stats.commits, 2);
+  auto entries = testing::CommittedInOrder(result->table);
+  ASSERT_EQ(entries.size(), 12u);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string& path = entries[i].data_file.file_path;
+    std::string region = std::get<std::string>(entries[i].data_file.partition[0].value());
+    EXPECT_NE(path.find("/data/region=" + region + "/"), std::string::npos) << path;
+    char name[32];
+    std::snprintf(name, sizeof(name), "p-%08zu.parquet", i);
+    EXPECT_EQ(testing::FileName(path), name);
+  }
+  EXPECT_EQ(RowsPerRegion(result->table),
+            (std::map<std::string, int64_t>{{"ap", 120}, {"eu", 120}, {"us", 120}}));
+  // Rows of one partition keep their input order.
+  std::vector<int64_t> eu_ids;
+  for (const auto& entry : entries) {
+    if (std::get<std::string>(entry.data_file.partition[0].value()) != "eu") continue;
+    for (const auto& row : testing::RowsOf(*testing::ReadParquet(entry.data_file.file_path))) {
+      eu_ids.push_back(row.id);
+    }
+  }
+  EXPECT_TRUE(std::is_sorted(eu_ids.begin(), eu_ids.end()));
+}
+
+TEST_F(IngestTest, ReplacePartitionsReplacesOnlyTheWrittenPartitions) {
+  table::Table table = Create("events", testing::RegionSpec());
+  auto first = IngestParallel(table, testing::EventGroups(2, 90));
+  ASSERT_THAT(first, IsOk());
+  // New data for "eu" only (ids 0-2 are eu).
+  IngestOptions options;
+  options.replace_partitions = true;
+  auto replaced = IngestParallel(first->table, {testing::EventGroup(0, 3)}, options);
+  ASSERT_THAT(replaced, IsOk());
+  auto snapshot = replaced->table.metadata().CurrentSnapshot();
+  EXPECT_EQ(snapshot->operation(), "overwrite");
+  EXPECT_EQ(snapshot->summary.at("deleted-records"), "60");
+  EXPECT_EQ(RowsPerRegion(replaced->table),
+            (std::map<std::string, int64_t>{{"ap", 60}, {"eu", 3}, {"us", 60}}));
+}
+
+TEST_F(IngestTest, OverwriteFilterAppliesToTheFirstSnapshotOnly) {
+  table::Table table = Create("events", testing::RegionSpec());
+  auto first = IngestParallel(table, testing::EventGroups(2, 90));
+  ASSERT_THAT(first, IsOk());
+  IngestOptions options;
+  options.overwrite =
+      table::PartitionFilter::FieldsEqual({{"region", spec::Literal::String("us")}});
+  options.files_per_commit = 3;
+  auto result = IngestPipelined(first->table, testing::EventGroups(2, 9), options);
+  ASSERT_THAT(result, IsOk());
+  const auto& snapshots = result->table.metadata().snapshots;
+  ASSERT_EQ(snapshots.size(), 3u);
+  EXPECT_EQ(snapshots[1]->operation(), "overwrite");
+  EXPECT_EQ(snapshots[2]->operation(), "append");
+  EXPECT_EQ(RowsPerRegion(result->table),
+            (std::map<std::string, int64_t>{{"ap", 66}, {"eu", 66}, {"us", 6}}));
+}
+
+TEST_F(IngestTest, NestedColumnsRoundTrip) {
+  using spec::Type;
+  auto schema = std::make_shared<const spec::Schema>(
+      0, std::vector<spec::NestedField>{
+             {1, "id", Type::Long(), true, {}, {}, {}},
+             {2,
+              "point",
+              Type::Struct({{3, "x", Type::Double(), false, {}, {}, {}},
+                            {4, "label", Type::String(), false, {}, {}, {}}}),
+              false,
+              {},
+              {},
+              {}},
+             {5,
+              "tags",
+              Type::List({6, "element", Type::String(), false, {}, {}, {}}),
+              false,
+              {},
+              {},
+              {}},
+             {7,
+              "props",
+              Type::Map({8, "key", Type::String(), true, {}, {}, {}},
+                        {9, "value", Type::Long(), false, {}, {}, {}}),
+              false,
+              {},
+              {},
+              {}},
+         });
+  table::Table table = Create("nested", nullptr, {{"format-version", "3"}}, schema);
+  auto arrow_schema = *data::ToArrowSchema(*schema);
+  auto rows = arrow::json::ArrayFromJSONString(arrow::struct_(arrow_schema->fields()), R"([
+      {"id": 1, "point": {"x": 1.5, "label": "a"}, "tags": ["x", null], "props": [["k", 1]]},
+      {"id": 2, "point": null, "tags": [], "props": null},
+      {"id": 3, "point": {"x": null, "label": null}, "tags": null, "props": [["a", null], ["b", 2]]}
+  ])");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  auto batch = arrow::RecordBatch::FromStructArray(*rows).ValueOrDie();
+  auto result = IngestPipelinedOverlap(table, {{batch}, {batch}});
+  ASSERT_THAT(result, IsOk());
+  auto entries = testing::CommittedInOrder(result->table);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[1].data_file.first_row_id, 3);  // v3 row lineage
+  auto read = testing::ReadParquet(entries[0].data_file.file_path);
+  auto expected = arrow::Table::FromRecordBatches({batch}).ValueOrDie();
+  EXPECT_TRUE(read->Equals(*expected)) << read->ToString() << "\n" << expected->ToString();
+  EXPECT_EQ(result->table.metadata().next_row_id, 6);
+}
+
+TEST_F(IngestTest, RejectsBatchesThatDoNotFitTheSchemaAndWritesNothing) {
+  table::Table table = Create("events");
+  auto bad = arrow::RecordBatch::Make(arrow::schema({arrow::field("other", arrow::int64())}), 0,
+                                      std::vector<std::shared_ptr<arrow::Array>>{
+                                          arrow::MakeArrayOfNull(arrow::int64(), 0).ValueOrDie()});
+  auto result = IngestPipelined(table, {testing::EventGroup(0, 10), {bad}});
+  EXPECT_THAT(result, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_TRUE(DataFilesOnDisk(table).empty());
+  EXPECT_TRUE(table.Refresh()->metadata().snapshots.empty());
+}
+
+TEST_F(IngestTest, ReportsProgressPerFileAndCommit) {
+  table::Table table = Create("events");
+  std::vector<IngestProgress> reports;
+  IngestOptions options;
+  options.files_per_commit = 2;
+  options.progress = [&](const IngestProgress& progress) { reports.push_back(progress); };
+  auto result = IngestPipelinedOverlap(table, testing::EventGroups(6, 10), options);
+  ASSERT_THAT(result, IsOk());
+  ASSERT_EQ(reports.size(), 9u);  // 6 files + 3 commits
+  EXPECT_EQ(reports.back().files_written, 6);
+  EXPECT_EQ(reports.back().rows_written, 60);
+  EXPECT_EQ(reports.back().commits, 3);
+  EXPECT_EQ(reports.back().files_total, 6);
+  EXPECT_EQ(reports.back().bytes_written, result->stats.bytes);
+}
+
+TEST_F(IngestTest, SameBytesOnAPrivatePoolOfOneWorker) {
+  auto groups = testing::EventGroups(5, 200);
+  WorkerPool one(1);
+  IngestOptions options;
+  options.file_prefix = "x";
+  auto all_cores = IngestParallel(Create("a"), groups, options);
+  options.pool = &one;
+  auto single = IngestParallel(Create("b"), groups, options);
+  ASSERT_THAT(all_cores, IsOk());
+  ASSERT_THAT(single, IsOk());
+  auto a = testing::CommittedInOrder(all_cores->table);
+  auto b = testing::CommittedInOrder(single->table);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(*all_cores->table.io().ReadFile(a[i].data_file.file_path),
+              *single->table.io().ReadFile(b[i].data_file.file_path));
+  }
+}
+
+TEST(LatencyFileIOTest, DelaysWritesByKind) {
+  skade::testing::TempDir dir;
+  LatencyFileIO io(io::NewLocalFileIO(), std::chrono::milliseconds(1),
+                   std::chrono::milliseconds(30));
+  EXPECT_EQ(io.LatencyOf("file:///t/metadata/snap-1.avro"), std::chrono::milliseconds(30));
+  EXPECT_EQ(io.LatencyOf("file:///t/data/a=1/f.parquet"), std::chrono::milliseconds(1));
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_THAT(io.WriteFile(dir.Sub("metadata/x.json"), "{}", false), IsOk());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(30));
+  EXPECT_EQ(*io.ReadFile(dir.Sub("metadata/x.json")), "{}");
+}
+
+}  // namespace
+}  // namespace skade::ingest

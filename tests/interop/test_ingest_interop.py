@@ -1,0 +1,506 @@
+"""Interop proof for skade's write path (src/skade/table/, src/skade/ingest/,
+`skade ingest`): real PyIceberg, DuckDB, fastavro and Spark read the tables,
+data files and manifests that skade writes, row for row equal to the input.
+
+Everything runs against one `skade serve` on a warehouse that `skade ingest`
+(a second process) writes into at the same time. Inputs are generated with
+pyarrow during the run.
+"""
+import datetime as dt
+import decimal
+import glob
+import json
+import math
+import os
+import pathlib
+import random
+import uuid
+
+import duckdb
+import fastavro
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+from pyiceberg.catalog.rest import RestCatalog
+from pyiceberg.io.pyarrow import schema_to_pyarrow
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.transforms import BucketTransform, DayTransform, IdentityTransform, TruncateTransform
+from pyiceberg.types import (
+    BinaryType,
+    BooleanType,
+    DateType,
+    DecimalType,
+    DoubleType,
+    FixedType,
+    FloatType,
+    IntegerType,
+    ListType,
+    LongType,
+    MapType,
+    NestedField,
+    StringType,
+    StructType,
+    TimestampType,
+    TimestamptzType,
+    TimeType,
+    UUIDType,
+)
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+ALL_TYPES = Schema(
+    NestedField(1, "id", LongType(), required=True),
+    NestedField(2, "name", StringType()),
+    NestedField(3, "price", DoubleType()),
+    NestedField(4, "ratio", FloatType()),
+    NestedField(5, "flag", BooleanType()),
+    NestedField(6, "day", DateType()),
+    NestedField(7, "t", TimeType()),
+    NestedField(8, "ts", TimestampType()),
+    NestedField(9, "tstz", TimestamptzType()),
+    NestedField(10, "amount", DecimalType(9, 2)),
+    NestedField(11, "big", DecimalType(38, 6)),
+    NestedField(12, "uid", UUIDType()),
+    NestedField(13, "code", FixedType(4)),
+    NestedField(14, "blob", BinaryType()),
+    NestedField(15, "small", IntegerType()),
+    NestedField(16, "point", StructType(NestedField(17, "x", DoubleType()),
+                                        NestedField(18, "label", StringType()))),
+    NestedField(19, "tags", ListType(20, StringType(), element_required=False)),
+    NestedField(21, "props", MapType(22, StringType(), 23, LongType(), value_required=False)),
+)
+
+WORDS = ["alpha", "Ünïcödé", "日本語のテキスト", "emoji 😀🎉", "a-very-long-string-past-sixteen", ""]
+DAY_MICROS = 86_400_000_000
+BASE = dt.datetime(2026, 11, 1)
+
+
+def maybe(rng, value, null_percent=10):
+    return None if rng.random() * 100 < null_percent else value
+
+
+def all_types_table(rows, seed):
+    rng = random.Random(seed)
+    data = []
+    for i in range(rows):
+        micros = rng.randint(-50 * 365 * DAY_MICROS, 60 * 365 * DAY_MICROS)
+        data.append({
+            "id": i,
+            "name": maybe(rng, rng.choice(WORDS) + str(rng.randint(0, 99))),
+            "price": maybe(rng, rng.choice([math.nan, rng.uniform(-1e6, 1e6)])),
+            "ratio": maybe(rng, rng.uniform(-100, 100)),
+            "flag": maybe(rng, rng.random() < 0.5),
+            "day": maybe(rng, dt.date(1970, 1, 1) + dt.timedelta(days=rng.randint(-20000, 30000))),
+            "t": maybe(rng, rng.randint(0, DAY_MICROS - 1)),
+            "ts": maybe(rng, micros),
+            "tstz": maybe(rng, micros + rng.randint(-10**9, 10**9)),
+            "amount": maybe(rng, decimal.Decimal(rng.randint(-10**9 + 1, 10**9 - 1)).scaleb(-2)),
+            "big": maybe(rng, decimal.Decimal(rng.randint(-10**37, 10**37)).scaleb(-6)),
+            "uid": maybe(rng, uuid.UUID(int=rng.getrandbits(128)).bytes),
+            "code": maybe(rng, bytes(rng.getrandbits(8) for _ in range(4))),
+            "blob": maybe(rng, bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 40)))),
+            "small": maybe(rng, rng.randint(-(2**31), 2**31 - 1)),
+            "point": maybe(rng, {"x": maybe(rng, rng.uniform(-5, 5)),
+                                 "label": maybe(rng, rng.choice(WORDS))}),
+            "tags": maybe(rng, [maybe(rng, rng.choice(WORDS)) for _ in range(rng.randint(0, 4))]),
+            "props": maybe(rng, [(f"k{j}", maybe(rng, rng.randint(-99, 99)))
+                                 for j in range(rng.randint(0, 3))]),
+        })
+    return pa.Table.from_pylist(data, schema=schema_to_pyarrow(ALL_TYPES))
+
+
+def events_table(first, rows, days=5):
+    """Rows of the partitioned "events" shape: ids from `first`, one of
+    `days` days from 2026-11-01, one of three regions."""
+    ids = list(range(first, first + rows))
+    return pa.table({
+        "id": pa.array(ids, pa.int64()),
+        "region": [["eu", "us", "ap"][i % 3] for i in ids],
+        "name": [None if i % 11 == 0 else f"name-{i}" for i in ids],
+        "score": [None if i % 7 == 0 else i / 4 for i in ids],
+        "ts": pa.array([BASE + dt.timedelta(days=i % days, seconds=i % 3600) for i in ids],
+                       pa.timestamp("us")),
+    })
+
+
+EVENTS = Schema(
+    NestedField(1, "id", LongType(), required=False),
+    NestedField(2, "region", StringType()),
+    NestedField(3, "name", StringType()),
+    NestedField(4, "score", DoubleType()),
+    NestedField(5, "ts", TimestampType()),
+)
+EVENTS_SPEC = PartitionSpec(
+    PartitionField(5, 1000, DayTransform(), "ts_day"),
+    PartitionField(2, 1001, IdentityTransform(), "region"),
+    PartitionField(1, 1002, BucketTransform(4), "id_bucket"),
+    PartitionField(3, 1003, TruncateTransform(2), "name_trunc"),
+)
+
+
+def normalized(rows):
+    def norm(value):
+        if isinstance(value, float) and math.isnan(value):
+            return "NaN"
+        if isinstance(value, dict):
+            return {k: norm(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [norm(v) for v in value]
+        return value
+
+    return [norm(row) for row in rows]
+
+
+def rows_by_id(table):
+    return normalized(sorted(table.to_pylist(), key=lambda row: row["id"]))
+
+
+def local(path):
+    return path[len("file://"):] if path.startswith("file://") else path
+
+
+@pytest.fixture(scope="module")
+def catalog(module_server):
+    catalog = RestCatalog("skade", uri=module_server.uri)
+    catalog.create_namespace_if_not_exists("interop")
+    return catalog
+
+
+@pytest.fixture(scope="module")
+def ingest(run_module_tool, module_server):
+    """`skade --warehouse <server's warehouse> ingest …`, beside the server."""
+
+    def run(*args, check=True):
+        return run_module_tool("skade", "--warehouse", module_server.warehouse, "ingest", *args,
+                               check=check)
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def run_module_tool(bin_dir):
+    import subprocess
+
+    def run(name, *args, check=True):
+        proc = subprocess.run([str(bin_dir / name), *map(str, args)], capture_output=True,
+                              text=True, timeout=300)
+        if check and proc.returncode != 0:
+            pytest.fail(f"{name} {' '.join(map(str, args))} exited {proc.returncode}\n"
+                        f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+        return proc
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    return tmp_path_factory.mktemp("inputs")
+
+
+def data_files(table):
+    return [local(task.file.file_path) for task in table.scan().plan_files()]
+
+
+def test_create_from_parquet_all_types_overlapped(catalog, ingest, inputs):
+    source = all_types_table(3000, seed=7)
+    pq.write_table(source, inputs / "all.parquet")
+    proc = ingest("--table", "interop.all_types", "--create", "--overlap", "--rows-per-file", 500,
+                  "--files-per-commit", 2, "--channel-depth", 3, inputs / "all.parquet")
+    assert "ingested 3000 rows" in proc.stdout and "6 files" in proc.stdout
+    assert "3 commits" in proc.stdout
+
+    table = catalog.load_table("interop.all_types")
+    assert len(table.metadata.snapshots) == 3
+    summary = table.current_snapshot().summary
+    assert summary.operation.value == "append"
+    assert summary["added-data-files"] == "2" and summary["total-data-files"] == "6"
+    assert summary["total-records"] == "3000" and summary["total-delete-files"] == "0"
+    assert summary["engine-name"] == "skade"
+    got = table.scan().to_arrow()
+    assert got.num_rows == 3000
+    assert rows_by_id(got) == rows_by_id(source)
+    # Same columns and types (the catalog assigns fresh field ids, as Java's).
+    assert schema_to_pyarrow(table.schema()).equals(schema_to_pyarrow(ALL_TYPES),
+                                                    check_metadata=False)
+
+    # DuckDB reads the data files directly.
+    files = data_files(table)
+    assert len(files) == 6 and all(path.endswith(".parquet") for path in files)
+    [(count, total, names)] = duckdb.sql(
+        f"SELECT count(*), sum(id), count(name) FROM read_parquet({files!r})").fetchall()
+    assert (count, total, names) == (3000, sum(range(3000)), pc.count(source.column("name")).as_py())
+
+
+def test_ingest_into_a_pyiceberg_partitioned_table(catalog, ingest, inputs):
+    table = catalog.create_table("interop.events", schema=EVENTS, partition_spec=EVENTS_SPEC)
+    source = events_table(0, 4000)
+    pq.write_table(source, inputs / "events.parquet")
+    ingest("--table", "interop.events", "--rows-per-file", 1000, inputs / "events.parquet")
+
+    table = catalog.load_table("interop.events")
+    assert len(table.metadata.snapshots) == 1
+    got = table.scan().to_arrow()
+    assert rows_by_id(got) == rows_by_id(source)
+    # Partition pruning in PyIceberg sees skade's partition tuples and summaries.
+    day2 = table.scan(row_filter="ts >= '2026-11-02T00:00:00' and ts < '2026-11-03T00:00:00' "
+                                 "and region == 'us'").to_arrow()
+    mask = pc.and_(pc.equal(pc.day(source.column("ts")), 2), pc.equal(source.column("region"), "us"))
+    assert rows_by_id(day2) == rows_by_id(source.filter(mask))
+    partitions = table.inspect.partitions()
+    assert sum(partitions.column("record_count").to_pylist()) == 4000
+    # Java's Hive-style partition paths.
+    for path in data_files(table):
+        assert "/data/ts_day=2026-11-0" in path and "/region=" in path and "/id_bucket=" in path
+
+
+def test_csv_then_jsonl(catalog, ingest, inputs):
+    pacsv.write_csv(events_table(0, 500), inputs / "events.csv")
+    ingest("--table", "interop.texts", "--create", "--partition-by", "day(ts)",
+           inputs / "events.csv")
+    # What the CSV holds, as pyarrow reads it back (no nulls for strings).
+    first = pacsv.read_csv(inputs / "events.csv")
+    with open(inputs / "events.jsonl", "w") as out:
+        for i in range(500, 520):
+            out.write(json.dumps({"id": i, "region": "eu", "name": f"j{i}", "score": 0.5,
+                                  "ts": f"2026-11-0{1 + i % 3}T10:00:00"}) + "\n")
+    ingest("--table", "interop.texts", "--overlap", inputs / "events.jsonl")
+
+    table = catalog.load_table("interop.texts")
+    assert [f.name for f in table.schema().fields] == ["id", "region", "name", "score", "ts"]
+    assert str(table.schema().find_field("ts").field_type) == "timestamp"
+    got = rows_by_id(table.scan().to_arrow())
+    assert len(got) == 520
+    assert got[:500] == rows_by_id(first)
+    assert got[510] == {"id": 510, "region": "eu", "name": "j510", "score": 0.5,
+                        "ts": dt.datetime(2026, 11, 1, 10, 0)}
+    assert len(table.metadata.snapshots) == 2
+
+
+def test_overwrite_replace_partitions_and_delete(catalog, ingest, inputs):
+    table = catalog.create_table("interop.replaced", schema=EVENTS,
+                                 partition_spec=PartitionSpec(
+                                     PartitionField(5, 1000, DayTransform(), "ts_day"),
+                                     PartitionField(2, 1001, IdentityTransform(), "region")))
+    base = events_table(0, 3000)
+    pq.write_table(base, inputs / "base.parquet")
+    ingest("--table", "interop.replaced", inputs / "base.parquet")
+
+    # Replace the partitions the new data touches (day 2026-11-01 and 02).
+    fresh = events_table(100000, 300, days=2)
+    pq.write_table(fresh, inputs / "fresh.parquet")
+    ingest("--table", "interop.replaced", "--replace-partitions", inputs / "fresh.parquet")
+    table = catalog.load_table("interop.replaced")
+    summary = table.current_snapshot().summary
+    assert summary.operation.value == "overwrite"
+    early = pc.less(base.column("ts"), pa.scalar(BASE + dt.timedelta(days=2), pa.timestamp("us")))
+    kept = base.filter(pc.invert(early))
+    assert summary["deleted-records"] == str(base.num_rows - kept.num_rows)
+    expected = pa.concat_tables([kept, fresh])
+    assert rows_by_id(table.scan().to_arrow()) == rows_by_id(expected)
+
+    # Replace one partition by its path values.
+    patch = events_table(200000, 9, days=1)
+    patch = patch.filter(pc.equal(patch.column("region"), "eu"))
+    pq.write_table(patch, inputs / "patch.parquet")
+    ingest("--table", "interop.replaced", "--overwrite-where", "ts_day=2026-11-01",
+           "--overwrite-where", "region=eu", inputs / "patch.parquet")
+    gone = pc.and_(pc.equal(pc.day(expected.column("ts")), 1),
+                   pc.equal(expected.column("region"), "eu"))
+    expected = pa.concat_tables([expected.filter(pc.invert(gone)), patch])
+    assert rows_by_id(catalog.load_table("interop.replaced").scan().to_arrow()) == rows_by_id(expected)
+
+    # Delete a partition (no input files).
+    proc = ingest("--table", "interop.replaced", "--overwrite-where", "region=us")
+    assert proc.stdout.startswith("deleted ")
+    table = catalog.load_table("interop.replaced")
+    assert table.current_snapshot().summary.operation.value == "delete"
+    expected = expected.filter(pc.not_equal(expected.column("region"), "us"))
+    assert rows_by_id(table.scan().to_arrow()) == rows_by_id(expected)
+    assert table.current_snapshot().summary["total-records"] == str(expected.num_rows)
+
+    # Replace everything.
+    ingest("--table", "interop.replaced", "--overwrite", inputs / "fresh.parquet")
+    table = catalog.load_table("interop.replaced")
+    assert rows_by_id(table.scan().to_arrow()) == rows_by_id(fresh)
+    assert table.current_snapshot().summary["total-data-files"] == str(len(data_files(table)))
+
+
+def test_fastavro_reads_manifests_with_field_ids(catalog, ingest, inputs):
+    pq.write_table(events_table(0, 600), inputs / "m.parquet")
+    ingest("--table", "interop.manifests", "--create", "--partition-by", "region",
+           "--rows-per-file", 200, "--files-per-commit", 3, inputs / "m.parquet")
+    table = catalog.load_table("interop.manifests")
+    snapshot = table.current_snapshot()
+    with open(local(snapshot.manifest_list), "rb") as f:
+        reader = fastavro.reader(f)
+        assert reader.metadata["snapshot-id"] == str(snapshot.snapshot_id)
+        assert reader.metadata["format-version"] == "2"
+        list_schema = json.loads(reader.metadata["avro.schema"])
+        manifests = list(reader)
+    assert {field["name"]: field["field-id"] for field in list_schema["fields"]}["manifest_path"] == 500
+    # Newest manifest first; each append added one.
+    assert len(manifests) == len(table.metadata.snapshots) == 3
+    assert manifests[0]["added_snapshot_id"] == snapshot.snapshot_id
+    assert [m["sequence_number"] for m in manifests] == [3, 2, 1]
+
+    paths, records = [], 0
+    for manifest in manifests:
+        with open(local(manifest["manifest_path"]), "rb") as f:
+            reader = fastavro.reader(f)
+            schema = json.loads(reader.metadata["avro.schema"])
+            assert reader.metadata["partition-spec-id"] == "0"
+            assert json.loads(reader.metadata["partition-spec"])[0]["name"] == "region"
+            for entry in reader:
+                assert entry["status"] == 1  # ADDED
+                assert entry["snapshot_id"] == manifest["added_snapshot_id"]
+                paths.append(entry["data_file"]["file_path"])
+                records += entry["data_file"]["record_count"]
+                assert entry["data_file"]["partition"]["region"] in ("eu", "us", "ap")
+                assert set(entry["data_file"]["value_counts"][0].keys()) == {"key", "value"}
+        ids = {field["name"]: field["field-id"] for field in schema["fields"]}
+        assert ids == {"status": 0, "snapshot_id": 1, "sequence_number": 3,
+                       "file_sequence_number": 4, "data_file": 2}
+        data_file = next(f for f in schema["fields"] if f["name"] == "data_file")["type"]
+        file_ids = {field["name"]: field["field-id"] for field in data_file["fields"]}
+        assert file_ids["file_path"] == 100 and file_ids["record_count"] == 103
+        assert file_ids["partition"] == 102
+    assert records == 600
+    assert sorted(local(p) for p in paths) == sorted(data_files(table))
+    assert all(os.path.exists(local(p)) for p in paths)
+
+
+def test_format_v3_row_lineage(catalog, ingest, inputs, module_server, run_module_tool):
+    schema = {"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "id", "required": False, "type": "long"},
+        {"id": 2, "name": "region", "required": False, "type": "string"},
+        {"id": 3, "name": "name", "required": False, "type": "string"},
+        {"id": 4, "name": "score", "required": False, "type": "double"},
+        {"id": 5, "name": "ts", "required": False, "type": "timestamp"},
+    ]}
+    (inputs / "v3.json").write_text(json.dumps(schema))
+    run_module_tool("skade", "--warehouse", module_server.warehouse, "table", "create",
+                    "interop.v3", "--schema", inputs / "v3.json", "--format-version", 3)
+    source = events_table(0, 900)
+    pq.write_table(source, inputs / "v3.parquet")
+    ingest("--table", "interop.v3", "--rows-per-file", 300, "--files-per-commit", 1, "--overlap",
+           inputs / "v3.parquet")
+    table = catalog.load_table("interop.v3")
+    assert table.metadata.format_version == 3
+    assert table.metadata.next_row_id == 900
+    assert [s.first_row_id for s in table.metadata.snapshots] == [0, 300, 600]
+    assert rows_by_id(table.scan().to_arrow()) == rows_by_id(source)
+
+
+def test_bad_input_commits_nothing(catalog, ingest, inputs):
+    pq.write_table(events_table(0, 100), inputs / "ok.parquet")
+    ingest("--table", "interop.strict", "--create", inputs / "ok.parquet")
+    before = catalog.load_table("interop.strict")
+    files_before = sorted(glob.glob(local(before.location()) + "/data/**/*.parquet", recursive=True))
+    pq.write_table(pa.table({"id": ["not a number"]}), inputs / "bad.parquet")
+    proc = ingest("--table", "interop.strict", inputs / "ok.parquet", inputs / "bad.parquet",
+                  check=False)
+    assert proc.returncode == 1
+    assert "id" in proc.stderr
+    after = catalog.load_table("interop.strict")
+    assert after.metadata.current_snapshot_id == before.metadata.current_snapshot_id
+    assert sorted(glob.glob(local(after.location()) + "/data/**/*.parquet",
+                            recursive=True)) == files_before
+    proc = ingest("--table", "interop.missing", inputs / "ok.parquet", check=False)
+    assert proc.returncode == 1 and "NoSuchTable" in proc.stderr
+
+
+# --- Spark, through `skade serve` ---------------------------------------------
+
+
+def runtime_jar():
+    jars = glob.glob(str(ROOT / ".deps" / "jars" / "spark" / "iceberg-spark-runtime-*.jar"))
+    if len(jars) != 1:
+        pytest.fail(f"expected one Iceberg Spark runtime jar in .deps/jars/spark (make setup): {jars}")
+    return jars[0]
+
+
+@pytest.fixture(scope="module")
+def spark(module_server):
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("skade-ingest-interop")
+        .config("spark.driver.memory", "1g")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.default.parallelism", "1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.jars", runtime_jar())
+        .config("spark.sql.extensions",
+                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        .config("spark.sql.catalog.skade", "org.apache.iceberg.spark.SparkCatalog")
+        .config("spark.sql.catalog.skade.type", "rest")
+        .config("spark.sql.catalog.skade.uri", module_server.uri)
+        .config("spark.sql.defaultCatalog", "skade")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def spark_rows(spark, sql):
+    return [tuple(row) for row in spark.sql(sql).collect()]
+
+
+def test_spark_reads_what_skade_ingests(spark, catalog, ingest, inputs):
+    source = events_table(0, 2000)
+    pq.write_table(source, inputs / "spark.parquet")
+    ingest("--table", "interop.spark_events", "--create", "--partition-by", "day(ts)",
+           "--partition-by", "region", "--rows-per-file", 400, "--files-per-commit", 2,
+           "--overlap", inputs / "spark.parquet")
+    expected = sorted((row["id"], row["region"], row["name"], row["score"], row["ts"])
+                      for row in source.to_pylist())
+    got = spark_rows(spark, "SELECT id, region, name, score, ts FROM interop.spark_events ORDER BY id")
+    assert got == expected
+    snapshots = spark_rows(spark, "SELECT snapshot_id, operation FROM interop.spark_events.snapshots")
+    assert len(snapshots) == len(catalog.load_table("interop.spark_events").metadata.snapshots)
+    assert {op for _, op in snapshots} == {"append"}
+    (files,) = spark_rows(spark, "SELECT count(*) FROM interop.spark_events.files")[0:1]
+    assert files[0] == len(data_files(catalog.load_table("interop.spark_events")))
+    # Spark's partition pruning over skade's manifests.
+    assert spark_rows(spark, "SELECT count(*) FROM interop.spark_events "
+                             "WHERE ts >= TIMESTAMP '2026-11-03 00:00:00' "
+                             "AND ts < TIMESTAMP '2026-11-04 00:00:00' AND region = 'ap'") == [
+        (sum(1 for row in source.to_pylist()
+             if row["ts"].day == 3 and row["region"] == "ap"),)]
+
+    # After a delete and a partition replace, Spark sees what PyIceberg sees.
+    ingest("--table", "interop.spark_events", "--overwrite-where", "region=eu")
+    patch = events_table(500000, 30, days=1)
+    pq.write_table(patch, inputs / "spark_patch.parquet")
+    ingest("--table", "interop.spark_events", "--replace-partitions", inputs / "spark_patch.parquet")
+    spark.sql("REFRESH TABLE interop.spark_events")
+    via_spark = spark_rows(spark, "SELECT id FROM interop.spark_events ORDER BY id")
+    via_pyiceberg = sorted(catalog.load_table("interop.spark_events").scan().to_arrow()
+                           .column("id").to_pylist())
+    assert [row[0] for row in via_spark] == via_pyiceberg
+    assert not any(row["region"] == "eu" and row["id"] < 500000
+                   for row in catalog.load_table("interop.spark_events").scan().to_arrow().to_pylist())
+
+    # Every type, nested ones included.
+    # Spark has no TIME type: every other column.
+    all_types = all_types_table(500, seed=11).drop_columns(["t"])
+    pq.write_table(all_types, inputs / "spark_all.parquet")
+    ingest("--table", "interop.spark_all_types", "--create", inputs / "spark_all.parquet")
+    got = spark.sql("SELECT * FROM interop.spark_all_types ORDER BY id").toArrow()
+    assert got.num_rows == 500
+    for column in ["id", "name", "flag", "day", "ts", "amount", "big", "small", "code", "blob"]:
+        assert got.column(column).to_pylist() == all_types.column(column).to_pylist(), column
+    assert normalized(got.column("price").to_pylist()) == normalized(
+        all_types.column("price").to_pylist())
+    assert got.column("point").to_pylist() == all_types.column("point").to_pylist()
+    assert got.column("tags").to_pylist() == all_types.column("tags").to_pylist()

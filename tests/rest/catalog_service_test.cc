@@ -1,0 +1,298 @@
+// The REST service over a real EmbeddedCatalog, request by request: status
+// codes, ErrorModel types, and the encodings clients use.
+#include "skade/rest/catalog_service.h"
+
+#include <gtest/gtest.h>
+
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/util/json_reader.h"
+#include "testing/temp_dir.h"
+
+namespace skade::rest {
+namespace {
+
+constexpr char kSchema[] =
+    R"({"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]})";
+
+class CatalogServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    catalog::EmbeddedCatalogOptions options;
+    options.warehouse = dir_.path();
+    options.durability = store::Durability::kNone;
+    options.store_map_size = 1ull << 30;
+    auto opened = catalog::EmbeddedCatalog::Open(options);
+    ASSERT_TRUE(opened);
+    catalog_ = *opened;
+    service_ =
+        std::make_unique<CatalogService>(catalog_, std::make_shared<Authenticator>(AuthOptions{}));
+  }
+
+  HttpResponse Call(const std::string& method, const std::string& target,
+                    const std::string& body = "",
+                    std::vector<std::pair<std::string, std::string>> headers = {}) {
+    HttpRequest request;
+    request.method = method;
+    request.target = target;
+    request.body = body;
+    request.headers = std::move(headers);
+    return service_->Handle(request);
+  }
+
+  // The ErrorModel's type of an error response.
+  std::string ErrorType(const HttpResponse& response) {
+    auto element = json::Parse(parser_, response.body);
+    if (!element) return "<not json>";
+    auto object = json::AsObject(*element, "body");
+    auto error = json::GetObject(*object, "error");
+    if (!error) return "<no error>";
+    EXPECT_EQ(*json::GetInt64(*error, "code"), response.status);
+    EXPECT_TRUE(json::GetString(*error, "message"));
+    return *json::GetString(*error, "type");
+  }
+
+  json::Object Body(const HttpResponse& response) {
+    auto element = json::Parse(parser_, response.body);
+    EXPECT_TRUE(element) << response.body;
+    return *json::AsObject(*element, "body");
+  }
+
+  void CreateTable(const std::string& ns_segment, const std::string& name) {
+    auto response = Call("POST", "/v1/namespaces/" + ns_segment + "/tables",
+                         R"({"name":")" + name + R"(","schema":)" + kSchema + "}");
+    ASSERT_EQ(response.status, 200) << response.body;
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<catalog::EmbeddedCatalog> catalog_;
+  std::unique_ptr<CatalogService> service_;
+  simdjson::dom::parser parser_;
+};
+
+TEST_F(CatalogServiceTest, ConfigAdvertisesExactlyTheRoutedEndpoints) {
+  auto response = Call("GET", "/v1/config?warehouse=anything");
+  ASSERT_EQ(response.status, 200);
+  auto body = Body(response);
+  EXPECT_TRUE(json::GetObject(body, "defaults"));
+  EXPECT_TRUE(json::GetObject(body, "overrides"));
+  auto endpoints = json::GetStringList(body, "endpoints");
+  ASSERT_TRUE(endpoints);
+  EXPECT_EQ(*endpoints, CatalogService::Endpoints());
+  // Every advertised endpoint is routed (a 404 here would be a NoSuchRoute).
+  for (const auto& endpoint : *endpoints) {
+    std::string method = endpoint.substr(0, endpoint.find(' '));
+    std::string path = endpoint.substr(endpoint.find(' ') + 1);
+    for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+             {"/{prefix}", ""}, {"{namespace}", "ns"}, {"{table}", "t"}}) {
+      if (auto at = path.find(from); at != std::string::npos) path.replace(at, from.size(), to);
+    }
+    auto routed = Call(method, path, "{}");
+    if (routed.status == 404) EXPECT_NE(ErrorType(routed), "NoSuchRouteException") << endpoint;
+    EXPECT_NE(routed.status, 405) << endpoint;
+  }
+}
+
+TEST_F(CatalogServiceTest, NamespaceRoutes) {
+  auto created = Call("POST", "/v1/namespaces", R"({"namespace":["a"],"properties":{"k":"v"}})");
+  ASSERT_EQ(created.status, 200);
+  EXPECT_EQ(*json::GetStringMap(Body(created), "properties"), (catalog::Properties{{"k", "v"}}));
+  EXPECT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["a","b c"]})").status, 200);
+  auto conflict = Call("POST", "/v1/namespaces", R"({"namespace":["a"]})");
+  EXPECT_EQ(conflict.status, 409);
+  EXPECT_EQ(ErrorType(conflict), "AlreadyExistsException");
+
+  auto children = Call("GET", "/v1/namespaces?parent=a");
+  ASSERT_EQ(children.status, 200);
+  EXPECT_NE(children.body.find(R"([["a","b c"]])"), std::string::npos) << children.body;
+  EXPECT_EQ(children.body.find("next-page-token"), std::string::npos);
+  EXPECT_EQ(Call("HEAD", "/v1/namespaces/a%1Fb+c").status, 204);
+  EXPECT_EQ(Call("HEAD", "/v1/namespaces/zzz").status, 404);
+  EXPECT_EQ(ErrorType(Call("GET", "/v1/namespaces/zzz")), "NoSuchNamespaceException");
+  EXPECT_EQ(ErrorType(Call("GET", "/v1/namespaces?parent=zzz")), "NoSuchNamespaceException");
+
+  auto properties = Call("POST", "/v1/namespaces/a/properties",
+                         R"({"removals":["k","nope"],"updates":{"x":"1"}})");
+  ASSERT_EQ(properties.status, 200);
+  auto body = Body(properties);
+  EXPECT_EQ(*json::GetStringList(body, "removed"), std::vector<std::string>{"k"});
+  EXPECT_EQ(*json::GetStringList(body, "missing"), std::vector<std::string>{"nope"});
+  EXPECT_EQ(Call("POST", "/v1/namespaces/a/properties", R"({"removals":["x"],"updates":{"x":"1"}})")
+                .status,
+            422);
+
+  auto not_empty = Call("DELETE", "/v1/namespaces/a");
+  EXPECT_EQ(not_empty.status, 409);
+  EXPECT_EQ(ErrorType(not_empty), "NamespaceNotEmptyException");
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/a%1Fb%20c").status, 204);
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/a").status, 204);
+}
+
+TEST_F(CatalogServiceTest, ListsPageWithTokensAndNeverSendAnEmptyToken) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  for (int i = 0; i < 5; ++i) CreateTable("n", "t" + std::to_string(i));
+  std::vector<std::string> names;
+  std::string token;
+  int pages = 0;
+  do {
+    auto response = Call("GET", "/v1/namespaces/n/tables?pageSize=2&pageToken=" + token);
+    ASSERT_EQ(response.status, 200);
+    auto body = Body(response);
+    for (auto identifier : *json::GetArray(body, "identifiers")) {
+      names.push_back(*json::GetString(*json::AsObject(identifier, "id"), "name"));
+    }
+    auto next = json::GetOptionalString(body, "next-page-token");
+    token = next->value_or("");
+    if (next->has_value()) EXPECT_FALSE(next->value().empty());
+    ++pages;
+  } while (!token.empty());
+  EXPECT_EQ(names, (std::vector<std::string>{"t0", "t1", "t2", "t3", "t4"}));
+  EXPECT_EQ(pages, 3);
+  // Java's first call sends an empty pageToken and no pageSize: everything.
+  auto all = Call("GET", "/v1/namespaces/n/tables?pageToken=");
+  EXPECT_EQ(json::GetArray(Body(all), "identifiers")->size(), 5u);
+  EXPECT_EQ(Call("GET", "/v1/namespaces/n/tables?pageSize=0").status, 400);
+  EXPECT_EQ(ErrorType(Call("GET", "/v1/namespaces/nope/tables")), "NoSuchNamespaceException");
+}
+
+TEST_F(CatalogServiceTest, TableRoutesAndErrorTypes) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  auto missing_ns = Call("POST", "/v1/namespaces/nope/tables",
+                         R"({"name":"t","schema":)" + std::string(kSchema) + "}");
+  EXPECT_EQ(missing_ns.status, 404);
+  EXPECT_EQ(ErrorType(missing_ns), "NoSuchNamespaceException");
+  CreateTable("n", "t");
+  auto exists = Call("POST", "/v1/namespaces/n/tables",
+                     R"({"name":"t","schema":)" + std::string(kSchema) + "}");
+  EXPECT_EQ(ErrorType(exists), "AlreadyExistsException");
+  EXPECT_EQ(Call("HEAD", "/v1/namespaces/n/tables/t").status, 204);
+  // Missing table, even in a missing namespace (Spark's metadata-table probe), is NoSuchTable.
+  EXPECT_EQ(ErrorType(Call("GET", "/v1/namespaces/n%1Ft/tables/files")), "NoSuchTableException");
+  EXPECT_EQ(ErrorType(Call("GET", "/v1/namespaces/nope/tables/t")), "NoSuchTableException");
+  EXPECT_EQ(Call("HEAD", "/v1/namespaces/n/tables/nope").status, 404);
+
+  auto loaded = Call("GET", "/v1/namespaces/n/tables/t");
+  ASSERT_EQ(loaded.status, 200);
+  auto body = Body(loaded);
+  std::string location = *json::GetString(body, "metadata-location");
+  EXPECT_TRUE(json::GetObject(body, "config"));
+  // The metadata is the file's bytes, embedded verbatim.
+  auto file = catalog_->file_io().ReadFile(location);
+  EXPECT_NE(loaded.body.find(*file), std::string::npos);
+
+  auto commit = Call("POST", "/v1/namespaces/n/tables/t",
+                     R"({"requirements":[{"type":"assert-current-schema-id","current-schema-id":0}],
+                         "updates":[{"action":"set-properties","updates":{"a":"b"}}]})");
+  ASSERT_EQ(commit.status, 200) << commit.body;
+  EXPECT_NE(*json::GetString(Body(commit), "metadata-location"), location);
+  auto failed = Call("POST", "/v1/namespaces/n/tables/t",
+                     R"({"requirements":[{"type":"assert-current-schema-id","current-schema-id":7}],
+                         "updates":[]})");
+  EXPECT_EQ(failed.status, 409);
+  EXPECT_EQ(ErrorType(failed), "CommitFailedException");
+  auto unknown = Call("POST", "/v1/namespaces/n/tables/t",
+                      R"({"requirements":[],"updates":[{"action":"do-magic"}]})");
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_EQ(Call("POST", "/v1/namespaces/n/tables/t", "{not json").status, 400);
+  auto mismatch =
+      Call("POST", "/v1/namespaces/n/tables/t",
+           R"({"identifier":{"namespace":["n"],"name":"other"},"requirements":[],"updates":[]})");
+  EXPECT_EQ(mismatch.status, 400);
+  EXPECT_EQ(
+      Call("POST", "/v1/namespaces/n/tables/nope",
+           R"({"requirements":[],"updates":[{"action":"set-properties","updates":{"a":"b"}}]})")
+          .status,
+      404);
+  EXPECT_EQ(Call("PUT", "/v1/namespaces/n/tables/t").status, 405);
+  EXPECT_EQ(ErrorType(Call("GET", "/v1/namespaces/n/views/v")), "NoSuchRouteException");
+}
+
+TEST_F(CatalogServiceTest, ETagsAndSnapshotModes) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  CreateTable("n", "t");
+  auto first = Call("GET", "/v1/namespaces/n/tables/t");
+  std::string etag;
+  for (const auto& [name, value] : first.headers) {
+    if (name == "ETag") etag = value;
+  }
+  ASSERT_FALSE(etag.empty());
+  EXPECT_EQ(Call("GET", "/v1/namespaces/n/tables/t", "", {{"if-none-match", etag}}).status, 304);
+  auto refs =
+      Call("GET", "/v1/namespaces/n/tables/t?snapshots=refs", "", {{"if-none-match", etag}});
+  EXPECT_EQ(refs.status, 200) << "snapshots=refs has its own ETag";
+  EXPECT_EQ(Call("GET", "/v1/namespaces/n/tables/t?snapshots=some").status, 400);
+  ASSERT_EQ(
+      Call("POST", "/v1/namespaces/n/tables/t",
+           R"({"requirements":[],"updates":[{"action":"set-properties","updates":{"a":"b"}}]})")
+          .status,
+      200);
+  EXPECT_EQ(Call("GET", "/v1/namespaces/n/tables/t", "", {{"if-none-match", etag}}).status, 200);
+}
+
+TEST_F(CatalogServiceTest, RenameRegisterMetricsDropAndTransactions) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  CreateTable("n", "t");
+  CreateTable("n", "u");
+  auto no_dest_ns = Call(
+      "POST", "/v1/tables/rename",
+      R"({"source":{"namespace":["n"],"name":"t"},"destination":{"namespace":["x"],"name":"t"}})");
+  EXPECT_EQ(ErrorType(no_dest_ns), "NoSuchNamespaceException");
+  auto no_source = Call(
+      "POST", "/v1/tables/rename",
+      R"({"source":{"namespace":["n"],"name":"zz"},"destination":{"namespace":["n"],"name":"y"}})");
+  EXPECT_EQ(ErrorType(no_source), "NoSuchTableException");
+  EXPECT_EQ(
+      Call(
+          "POST", "/v1/tables/rename",
+          R"({"source":{"namespace":["n"],"name":"t"},"destination":{"namespace":["n"],"name":"u"}})")
+          .status,
+      409);
+  EXPECT_EQ(
+      Call(
+          "POST", "/v1/tables/rename",
+          R"({"source":{"namespace":["n"],"name":"t"},"destination":{"namespace":["n"],"name":"t2"}})")
+          .status,
+      204);
+
+  EXPECT_EQ(Call("POST", "/v1/namespaces/n/tables/t2/metrics",
+                 R"({"report-type":"commit-report","table-name":"n.t2"})")
+                .status,
+            204);
+  EXPECT_EQ(
+      Call("POST", "/v1/namespaces/n/tables/zz/metrics", R"({"report-type":"scan-report"})").status,
+      404);
+
+  std::string location =
+      *json::GetString(Body(Call("GET", "/v1/namespaces/n/tables/t2")), "metadata-location");
+  EXPECT_EQ(Call("POST", "/v1/namespaces/n/register",
+                 R"({"name":"copy","metadata-location":")" + location + R"("})")
+                .status,
+            200);
+
+  auto transaction = Call("POST", "/v1/transactions/commit", R"({"table-changes":[
+      {"identifier":{"namespace":["n"],"name":"t2"},"requirements":[],
+       "updates":[{"action":"set-properties","updates":{"tx":"1"}}]},
+      {"identifier":{"namespace":["n"],"name":"u"},"requirements":[{"type":"assert-table-uuid","uuid":"00000000-0000-0000-0000-000000000000"}],
+       "updates":[{"action":"set-properties","updates":{"tx":"1"}}]}]})");
+  EXPECT_EQ(transaction.status, 409);
+  EXPECT_EQ(catalog_->LoadTable({{"n"}, "t2"})->metadata->properties.count("tx"), 0u);
+
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/n/tables/u?purgeRequested=True").status, 204);
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/n/tables/u").status, 404);
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/n/tables/t2?purgeRequested=maybe").status, 400);
+}
+
+TEST_F(CatalogServiceTest, StageCreateReturnsMetadataWithoutALocation) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  auto staged = Call("POST", "/v1/namespaces/n/tables",
+                     R"({"name":"s","stage-create":true,"schema":)" + std::string(kSchema) + "}");
+  ASSERT_EQ(staged.status, 200);
+  auto body = Body(staged);
+  EXPECT_FALSE(json::Has(body, "metadata-location"));
+  auto metadata = json::GetObject(body, "metadata");
+  EXPECT_TRUE(json::GetString(*metadata, "table-uuid"));
+  EXPECT_TRUE(json::GetString(*metadata, "location"));
+  EXPECT_EQ(Call("HEAD", "/v1/namespaces/n/tables/s").status, 404);
+}
+
+}  // namespace
+}  // namespace skade::rest

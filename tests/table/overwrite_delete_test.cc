@@ -1,0 +1,195 @@
+#include <gtest/gtest.h>
+
+#include "skade/avro/manifest_list_reader.h"
+#include "skade/avro/manifest_reader.h"
+#include "skade/table/delete_files.h"
+#include "skade/table/fast_append.h"
+#include "skade/table/overwrite_files.h"
+#include "skade/table/snapshot_scan.h"
+#include "table_fixture.h"
+
+namespace skade::table {
+namespace {
+
+using testing::IsOk;
+using testing::TableTest;
+using ::testing::UnorderedElementsAre;
+
+class OverwriteDeleteTest : public TableTest {
+ protected:
+  // Two snapshots: eu/a (10 rows) + us/b (20 rows), then eu/c (5 rows).
+  Table Populated() {
+    Table table = Create("events", testing::RegionSpec());
+    auto first = FastAppend(table)
+                     .AppendFile(File(table, "a", 10, "eu"))
+                     .AppendFile(File(table, "b", 20, "us"))
+                     .Commit();
+    EXPECT_THAT(first, IsOk());
+    auto second = FastAppend(*first).AppendFile(File(table, "c", 5, "eu")).Commit();
+    EXPECT_THAT(second, IsOk());
+    return *second;
+  }
+
+  std::vector<spec::ManifestEntry> AllEntries(const spec::Snapshot& snapshot) {
+    auto list = avro::ReadManifestList(*io_->ReadFile(snapshot.manifest_list));
+    std::vector<spec::ManifestEntry> all;
+    for (const auto& manifest : list->manifests) {
+      auto entries = avro::ReadManifestEntries(*io_, manifest);
+      EXPECT_THAT(entries, IsOk());
+      all.insert(all.end(), entries->begin(), entries->end());
+    }
+    return all;
+  }
+};
+
+TEST_F(OverwriteDeleteTest, OverwriteReplacesOnePartition) {
+  Table table = Populated();
+  OverwriteFiles overwrite(table,
+                           PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}}));
+  overwrite.AddFile(File(table, "d", 7, "eu"));
+  auto committed = overwrite.Commit();
+  ASSERT_THAT(committed, IsOk());
+
+  auto snapshot = committed->metadata().CurrentSnapshot();
+  EXPECT_EQ(snapshot->operation(), "overwrite");
+  EXPECT_EQ(snapshot->summary.at("added-data-files"), "1");
+  EXPECT_EQ(snapshot->summary.at("added-records"), "7");
+  EXPECT_EQ(snapshot->summary.at("deleted-data-files"), "2");
+  EXPECT_EQ(snapshot->summary.at("deleted-records"), "15");
+  EXPECT_EQ(snapshot->summary.at("removed-files-size"), "350");
+  EXPECT_EQ(snapshot->summary.at("changed-partition-count"), "1");
+  EXPECT_EQ(snapshot->summary.at("total-records"), "27");
+  EXPECT_EQ(snapshot->summary.at("total-data-files"), "2");
+
+  auto files = CurrentDataFiles(*committed);
+  ASSERT_THAT(files, IsOk());
+  EXPECT_THAT(Paths(*files), UnorderedElementsAre(File(table, "d", 7, "eu").file_path,
+                                                  File(table, "b", 20, "us").file_path));
+
+  // The removed files are DELETED entries of this snapshot, with their
+  // original sequence numbers; "b" stays EXISTING.
+  int deleted = 0;
+  for (const auto& entry : AllEntries(*snapshot)) {
+    if (entry.status == spec::ManifestEntryStatus::kDeleted) {
+      ++deleted;
+      EXPECT_EQ(entry.snapshot_id, overwrite.snapshot_id());
+      EXPECT_LE(*entry.sequence_number, 2);
+    }
+    if (entry.data_file.file_path == File(table, "b", 20, "us").file_path) {
+      EXPECT_EQ(entry.status, spec::ManifestEntryStatus::kExisting);
+      EXPECT_EQ(entry.sequence_number, 1);
+    }
+  }
+  EXPECT_EQ(deleted, 2);
+}
+
+TEST_F(OverwriteDeleteTest, DeleteByPartitionTuple) {
+  Table table = Populated();
+  DeleteFiles remove(table, PartitionFilter::Tuples(0, {{spec::Literal::String("us")}}));
+  auto committed = remove.Commit();
+  ASSERT_THAT(committed, IsOk());
+  auto snapshot = committed->metadata().CurrentSnapshot();
+  EXPECT_EQ(snapshot->operation(), "delete");
+  EXPECT_EQ(snapshot->summary.at("deleted-data-files"), "1");
+  EXPECT_EQ(snapshot->summary.at("deleted-records"), "20");
+  EXPECT_EQ(snapshot->summary.count("added-data-files"), 0u);
+  EXPECT_EQ(snapshot->summary.at("total-records"), "15");
+  EXPECT_EQ(snapshot->summary.at("total-data-files"), "2");
+
+  auto files = CurrentDataFiles(*committed);
+  ASSERT_THAT(files, IsOk());
+  EXPECT_THAT(Paths(*files), UnorderedElementsAre(File(table, "a", 10, "eu").file_path,
+                                                  File(table, "c", 5, "eu").file_path));
+
+  // The manifest without a match (the second append's) is reused as is.
+  auto parent_list =
+      avro::ReadManifestList(*io_->ReadFile(table.metadata().CurrentSnapshot()->manifest_list));
+  auto list = avro::ReadManifestList(*io_->ReadFile(snapshot->manifest_list));
+  ASSERT_EQ(list->manifests.size(), 2u);
+  EXPECT_EQ(list->manifests[0], parent_list->manifests[0]);
+  EXPECT_EQ(list->manifests[1].added_snapshot_id, remove.snapshot_id());
+  EXPECT_EQ(list->manifests[1].deleted_files_count, 1);
+  EXPECT_EQ(list->manifests[1].existing_files_count, 1);
+}
+
+TEST_F(OverwriteDeleteTest, OverwriteEverythingThenDeleteEverything) {
+  Table table = Populated();
+  auto replaced =
+      OverwriteFiles(table, PartitionFilter::All()).AddFile(File(table, "z", 3, "us")).Commit();
+  ASSERT_THAT(replaced, IsOk());
+  auto files = CurrentDataFiles(*replaced);
+  EXPECT_EQ(Paths(*files), Paths({File(table, "z", 3, "us")}));
+  EXPECT_EQ(replaced->metadata().CurrentSnapshot()->summary.at("total-records"), "3");
+
+  auto emptied = DeleteFiles(*replaced, PartitionFilter::All()).Commit();
+  ASSERT_THAT(emptied, IsOk());
+  EXPECT_TRUE(CurrentDataFiles(*emptied)->empty());
+  const auto& summary = emptied->metadata().CurrentSnapshot()->summary;
+  EXPECT_EQ(summary.at("total-records"), "0");
+  EXPECT_EQ(summary.at("total-data-files"), "0");
+  EXPECT_EQ(summary.at("total-files-size"), "0");
+}
+
+TEST_F(OverwriteDeleteTest, DeleteMatchingNothingCommitsAnEmptySnapshot) {
+  Table table = Populated();
+  auto committed =
+      DeleteFiles(table, PartitionFilter::FieldsEqual({{"region", spec::Literal::String("ap")}}))
+          .Commit();
+  ASSERT_THAT(committed, IsOk());
+  auto snapshot = committed->metadata().CurrentSnapshot();
+  EXPECT_EQ(snapshot->summary.at("changed-partition-count"), "0");
+  EXPECT_EQ(snapshot->summary.at("total-records"), "35");
+  EXPECT_EQ(CurrentDataFiles(*committed)->size(), 3u);
+}
+
+TEST_F(OverwriteDeleteTest, FilterOnAnUnknownFieldMatchesNothing) {
+  Table table = Populated();
+  auto committed =
+      DeleteFiles(table, PartitionFilter::FieldsEqual({{"nope", spec::Literal::String("eu")}}))
+          .Commit();
+  ASSERT_THAT(committed, IsOk());
+  EXPECT_EQ(CurrentDataFiles(*committed)->size(), 3u);
+}
+
+TEST_F(OverwriteDeleteTest, OverwriteRebaseAlsoRemovesFilesAConcurrentCommitAdded) {
+  Table table = Populated();
+  OverwriteFiles overwrite(table,
+                           PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}}));
+  overwrite.AddFile(File(table, "d", 7, "eu"));
+  // A concurrent append lands first, into the partition being replaced.
+  ASSERT_THAT(FastAppend(table).AppendFile(File(table, "late", 4, "eu")).Commit(), IsOk());
+
+  auto committed = overwrite.Commit();
+  ASSERT_THAT(committed, IsOk());
+  auto files = CurrentDataFiles(*committed);
+  EXPECT_THAT(Paths(*files), UnorderedElementsAre(File(table, "d", 7, "eu").file_path,
+                                                  File(table, "b", 20, "us").file_path));
+  EXPECT_EQ(committed->metadata().CurrentSnapshot()->summary.at("deleted-data-files"), "3");
+  EXPECT_EQ(committed->metadata().CurrentSnapshot()->summary.at("total-records"), "27");
+}
+
+TEST_F(OverwriteDeleteTest, FormatV3OverwriteKeepsExistingRowIds) {
+  Table table = Create("v3", testing::RegionSpec(), {{"format-version", "3"}});
+  auto first = FastAppend(table)
+                   .AppendFile(File(table, "a", 10, "eu"))
+                   .AppendFile(File(table, "b", 20, "us"))
+                   .Commit();
+  ASSERT_THAT(first, IsOk());
+  auto replaced =
+      OverwriteFiles(*first,
+                     PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}}))
+          .AddFile(File(table, "c", 5, "eu"))
+          .Commit();
+  ASSERT_THAT(replaced, IsOk());
+  auto entries = LiveEntries(*replaced, *replaced->metadata().CurrentSnapshot());
+  ASSERT_THAT(entries, IsOk());
+  for (const auto& entry : *entries) {
+    if (entry.data_file.file_path == File(table, "b", 20, "us").file_path) {
+      EXPECT_EQ(entry.data_file.first_row_id, 10);  // assigned by the first append
+    }
+  }
+  EXPECT_GE(replaced->metadata().next_row_id, 35);
+}
+
+}  // namespace
+}  // namespace skade::table
