@@ -274,8 +274,9 @@ def render(records: list, meta: dict, results_name: str) -> str:
         f"- **Run** `{run_id}`, mode **{mode}**, {meta.get('started', '?')} → {meta.get('finished', '?')}, "
         f"commit `{meta.get('git_commit', '?')}` (branch `{meta.get('git_branch', '?')}`)",
         f"- **Machine**: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores; load average "
-        f"{meta.get('load_start', '?')} at start, {meta.get('load_end', '?')} at end; durable 4 KiB file "
-        f"create median {meta.get('fsync_ms_start', '?')} ms at start, {meta.get('fsync_ms_end', '?')} ms at end",
+        f"{meta.get('load_start', '?')} at start, {meta.get('load_end', '?')} at end"
+        + (f"; durable 4 KiB file create median {meta['fsync_ms_start']} ms at start, "
+           f"{meta.get('fsync_ms_end', '?')} ms at end" if "fsync_ms_start" in meta else ""),
         f"- **Catalog**: {options.get('tables', '?')} tables, {options.get('tables_per_namespace', '?')} per "
         f"namespace; N = {options.get('threads', '?')} threads; per scenario at most "
         f"{options.get('ops', '?'):,} read ops / {options.get('commit_ops', '?'):,} write ops and "
