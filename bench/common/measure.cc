@@ -1,0 +1,93 @@
+#include "common/measure.h"
+
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <thread>
+
+namespace skade::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct ThreadResult {
+  Clock::time_point start;
+  Clock::time_point end;
+  std::vector<int64_t> latencies_ns;
+  std::optional<Error> error;
+};
+
+}  // namespace
+
+double Measurement::PercentileMicros(double p) const {
+  if (latencies_ns.empty()) return 0;
+  const size_t n = latencies_ns.size();
+  const size_t rank = std::clamp<size_t>(static_cast<size_t>(std::ceil(p * n)), 1, n);
+  return latencies_ns[rank - 1] / 1000.0;
+}
+
+Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op) {
+  const int threads = std::max(1, limits.threads);
+  const uint64_t per_thread = (limits.ops + threads - 1) / threads;
+  const auto time_limit =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.seconds));
+  std::barrier sync(threads);
+  std::vector<ThreadResult> results(threads);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      ThreadResult& result = results[t];
+      for (uint64_t i = 0; i < limits.warmup; ++i) {
+        if (auto status = op(t, i); !status) {
+          result.error = status.error();
+          // Leave the barrier's party so the other threads are not stranded.
+          sync.arrive_and_drop();
+          return;
+        }
+      }
+      sync.arrive_and_wait();
+      // Keep every sample, but do not let a huge op bound reserve gigabytes up front.
+      result.latencies_ns.reserve(std::min<uint64_t>(per_thread, 1 << 22));
+      result.start = Clock::now();
+      const auto deadline = result.start + time_limit;
+      for (uint64_t i = 0; i < per_thread; ++i) {
+        const auto began = Clock::now();
+        if (began >= deadline) break;
+        if (auto status = op(t, limits.warmup + i); !status) {
+          result.error = status.error();
+          break;
+        }
+        result.latencies_ns.push_back((Clock::now() - began).count());
+      }
+      result.end = Clock::now();
+    });
+  }
+  for (auto& worker : workers) worker.join();
+
+  Measurement measurement;
+  std::optional<Clock::time_point> first_start, last_end;
+  for (auto& result : results) {
+    if (result.error) return tl::unexpected(*result.error);
+    if (!first_start || result.start < *first_start) first_start = result.start;
+    if (!last_end || result.end > *last_end) last_end = result.end;
+    measurement.latencies_ns.insert(measurement.latencies_ns.end(), result.latencies_ns.begin(),
+                                    result.latencies_ns.end());
+  }
+  std::sort(measurement.latencies_ns.begin(), measurement.latencies_ns.end());
+  measurement.ops = measurement.latencies_ns.size();
+  measurement.wall_seconds = std::chrono::duration<double>(*last_end - *first_start).count();
+  return measurement;
+}
+
+int PickIndex(int thread, uint64_t iteration, int bound) {
+  // splitmix64 of (thread, iteration): the same mix the peers use.
+  uint64_t z = ((static_cast<uint64_t>(thread) << 40) ^ iteration) + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<int>((z ^ (z >> 31)) % static_cast<uint64_t>(bound));
+}
+
+}  // namespace skade::bench

@@ -1,0 +1,47 @@
+// The timed loop under every scenario: `threads` threads each run untimed
+// warm-up ops, meet at a barrier, then run timed ops until the op or time
+// bound is reached. Every op's latency is kept, so percentiles are exact.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "skade/util/result.h"
+
+namespace skade::bench {
+
+struct MeasureLimits {
+  int threads = 1;
+  /// Timed ops over all threads (each thread runs its share).
+  uint64_t ops = 0;
+  /// Untimed ops per thread before the barrier.
+  uint64_t warmup = 0;
+  double seconds = 1;
+};
+
+struct Measurement {
+  uint64_t ops = 0;
+  /// From the barrier's release to the last thread's last op.
+  double wall_seconds = 0;
+  std::vector<int64_t> latencies_ns;  // sorted ascending
+
+  double ops_per_sec() const { return wall_seconds > 0 ? ops / wall_seconds : 0; }
+  /// The nearest-rank percentile (0 < p ≤ 1) in microseconds; 0 when empty.
+  double PercentileMicros(double p) const;
+};
+
+/// One op of thread `thread` (0 ≤ thread < threads); `iteration` counts that
+/// thread's ops from 0, warm-up included. Called concurrently from different
+/// threads, never concurrently for one thread.
+using Operation = std::function<Status(int thread, uint64_t iteration)>;
+
+/// Runs the loop. The first failing op stops its thread; the measurement then
+/// fails with that error once every thread has stopped.
+Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op);
+
+/// A uniformly spread index below `bound` for (thread, iteration): the same
+/// choice of tables in every driver, without per-thread generator state.
+int PickIndex(int thread, uint64_t iteration, int bound);
+
+}  // namespace skade::bench

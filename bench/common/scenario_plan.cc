@@ -1,0 +1,248 @@
+#include "common/scenario_plan.h"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "common/bench_record.h"
+#include "common/measure.h"
+#include "skade/util/strings.h"
+
+namespace skade::bench {
+
+namespace {
+
+// The group-commit target's committer count (DESIGN.md "Performance bar").
+constexpr int kManyCommitters = 16;
+
+using Sessions = std::vector<std::unique_ptr<CatalogSession>>;
+
+Result<Sessions> OpenSessions(CatalogTarget& target, int count) {
+  Sessions sessions;
+  for (int i = 0; i < count; ++i) {
+    SKADE_ASSIGN_OR_RAISE(auto session, target.NewSession());
+    sessions.push_back(std::move(session));
+  }
+  return sessions;
+}
+
+// Runs one scenario on fresh sessions and writes its record.
+class ScenarioRunner {
+ public:
+  ScenarioRunner(CatalogTarget& target, const BenchOptions& options, std::ostream& out)
+      : target_(target), options_(options), out_(out) {}
+
+  CatalogTarget& target() { return target_; }
+
+  using SessionOp = std::function<Status(CatalogSession&, int thread, uint64_t iteration)>;
+
+  /// `record` names the scenario; its target, durability and group-commit
+  /// fields are filled in here. `conflicts` (per thread) marks a write
+  /// scenario.
+  void Run(BenchRecord record, const MeasureLimits& limits, const SessionOp& op,
+           const std::vector<uint64_t>* conflicts = nullptr) {
+    record.target = target_.name();
+    record.durability = target_.durability();
+    record.group_commit = target_.group_commit();
+    if (std::string extra = target_.write_notes(); conflicts != nullptr && !extra.empty()) {
+      record.notes = StrCat(record.notes, "; ", extra);
+    }
+    Result<Measurement> measurement =
+        OpenSessions(target_, limits.threads).and_then([&](Sessions sessions) {
+          return Measure(limits, [&](int thread, uint64_t iteration) {
+            return op(*sessions[thread], thread, iteration);
+          });
+        });
+    if (conflicts != nullptr) {
+      for (uint64_t c : *conflicts) record.conflicts += c;
+    }
+    WriteRecord(out_, options_, record, measurement);
+    std::cerr << record.target << ": " << record.scenario
+              << (record.variant.empty() ? "" : StrCat(" ", record.variant))
+              << " threads=" << record.threads
+              << (measurement ? StrCat(" ops=", measurement->ops)
+                              : StrCat(" FAILED: ", measurement.error().ToString()))
+              << "\n";
+  }
+
+ private:
+  CatalogTarget& target_;
+  const BenchOptions& options_;
+  std::ostream& out_;
+};
+
+// 1, 2 (the scaling target compares 2 threads with 1) and N.
+std::vector<int> ReadThreadCounts(const BenchOptions& options) {
+  std::set<int> counts = {1, std::min(2, options.threads), options.threads};
+  return {counts.begin(), counts.end()};
+}
+
+Status CheckExists(Result<bool> exists, const spec::TableIdentifier& identifier) {
+  if (!exists) return tl::unexpected(exists.error());
+  if (!*exists) return MakeError(ErrorKind::kNoSuchTable, identifier.ToString(), " is missing");
+  return OkStatus();
+}
+
+void RunReadScenarios(CatalogTarget& target, const BenchOptions& options, ScenarioRunner& runner) {
+  const int tables = options.tables;
+  const uint64_t cold_ops = std::min<uint64_t>(options.ops, tables);
+  runner.Run({.scenario = "load_table_cold",
+              .notes = "first load of each table after the catalog was (re)opened"},
+             {1, cold_ops, 0, options.seconds}, [&](CatalogSession& s, int, uint64_t i) {
+               return s.LoadTable(options.PopulationTable(static_cast<int>(i)));
+             });
+
+  // Untimed: make every table resident, whatever the cold scenario's time bound left out.
+  if (auto session = target.NewSession(); session) {
+    for (int i = 0; i < tables; ++i) (void)(*session)->LoadTable(options.PopulationTable(i));
+  }
+  for (int threads : ReadThreadCounts(options)) {
+    runner.Run({.scenario = "load_table_warm", .threads = threads},
+               {threads, options.ops, options.warmup, options.seconds},
+               [&](CatalogSession& s, int t, uint64_t i) {
+                 return s.LoadTable(options.PopulationTable(PickIndex(t, i, tables)));
+               });
+  }
+  if (auto session = target.NewSession();
+      session && (*session)->ResolveMetadata(options.PopulationTable(0))) {
+    for (int threads : ReadThreadCounts(options)) {
+      runner.Run({.scenario = "resolve_metadata",
+                  .threads = threads,
+                  .notes = "the catalog's floor under load_table: pointer + cached metadata"},
+                 {threads, options.ops, options.warmup, options.seconds},
+                 [&](CatalogSession& s, int t, uint64_t i) {
+                   return s.ResolveMetadata(options.PopulationTable(PickIndex(t, i, tables)));
+                 });
+    }
+  }
+  for (int threads : ReadThreadCounts(options)) {
+    runner.Run({.scenario = "table_exists", .threads = threads},
+               {threads, options.ops, options.warmup, options.seconds},
+               [&](CatalogSession& s, int t, uint64_t i) {
+                 auto identifier = options.PopulationTable(PickIndex(t, i, tables));
+                 return CheckExists(s.TableExists(identifier), identifier);
+               });
+  }
+  runner.Run({.scenario = "list_tables",
+              .notes = StrCat(options.tables_per_namespace, " tables per namespace")},
+             {1, options.ops, options.warmup, options.seconds},
+             [&](CatalogSession& s, int t, uint64_t i) {
+               return s.ListTables(options.PopulationNamespace(PickIndex(t, i, tables)));
+             });
+  runner.Run(
+      {.scenario = "list_namespaces", .notes = StrCat(options.namespaces() + 2, " namespaces")},
+      {1, options.ops, options.warmup, options.seconds},
+      [&](CatalogSession& s, int, uint64_t) { return s.ListNamespaces(); });
+}
+
+void RunCreateScenario(const BenchOptions& options, ScenarioRunner& runner) {
+  runner.Run({.scenario = "create_table"}, {1, options.commit_ops, 2, options.seconds},
+             [&](CatalogSession& s, int t, uint64_t i) {
+               return s.CreateTable({{kCreateNamespace}, StrCat("c", t, "_", i)});
+             });
+}
+
+// Creates the fresh tables of one commit case: one, or one per thread.
+Result<std::vector<spec::TableIdentifier>> CreateCommitTables(CatalogTarget& target,
+                                                              const std::string& prefix,
+                                                              int count) {
+  SKADE_ASSIGN_OR_RAISE(auto session, target.NewSession());
+  std::vector<spec::TableIdentifier> tables;
+  for (int t = 0; t < count; ++t) {
+    tables.push_back({{kCommitNamespace}, StrCat(prefix, t)});
+    SKADE_RETURN_NOT_OK(session->CreateTable(tables.back()));
+  }
+  return tables;
+}
+
+void RunCommitScenarios(const std::vector<ScenarioRunner*>& runners, const BenchOptions& options) {
+  std::vector<std::pair<int, std::string>> cases = {{1, "same_table"}};
+  for (int threads : std::set<int>{options.threads, kManyCommitters}) {
+    if (threads == 1) continue;
+    cases.emplace_back(threads, "same_table");
+    cases.emplace_back(threads, "different_tables");
+  }
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const auto& [threads, variant] = cases[c];
+    for (size_t r = 0; r < runners.size(); ++r) {
+      auto tables = CreateCommitTables(runners[r]->target(), StrCat("k", c, "_", r, "_"),
+                                       variant == "same_table" ? 1 : threads);
+      std::vector<uint64_t> conflicts(threads, 0);
+      BenchRecord record{
+          .scenario = "commit",
+          .variant = variant,
+          .threads = threads,
+          .notes =
+              "fast-append-shaped commit, no data files; load + commit per op, retried on "
+              "conflict (conflicts include warm-up)"};
+      runners[r]->Run(
+          record, {threads, options.commit_ops, 1, options.seconds},
+          [&](CatalogSession& s, int t, uint64_t) -> Status {
+            if (!tables) return tl::unexpected(tables.error());
+            return s.Append((*tables)[t % tables->size()], &conflicts[t]);
+          },
+          &conflicts);
+    }
+  }
+}
+
+void RunMixedScenario(const BenchOptions& options, ScenarioRunner& runner) {
+  std::vector<uint64_t> conflicts(options.threads, 0);
+  runner.Run(
+      {.scenario = "mixed_90_10",
+       .threads = options.threads,
+       .notes = "90% load_table, 10% fast-append commit, random tables"},
+      {options.threads, options.ops, options.warmup, options.seconds},
+      [&](CatalogSession& s, int t, uint64_t i) {
+        auto identifier = options.PopulationTable(PickIndex(t, i, options.tables));
+        if (PickIndex(t, i ^ 0x5EED, 10) == 0) return s.Append(identifier, &conflicts[t]);
+        return s.LoadTable(identifier);
+      },
+      &conflicts);
+}
+
+}  // namespace
+
+Status Populate(CatalogTarget& target, const BenchOptions& options) {
+  SKADE_ASSIGN_OR_RAISE(auto sessions, OpenSessions(target, options.threads));
+  for (int n = 0; n < options.namespaces(); ++n) {
+    SKADE_RETURN_NOT_OK(sessions[0]->CreateNamespace(
+        options.PopulationNamespace(n * options.tables_per_namespace)));
+  }
+  SKADE_RETURN_NOT_OK(sessions[0]->CreateNamespace({kCreateNamespace}));
+  SKADE_RETURN_NOT_OK(sessions[0]->CreateNamespace({kCommitNamespace}));
+  std::vector<Status> results(sessions.size(), OkStatus());
+  std::vector<std::thread> workers;
+  for (size_t t = 0; t < sessions.size(); ++t) {
+    workers.emplace_back([&, t] {
+      for (int i = static_cast<int>(t); i < options.tables && results[t];
+           i += static_cast<int>(sessions.size())) {
+        results[t] = sessions[t]->CreateTable(options.PopulationTable(i));
+      }
+    });
+  }
+  for (auto& worker : workers) worker.join();
+  for (auto& result : results) SKADE_RETURN_NOT_OK(result);
+  return OkStatus();
+}
+
+void RunScenarios(CatalogTarget& target, const std::vector<CatalogTarget*>& commit_peers,
+                  const BenchOptions& options, std::ostream& out) {
+  ScenarioRunner runner(target, options, out);
+  RunReadScenarios(target, options, runner);
+  RunCreateScenario(options, runner);
+  std::vector<std::unique_ptr<ScenarioRunner>> peer_runners;
+  std::vector<ScenarioRunner*> commit_runners = {&runner};
+  for (CatalogTarget* peer : commit_peers) {
+    peer_runners.push_back(std::make_unique<ScenarioRunner>(*peer, options, out));
+    commit_runners.push_back(peer_runners.back().get());
+  }
+  RunCommitScenarios(commit_runners, options);
+  RunMixedScenario(options, runner);
+}
+
+}  // namespace skade::bench

@@ -1,0 +1,332 @@
+"""Renders BENCHMARKS.md from the JSON lines of one `make bench` run (bench/README.md).
+
+Every ratio is computed between records of that one run; the run's context (machine, load, mode)
+comes from the <run_id>.meta.json beside the results. Targets without numbers are listed with the
+reason the harness recorded.
+
+Usage: report.py RESULTS.jsonl [--output BENCHMARKS.md]
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+
+REQUIRED_FIELDS = ("run_id", "target", "scenario", "threads", "ops")
+MEASURED_FIELDS = ("ops_per_sec", "p50_us", "p99_us", "p999_us")
+FAILURE_SCENARIOS = ("unavailable", "harness_error")
+SCENARIO_ORDER = (
+    "load_table_cold", "load_table_warm", "resolve_metadata", "table_exists", "list_tables",
+    "list_namespaces", "create_table", "commit", "mixed_90_10",
+)
+TARGET_ORDER = (
+    "skade-embedded", "skade-embedded (group commit off)", "iceberg-rust-memory", "iceberg-rust-sql",
+    "pyiceberg-sql", "skade-rest", "iceberg-rest-fixture", "nessie",
+)
+REST_TARGETS = ("skade-rest", "iceberg-rest-fixture", "nessie")
+# The seed's published numbers (seeds/001, DESIGN.md "Performance bar"), on another machine.
+SEED = (
+    ("embedded `load_table` p50", "skade-embedded", "load_table_warm", 1.5),
+    ("embedded `table_exists` p50", "skade-embedded", "table_exists", 0.32),
+    ("REST `table_exists` (HEAD) p50", "skade-rest", "table_exists", 36.0),
+)
+GROUP_COMMIT_SAME_BUILD = "same build"
+
+
+class ReportError(Exception):
+    pass
+
+
+def load_records(path: pathlib.Path) -> list:
+    records = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ReportError(f"{path}:{number}: not JSON: {e}") from e
+        missing = [f for f in REQUIRED_FIELDS if f not in record]
+        if "error" not in record:
+            missing += [f for f in MEASURED_FIELDS if f not in record]
+        if missing:
+            raise ReportError(f"{path}:{number}: missing {', '.join(missing)}")
+        records.append(record)
+    run_ids = {r["run_id"] for r in records}
+    if len(run_ids) > 1:
+        raise ReportError(f"{path}: records of several runs ({', '.join(sorted(run_ids))})")
+    return records
+
+
+def display_target(record: dict) -> str:
+    if record["target"] == "skade-embedded" and record.get("group_commit") == "off":
+        return "skade-embedded (group commit off)"
+    return record["target"]
+
+
+def order_key(name: str, order: tuple) -> tuple:
+    return (order.index(name) if name in order else len(order), name)
+
+
+def fmt_us(value: float) -> str:
+    if value >= 1000:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def fmt_ops(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def fmt_ratio(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}×"
+    return f"{value:.2f}×" if value >= 0.1 else f"{value:.2g}×"
+
+
+# Every target family the harness knows, as BENCH_TARGETS names it, and the targets it yields.
+FAMILIES = {
+    "skade-embedded": ("skade-embedded",),
+    "skade-rest": ("skade-rest",),
+    "pyiceberg-sql": ("pyiceberg-sql",),
+    "iceberg-rest-fixture": ("iceberg-rest-fixture",),
+    "iceberg-rust": ("iceberg-rust-memory", "iceberg-rust-sql"),
+    "nessie": ("nessie",),
+}
+
+
+class Run:
+    def __init__(self, records: list, selected: str = None):
+        self.measured = [r for r in records if "error" not in r]
+        self.failed = [r for r in records if "error" in r]
+        # Nessie is not selectable: the harness always records why it has no numbers.
+        families = (selected.split(",") + ["nessie"]) if selected else list(FAMILIES)
+        self.unselected = [t for f, targets in FAMILIES.items() if f not in families for t in targets]
+
+    def find(self, target: str, scenario: str, threads: int = None, variant: str = "",
+             group_commit: str = None) -> dict:
+        """The one measured record matching, or None. `threads` None = the largest count."""
+        matches = [
+            r for r in self.measured
+            if display_target(r) == target and r["scenario"] == scenario
+            and r.get("variant", "") == variant
+            and (group_commit is None or r.get("group_commit") == group_commit)
+        ]
+        if threads is None:
+            return max(matches, key=lambda r: r["threads"], default=None)
+        return next((r for r in matches if r["threads"] == threads), None)
+
+    def failure(self, target: str) -> str:
+        if target in self.unselected:
+            return "not selected for this run (BENCH_TARGETS)"
+        for r in self.failed:
+            if r["target"].startswith(target) and r["scenario"] in FAILURE_SCENARIOS:
+                return r["error"]
+        return ""
+
+    def missing(self, *targets: str) -> str:
+        reasons = [f"{t}: {self.failure(t) or 'no record'}" for t in targets]
+        return "not measured (" + "; ".join(reasons) + ")"
+
+
+def throughput(a: dict, b: dict) -> str:
+    return f"{fmt_ops(a['ops_per_sec'])} vs {fmt_ops(b['ops_per_sec'])} ops/s"
+
+
+def target_row(run: Run, title: str, required: str, threshold: float, ours: tuple, theirs: tuple,
+               key: str, detail, lower_is_better: bool = False) -> tuple:
+    """`ours` and `theirs` are (target name, record or None); the ratio is ours ÷ theirs on `key`
+    (theirs ÷ ours when lower is better), so a larger ratio is always better for skade."""
+    (our_name, a), (their_name, b) = ours, theirs
+    if a is None or b is None:
+        return (title, run.missing(*[n for n, r in (ours, theirs) if r is None]), required, "not measured")
+    numerator, denominator = (b[key], a[key]) if lower_is_better else (a[key], b[key])
+    ratio = numerator / denominator if denominator > 0 else float("inf")
+    return (title, f"{fmt_ratio(ratio)} ({detail(a, b)})", required,
+            "✅ pass" if ratio >= threshold else "❌ fail")
+
+
+def target_rows(run: Run) -> list:
+    """(target, measured, required, result) rows for the targets of DESIGN.md and the catalog-speed
+    issue."""
+    embedded = ("skade-embedded", run.find("skade-embedded", "load_table_warm", 1))
+    pyiceberg = ("pyiceberg-sql", run.find("pyiceberg-sql", "load_table_warm", 1))
+    rows = [target_row(
+        run, "Embedded warm `load_table` vs PyIceberg `SqlCatalog` (1 thread, ops/s)", "≥ 1000×", 1000,
+        embedded, pyiceberg, "ops_per_sec",
+        lambda a, b: f"{throughput(a, b)}; p50 {fmt_us(a['p50_us'])} vs {fmt_us(b['p50_us'])} µs")]
+
+    for scenario, label in (("load_table_warm", "`loadTable` (GET)"), ("table_exists", "`HEAD table`")):
+        skade = run.find("skade-rest", scenario)
+        threads = skade["threads"] if skade else None
+        ours = ("skade-rest", skade)
+        theirs = ("iceberg-rest-fixture", run.find("iceberg-rest-fixture", scenario, threads))
+        connections = f"{threads or 'N'} connections"
+        rows.append(target_row(
+            run, f"REST {label} throughput, skade-rest vs REST fixture ({connections})", "≥ 10×", 10,
+            ours, theirs, "ops_per_sec", throughput))
+        rows.append(target_row(
+            run, f"REST {label} p99, REST fixture ÷ skade-rest ({connections})", "≥ 10× (p99 ≤ 1/10)", 10,
+            ours, theirs, "p99_us", lambda a, b: f"{fmt_us(a['p99_us'])} vs {fmt_us(b['p99_us'])} µs",
+            lower_is_better=True))
+
+    for scenario in ("load_table_warm", "table_exists"):
+        rows.append(target_row(
+            run, f"Embedded `{scenario}` scaling, 2 threads ÷ 1 thread (ops/s)", "≥ 1.8×", 1.8,
+            ("skade-embedded", run.find("skade-embedded", scenario, 2)),
+            ("skade-embedded", run.find("skade-embedded", scenario, 1)), "ops_per_sec", throughput))
+
+    title = "Commit, 16 committers on different tables, group commit on ÷ off (`durability=immediate`)"
+    on = run.find("skade-embedded", "commit", 16, "different_tables", "on")
+    off = run.find("skade-embedded (group commit off)", "commit", 16, "different_tables")
+    row = target_row(run, title, "≥ 5×", 5, ("skade-embedded", on),
+                     ("skade-embedded (group commit off)", off), "ops_per_sec",
+                     lambda a, b: f"{throughput(a, b)}; durability {a.get('durability')}")
+    if off and GROUP_COMMIT_SAME_BUILD in off.get("notes", ""):
+        row = row[:3] + ("⚠️ not measurable: this build has no group-commit option (same build both ways)",)
+    rows.append(row)
+    return rows
+
+
+def seed_rows(run: Run) -> list:
+    rows = []
+    for label, target, scenario, seed_us in SEED:
+        record = run.find(target, scenario, 1)
+        if record is None:
+            rows.append((label, f"{seed_us} µs", run.missing(target), ""))
+        else:
+            rows.append((label, f"{seed_us} µs", f"{fmt_us(record['p50_us'])} µs",
+                         f"{record['p50_us'] / seed_us:.2f}×"))
+    return rows
+
+
+def counterpart(target: str) -> str:
+    return "skade-rest" if target in REST_TARGETS else "skade-embedded"
+
+
+def scenario_sections(run: Run) -> list:
+    lines = []
+    scenarios = sorted({r["scenario"] for r in run.measured}, key=lambda s: order_key(s, SCENARIO_ORDER))
+    for scenario in scenarios:
+        records = [r for r in run.measured if r["scenario"] == scenario]
+        lines += [f"### `{scenario}`", ""]
+        write = scenario in ("create_table", "commit", "mixed_90_10")
+        header = "| target | variant | threads | ops | ops/s | p50 µs | p99 µs | p999 µs | skade × |"
+        rule = "|---|---|--:|--:|--:|--:|--:|--:|--:|"
+        if write:
+            header += " conflicts | durability |"
+            rule += "--:|---|"
+        lines += [header, rule]
+        records.sort(key=lambda r: (r.get("variant", ""), r["threads"],
+                                    order_key(display_target(r), TARGET_ORDER)))
+        notes = {}
+        for r in records:
+            target = display_target(r)
+            base = run.find(counterpart(target), scenario, r["threads"], r.get("variant", ""),
+                            "on" if counterpart(target) == "skade-embedded" else None)
+            speedup = ""
+            if base is not None and base is not r and r["ops_per_sec"] > 0:
+                speedup = fmt_ratio(base["ops_per_sec"] / r["ops_per_sec"])
+            row = (f"| {target} | {r.get('variant', '') or '—'} | {r['threads']} | {r['ops']:,} | "
+                   f"{fmt_ops(r['ops_per_sec'])} | {fmt_us(r['p50_us'])} | {fmt_us(r['p99_us'])} | "
+                   f"{fmt_us(r['p999_us'])} | {speedup} |")
+            if write:
+                conflicts = r.get("conflicts")
+                row += f" {'' if conflicts is None else f'{conflicts:,}'} | {r.get('durability', '')} |"
+            lines.append(row)
+            if r.get("notes"):
+                notes.setdefault(r["notes"], []).append(target)
+        if notes:
+            lines.append("")
+            for note, targets in notes.items():
+                lines.append(f"- {', '.join(dict.fromkeys(targets))}: {note}")
+        lines.append("")
+    return lines
+
+
+def failure_lines(run: Run) -> list:
+    if not run.failed and not run.unselected:
+        return ["Every target was obtained and every scenario ran.", ""]
+    lines = ["| target | what | reason |", "|---|---|---|"]
+    lines += [f"| {t} | not run | not selected for this run (BENCH_TARGETS) |" for t in run.unselected]
+    for r in sorted(run.failed, key=lambda r: order_key(r["target"], TARGET_ORDER)):
+        what = r["scenario"] if r["scenario"] in FAILURE_SCENARIOS else (
+            f"scenario `{r['scenario']}` {r.get('variant', '')} ({r['threads']} threads)")
+        reason = r["error"].replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {r['target']} | {what} | {reason} |")
+    return lines + [""]
+
+
+def render(records: list, meta: dict, results_name: str) -> str:
+    run = Run(records, meta.get("targets"))
+    run_id = meta.get("run_id") or (records[0]["run_id"] if records else "?")
+    options = meta.get("options", {})
+    mode = meta.get("mode", "?")
+    lines = [
+        "# skade benchmarks",
+        "",
+        f"_Generated by `make bench` (`scripts/bench.sh` → `bench/report.py`) from "
+        f"`bench/results/{results_name}`; do not edit by hand. Scenario definitions: "
+        f"[bench/README.md](bench/README.md)._",
+        "",
+        f"- **Run** `{run_id}`, mode **{mode}**, {meta.get('started', '?')} → {meta.get('finished', '?')}, "
+        f"commit `{meta.get('git_commit', '?')}` (branch `{meta.get('git_branch', '?')}`)",
+        f"- **Machine**: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores; load average "
+        f"{meta.get('load_start', '?')} at start, {meta.get('load_end', '?')} at end"
+        + (f"; durable 4 KiB file create median {meta['fsync_ms_start']} ms at start, "
+           f"{meta.get('fsync_ms_end', '?')} ms at end" if "fsync_ms_start" in meta else ""),
+        f"- **Catalog**: {options.get('tables', '?')} tables, {options.get('tables_per_namespace', '?')} per "
+        f"namespace; N = {options.get('threads', '?')} threads; per scenario at most "
+        f"{options.get('ops', '?'):,} read ops / {options.get('commit_ops', '?'):,} write ops and "
+        f"{options.get('seconds', '?')} s; {options.get('warmup', '?')} warm-up ops per thread"
+        if isinstance(options.get("ops"), int) else "- **Catalog**: ?",
+        "",
+    ]
+    if mode != "full":
+        lines += [f"> **{mode} mode**: small catalog, short scenarios. Good for catching regressions, not for "
+                  "publishing; run `make bench` (full mode, 10,000 tables) on a quiet machine for that.", ""]
+    try:
+        load = float(str(meta.get("load_start", "0")).split()[0])
+        if load > 0.5 * float(meta.get("cores", 1)):
+            lines += [f"> The machine was busy (load {meta['load_start']} on {meta['cores']} cores): other "
+                      "work competed for the CPU. Re-run on a quiet machine before trusting small differences.",
+                      ""]
+    except ValueError:
+        pass
+    lines += ["## Targets", "", "Ratios between targets of this run only.", "",
+              "| target | measured | required | result |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in target_rows(run)]
+    lines += ["", "## Against the seed's numbers", "",
+              "The seed (`seeds/001`) measured its Rust implementation on a larger machine; these are absolute "
+              "figures from different hardware, for orientation only (single thread).", "",
+              "| metric | seed | this run | this run ÷ seed |", "|---|--:|--:|--:|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in seed_rows(run)]
+    lines += ["", "## Results by scenario", "",
+              "`skade ×` is skade's throughput divided by the row's, same scenario, variant and threads: "
+              "skade-embedded for the embedded peers, skade-rest for the REST peers.", ""]
+    lines += scenario_sections(run)
+    lines += ["## Targets and scenarios without numbers", ""]
+    lines += failure_lines(run)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=pathlib.Path)
+    parser.add_argument("--output", type=pathlib.Path, default=pathlib.Path("BENCHMARKS.md"))
+    args = parser.parse_args()
+    try:
+        records = load_records(args.results)
+    except (OSError, ReportError) as e:
+        print(f"report.py: {e}", file=sys.stderr)
+        return 1
+    meta_path = args.results.with_name(args.results.name.removesuffix(".jsonl") + ".meta.json")
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    args.output.write_text(render(records, meta, args.results.name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+// skade_rest_bench: the REST load generator of `make bench`, for skade-rest
+// and iceberg-rest-fixture alike. `--phase populate` creates the benchmark
+// catalog; scripts/bench.sh then restarts the server (cold caches) and runs
+// `--phase measure`, which runs every scenario and prints one JSON line each.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "common/scenario_plan.h"
+#include "rest/rest_target.h"
+
+int main(int argc, char** argv) {
+  skade::bench::BenchOptions options;
+  skade::bench::RestTargetOptions target_options;
+  std::string phase;
+  CLI::App app("Iceberg REST catalog load generator (bench/README.md)");
+  options.AddTo(app);
+  app.add_option("--uri", target_options.uri, "http://127.0.0.1:PORT")->required();
+  app.add_option("--target", target_options.name, "Target name in the records")->required();
+  app.add_option("--durability", target_options.durability, "Durability label")->required();
+  app.add_option("--write-notes", target_options.write_notes, "Note for write records");
+  app.add_option("--phase", phase, "populate | measure")
+      ->required()
+      ->check(CLI::IsMember({"populate", "measure"}));
+  CLI11_PARSE(app, argc, argv);
+
+  auto target = skade::bench::RestTarget::Connect(target_options);
+  if (!target) {
+    std::cerr << "skade_rest_bench: " << target.error().ToString() << "\n";
+    return 1;
+  }
+  if (phase == "populate") {
+    if (auto status = skade::bench::Populate(**target, options); !status) {
+      std::cerr << "skade_rest_bench: populate: " << status.error().ToString() << "\n";
+      return 1;
+    }
+    std::cerr << target_options.name << ": " << options.tables << " tables created\n";
+    return 0;
+  }
+  skade::bench::RunScenarios(**target, {}, options, std::cout);
+  return 0;
+}

@@ -1,0 +1,38 @@
+// A REST target: any Iceberg REST catalog server (skade serve, the Iceberg
+// REST fixture), driven over HTTP/1.1 with one keep-alive connection per
+// session. The server is started and stopped by scripts/bench.sh.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/catalog_target.h"
+
+namespace skade::bench {
+
+struct RestTargetOptions {
+  std::string name;         // record target, e.g. "skade-rest"
+  std::string uri;          // http://127.0.0.1:PORT
+  std::string durability;   // as the harness started the server
+  std::string write_notes;  // e.g. what the server makes durable
+};
+
+class RestTarget : public CatalogTarget {
+ public:
+  /// Reads GET /v1/config to learn the server's path prefix.
+  static Result<std::unique_ptr<RestTarget>> Connect(const RestTargetOptions& options);
+
+  Result<std::unique_ptr<CatalogSession>> NewSession() override;
+  std::string name() const override { return options_.name; }
+  std::string durability() const override { return options_.durability; }
+  std::string write_notes() const override { return options_.write_notes; }
+
+ private:
+  RestTargetOptions options_;
+  std::string host_;
+  uint16_t port_ = 0;
+  std::string base_path_;  // "/v1/" or "/v1/<prefix>/"
+};
+
+}  // namespace skade::bench

@@ -1,0 +1,289 @@
+#!/usr/bin/env bash
+# `make bench`: every benchmark target of bench/README.md in one run with one run id, on this machine.
+# Installs and starts the peers itself, writes JSON lines to bench/results/<run_id>.jsonl (plus
+# <run_id>.meta.json) and regenerates BENCHMARKS.md from them. A target that cannot be obtained or
+# fails is recorded as such (scenario "unavailable" or "harness_error"), never silently dropped.
+#
+# Usage: scripts/bench.sh [BUILD_DIR]      (default: build; expects bin/skade and the bench tools)
+# Environment:
+#   BENCH_QUICK=1        a small catalog and short scenarios (a few minutes in all)
+#   BENCH_SMOKE=1        a tiny catalog and a few hundred ops (for tests/interop/test_bench_smoke.py)
+#   BENCH_TARGETS        comma-separated subset of: skade-embedded, skade-rest, pyiceberg-sql,
+#                        iceberg-rest-fixture, iceberg-rust (default: all)
+#   BENCH_THREADS        N of the multi-threaded scenarios (default: cores, at least 2)
+#   BENCH_TABLES, BENCH_OPS, BENCH_COMMIT_OPS, BENCH_SECONDS, BENCH_WARMUP   override the mode's sizes
+#   BENCH_RUN_ID         default: UTC time + git commit
+#   BENCH_RESULTS_DIR    default: bench/results
+#   BENCH_REPORT         default: BENCHMARKS.md (where the report is written)
+#   BENCH_PYTHON         Python with PyIceberg (default: .venv/bin/python)
+#   BENCH_KEEP=1         keep the warehouses and logs under .deps/bench/<run_id>/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+build=$(cd "${1:-build}" && pwd)
+bin=$build/bin
+
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+  mode=smoke tables=20 per_ns=10 ops=300 commit_ops=20 seconds=0.5 warmup=5 target_timeout=300
+elif [[ ${BENCH_QUICK:-0} == 1 ]]; then
+  mode=quick tables=500 per_ns=100 ops=100000 commit_ops=200 seconds=1.5 warmup=100 target_timeout=900
+else
+  mode=full tables=10000 per_ns=100 ops=2000000 commit_ops=2000 seconds=5 warmup=100 target_timeout=3600
+fi
+tables=${BENCH_TABLES:-$tables} ops=${BENCH_OPS:-$ops} commit_ops=${BENCH_COMMIT_OPS:-$commit_ops}
+seconds=${BENCH_SECONDS:-$seconds} warmup=${BENCH_WARMUP:-$warmup}
+cores=$(nproc)
+threads=${BENCH_THREADS:-$((cores > 2 ? cores : 2))}
+run_id=${BENCH_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(git rev-parse --short HEAD 2>/dev/null || echo nogit)}
+results_dir=${BENCH_RESULTS_DIR:-bench/results}
+report=${BENCH_REPORT:-BENCHMARKS.md}
+python=${BENCH_PYTHON:-.venv/bin/python}
+targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust}
+
+mkdir -p "$results_dir"
+results=$(cd "$results_dir" && pwd)/$run_id.jsonl
+work=$root/.deps/bench/$run_id
+logs=$work/logs
+mkdir -p "$logs"
+: >"$results"
+
+log() { echo "bench: $*" >&2; }
+wants() { [[ ",$targets," == *",$1,"* ]]; }
+
+# Every process started here is killed on exit, whatever happens.
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  if [[ ${BENCH_KEEP:-0} != 1 ]]; then rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# stop PID: SIGTERM, then SIGKILL after 30 s; returns once the process is gone (it may not be our
+# child: the REST fixture's JVM runs under setsid).
+stop() {
+  local i
+  kill "$1" 2>/dev/null || return 0
+  for ((i = 0; i < 300; i++)); do
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -9 "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+# record_failure TARGET KIND REASON: a line saying why TARGET has no (or not all) numbers.
+record_failure() {
+  python3 -c 'import json, sys; print(json.dumps({"run_id": sys.argv[1], "target": sys.argv[2],
+    "scenario": sys.argv[3], "threads": 0, "ops": 0, "error": sys.argv[4]}))' \
+    "$run_id" "$1" "$2" "$3" >>"$results"
+  log "$1: $2: $3"
+}
+
+# last_lines FILE: the tail of a log, on one line, for a failure record.
+last_lines() { tail -n "${2:-5}" "$1" 2>/dev/null | tr '\n' ' ' | cut -c1-600; }
+
+common=(--run-id "$run_id" --tables "$tables" --tables-per-namespace "$per_ns" --threads "$threads"
+  --ops "$ops" --commit-ops "$commit_ops" --seconds "$seconds" --warmup "$warmup")
+
+# run_peer TARGET LOG COMMAND...: runs a driver that prints JSON lines, bounded in time; records a
+# failure when it produced nothing or exited non-zero.
+run_peer() {
+  local target=$1 logfile=$2
+  shift 2
+  local before after rc=0
+  before=$(wc -l <"$results")
+  timeout --kill-after=10 "$target_timeout" "$@" >>"$results" 2>"$logfile" || rc=$?
+  after=$(wc -l <"$results")
+  if ((after == before)); then
+    record_failure "$target" unavailable "exited $rc before measuring: $(last_lines "$logfile")"
+  elif ((rc != 0)); then
+    record_failure "$target" harness_error "exited $rc after $((after - before)) records: $(last_lines "$logfile")"
+  fi
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_skade WAREHOUSE DURABILITY: starts `skade serve` on a free loopback port; sets server_pid
+# and server_uri.
+start_skade() {
+  local out=$logs/skade-serve-$2.out word=""
+  server_uri=""
+  : >"$out"
+  "$bin/skade" --warehouse "$1" --durability "$2" serve --host 127.0.0.1 --port 0 --quiet \
+    >"$out" 2>>"$logs/skade-serve.log" &
+  server_pid=$!
+  pids+=("$server_pid")
+  local i
+  for ((i = 0; i < 100; i++)); do
+    if read -r word server_uri <"$out" && [[ $word == listening ]]; then return 0; fi
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  return 1
+}
+
+bench_skade_embedded() {
+  run_peer skade-embedded "$logs/skade-embedded.log" \
+    "$bin/skade_catalog_bench" "${common[@]}" --warehouse "$work/skade-embedded" --durability immediate
+}
+
+# Populates over REST with --durability none (not measured), then restarts the server at
+# immediate durability: the measured phase starts with cold caches.
+bench_skade_rest() {
+  local warehouse=$work/skade-rest
+  if ! start_skade "$warehouse" none; then
+    record_failure skade-rest unavailable "skade serve did not start: $(last_lines "$logs/skade-serve.log")"
+    return
+  fi
+  if ! "$bin/skade_rest_bench" "${common[@]}" --uri "$server_uri" --target skade-rest \
+    --durability none --phase populate \
+    2>"$logs/skade-rest-populate.log"; then
+    stop "$server_pid"
+    record_failure skade-rest unavailable "populate failed: $(last_lines "$logs/skade-rest-populate.log")"
+    return
+  fi
+  stop "$server_pid"
+  if ! start_skade "$warehouse" immediate; then
+    record_failure skade-rest unavailable "skade serve did not restart: $(last_lines "$logs/skade-serve.log")"
+    return
+  fi
+  run_peer skade-rest "$logs/skade-rest.log" "$bin/skade_rest_bench" "${common[@]}" \
+    --uri "$server_uri" --target skade-rest --durability immediate --phase measure
+  stop "$server_pid"
+}
+
+# The Iceberg REST fixture (JdbcCatalog on a SQLite file) through the same load generator; it is
+# restarted after populating so its measured phase also starts cold (JVM included). With its default
+# pool of 2 JDBC connections, concurrent commits fail with SQLITE_BUSY_SNAPSHOT (HTTP 500) and a
+# table just created can read as missing (HTTP 404); one connection makes it correct.
+bench_rest_fixture() {
+  local warehouse=$work/rest-fixture port pid
+  port=$(free_port)
+  export REST_FIXTURE_LOG=$logs/rest-fixture.log CATALOG_CLIENTS=${CATALOG_CLIENTS:-1}
+  if ! pid=$(bench/peers/start-rest-fixture.sh "$port" "$warehouse" 2>"$logs/rest-fixture-start.log"); then
+    record_failure iceberg-rest-fixture unavailable "$(last_lines "$logs/rest-fixture-start.log")"
+    return
+  fi
+  pids+=("$pid")
+  local rest=(--uri "http://127.0.0.1:$port" --target iceberg-rest-fixture --durability peer-default
+    --write-notes "JdbcCatalog on SQLite (WAL, sqlite-jdbc defaults, CATALOG_CLIENTS=$CATALOG_CLIENTS: the default pool of 2 fails concurrent commits with SQLITE_BUSY_SNAPSHOT); metadata files not fsynced")
+  if ! "$bin/skade_rest_bench" "${common[@]}" "${rest[@]}" --phase populate \
+    2>"$logs/rest-fixture-populate.log"; then
+    stop "$pid"
+    record_failure iceberg-rest-fixture unavailable "populate failed: $(last_lines "$logs/rest-fixture-populate.log")"
+    return
+  fi
+  stop "$pid"
+  if ! pid=$(bench/peers/start-rest-fixture.sh "$port" "$warehouse" 2>>"$logs/rest-fixture-start.log"); then
+    record_failure iceberg-rest-fixture unavailable "restart failed: $(last_lines "$logs/rest-fixture-start.log")"
+    return
+  fi
+  pids+=("$pid")
+  run_peer iceberg-rest-fixture "$logs/rest-fixture.bench.log" "$bin/skade_rest_bench" \
+    "${common[@]}" "${rest[@]}" --phase measure
+  stop "$pid"
+}
+
+bench_pyiceberg() {
+  if ! "$python" -c 'import pyiceberg.catalog.sql' 2>"$logs/pyiceberg-import.log"; then
+    record_failure pyiceberg-sql unavailable "PyIceberg SqlCatalog not importable with $python: $(last_lines "$logs/pyiceberg-import.log")"
+    return
+  fi
+  run_peer pyiceberg-sql "$logs/pyiceberg-sql.log" \
+    "$python" bench/peers/pyiceberg_bench.py "${common[@]}" --warehouse "$work/pyiceberg"
+}
+
+# iceberg-rust from crates.io (versions pinned by bench/peers/iceberg-rust/Cargo.lock), built here.
+bench_iceberg_rust() {
+  local reason="" exe
+  if ! command -v cargo >/dev/null 2>&1; then
+    reason="cargo is not installed (https://rustup.rs)"
+  else
+    log "building bench/peers/iceberg-rust (cargo, first build takes a while)"
+    if ! CARGO_TARGET_DIR=$root/.deps/cargo-target cargo build --release --locked -j 2 \
+      --manifest-path bench/peers/iceberg-rust/Cargo.toml >"$logs/iceberg-rust-build.log" 2>&1; then
+      reason="cargo build failed: $(last_lines "$logs/iceberg-rust-build.log" 8)"
+    fi
+  fi
+  exe=$root/.deps/cargo-target/release/skade-bench-iceberg-rust
+  local catalog
+  for catalog in memory sql; do
+    if [[ -n $reason ]]; then
+      record_failure "iceberg-rust-$catalog" unavailable "$reason"
+      continue
+    fi
+    run_peer "iceberg-rust-$catalog" "$logs/iceberg-rust-$catalog.log" \
+      "$exe" "${common[@]}" --catalog "$catalog" --warehouse "$work/iceberg-rust"
+  done
+}
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# Median time to durably create a 4 KiB file (write, fsync, fsync the directory) in the work
+# directory, in ms: what a commit at durability=immediate waits for at least once; other processes'
+# I/O moves it more than the load average shows.
+fsync_ms() {
+  python3 -c '
+import os, statistics, sys, time
+directory = os.path.join(sys.argv[1], "fsync-probe")
+os.makedirs(directory, exist_ok=True)
+dir_fd = os.open(directory, os.O_RDONLY)
+samples = []
+for i in range(20):
+    began = time.perf_counter()
+    fd = os.open(os.path.join(directory, str(i)), os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, b"x" * 4096)
+    os.fsync(fd)
+    os.close(fd)
+    os.fsync(dir_fd)
+    samples.append((time.perf_counter() - began) * 1000)
+    os.unlink(os.path.join(directory, str(i)))
+os.close(dir_fd)
+os.rmdir(directory)
+print(f"{statistics.median(samples):.2f}")
+' "$work"
+}
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)
+load_start=$(load)
+fsync_start=$(fsync_ms)
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+log "run $run_id ($mode: $tables tables, $threads threads, load $load_start, fsync ${fsync_start} ms) -> $results"
+
+wants skade-embedded && bench_skade_embedded
+wants skade-rest && bench_skade_rest
+wants pyiceberg-sql && bench_pyiceberg
+wants iceberg-rest-fixture && bench_rest_fixture
+wants iceberg-rust && bench_iceberg_rust
+# Named in DESIGN.md's target list but not driven yet: say so in every full and quick run.
+if [[ $mode != smoke ]]; then
+  record_failure nessie unavailable "not attempted by this harness: Nessie's Iceberg REST endpoint needs an S3-compatible object store (DESIGN.md, Peers), which the harness does not set up"
+fi
+
+# The run's context, for the report: when, where, on which commit, under which load.
+META_RUN_ID=$run_id META_MODE=$mode META_STARTED=$started META_FINISHED=$(date -u +%Y-%m-%dT%H:%M:%SZ) \
+  META_GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || true) \
+  META_GIT_BRANCH=$(git rev-parse --abbrev-ref HEAD 2>/dev/null || true) META_CPU=$cpu META_CORES=$cores \
+  META_LOAD_START=$load_start META_LOAD_END=$(load) META_TARGETS=$targets \
+  META_FSYNC_MS_START=$fsync_start META_FSYNC_MS_END=$(fsync_ms) \
+  META_OPTIONS="{\"tables\": $tables, \"tables_per_namespace\": $per_ns, \"threads\": $threads, \"ops\": $ops, \"commit_ops\": $commit_ops, \"seconds\": $seconds, \"warmup\": $warmup}" \
+  python3 -c '
+import json, os, sys
+env = {k[5:].lower(): v for k, v in os.environ.items() if k.startswith("META_")}
+env["cores"] = int(env["cores"])
+env["options"] = json.loads(env["options"])
+with open(sys.argv[1], "w") as out:
+    json.dump(env, out, indent=2, sort_keys=True)
+' "${results%.jsonl}.meta.json"
+
+python3 bench/report.py "$results" --output "$report"
+log "wrote $results and $report"

@@ -1,0 +1,77 @@
+"""The benchmark harness (`make bench`, bench/README.md) in its tiny smoke mode: the skade targets only,
+a few hundred ops. Checks the JSON lines are well-formed and that BENCHMARKS.md can be rendered from
+them, without touching bench/results/ or the real BENCHMARKS.md."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+SCENARIOS = {
+    "load_table_cold", "load_table_warm", "table_exists", "list_tables", "list_namespaces",
+    "create_table", "commit", "mixed_90_10",
+}
+NUMBERS = ("ops_per_sec", "p50_us", "p99_us", "p999_us")
+
+
+def run_smoke(bin_dir, tmp_path):
+    env = dict(
+        os.environ,
+        BENCH_SMOKE="1",
+        BENCH_TARGETS="skade-embedded,skade-rest",
+        BENCH_RUN_ID="smoke-test",
+        BENCH_RESULTS_DIR=str(tmp_path / "results"),
+        BENCH_REPORT=str(tmp_path / "BENCHMARKS.md"),
+    )
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "bench.sh"), str(bin_dir.parent)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path / "results" / "smoke-test.jsonl"
+
+
+def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
+    results = run_smoke(bin_dir, tmp_path)
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+
+    failures = [r for r in records if "error" in r]
+    assert not failures, failures
+    for r in records:
+        assert r["run_id"] == "smoke-test"
+        assert r["target"] in ("skade-embedded", "skade-rest")
+        assert r["ops"] > 0 and r["threads"] >= 1 and r["catalog_tables"] == 20
+        assert all(isinstance(r[key], (int, float)) for key in NUMBERS), r
+        assert 0 < r["p50_us"] <= r["p99_us"] <= r["p999_us"], r
+        assert r["durability"] and "notes" in r
+    for target in ("skade-embedded", "skade-rest"):
+        assert SCENARIOS <= {r["scenario"] for r in records if r["target"] == target}, target
+    group_commit = {r.get("group_commit") for r in records
+                    if r["target"] == "skade-embedded" and r["scenario"] == "commit"}
+    assert group_commit == {"on", "off"}
+
+    meta = json.loads(results.with_name("smoke-test.meta.json").read_text())
+    assert meta["mode"] == "smoke" and meta["options"]["tables"] == 20
+
+    report = (tmp_path / "BENCHMARKS.md").read_text()
+    for heading in ("## Targets", "## Against the seed's numbers", "## Results by scenario",
+                    "### `commit`", "## Targets and scenarios without numbers"):
+        assert heading in report
+    assert "pyiceberg-sql | not run | not selected" in report
+    assert not (ROOT / ".deps" / "bench" / "smoke-test").exists()
+
+
+def test_report_rejects_malformed_records(tmp_path):
+    results = tmp_path / "bad.jsonl"
+    results.write_text(json.dumps({"run_id": "x", "target": "skade-embedded", "scenario": "commit",
+                                   "threads": 1, "ops": 3}) + "\n")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "report.py"), str(results),
+         "--output", str(tmp_path / "out.md")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "missing ops_per_sec" in proc.stderr
+    assert not (tmp_path / "out.md").exists()
