@@ -44,6 +44,8 @@ class TableTest : public ::testing::Test {
     catalog::EmbeddedCatalogOptions options;
     options.warehouse = dir_.Sub("warehouse");
     options.store_map_size = 1ull << 30;
+    // Some tests put metadata outside the warehouse (write.metadata.path).
+    options.allowed_locations = {dir_.path()};
     auto opened = catalog::EmbeddedCatalog::Open(options);
     ASSERT_TRUE(opened) << opened.error().ToString();
     catalog_ = *opened;
