@@ -12,6 +12,9 @@ import json
 import pathlib
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "ingest"))
+import summarize as ingest_summary  # noqa: E402  (bench/ingest/summarize.py)
+
 REQUIRED_FIELDS = ("run_id", "target", "scenario", "threads", "ops")
 MEASURED_FIELDS = ("ops_per_sec", "p50_us", "p99_us", "p999_us")
 FAILURE_SCENARIOS = ("unavailable", "harness_error")
@@ -259,7 +262,7 @@ def failure_lines(run: Run) -> list:
     return lines + [""]
 
 
-def render(records: list, meta: dict, results_name: str) -> str:
+def render(records: list, meta: dict, results_name: str, ingest: list = ()) -> str:
     run = Run(records, meta.get("targets"))
     run_id = meta.get("run_id") or (records[0]["run_id"] if records else "?")
     options = meta.get("options", {})
@@ -307,6 +310,12 @@ def render(records: list, meta: dict, results_name: str) -> str:
               "`skade ×` is skade's throughput divided by the row's, same scenario, variant and threads: "
               "skade-embedded for the embedded peers, skade-rest for the REST peers.", ""]
     lines += scenario_sections(run)
+    if ingest:
+        lines += ["## Ingest", "",
+                  "`bench/ingest/run.sh` in the same run: the raw all-core Arrow Parquet encode rate (the "
+                  "physical limit), `IngestPipelined`, `IngestPipelinedOverlap` and PyIceberg "
+                  "`table.append` on the same generated data.", ""]
+        lines += ingest_summary.markdown(ingest) + [""]
     lines += ["## Targets and scenarios without numbers", ""]
     lines += failure_lines(run)
     return "\n".join(lines).rstrip() + "\n"
@@ -324,7 +333,10 @@ def main() -> int:
         return 1
     meta_path = args.results.with_name(args.results.name.removesuffix(".jsonl") + ".meta.json")
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    args.output.write_text(render(records, meta, args.results.name))
+    # The same run's ingest benchmark, if it ran (scripts/bench.sh writes it beside the results).
+    ingest_path = args.results.with_name(args.results.name.removesuffix(".jsonl") + ".ingest.jsonl")
+    ingest = ingest_summary.load(ingest_path) if ingest_path.exists() else []
+    args.output.write_text(render(records, meta, args.results.name, ingest))
     return 0
 
 

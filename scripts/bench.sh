@@ -9,7 +9,7 @@
 #   BENCH_QUICK=1        a small catalog and short scenarios (a few minutes in all)
 #   BENCH_SMOKE=1        a tiny catalog and a few hundred ops (for tests/interop/test_bench_smoke.py)
 #   BENCH_TARGETS        comma-separated subset of: skade-embedded, skade-rest, pyiceberg-sql,
-#                        iceberg-rest-fixture, iceberg-rust (default: all)
+#                        iceberg-rest-fixture, iceberg-rust, ingest (default: all)
 #   BENCH_THREADS        N of the multi-threaded scenarios (default: cores, at least 2)
 #   BENCH_TABLES, BENCH_OPS, BENCH_COMMIT_OPS, BENCH_SECONDS, BENCH_WARMUP   override the mode's sizes
 #   BENCH_RUN_ID         default: UTC time + git commit
@@ -38,7 +38,7 @@ run_id=${BENCH_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(git rev-parse --short HEAD 2
 results_dir=${BENCH_RESULTS_DIR:-bench/results}
 report=${BENCH_REPORT:-BENCHMARKS.md}
 python=${BENCH_PYTHON:-.venv/bin/python}
-targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust}
+targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust,ingest}
 
 mkdir -p "$results_dir"
 results=$(cd "$results_dir" && pwd)/$run_id.jsonl
@@ -264,6 +264,16 @@ wants skade-rest && bench_skade_rest
 wants pyiceberg-sql && bench_pyiceberg
 wants iceberg-rest-fixture && bench_rest_fixture
 wants iceberg-rust && bench_iceberg_rust
+# The ingest benchmark (skade vs raw encode vs PyIceberg append), same run id.
+if wants ingest && [[ $mode != smoke ]]; then
+  log "ingest: bench/ingest/run.sh"
+  ingest_sizes=()
+  [[ $mode == quick ]] && ingest_sizes=(FILES=16 ROWS=50000 REPS=1)
+  if ! env "${ingest_sizes[@]}" RUN_ID="$run_id" OUT="${results%.jsonl}.ingest.jsonl" PYTHON="$python" \
+      bench/ingest/run.sh "$build" > "${results%.jsonl}.ingest.log" 2>&1; then
+    log "ingest: failed (see ${results%.jsonl}.ingest.log)"
+  fi
+fi
 # Named in DESIGN.md's target list but not driven yet: say so in every full and quick run.
 if [[ $mode != smoke ]]; then
   record_failure nessie unavailable "not attempted by this harness: Nessie's Iceberg REST endpoint needs an S3-compatible object store (DESIGN.md, Peers), which the harness does not set up"
