@@ -2,6 +2,7 @@
 
 #include "skade/util/json_reader.h"
 #include "skade/util/json_writer.h"
+#include "skade/util/strings.h"
 #include "testing/matchers.h"
 
 namespace skade {
@@ -51,6 +52,24 @@ TEST(JsonReaderTest, RoundTripsThroughTheWriter) {
   ASSERT_TRUE(object);
   EXPECT_EQ(*json::GetString(*object, "s"), "x\ty");
   EXPECT_EQ(*json::GetInt64(*object, "n"), -9007199254740993);
+}
+
+// Every ASCII character, escapes between plain runs and at both ends, and
+// multi-byte UTF-8 come back unchanged through a real JSON parser.
+TEST(JsonReaderTest, EveryCharacterRoundTripsThroughTheWriter) {
+  std::string text = "\"start";
+  for (int c = 0; c < 0x80; ++c) text += StrCat("run", std::string(1, static_cast<char>(c)));
+  text += "gr\xC3\xBC\xC3\x9F \xE2\x82\xAC \xF0\x9F\xA7\x8A\\";
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("s", text);
+  writer.EndObject();
+  simdjson::dom::parser parser;
+  auto element = json::Parse(parser, writer.str());
+  ASSERT_TRUE(element) << writer.str();
+  auto object = json::AsObject(*element, "doc");
+  ASSERT_TRUE(object);
+  EXPECT_EQ(*json::GetString(*object, "s"), text);
 }
 
 TEST(JsonReaderTest, MissingAndMistypedFieldsNameTheField) {

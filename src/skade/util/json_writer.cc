@@ -97,9 +97,17 @@ void JsonWriter::Raw(std::string_view json) {
 
 void JsonWriter::AppendQuoted(std::string* out, std::string_view value) {
   static constexpr char kHex[] = "0123456789abcdef";
+  auto needs_escape = [](char c) {
+    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+  };
   out->push_back('"');
-  for (char c : value) {
-    auto u = static_cast<unsigned char>(c);
+  // Copy the runs between escapes whole: most strings have no escape at all.
+  size_t run = 0;
+  for (size_t i = 0; i < value.size(); ++i) {
+    char c = value[i];
+    if (!needs_escape(c)) continue;
+    out->append(value.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"':
         out->append("\\\"");
@@ -122,16 +130,14 @@ void JsonWriter::AppendQuoted(std::string* out, std::string_view value) {
       case '\f':
         out->append("\\f");
         break;
-      default:
-        if (u < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[u >> 4]);
-          out->push_back(kHex[u & 0xF]);
-        } else {
-          out->push_back(c);
-        }
+      default: {
+        auto u = static_cast<unsigned char>(c);
+        const char escaped[] = {'\\', 'u', '0', '0', kHex[u >> 4], kHex[u & 0xF]};
+        out->append(escaped, sizeof(escaped));
+      }
     }
   }
+  out->append(value.data() + run, value.size() - run);
   out->push_back('"');
 }
 
