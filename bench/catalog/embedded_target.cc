@@ -34,7 +34,7 @@ class EmbeddedSession : public CatalogSession {
     return catalog_->ListNamespaces({}).map([](auto&&) {});
   }
   Status ResolveMetadata(const spec::TableIdentifier& identifier) override {
-    return ResolveMetadataIfPresent(*catalog_, identifier);
+    return catalog_->ResolveMetadata(identifier).map([](auto&&) {});
   }
   Status Append(const spec::TableIdentifier& identifier, uint64_t* conflicts) override {
     int retries = 0;
@@ -58,9 +58,7 @@ Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Open(const std::string& 
   std::unique_ptr<EmbeddedTarget> target(new EmbeddedTarget());
   if (group_commit) {
     target->group_commit_ = *group_commit ? "on" : "off";
-    if (!SetGroupCommit(options, *group_commit)) {
-      target->write_notes_ = "this build has no group-commit option: on and off are the same build";
-    }
+    options.group_commit = *group_commit;
   }
   SKADE_ASSIGN_OR_RAISE(target->catalog_, catalog::EmbeddedCatalog::Open(options));
   return target;

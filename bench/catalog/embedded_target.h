@@ -11,30 +11,6 @@
 
 namespace skade::bench {
 
-/// Sets EmbeddedCatalogOptions::group_commit when this build has the option
-/// (the group-commit work adds it); false when it does not, so the harness
-/// measures the same build both ways and says so.
-template <typename Options>
-bool SetGroupCommit(Options& options, bool enabled) {
-  if constexpr (requires { options.group_commit = enabled; }) {
-    options.group_commit = enabled;
-    return true;
-  } else {
-    return false;
-  }
-}
-
-/// EmbeddedCatalog::ResolveMetadata when this build has it (the read-path
-/// work adds it); kUnsupported when it does not.
-template <typename Catalog>
-Status ResolveMetadataIfPresent(Catalog& catalog, const spec::TableIdentifier& identifier) {
-  if constexpr (requires { catalog.ResolveMetadata(identifier); }) {
-    return catalog.ResolveMetadata(identifier).map([](auto&&) {});
-  } else {
-    return MakeError(ErrorKind::kUnsupported, "this build has no ResolveMetadata");
-  }
-}
-
 class EmbeddedTarget : public CatalogTarget {
  public:
   /// Opens the catalog of `warehouse`. `group_commit` empty keeps the
@@ -47,12 +23,10 @@ class EmbeddedTarget : public CatalogTarget {
   std::string name() const override { return "skade-embedded"; }
   std::string durability() const override;
   std::string group_commit() const override { return group_commit_; }
-  std::string write_notes() const override { return write_notes_; }
 
  private:
   std::shared_ptr<catalog::EmbeddedCatalog> catalog_;
   std::string group_commit_;
-  std::string write_notes_;
 };
 
 }  // namespace skade::bench
