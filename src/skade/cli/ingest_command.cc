@@ -366,11 +366,13 @@ Status Ingest(const CliContext& context, const IngestArgs& args) {
   bar.Finish();
 
   double seconds = static_cast<double>(MonotonicMicros() - start) / 1e6;
+  auto count = [](int64_t n, const char* noun) {
+    return StrCat(n, " ", noun, n == 1 ? "" : "s");
+  };
   std::printf(
-      "ingested %lld rows into %s: %lld files (%.1f MB), %lld commits in %.2f s (%s rows/s, %.1f "
-      "MB/s)\n",
-      static_cast<long long>(total.rows), args.table.c_str(), static_cast<long long>(total.files),
-      static_cast<double>(total.bytes) / 1e6, static_cast<long long>(total.commits), seconds,
+      "ingested %s into %s: %s (%.1f MB), %s in %.2f s (%s rows/s, %.1f MB/s)\n",
+      count(total.rows, "row").c_str(), args.table.c_str(), count(total.files, "file").c_str(),
+      static_cast<double>(total.bytes) / 1e6, count(total.commits, "commit").c_str(), seconds,
       Human(seconds > 0 ? static_cast<double>(total.rows) / seconds : 0).c_str(),
       seconds > 0 ? static_cast<double>(total.bytes) / 1e6 / seconds : 0.0);
   return OkStatus();
