@@ -28,6 +28,11 @@ mkdir -p "$(dirname "$OUT")"
   --files "$FILES" --rows-per-file "$ROWS" --files-per-commit "$FPC" --reps "$REPS" \
   --durability "$DURABILITY" \
   --dump-data "$SCRATCH/data.parquet" --dump-commit-bound-data "$SCRATCH/small.parquet" "$@"
+# PyIceberg fsyncs no file: the commit-bound shape once more at its durability.
+if [[ $DURABILITY != none ]]; then
+  "$BUILD/bin/skade_ingest_bench" --run-id "$RUN_ID" --out "$OUT" --warehouse "$SCRATCH/warehouse" \
+    --reps "$REPS" --durability none --scenarios commit_bound --latencies-ms 0 "$@"
+fi
 "$PYTHON" "$ROOT/bench/ingest/pyiceberg_append.py" --data "$SCRATCH/data.parquet" \
   --files "$FILES" --files-per-commit "$FPC" --reps "$REPS" --run-id "$RUN_ID" --out "$OUT"
 "$PYTHON" "$ROOT/bench/ingest/pyiceberg_append.py" --data "$SCRATCH/small.parquet" \

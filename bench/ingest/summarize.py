@@ -1,7 +1,8 @@
 """Summarizes one ingest benchmark run (bench/ingest/run.sh) as Markdown, with
 the ratios issue 4 §7 sets targets for:
   skade ingest      >= 0.9 x the raw all-core Parquet encode rate
-  skade ingest      >= 5 x PyIceberg's rows/s
+  skade ingest      >= 5 x PyIceberg's rows/s (PyIceberg fsyncs nothing, so the
+                    commit-bound shape is also measured at skade durability=none)
   overlap           >= 1.3 x serial rows/s when commit latency dominates
 bench/report.py embeds the same section in BENCHMARKS.md.
 """
@@ -17,24 +18,29 @@ def load(path, run_id=None):
 
 def markdown(records):
     """The ingest section's lines: results table, then targets with pass/fail."""
-    def find(target, scenario, variant=None, latency=0):
+    # The run's main durability is that of its pipelined ingest; the extra
+    # commit-bound pass at durability=none is told apart by its durability.
+    main = next((r.get("durability") for r in records
+                 if r["scenario"] == "ingest_pipelined" and "error" not in r), None)
+
+    def find(target, scenario, variant=None, latency=0, durability=None):
         for r in records:
             if (r["target"], r["scenario"], r.get("variant"), r.get("commit_latency_ms", 0)) == (
-                    target, scenario, variant, latency):
+                    target, scenario, variant, latency) and r.get("durability") in (
+                    durability or main, None):
                 return r
         return None
 
-    durability = ", ".join(sorted({r["durability"] for r in records if r.get("durability")}))
-    lines = [f"skade durability: {durability or '?'}. Rows/s over the whole ingest (encode, write, "
-             "commit); `lat ms` is the simulated latency added per commit (LatencyFileIO).", "",
-             "| target | scenario | variant | lat ms | rows/s | MB/s | commits | p50 ms |",
-             "|---|---|---|--:|--:|--:|--:|--:|"]
+    lines = ["Rows/s over the whole ingest (encode, write, commit); `lat ms` is the simulated latency "
+             "added per commit (LatencyFileIO); `durability` is skade's (PyIceberg fsyncs no file).", "",
+             "| target | scenario | variant | durability | lat ms | rows/s | MB/s | commits | p50 ms |",
+             "|---|---|---|---|--:|--:|--:|--:|--:|"]
     for r in records:
         if "error" in r:
-            lines.append(f"| {r['target']} | {r['scenario']} | ERROR: {r['error']} | | | | | |")
+            lines.append(f"| {r['target']} | {r['scenario']} | ERROR: {r['error']} | | | | | | |")
             continue
         lines.append(f"| {r['target']} | {r['scenario']} | {r.get('variant') or '—'} | "
-                     f"{r.get('commit_latency_ms', 0)} | {r['rows_per_sec']:,.0f} | "
+                     f"{r.get('durability') or '—'} | {r.get('commit_latency_ms', 0)} | {r['rows_per_sec']:,.0f} | "
                      f"{r['mb_per_sec']:.1f} | {r.get('commits', 0)} | {r['p50_us'] / 1000:.1f} |")
     lines += ["", "| ratio | measured | required | result |", "|---|--:|--:|---|"]
 
@@ -57,10 +63,19 @@ def markdown(records):
     ratio("IngestPipelinedOverlap ÷ raw all-core encode", overlap, raw, 0.9)
     ratio("IngestPipelined ÷ PyIceberg append (large files)", pipelined, pyiceberg, 5)
     ratio("IngestPipelinedOverlap ÷ PyIceberg append (large files)", overlap, pyiceberg, 5)
+    # No writer beats the raw encode rate, so 5 x PyIceberg on large files is
+    # possible only where PyIceberg reaches at most 0.2 x of it.
+    ratio("PyIceberg append (large files) ÷ raw all-core encode (5× needs ≤ 0.2×)", pyiceberg, raw)
     for variant in ("serial", "overlap"):
         ratio(f"commit-bound {variant} ÷ PyIceberg append (small files)",
               find("skade-embedded", "ingest_commit_bound", variant, 0),
               find("pyiceberg-sql", "ingest_commit_bound"), 5)
+    if main != "none":
+        for variant in ("serial", "overlap"):
+            ratio(f"commit-bound {variant} at durability=none (PyIceberg's) ÷ PyIceberg append "
+                  "(small files)",
+                  find("skade-embedded", "ingest_commit_bound", variant, 0, "none"),
+                  find("pyiceberg-sql", "ingest_commit_bound"), 5)
     latencies = sorted({r.get("commit_latency_ms", 0) for r in records
                         if r["scenario"] == "ingest_commit_bound"})
     for latency in latencies:

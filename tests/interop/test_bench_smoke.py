@@ -63,6 +63,45 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
     assert not (ROOT / ".deps" / "bench" / "smoke-test").exists()
 
 
+def test_quick_ingest_run_fills_the_ingest_section(bin_dir, tmp_path):
+    """`make bench`'s ingest target at quick sizes: every scenario measured, for skade, the raw encoder
+    and PyIceberg, and BENCHMARKS.md computes every ratio from them (whatever the numbers are)."""
+    env = dict(
+        os.environ,
+        BENCH_QUICK="1",
+        BENCH_TARGETS="ingest",
+        BENCH_RUN_ID="ingest-test",
+        BENCH_RESULTS_DIR=str(tmp_path / "results"),
+        BENCH_REPORT=str(tmp_path / "BENCHMARKS.md"),
+    )
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "bench.sh"), str(bin_dir.parent)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr
+    path = tmp_path / "results" / "ingest-test.ingest.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert not [r for r in records if "error" in r]
+    assert all(r["run_id"] == "ingest-test" and r["rows_per_sec"] > 0 for r in records)
+    measured = {(r["target"], r["scenario"], r.get("variant"), r.get("durability"),
+                 r.get("commit_latency_ms", 0)) for r in records}
+    for latency in (0, 5, 20):
+        for variant in ("serial", "overlap"):
+            assert ("skade-embedded", "ingest_commit_bound", variant, "immediate", latency) in measured
+    assert ("skade-embedded", "ingest_commit_bound", "overlap", "none", 0) in measured
+    for key in (("arrow-parquet", "ingest_raw_encode"), ("skade-embedded", "ingest_pipelined"),
+                ("skade-embedded", "ingest_pipelined_overlap"), ("pyiceberg-sql", "ingest_append"),
+                ("pyiceberg-sql", "ingest_commit_bound")):
+        assert key in {m[:2] for m in measured}, key
+
+    report = (tmp_path / "BENCHMARKS.md").read_text()
+    section = report.split("## Ingest", 1)[1].split("\n## ", 1)[0]
+    ratios = [line for line in section.splitlines() if "÷" in line]
+    assert len(ratios) == 12, ratios
+    assert not [line for line in ratios if "n/a" in line]
+    assert sum(("pass" in line) or ("fail" in line) for line in ratios) == 10
+
+
 def test_report_rejects_malformed_records(tmp_path):
     results = tmp_path / "bad.jsonl"
     results.write_text(json.dumps({"run_id": "x", "target": "skade-embedded", "scenario": "commit",
