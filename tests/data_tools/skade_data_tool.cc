@@ -67,23 +67,6 @@ Result<Input> ReadInput(const std::string& path) {
   return input;
 }
 
-// Iceberg's default partition field names: the column for identity,
-// "<column>_<transform>" otherwise.
-std::string PartitionFieldName(const std::string& column, const spec::Transform& transform) {
-  switch (transform.kind()) {
-    case spec::TransformKind::kIdentity:
-      return column;
-    case spec::TransformKind::kBucket:
-      return column + "_bucket";
-    case spec::TransformKind::kTruncate:
-      return column + "_trunc";
-    case spec::TransformKind::kVoid:
-      return column + "_null";
-    default:
-      return column + "_" + transform.ToString();
-  }
-}
-
 Result<spec::PartitionSpecPtr> ParsePartitionSpec(const std::vector<std::string>& fields,
                                                   const spec::Schema& schema) {
   auto spec = std::make_shared<spec::PartitionSpec>();
@@ -98,7 +81,7 @@ Result<spec::PartitionSpecPtr> ParsePartitionSpec(const std::vector<std::string>
     field.field_id =
         spec::PartitionSpec::kPartitionDataIdStart + static_cast<int32_t>(spec->fields.size());
     SKADE_ASSIGN_OR_RAISE(field.transform, spec::Transform::Parse(text.substr(colon + 1)));
-    field.name = PartitionFieldName(column, field.transform);
+    field.name = spec::DefaultPartitionFieldName(field.transform, column);
     spec->fields.push_back(std::move(field));
   }
   return spec;

@@ -1,5 +1,6 @@
 """Shared fixtures for the interop tests: real PyIceberg, DuckDB, fastavro
-(and later Spark) against skade binaries built by `make build`."""
+and Spark against skade binaries built by `make build`."""
+import glob
 import os
 import pathlib
 import subprocess
@@ -86,3 +87,41 @@ def module_server(bin_dir, tmp_path_factory):
     server = SkadeServer(bin_dir, tmp_path_factory.mktemp("rest") / "warehouse")
     yield server
     assert server.stop() == 0, f"server did not shut down cleanly:\n{server.log_path.read_text()}"
+
+
+def spark_runtime_jar():
+    jars = glob.glob(str(ROOT / ".deps" / "jars" / "spark" / "iceberg-spark-runtime-*.jar"))
+    if len(jars) != 1:
+        pytest.fail(f"expected one Iceberg Spark runtime jar in .deps/jars/spark (make setup): {jars}")
+    return jars[0]
+
+
+@pytest.fixture(scope="module")
+def spark(module_server, request):
+    """A local Spark session with the Iceberg runtime, its default catalog `skade` the module's server."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName(f"skade-{request.module.__name__}")
+        .config("spark.driver.memory", "1g")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.default.parallelism", "1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.jars", spark_runtime_jar())
+        .config("spark.sql.extensions",
+                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        .config("spark.sql.catalog.skade", "org.apache.iceberg.spark.SparkCatalog")
+        .config("spark.sql.catalog.skade.type", "rest")
+        .config("spark.sql.catalog.skade.uri", module_server.uri)
+        .config("spark.sql.defaultCatalog", "skade")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

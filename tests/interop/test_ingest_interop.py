@@ -415,43 +415,6 @@ def test_bad_input_commits_nothing(catalog, ingest, inputs):
 # --- Spark, through `skade serve` ---------------------------------------------
 
 
-def runtime_jar():
-    jars = glob.glob(str(ROOT / ".deps" / "jars" / "spark" / "iceberg-spark-runtime-*.jar"))
-    if len(jars) != 1:
-        pytest.fail(f"expected one Iceberg Spark runtime jar in .deps/jars/spark (make setup): {jars}")
-    return jars[0]
-
-
-@pytest.fixture(scope="module")
-def spark(module_server):
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[1]")
-        .appName("skade-ingest-interop")
-        .config("spark.driver.memory", "1g")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.default.parallelism", "1")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.jars", runtime_jar())
-        .config("spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config("spark.sql.catalog.skade", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.skade.type", "rest")
-        .config("spark.sql.catalog.skade.uri", module_server.uri)
-        .config("spark.sql.defaultCatalog", "skade")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
 def spark_rows(spark, sql):
     return [tuple(row) for row in spark.sql(sql).collect()]
 

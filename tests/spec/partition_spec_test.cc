@@ -83,6 +83,20 @@ TEST(PartitionSpecTest, PartitionTypeFollowsTransforms) {
   EXPECT_EQ(fields[3].type->ToString(), "unknown");
 }
 
+TEST(PartitionSpecTest, DefaultFieldNamesAreIcebergs) {
+  auto name = [](const char* transform) {
+    return DefaultPartitionFieldName(*Transform::Parse(transform), "c");
+  };
+  EXPECT_EQ(name("identity"), "c");
+  EXPECT_EQ(name("bucket[16]"), "c_bucket");
+  EXPECT_EQ(name("truncate[4]"), "c_trunc");
+  EXPECT_EQ(name("year"), "c_year");
+  EXPECT_EQ(name("month"), "c_month");
+  EXPECT_EQ(name("day"), "c_day");
+  EXPECT_EQ(name("hour"), "c_hour");
+  EXPECT_EQ(name("void"), "c_null");
+}
+
 TEST(SortOrderTest, ValidatesSourcesAndTransforms) {
   Schema schema = SampleSchema();
   SortOrder order{

@@ -27,30 +27,6 @@ Result<ParsedExpression> ParseOne(std::string_view raw) {
   return ParsedExpression{name, std::string(StripWhitespace(args))};
 }
 
-std::string DefaultName(const spec::Transform& transform, const std::string& column) {
-  switch (transform.kind()) {
-    case spec::TransformKind::kIdentity:
-      return column;
-    case spec::TransformKind::kBucket:
-      return column + "_bucket";
-    case spec::TransformKind::kTruncate:
-      return column + "_trunc";
-    case spec::TransformKind::kYear:
-      return column + "_year";
-    case spec::TransformKind::kMonth:
-      return column + "_month";
-    case spec::TransformKind::kDay:
-      return column + "_day";
-    case spec::TransformKind::kHour:
-      return column + "_hour";
-    case spec::TransformKind::kVoid:
-      return column + "_null";
-    case spec::TransformKind::kUnknown:
-      break;
-  }
-  return column;
-}
-
 }  // namespace
 
 Result<spec::PartitionSpec> ParsePartitionBy(const std::vector<std::string>& expressions,
@@ -68,8 +44,12 @@ Result<spec::PartitionSpec> ParsePartitionBy(const std::vector<std::string>& exp
       return InvalidArgument("Cannot partition by '", expression, "': no column named '",
                              parsed.column, "'");
     }
-    spec.fields.push_back(spec::PartitionField{
-        field->id, {}, next_id++, DefaultName(transform, parsed.column), transform});
+    spec.fields.push_back(
+        spec::PartitionField{field->id,
+                             {},
+                             next_id++,
+                             spec::DefaultPartitionFieldName(transform, parsed.column),
+                             transform});
   }
   SKADE_RETURN_NOT_OK(spec.Validate(schema));
   return spec;

@@ -66,4 +66,28 @@ std::shared_ptr<const PartitionSpec> PartitionSpec::Unpartitioned() {
   return kSpec;
 }
 
+std::string DefaultPartitionFieldName(const Transform& transform, const std::string& column) {
+  switch (transform.kind()) {
+    case TransformKind::kIdentity:
+      return column;
+    case TransformKind::kBucket:
+      return column + "_bucket";
+    case TransformKind::kTruncate:
+      return column + "_trunc";
+    case TransformKind::kYear:
+      return column + "_year";
+    case TransformKind::kMonth:
+      return column + "_month";
+    case TransformKind::kDay:
+      return column + "_day";
+    case TransformKind::kHour:
+      return column + "_hour";
+    case TransformKind::kVoid:
+      return column + "_null";
+    case TransformKind::kUnknown:
+      break;
+  }
+  return column;
+}
+
 }  // namespace skade::spec

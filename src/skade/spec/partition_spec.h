@@ -55,4 +55,9 @@ struct PartitionSpec {
 
 using PartitionSpecPtr = std::shared_ptr<const PartitionSpec>;
 
+/// The name Iceberg gives a partition field of `transform` on `column` when
+/// none is given: the column for identity, `<column>_bucket`, `_trunc`,
+/// `_year`, `_month`, `_day`, `_hour`, and `_null` for void.
+std::string DefaultPartitionFieldName(const Transform& transform, const std::string& column);
+
 }  // namespace skade::spec
