@@ -17,6 +17,16 @@ for pair in metadata_json_fuzz:metadata manifest_fuzz:manifest rest_request_fuzz
     grep -E "^stat::number_of_executed_units" "$work/$target.log"
   else
     grep -A40 -E "==[0-9]+==ERROR|deadly signal" "$work/$target.log" | head -60
+    # Keep the input (the scratch directory goes away) and print it, so a
+    # crash seen only in CI can be replayed: $bin/$target FILE.
+    mkdir -p "$bin/../fuzz-crashes"
+    for input in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
+      [[ -e $input ]] || continue
+      cp "$input" "$bin/../fuzz-crashes/$target-${input##*/}"
+      echo "fuzz: kept $bin/../fuzz-crashes/$target-${input##*/}; base64 of the input:"
+      base64 -w0 "$input" | head -c 20000
+      echo
+    done
     status=1
   fi
 done

@@ -449,6 +449,17 @@ INSTANTIATE_TEST_SUITE_P(
                     "Cannot parse missing int: default-sort-order-id"},
         MissingCase{3, "\"next-row-id\":300,", "Cannot parse missing long: next-row-id"}));
 
+// Found by metadata_json_fuzz: an empty uuid parsed, was then written as no
+// uuid, and the written file no longer parsed (v2 requires one).
+TEST(TableMetadataJsonTest, EmptyTableUuidIsRejected) {
+  for (int version : {1, 2, 3}) {
+    std::string json = TableMetadataToJson(*SampleMetadata(version));
+    EXPECT_THAT(TableMetadataFromJson(Replace(json, "9c12d441-03fe-4693-9a96-a0705ddf69c1", "")),
+                IsErrorWithMessage(ErrorKind::kInvalidArgument, "Invalid table-uuid: empty string"))
+        << version;
+  }
+}
+
 TEST(TableMetadataJsonTest, ListsRequiredFromV2On) {
   for (const char* key : {"schemas", "partition-specs", "sort-orders"}) {
     std::string json = TableMetadataToJson(*SampleMetadata(2));

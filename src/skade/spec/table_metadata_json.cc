@@ -325,6 +325,8 @@ Result<TableMetadataPtr> ParseTableMetadata(json::Element element) {
 
   SKADE_ASSIGN_OR_RAISE(auto uuid, json::GetOptionalString(object, "table-uuid"));
   if (!uuid && version != 1) return InvalidArgument("Cannot parse missing string: table-uuid");
+  // An empty uuid would read as "no uuid" (v1's absence) once written back.
+  if (uuid && uuid->empty()) return InvalidArgument("Invalid table-uuid: empty string");
   metadata->table_uuid = uuid.value_or("");
   SKADE_ASSIGN_OR_RAISE(metadata->location, json::GetString(object, "location"));
   // v1 has no sequence numbers; a stray field there is ignored, as Java does.
