@@ -330,7 +330,9 @@ Status Ingest(const CliContext& context, const IngestArgs& args) {
       const std::string& path = args.files[next++];
       SKADE_ASSIGN_OR_RAISE(auto input, ReadInputFile(path, args.format, table_schema.get()));
       chunk_memory += arrow::util::TotalBufferSize(*input);
-      chunk_input_bytes += static_cast<int64_t>(std::filesystem::file_size(path));
+      std::error_code ec;  // only for the progress bar: a size it cannot read counts as 0
+      auto size = std::filesystem::file_size(path, ec);
+      chunk_input_bytes += ec ? 0 : static_cast<int64_t>(size);
       inputs.push_back(std::move(input));
     }
 

@@ -56,7 +56,11 @@ Status EnsureParent(const std::string& path, bool durable) {
     if (p == p.parent_path()) break;
   }
   fs::create_directories(parent, ec);
-  if (ec && !fs::is_directory(parent)) {
+  std::error_code exists_ec;  // (the throwing overloads would escape as exceptions)
+  if (ec && !fs::is_directory(parent, exists_ec)) {
+    if (ec == std::errc::filename_too_long) {
+      return InvalidArgument("Cannot create directory ", parent.string(), ": ", ec.message());
+    }
     return IoError("Cannot create directory ", parent.string(), ": ", ec.message());
   }
   if (durable) {
