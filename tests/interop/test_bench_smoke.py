@@ -16,21 +16,26 @@ SCENARIOS = {
 NUMBERS = ("ops_per_sec", "p50_us", "p99_us", "p999_us")
 
 
-def run_smoke(bin_dir, tmp_path):
+def run_bench(bin_dir, tmp_path, run_id, **settings):
+    """scripts/bench.sh with `settings` (BENCH_* variables), its results and report under tmp_path."""
     env = dict(
         os.environ,
-        BENCH_SMOKE="1",
-        BENCH_TARGETS="skade-embedded,skade-rest",
-        BENCH_RUN_ID="smoke-test",
+        BENCH_RUN_ID=run_id,
         BENCH_RESULTS_DIR=str(tmp_path / "results"),
         BENCH_REPORT=str(tmp_path / "BENCHMARKS.md"),
+        **settings,
     )
     proc = subprocess.run(
         [str(ROOT / "scripts" / "bench.sh"), str(bin_dir.parent)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stderr
-    return tmp_path / "results" / "smoke-test.jsonl"
+    return tmp_path / "results" / f"{run_id}.jsonl"
+
+
+def run_smoke(bin_dir, tmp_path):
+    return run_bench(bin_dir, tmp_path, "smoke-test", BENCH_SMOKE="1",
+                     BENCH_TARGETS="skade-embedded,skade-rest")
 
 
 def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
@@ -66,19 +71,7 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
 def test_quick_ingest_run_fills_the_ingest_section(bin_dir, tmp_path):
     """`make bench`'s ingest target at quick sizes: every scenario measured, for skade, the raw encoder
     and PyIceberg, and BENCHMARKS.md computes every ratio from them (whatever the numbers are)."""
-    env = dict(
-        os.environ,
-        BENCH_QUICK="1",
-        BENCH_TARGETS="ingest",
-        BENCH_RUN_ID="ingest-test",
-        BENCH_RESULTS_DIR=str(tmp_path / "results"),
-        BENCH_REPORT=str(tmp_path / "BENCHMARKS.md"),
-    )
-    proc = subprocess.run(
-        [str(ROOT / "scripts" / "bench.sh"), str(bin_dir.parent)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
-    )
-    assert proc.returncode == 0, proc.stderr
+    run_bench(bin_dir, tmp_path, "ingest-test", BENCH_QUICK="1", BENCH_TARGETS="ingest")
     path = tmp_path / "results" / "ingest-test.ingest.jsonl"
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert not [r for r in records if "error" in r]
