@@ -38,8 +38,20 @@ HttpResponse NoRoute(const HttpRequest& request) {
                        StrCat("No route for ", request.method, " ", path));
 }
 
+// Anything but a read is a write, so a method the router does not serve
+// (PUT, PATCH) is still refused to a read-only client.
 bool IsWrite(const std::string& method) {
-  return method == "POST" || method == "DELETE" || method == "PUT";
+  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+}
+
+// POST /v1[/{prefix}]/namespaces/{namespace}/tables/{table}/metrics: a client
+// reporting scan and commit statistics changes nothing, so read-only clients
+// may send it.
+bool IsReportMetrics(const std::string& method, const std::vector<std::string>& segments) {
+  if (method != "POST" || (segments.size() != 6 && segments.size() != 7)) return false;
+  const size_t base = segments.size() - 5;  // index of "namespaces", after "v1" and any prefix
+  return segments[0] == "v1" && segments[base] == "namespaces" && segments[base + 2] == "tables" &&
+         segments[base + 4] == "metrics";
 }
 
 // A strong validator for a table response: the metadata file is immutable,
@@ -149,7 +161,7 @@ HttpResponse CatalogService::Handle(const HttpRequest& request) {
   }
   call.principal = *principal;
   if (call.principal.read_only && IsWrite(request.method) &&
-      !(segments.size() == 7 && segments[6] == "metrics")) {
+      !IsReportMetrics(request.method, segments)) {
     return ErrorResponse(403, "ForbiddenException",
                          StrCat("Client ", call.principal.client_id, " is read-only"));
   }

@@ -1,4 +1,6 @@
 #include "skade/rest/http/error_model.h"
+
+#include "skade/rest/http/utf8.h"
 #include "skade/util/json_writer.h"
 
 namespace skade::rest {
@@ -8,8 +10,10 @@ HttpResponse ErrorModelResponse(int status, std::string_view type, std::string_v
   json.StartObject();
   json.Key("error");
   json.StartObject();
-  json.Field("message", message);
-  json.Field("type", type);
+  // Every error body is written here, and messages quote client input (names,
+  // paths, methods): invalid UTF-8 in it would make the body invalid JSON.
+  json.Field("message", ToValidUtf8(message));
+  json.Field("type", ToValidUtf8(type));
   json.Field("code", int32_t{status});
   json.EndObject();
   json.EndObject();

@@ -8,7 +8,9 @@
 
 namespace skade::rest {
 
-/// `status` with Content-Type application/json and body {"error":{"message":`message`,"type":`type`,"code":`status`}}.
+/// `status` with Content-Type application/json and body
+/// {"error":{"message":`message`,"type":`type`,"code":`status`}}. Invalid UTF-8
+/// in `message` or `type` is replaced by U+FFFD, so the body is always valid JSON.
 HttpResponse ErrorModelResponse(int status, std::string_view type, std::string_view message);
 
 }  // namespace skade::rest

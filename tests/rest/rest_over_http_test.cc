@@ -1,0 +1,170 @@
+// The REST service behind the real HttpServer, over sockets: what read-only
+// clients may do, and that error bodies stay valid JSON whatever bytes a
+// client sends.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "http/test_client.h"
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/rest/catalog_service.h"
+#include "skade/rest/http/http_server.h"
+#include "skade/util/json_reader.h"
+#include "testing/temp_dir.h"
+
+namespace skade::rest {
+namespace {
+
+using skade::testing::MakeRequest;
+using skade::testing::ParsedResponse;
+using skade::testing::TestClient;
+
+constexpr char kSchema[] =
+    R"({"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]})";
+
+class RestOverHttpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    catalog::EmbeddedCatalogOptions options;
+    options.warehouse = dir_.path();
+    options.durability = store::Durability::kNone;
+    options.store_map_size = 1ull << 30;
+    auto opened = catalog::EmbeddedCatalog::Open(options);
+    ASSERT_TRUE(opened);
+    catalog_ = *opened;
+    AuthOptions auth;
+    auth.mode = AuthOptions::Mode::kToken;
+    auth.clients = {{"writer", "w-secret", false}, {"reader", "r-secret", true}};
+    service_ = std::make_shared<CatalogService>(catalog_,
+                                                std::make_shared<Authenticator>(std::move(auth)));
+    HttpServerOptions http;
+    http.port = 0;
+    http.threads = 2;
+    http.log_requests = false;
+    auto server = HttpServer::Start(
+        http, [service = service_](const HttpRequest& r) { return service->Handle(r); });
+    ASSERT_TRUE(server) << server.error().ToString();
+    server_ = std::move(*server);
+    writer_ = Token("writer", "w-secret");
+    reader_ = Token("reader", "r-secret");
+  }
+
+  ParsedResponse Send(const std::string& request) {
+    TestClient client(server_->port());
+    EXPECT_TRUE(client.Send(request));
+    auto response = client.ReadResponse(request.rfind("HEAD ", 0) == 0);
+    EXPECT_TRUE(response) << request;
+    return response.value_or(ParsedResponse{});
+  }
+
+  ParsedResponse Call(const std::string& token, const std::string& method,
+                      const std::string& target, const std::string& body = "") {
+    return Send(MakeRequest(method, target, body, "Authorization: Bearer " + token + "\r\n"));
+  }
+
+  std::string Token(const std::string& id, const std::string& secret) {
+    auto response = Send(
+        MakeRequest("POST", "/v1/oauth/tokens",
+                    "grant_type=client_credentials&client_id=" + id + "&client_secret=" + secret,
+                    "Content-Type: application/x-www-form-urlencoded\r\n"));
+    EXPECT_EQ(response.status, 200) << response.body;
+    auto element = json::Parse(parser_, response.body);
+    if (!element) return "";
+    return std::string(*json::GetString(*json::AsObject(*element, "body"), "access_token"));
+  }
+
+  // The ErrorModel type of a body that must be strictly valid JSON.
+  std::string ErrorType(const ParsedResponse& response) {
+    auto element = json::Parse(parser_, response.body);
+    EXPECT_TRUE(element) << "not valid JSON/UTF-8: " << response.body;
+    if (!element) return "<not json>";
+    auto error = json::GetObject(*json::AsObject(*element, "body"), "error");
+    if (!error) return "<no error>";
+    return std::string(*json::GetString(*error, "type"));
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<catalog::EmbeddedCatalog> catalog_;
+  std::shared_ptr<CatalogService> service_;
+  std::unique_ptr<HttpServer> server_;
+  std::string writer_;
+  std::string reader_;
+  simdjson::dom::parser parser_;
+};
+
+// Regression: the read-only check let through any 7-segment path ending in
+// "metrics" and forbade the real report-metrics route, which has 6 segments
+// (/v1/namespaces/{ns}/tables/{table}/metrics).
+TEST_F(RestOverHttpTest, ReadOnlyClientsMayReportMetrics) {
+  ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces/n/tables",
+                 std::string(R"({"name":"t","schema":)") + kSchema + "}")
+                .status,
+            200);
+  const std::string report = R"({"report-type":"commit-report","table-name":"n.t"})";
+  EXPECT_EQ(Call(reader_, "POST", "/v1/namespaces/n/tables/t/metrics", report).status, 204);
+  // With a prefix the route is not served here, and a reader learns exactly
+  // what a writer does: not a 403.
+  auto as_writer = Call(writer_, "POST", "/v1/warehouse/namespaces/n/tables/t/metrics", report);
+  auto as_reader = Call(reader_, "POST", "/v1/warehouse/namespaces/n/tables/t/metrics", report);
+  EXPECT_NE(as_reader.status, 403);
+  EXPECT_EQ(as_reader.status, as_writer.status);
+}
+
+TEST_F(RestOverHttpTest, ReadOnlyClientsGet403OnEveryWriteAndOnlyThere) {
+  ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces/n/tables",
+                 std::string(R"({"name":"t","schema":)") + kSchema + "}")
+                .status,
+            200);
+  for (const std::string& endpoint : CatalogService::Endpoints()) {
+    const std::string method = endpoint.substr(0, endpoint.find(' '));
+    for (const char* prefix : {"", "/warehouse"}) {
+      std::string path = endpoint.substr(endpoint.find(' ') + 1);
+      for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+               {"/{prefix}", prefix}, {"{namespace}", "n"}, {"{table}", "t"}}) {
+        if (auto at = path.find(from); at != std::string::npos) path.replace(at, from.size(), to);
+      }
+      const bool metrics = path.size() >= 8 && path.substr(path.size() - 8) == "/metrics";
+      auto response = Call(reader_, method, path, "{}");
+      if (method == "GET" || method == "HEAD" || metrics) {
+        EXPECT_NE(response.status, 403) << endpoint << " as " << path;
+      } else {
+        EXPECT_EQ(response.status, 403) << endpoint << " as " << path;
+        EXPECT_EQ(ErrorType(response), "ForbiddenException");
+      }
+    }
+  }
+  // Writes the router does not know are still writes.
+  for (const char* path : {"/v1/namespaces/n/tables/t/x/metrics", "/v1/a/b/c/d/e/metrics",
+                           "/v1/namespaces/n/tables/t/metrics/x", "/v1/metrics"}) {
+    EXPECT_EQ(Call(reader_, "POST", path, "{}").status, 403) << path;
+  }
+  EXPECT_EQ(Call(reader_, "PUT", "/v1/namespaces/n", "{}").status, 403);
+  EXPECT_EQ(Call(reader_, "PATCH", "/v1/namespaces/n", "{}").status, 403);
+  EXPECT_EQ(Call(reader_, "DELETE", "/v1/namespaces/n/tables/t/metrics").status, 403);
+  // Nothing was changed.
+  EXPECT_EQ(Call(writer_, "GET", "/v1/namespaces/n/tables/t").status, 200);
+}
+
+// Regression: a namespace or table name with invalid UTF-8 was echoed into the
+// error message as is, and the body was not JSON any client could parse.
+TEST_F(RestOverHttpTest, ErrorBodiesAreValidUtf8WhateverTheClientSent) {
+  for (const std::string& target :
+       {std::string("/v1/namespaces/%FF%FEbad"), std::string("/v1/namespaces/a%C0%AFb"),
+        std::string("/v1/namespaces/n\xFF/tables/t"),
+        std::string("/v1/namespaces/n/tables/%ED%A0%80"),
+        std::string("/v1/namespaces/\xF4\x90\x80\x80/tables")}) {
+    auto response = Call(writer_, "GET", target);
+    EXPECT_GE(response.status, 400) << target;
+    EXPECT_LT(response.status, 500) << target;
+    EXPECT_NE(ErrorType(response), "<no error>") << target;
+  }
+  auto method = Call(writer_, "GET", "/v1/bad\xC3(route");
+  EXPECT_EQ(method.status, 404);
+  ErrorType(method);
+}
+
+}  // namespace
+}  // namespace skade::rest
