@@ -155,6 +155,56 @@ TEST_F(CatalogStoreTest, MultiTableSwapIsAllOrNothing) {
   EXPECT_EQ((*log)[1].first, seq_before + 2);
 }
 
+// Multi-table transactions: tables that were only read assert, in the same
+// write transaction, that they are still at the version read.
+TEST_F(CatalogStoreTest, CompareOnlySwapsCheckWithoutWriting) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  spec::TableIdentifier a{{"n"}, "a"};
+  spec::TableIdentifier b{{"n"}, "b"};
+  ASSERT_THAT(CreateTable(a, "a0"), IsOk());
+  ASSERT_THAT(CreateTable(b, "b0"), IsOk());
+  uint64_t seq_before = *store_->CommitSeq();
+  uint64_t b_id = (*store_->GetTable(b))->table_id;
+
+  EXPECT_TRUE(PointerSwap::CompareOnly(b, "b0").compare_only());
+  EXPECT_FALSE((PointerSwap{a, "a0", "a1", {}}).compare_only());
+  auto swapped = store_->SwapPointers({{a, "a0", "a1", {}}, PointerSwap::CompareOnly(b, "b0")});
+  ASSERT_THAT(swapped, IsOk());
+  ASSERT_EQ(swapped->size(), 2u);
+  EXPECT_EQ((*swapped)[1].metadata_location, "b0");
+  EXPECT_EQ((*swapped)[1].table_id, b_id);
+  EXPECT_EQ((*store_->GetTable(a))->metadata_location, "a1");
+  EXPECT_EQ((*store_->GetTable(b))->metadata_location, "b0");
+  // Only the real swap is a commit.
+  EXPECT_EQ(*store_->CommitSeq(), seq_before + 1);
+  auto log = store_->ReadCommitLog(seq_before, 10);
+  ASSERT_TRUE(log);
+  ASSERT_EQ(log->size(), 1u);
+  EXPECT_EQ((*log)[0].second.metadata_location, "a1");
+
+  // b moved since it was read: the whole transaction loses, like a lost swap.
+  ASSERT_TRUE(store_->SwapPointers({{b, "b0", "b1", {}}}));
+  auto lost = store_->SwapPointers({{a, "a1", "a2", {}}, PointerSwap::CompareOnly(b, "b0")});
+  ASSERT_THAT(lost, IsErrorWithMessage(ErrorKind::kCommitFailed,
+                                       "Commit conflict: table n.b was changed concurrently"));
+  EXPECT_TRUE(lost.error().retryable);
+  EXPECT_EQ((*store_->GetTable(a))->metadata_location, "a1");
+  EXPECT_EQ(*store_->CommitSeq(), seq_before + 2);
+
+  EXPECT_THAT(store_->SwapPointers({PointerSwap::CompareOnly({{"n"}, "gone"}, "x")}),
+              IsError(ErrorKind::kNoSuchTable));
+  EXPECT_THAT(store_->SwapPointers({{b, std::nullopt, "", {}}}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(store_->SwapPointers({{b, "b1", "", {7}}}), IsError(ErrorKind::kInvalidArgument));
+  // A transaction of checks alone commits nothing.
+  uint64_t txn_before = store_->env().LastTxnId();
+  ASSERT_THAT(store_->SwapPointers({PointerSwap::CompareOnly(b, "b1")}), IsOk());
+  EXPECT_EQ(*store_->CommitSeq(), seq_before + 2);
+  auto changed = store_->ReadTablePointersChangedAfter(txn_before);
+  ASSERT_TRUE(changed);
+  EXPECT_TRUE(changed->tables.empty());
+}
+
 TEST_F(CatalogStoreTest, RenameKeepsTheTableIdAndChecksBothEnds) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   ASSERT_THAT(store_->CreateNamespace({"m"}, {}), IsOk());
@@ -211,6 +261,7 @@ TEST_F(CatalogStoreTest, ConcurrentSwapsLoseNothing) {
 TEST_F(CatalogStoreTest, ReopeningInTheSameProcessSharesTheEnvironment) {
   CatalogStoreOptions options;
   options.lmdb.map_size = 1ull << 30;
+  options.lmdb.durability = Durability::kNone;
   auto again = CatalogStore::Open(dir_.Sub("store"), options);
   ASSERT_TRUE(again);
   EXPECT_EQ(&(*again)->env(), &store_->env());

@@ -3,7 +3,9 @@
 // batch writes nothing and fails alone; every caller gets its own result.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -15,6 +17,7 @@ namespace skade::store {
 namespace {
 
 using testing::IsError;
+using testing::IsErrorWithMessage;
 using testing::IsOk;
 
 class GroupCommitTest : public ::testing::TestWithParam<bool> {
@@ -132,6 +135,69 @@ TEST_P(GroupCommitTest, ChangesLogNamesEveryTableAWriteTouched) {
   auto nothing = store_->ReadTablePointersChangedAfter(changed->txn_id);
   ASSERT_TRUE(nothing);
   EXPECT_TRUE(nothing->tables.empty());
+}
+
+// A listener that throws from one of its callbacks while `armed`, standing in
+// for any exception (std::bad_alloc, a bug) on the leader's commit path.
+class ThrowingListener : public CommitListener {
+ public:
+  enum class When { kCommitting, kCommitted };
+  explicit ThrowingListener(When when) : when_(when) {}
+  void OnCommitting(uint64_t) override {
+    if (armed && when_ == When::kCommitting) throw std::runtime_error("injected before commit");
+  }
+  void OnCommitted(uint64_t, const std::vector<TableChange>&) override {
+    if (armed && when_ == When::kCommitted) throw std::runtime_error("injected after commit");
+  }
+  void OnCommitFailed(uint64_t) override {}
+  std::atomic<bool> armed{true};
+
+ private:
+  When when_;
+};
+
+// Regression: an exception in the leader escaped SwapPointers and left the
+// followers of its batch waiting forever, and no one led again.
+TEST_P(GroupCommitTest, LeaderThatThrowsBeforeCommitFailsEveryoneRetryably) {
+  ThrowingListener listener(ThrowingListener::When::kCommitting);
+  store_->SetCommitListener(&listener);
+  uint64_t seq_before = *store_->CommitSeq();
+  auto results = RunQueued({{{tables_[0], "x0", "x1", {}}},
+                            {{tables_[1], "x0", "x1", {}}},
+                            {{tables_[2], "x0", "x1", {}}}});
+  for (const auto& result : results) {
+    ASSERT_THAT(result, IsErrorWithMessage(ErrorKind::kCommitFailed, "injected before commit"));
+    EXPECT_TRUE(result.error().retryable);
+  }
+  for (int i : {0, 1, 2}) EXPECT_EQ(Location(tables_[i]), "x0") << i;
+  EXPECT_EQ(*store_->CommitSeq(), seq_before);
+  // The leader role was released: the next commits go through.
+  listener.armed = false;
+  EXPECT_TRUE(store_->SwapPointers({{tables_[0], "x0", "x1", {}}}));
+  auto again = RunQueued({{{tables_[1], "x0", "x1", {}}}, {{tables_[2], "x0", "x1", {}}}});
+  EXPECT_TRUE(again[0]);
+  EXPECT_TRUE(again[1]);
+  store_->SetCommitListener(nullptr);
+}
+
+TEST_P(GroupCommitTest, LeaderThatThrowsAfterCommitReportsUnknownState) {
+  ThrowingListener listener(ThrowingListener::When::kCommitted);
+  store_->SetCommitListener(&listener);
+  auto results = RunQueued({{{tables_[0], "x0", "x1", {}}},
+                            {{tables_[1], "x0", "x1", {}}},
+                            {{tables_[2], "stale", "x1", {}}}});
+  for (int i : {0, 1}) {
+    EXPECT_THAT(results[i],
+                IsErrorWithMessage(ErrorKind::kCommitStateUnknown, "injected after commit"));
+  }
+  // A request that failed on its own keeps its own error.
+  EXPECT_THAT(results[2], IsError(ErrorKind::kCommitFailed));
+  // It did commit.
+  EXPECT_EQ(Location(tables_[0]), "x1");
+  EXPECT_EQ(Location(tables_[1]), "x1");
+  listener.armed = false;
+  EXPECT_TRUE(store_->SwapPointers({{tables_[2], "x0", "x1", {}}}));
+  store_->SetCommitListener(nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(GroupCommitOnAndOff, GroupCommitTest, ::testing::Bool(),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <exception>
 #include <filesystem>
 #include <set>
 
@@ -73,7 +74,8 @@ constexpr size_t kMaxBatch = 256;
 struct CatalogStore::SwapRequest {
   const std::vector<PointerSwap>* swaps;
   Result<std::vector<TableRecord>> result;
-  bool done = false;  // under queue_mutex_
+  bool applied = false;  // in the batch's transaction; set by the leader
+  bool done = false;     // under queue_mutex_
   std::condition_variable wake;
 };
 
@@ -96,7 +98,19 @@ Result<std::unique_ptr<CatalogStore>> CatalogStore::Open(const std::string& path
   return store;
 }
 
-Status CatalogStore::Commit(WriteTxn& txn, const std::vector<TableChange>& changes) {
+template <typename Body>
+auto CatalogStore::Write(Body&& body) -> decltype(body(std::declval<WriteTxn&>())) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
+  while (true) {
+    auto result = body(txn);
+    if (result || !txn.map_full()) return result;
+    // A full map dooms the transaction; on a larger map the same writes fit.
+    if (!env_->GrowMap(txn)) return result;
+  }
+}
+
+Status CatalogStore::Commit(WriteTxn& txn, const std::vector<TableChange>& changes,
+                            bool* commit_started) {
   uint64_t txn_id = txn.id();
   if (!changes.empty()) {
     std::vector<std::string> keys;
@@ -105,6 +119,7 @@ Status CatalogStore::Commit(WriteTxn& txn, const std::vector<TableChange>& chang
     SKADE_RETURN_NOT_OK(txn.Put(table_changes_, TableChangesKey(txn_id), EncodeTableKeys(keys)));
   }
   if (listener_ != nullptr) listener_->OnCommitting(txn_id);
+  if (commit_started != nullptr) *commit_started = true;
   Status committed = txn.Commit();
   if (listener_ != nullptr) {
     if (committed) {
@@ -119,24 +134,25 @@ Status CatalogStore::Commit(WriteTxn& txn, const std::vector<TableChange>& chang
 // --- Namespaces -------------------------------------------------------------
 
 Status CatalogStore::CreateNamespace(const spec::Namespace& ns, const Properties& properties) {
-  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
-  std::string key = NamespaceKey(ns);
-  SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, key));
-  if (exists) {
-    return MakeError(ErrorKind::kAlreadyExists,
-                     "Namespace already exists: ", spec::NamespaceToString(ns));
-  }
-  if (ns.size() > 1) {
-    spec::Namespace parent(ns.begin(), ns.end() - 1);
-    SKADE_ASSIGN_OR_RAISE(bool parent_exists, KeyExists(txn, namespaces_, NamespaceKey(parent)));
-    if (!parent_exists) {
-      return MakeError(ErrorKind::kNoSuchNamespace, "Cannot create namespace ",
-                       spec::NamespaceToString(ns),
-                       ". Parent namespace does not exist: ", spec::NamespaceToString(parent));
+  return Write([&](WriteTxn& txn) -> Status {
+    std::string key = NamespaceKey(ns);
+    SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, key));
+    if (exists) {
+      return MakeError(ErrorKind::kAlreadyExists,
+                       "Namespace already exists: ", spec::NamespaceToString(ns));
     }
-  }
-  SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
-  return Commit(txn, {});
+    if (ns.size() > 1) {
+      spec::Namespace parent(ns.begin(), ns.end() - 1);
+      SKADE_ASSIGN_OR_RAISE(bool parent_exists, KeyExists(txn, namespaces_, NamespaceKey(parent)));
+      if (!parent_exists) {
+        return MakeError(ErrorKind::kNoSuchNamespace, "Cannot create namespace ",
+                         spec::NamespaceToString(ns),
+                         ". Parent namespace does not exist: ", spec::NamespaceToString(parent));
+      }
+    }
+    SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
+    return Commit(txn, {});
+  });
 }
 
 Result<std::optional<Properties>> CatalogStore::GetNamespace(const spec::Namespace& ns) {
@@ -183,41 +199,43 @@ Result<StorePage<spec::Namespace>> CatalogStore::ListNamespaces(const spec::Name
 }
 
 Status CatalogStore::DropNamespace(const spec::Namespace& ns) {
-  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
-  std::string key = NamespaceKey(ns);
-  SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, key));
-  if (!exists) return NoSuchNamespace(ns);
-  SKADE_ASSIGN_OR_RAISE(bool has_tables, HasPrefix(txn.raw(), tables_, TablePrefix(ns)));
-  if (has_tables) {
-    return MakeError(ErrorKind::kNamespaceNotEmpty, "Namespace ", spec::NamespaceToString(ns),
-                     " is not empty: it contains tables");
-  }
-  SKADE_ASSIGN_OR_RAISE(bool has_children,
-                        HasPrefix(txn.raw(), namespaces_, key + kNamespaceSeparator));
-  if (has_children) {
-    return MakeError(ErrorKind::kNamespaceNotEmpty, "Namespace ", spec::NamespaceToString(ns),
-                     " is not empty: it contains namespaces");
-  }
-  SKADE_RETURN_NOT_OK(txn.Delete(namespaces_, key));
-  return Commit(txn, {});
+  return Write([&](WriteTxn& txn) -> Status {
+    std::string key = NamespaceKey(ns);
+    SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, key));
+    if (!exists) return NoSuchNamespace(ns);
+    SKADE_ASSIGN_OR_RAISE(bool has_tables, HasPrefix(txn.raw(), tables_, TablePrefix(ns)));
+    if (has_tables) {
+      return MakeError(ErrorKind::kNamespaceNotEmpty, "Namespace ", spec::NamespaceToString(ns),
+                       " is not empty: it contains tables");
+    }
+    SKADE_ASSIGN_OR_RAISE(bool has_children,
+                          HasPrefix(txn.raw(), namespaces_, key + kNamespaceSeparator));
+    if (has_children) {
+      return MakeError(ErrorKind::kNamespaceNotEmpty, "Namespace ", spec::NamespaceToString(ns),
+                       " is not empty: it contains namespaces");
+    }
+    SKADE_RETURN_NOT_OK(txn.Delete(namespaces_, key));
+    return Commit(txn, {});
+  });
 }
 
 Result<std::vector<std::string>> CatalogStore::UpdateNamespaceProperties(
     const spec::Namespace& ns, const std::vector<std::string>& removals,
     const Properties& updates) {
-  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
-  std::string key = NamespaceKey(ns);
-  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(namespaces_, key));
-  if (!value) return NoSuchNamespace(ns);
-  SKADE_ASSIGN_OR_RAISE(Properties properties, DecodeProperties(*value));
-  std::vector<std::string> missing;
-  for (const auto& removal : removals) {
-    if (properties.erase(removal) == 0) missing.push_back(removal);
-  }
-  for (const auto& [k, v] : updates) properties[k] = v;
-  SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
-  SKADE_RETURN_NOT_OK(Commit(txn, {}));
-  return missing;
+  return Write([&](WriteTxn& txn) -> Result<std::vector<std::string>> {
+    std::string key = NamespaceKey(ns);
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(namespaces_, key));
+    if (!value) return NoSuchNamespace(ns);
+    SKADE_ASSIGN_OR_RAISE(Properties properties, DecodeProperties(*value));
+    std::vector<std::string> missing;
+    for (const auto& removal : removals) {
+      if (properties.erase(removal) == 0) missing.push_back(removal);
+    }
+    for (const auto& [k, v] : updates) properties[k] = v;
+    SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
+    SKADE_RETURN_NOT_OK(Commit(txn, {}));
+    return missing;
+  });
 }
 
 // --- Tables -----------------------------------------------------------------
@@ -262,68 +280,78 @@ Result<StorePage<spec::TableIdentifier>> CatalogStore::ListTables(const spec::Na
 }
 
 Result<TableRecord> CatalogStore::DropTable(const spec::TableIdentifier& identifier) {
-  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
-  std::string key = TableKey(identifier);
-  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
-  if (!value) return NoSuchTable(identifier);
-  SKADE_ASSIGN_OR_RAISE(TableRecord record, DecodeTableRecord(*value));
-  SKADE_RETURN_NOT_OK(txn.Delete(tables_, key));
-  SKADE_RETURN_NOT_OK(Commit(txn, {{key, std::nullopt}}));
-  return record;
+  return Write([&](WriteTxn& txn) -> Result<TableRecord> {
+    std::string key = TableKey(identifier);
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+    if (!value) return NoSuchTable(identifier);
+    SKADE_ASSIGN_OR_RAISE(TableRecord record, DecodeTableRecord(*value));
+    SKADE_RETURN_NOT_OK(txn.Delete(tables_, key));
+    SKADE_RETURN_NOT_OK(Commit(txn, {{key, std::nullopt}}));
+    return record;
+  });
 }
 
 Status CatalogStore::RenameTable(const spec::TableIdentifier& from,
                                  const spec::TableIdentifier& to) {
-  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
-  std::string from_key = TableKey(from);
-  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, from_key));
-  if (!value) return NoSuchTable(from);
-  std::string record(*value);
-  SKADE_ASSIGN_OR_RAISE(TableRecord decoded, DecodeTableRecord(record));
-  SKADE_ASSIGN_OR_RAISE(bool to_ns_exists, KeyExists(txn, namespaces_, NamespaceKey(to.ns)));
-  if (!to_ns_exists) return NoSuchNamespace(to.ns);
-  std::string to_key = TableKey(to);
-  SKADE_ASSIGN_OR_RAISE(bool to_exists, KeyExists(txn, tables_, to_key));
-  if (to_exists) return TableAlreadyExists(to);
-  SKADE_RETURN_NOT_OK(txn.Delete(tables_, from_key));
-  SKADE_RETURN_NOT_OK(txn.Put(tables_, to_key, record));
-  return Commit(txn, {{from_key, std::nullopt}, {to_key, std::move(decoded)}});
+  return Write([&](WriteTxn& txn) -> Status {
+    std::string from_key = TableKey(from);
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, from_key));
+    if (!value) return NoSuchTable(from);
+    std::string record(*value);
+    SKADE_ASSIGN_OR_RAISE(TableRecord decoded, DecodeTableRecord(record));
+    SKADE_ASSIGN_OR_RAISE(bool to_ns_exists, KeyExists(txn, namespaces_, NamespaceKey(to.ns)));
+    if (!to_ns_exists) return NoSuchNamespace(to.ns);
+    std::string to_key = TableKey(to);
+    SKADE_ASSIGN_OR_RAISE(bool to_exists, KeyExists(txn, tables_, to_key));
+    if (to_exists) return TableAlreadyExists(to);
+    SKADE_RETURN_NOT_OK(txn.Delete(tables_, from_key));
+    SKADE_RETURN_NOT_OK(txn.Put(tables_, to_key, record));
+    return Commit(txn, {{from_key, std::nullopt}, {to_key, std::move(decoded)}});
+  });
 }
 
 Result<TableRecord> CatalogStore::RegisterTable(const spec::TableIdentifier& identifier,
                                                 const std::string& metadata_location,
                                                 bool overwrite) {
-  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
-  SKADE_ASSIGN_OR_RAISE(bool ns_exists, KeyExists(txn, namespaces_, NamespaceKey(identifier.ns)));
-  if (!ns_exists) return NoSuchNamespace(identifier.ns);
-  std::string key = TableKey(identifier);
-  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
-  TableRecord record;
-  if (value) {
-    if (!overwrite) return TableAlreadyExists(identifier);
-    SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
-  } else {
-    SKADE_ASSIGN_OR_RAISE(uint64_t next_id, ReadCounter(txn, meta_, kNextTableIdKey));
-    record.table_id = next_id + 1;
-    SKADE_RETURN_NOT_OK(txn.Put(meta_, kNextTableIdKey, EncodeU64(record.table_id)));
-  }
-  record.metadata_location = metadata_location;
-  SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
-  SKADE_ASSIGN_OR_RAISE(uint64_t seq, ReadCounter(txn, meta_, kCommitSeqKey));
-  ++seq;
-  SKADE_RETURN_NOT_OK(txn.Put(meta_, kCommitSeqKey, EncodeU64(seq)));
-  SKADE_RETURN_NOT_OK(txn.Put(commit_log_, CommitLogKey(seq),
-                              EncodeCommitLogRecord({record.table_id, metadata_location, {}})));
-  SKADE_RETURN_NOT_OK(Commit(txn, {{key, record}}));
-  return record;
+  return Write([&](WriteTxn& txn) -> Result<TableRecord> {
+    SKADE_ASSIGN_OR_RAISE(bool ns_exists, KeyExists(txn, namespaces_, NamespaceKey(identifier.ns)));
+    if (!ns_exists) return NoSuchNamespace(identifier.ns);
+    std::string key = TableKey(identifier);
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+    TableRecord record;
+    if (value) {
+      if (!overwrite) return TableAlreadyExists(identifier);
+      SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
+    } else {
+      SKADE_ASSIGN_OR_RAISE(uint64_t next_id, ReadCounter(txn, meta_, kNextTableIdKey));
+      record.table_id = next_id + 1;
+      SKADE_RETURN_NOT_OK(txn.Put(meta_, kNextTableIdKey, EncodeU64(record.table_id)));
+    }
+    record.metadata_location = metadata_location;
+    SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
+    SKADE_ASSIGN_OR_RAISE(uint64_t seq, ReadCounter(txn, meta_, kCommitSeqKey));
+    ++seq;
+    SKADE_RETURN_NOT_OK(txn.Put(meta_, kCommitSeqKey, EncodeU64(seq)));
+    SKADE_RETURN_NOT_OK(txn.Put(commit_log_, CommitLogKey(seq),
+                                EncodeCommitLogRecord({record.table_id, metadata_location, {}})));
+    SKADE_RETURN_NOT_OK(Commit(txn, {{key, record}}));
+    return record;
+  });
 }
 
 Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<PointerSwap>& swaps) {
   SwapRequest request{&swaps, {}};
   if (!group_commit_) {
-    auto txn = env_->BeginWrite();
-    if (!txn) return tl::unexpected(txn.error());
-    CommitBatch(*txn, {&request});
+    bool commit_started = false;
+    try {
+      auto txn = env_->BeginWrite();
+      if (!txn) return tl::unexpected(txn.error());
+      CommitBatch(*txn, {&request}, &commit_started);
+    } catch (const std::exception& e) {
+      FailThrownBatch({&request}, commit_started, e.what());
+    } catch (...) {
+      FailThrownBatch({&request}, commit_started, "unknown exception");
+    }
     return std::move(request.result);
   }
   std::unique_lock<std::mutex> lock(queue_mutex_);
@@ -333,20 +361,33 @@ Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<Po
 
   // The leader. It takes the batch only once it holds the writer lock, so
   // everyone who queued while it waited (for another batch's sync, another
-  // process, …) rides along.
+  // process, …) rides along. Whatever happens in between, it must hand every
+  // member a result and pass the lead on, or they wait forever: exceptions
+  // are caught here.
   lock.unlock();
   std::vector<SwapRequest*> batch;
-  {
+  bool commit_started = false;
+  try {
     auto txn = env_->BeginWrite();
     lock.lock();
     batch.assign(queue_.begin(), queue_.begin() + std::min(queue_.size(), kMaxBatch));
     lock.unlock();
     if (txn) {
-      CommitBatch(*txn, batch);
+      CommitBatch(*txn, batch, &commit_started);
     } else {
       for (SwapRequest* member : batch) member->result = tl::unexpected(txn.error());
     }
-  }  // releases the writer lock before anyone wakes: the next leader needs it
+    // Destroying txn releases the writer lock before anyone wakes: the next
+    // leader needs it.
+  } catch (const std::exception& e) {
+    if (lock.owns_lock()) lock.unlock();
+    if (batch.empty()) batch.push_back(&request);
+    FailThrownBatch(batch, commit_started, e.what());
+  } catch (...) {
+    if (lock.owns_lock()) lock.unlock();
+    if (batch.empty()) batch.push_back(&request);
+    FailThrownBatch(batch, commit_started, "unknown exception");
+  }
   lock.lock();
   for (SwapRequest* member : batch) {
     queue_.pop_front();
@@ -357,7 +398,43 @@ Result<std::vector<TableRecord>> CatalogStore::SwapPointers(const std::vector<Po
   return std::move(request.result);
 }
 
-void CatalogStore::CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch) {
+void CatalogStore::FailThrownBatch(const std::vector<SwapRequest*>& batch, bool commit_started,
+                                   std::string_view what) {
+  for (SwapRequest* request : batch) {
+    if (!commit_started) {
+      // Nothing reached the store; even a request that had failed on its own
+      // gets the same answer, since its result may not have been set yet.
+      request->result = MakeRetryableError(
+          ErrorKind::kCommitFailed, "Commit not applied: the commit path failed (", what, ")");
+    } else if (request->applied) {
+      request->result = MakeError(ErrorKind::kCommitStateUnknown,
+                                  "Commit state unknown: the commit path failed (", what, ")");
+    }
+  }
+}
+
+void CatalogStore::CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch,
+                               bool* commit_started) {
+  while (true) {
+    TryCommitBatch(txn, batch, commit_started);
+    if (!txn.map_full()) return;
+    // A full map dooms the transaction; on a larger map the batch fits.
+    Status grown = env_->GrowMap(txn);
+    if (!grown) {
+      // Nothing was committed; those that had fit fail like the rest.
+      for (SwapRequest* request : batch) {
+        if (request->applied) request->result = tl::unexpected(grown.error());
+      }
+      return;
+    }
+  }
+}
+
+void CatalogStore::TryCommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch,
+                                  bool* commit_started) {
+  // A previous attempt that filled the map did not commit.
+  *commit_started = false;
+  for (SwapRequest* request : batch) request->applied = false;
   auto fail_all = [&](const Error& error) {
     for (SwapRequest* request : batch) request->result = tl::unexpected(error);
   };
@@ -383,6 +460,7 @@ void CatalogStore::CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& b
       Status merged = nested->Commit();
       if (merged) {
         applied.push_back(request);
+        request->applied = true;
         continue;
       }
       request->result = tl::unexpected(merged.error());
@@ -390,11 +468,19 @@ void CatalogStore::CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& b
     counters = before;
     changes.resize(changes_before);
   }
-  if (applied.empty()) return;
+  // A full map fails every later request too: the caller grows the map and
+  // redoes the whole batch, so nothing of this attempt may commit.
+  if (txn.map_full()) return;
+  // Nothing to write (all failed, or only compare-only swaps): the checks
+  // were made under the writer lock, so the results stand without a commit.
+  if (applied.empty() || (changes.empty() && counters.commit_seq == *seq &&
+                          counters.next_table_id == *next_table_id)) {
+    return;
+  }
 
   Status committed = txn.Put(meta_, kCommitSeqKey, EncodeU64(counters.commit_seq));
   if (committed) committed = txn.Put(meta_, kNextTableIdKey, EncodeU64(counters.next_table_id));
-  if (committed) committed = Commit(txn, changes);
+  if (committed) committed = Commit(txn, changes, commit_started);
   if (!committed) {
     for (SwapRequest* request : applied) request->result = tl::unexpected(committed.error());
   }
@@ -408,6 +494,10 @@ Result<std::vector<TableRecord>> CatalogStore::ApplySwaps(WriteTxn& txn,
   records.reserve(swaps.size());
   for (const auto& swap : swaps) {
     std::string key = TableKey(swap.identifier);
+    if (swap.compare_only() && (!swap.expected_location || !swap.added_snapshot_ids.empty())) {
+      return InvalidArgument("A compare-only pointer swap for ", swap.identifier.ToString(),
+                             " needs an expected location and no snapshots");
+    }
     SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
     TableRecord record;
     if (!swap.expected_location) {
@@ -422,6 +512,10 @@ Result<std::vector<TableRecord>> CatalogStore::ApplySwaps(WriteTxn& txn,
       if (record.metadata_location != *swap.expected_location) {
         return MakeRetryableError(ErrorKind::kCommitFailed, "Commit conflict: table ",
                                   swap.identifier.ToString(), " was changed concurrently");
+      }
+      if (swap.compare_only()) {
+        records.push_back(std::move(record));
+        continue;
       }
     }
     record.metadata_location = swap.new_location;

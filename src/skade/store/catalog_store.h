@@ -31,6 +31,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "skade/spec/table_identifier.h"
@@ -45,11 +47,22 @@ using Properties = std::map<std::string, std::string>;
 /// One table's part of an atomic commit: move its pointer from
 /// `expected_location` to `new_location`. No `expected_location` means the
 /// table is being created and must not exist yet.
+///
+/// An empty `new_location` makes it compare-only (see CompareOnly()): the
+/// pointer must still be at `expected_location`, and nothing is written for
+/// it — no pointer change, no commit-log entry, no commit_seq step. That is
+/// how a multi-table transaction pins the tables it read but did not change.
 struct PointerSwap {
   spec::TableIdentifier identifier;
   std::optional<std::string> expected_location;
   std::string new_location;
   std::vector<int64_t> added_snapshot_ids;
+
+  /// Asserts that `identifier` still points at `location`.
+  static PointerSwap CompareOnly(spec::TableIdentifier identifier, std::string location) {
+    return {std::move(identifier), std::move(location), {}, {}};
+  }
+  bool compare_only() const { return new_location.empty(); }
 };
 
 template <typename T>
@@ -136,12 +149,19 @@ class CatalogStore {
   Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
                                     const std::string& metadata_location, bool overwrite);
 
-  /// Applies all swaps in one transaction, or none: each table's pointer must
-  /// still be at its expected location (else kCommitFailed, retryable), and
-  /// created tables must not exist (kAlreadyExists) in existing namespaces.
-  /// Appends one commit-log entry per swap and advances commit_seq. Returns
-  /// the tables' records after the commit. Group-committed with concurrent
-  /// calls (see above); durable when it returns, per the durability level.
+  /// Applies all swaps in one transaction, or none, in order: each table's
+  /// pointer must still be at its expected location (else kCommitFailed,
+  /// retryable), and created tables must not exist (kAlreadyExists) in
+  /// existing namespaces. Compare-only swaps are checked the same way and
+  /// write nothing; one without an expected location or with snapshot ids is
+  /// kInvalidArgument. Appends one commit-log entry per real swap and
+  /// advances commit_seq. Returns the tables' records after the commit (for a
+  /// compare-only swap, the unchanged record). Group-committed with
+  /// concurrent calls (see above); durable when it returns, per the
+  /// durability level. Never throws: if the commit path throws (a callback,
+  /// std::bad_alloc), every request in the batch fails — kCommitStateUnknown
+  /// if the LMDB commit had begun, else kCommitFailed (retryable; nothing was
+  /// written) — and the next caller in line leads.
   Result<std::vector<TableRecord>> SwapPointers(const std::vector<PointerSwap>& swaps);
 
   /// Every table pointer, from one read snapshot.
@@ -170,10 +190,23 @@ class CatalogStore {
 
   CatalogStore(std::shared_ptr<LmdbEnv> env, bool group_commit)
       : env_(std::move(env)), group_commit_(group_commit) {}
-  /// Records `changes` in table_changes and commits `txn`, telling the listener.
-  Status Commit(WriteTxn& txn, const std::vector<TableChange>& changes);
-  /// Applies `batch` in `txn`, commits it and sets each request's result.
-  void CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch);
+  /// Runs `body` (which writes in the transaction and commits it) under the
+  /// writer lock; if it failed on a full map that may grow, grows the map and
+  /// runs it again in a fresh transaction.
+  template <typename Body>
+  auto Write(Body&& body) -> decltype(body(std::declval<WriteTxn&>()));
+  /// Records `changes` in table_changes and commits `txn`, telling the
+  /// listener. Sets `*commit_started` (if given) just before LMDB's commit.
+  Status Commit(WriteTxn& txn, const std::vector<TableChange>& changes,
+                bool* commit_started = nullptr);
+  /// Applies `batch` in `txn`, commits it and sets each request's result,
+  /// growing the map and starting over if it fills up.
+  void CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch, bool* commit_started);
+  /// One attempt of CommitBatch.
+  void TryCommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch, bool* commit_started);
+  /// Sets every request's result after the commit path threw `what`.
+  static void FailThrownBatch(const std::vector<SwapRequest*>& batch, bool commit_started,
+                              std::string_view what);
   Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const std::vector<PointerSwap>& swaps,
                                               Counters* counters,
                                               std::vector<TableChange>* changes);

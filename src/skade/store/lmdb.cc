@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -47,14 +49,19 @@ tl::unexpected<Error> LmdbError(std::string_view what, int rc) {
 
 ReadTxn& ReadTxn::operator=(ReadTxn&& other) noexcept {
   if (this != &other) {
-    if (txn_ != nullptr) mdb_txn_abort(txn_);
+    End();
     txn_ = std::exchange(other.txn_, nullptr);
+    env_ = other.env_;
   }
   return *this;
 }
 
-ReadTxn::~ReadTxn() {
-  if (txn_ != nullptr) mdb_txn_abort(txn_);
+ReadTxn::~ReadTxn() { End(); }
+
+void ReadTxn::End() {
+  if (txn_ == nullptr) return;
+  mdb_txn_abort(std::exchange(txn_, nullptr));
+  env_->LeaveTxn();
 }
 
 namespace {
@@ -77,13 +84,35 @@ Result<std::optional<std::string_view>> ReadTxn::Get(MDB_dbi dbi, std::string_vi
 // --- WriteTxn --------------------------------------------------------------
 
 WriteTxn::~WriteTxn() {
-  if (txn_ != nullptr) mdb_txn_abort(txn_);
+  Abort();
   if (writer_ != nullptr) writer_->UnlockWriter();
+}
+
+void WriteTxn::Abort() {
+  if (txn_ == nullptr) return;
+  mdb_txn_abort(std::exchange(txn_, nullptr));
+  if (writer_ != nullptr) writer_->LeaveTxn();
+}
+
+// On the environment rather than the transaction, so that the top-level
+// transaction also sees what its nested ones hit.
+void WriteTxn::NoteMapFull(MDB_env* env, int rc) {
+  if (rc != MDB_MAP_FULL) return;
+  auto* owner = static_cast<LmdbEnv*>(mdb_env_get_userctx(env));
+  if (owner != nullptr) owner->write_map_full_ = true;
+}
+
+bool WriteTxn::map_full() const {
+  if (writer_ != nullptr) return writer_->write_map_full_;
+  if (txn_ == nullptr) return false;
+  auto* env = static_cast<LmdbEnv*>(mdb_env_get_userctx(mdb_txn_env(txn_)));
+  return env != nullptr && env->write_map_full_;
 }
 
 Result<WriteTxn> WriteTxn::BeginNested() {
   MDB_txn* child = nullptr;
   int rc = mdb_txn_begin(mdb_txn_env(txn_), txn_, 0, &child);
+  NoteMapFull(mdb_txn_env(txn_), rc);
   if (rc != 0) return LmdbError("Cannot begin nested store transaction", rc);
   return WriteTxn(child, nullptr);
 }
@@ -96,6 +125,7 @@ Status WriteTxn::Put(MDB_dbi dbi, std::string_view key, std::string_view value) 
   MDB_val k = ToVal(key);
   MDB_val v = ToVal(value);
   int rc = mdb_put(txn_, dbi, &k, &v, 0);
+  NoteMapFull(mdb_txn_env(txn_), rc);
   if (rc != 0) return LmdbError("store write failed", rc);
   return OkStatus();
 }
@@ -103,13 +133,17 @@ Status WriteTxn::Put(MDB_dbi dbi, std::string_view key, std::string_view value) 
 Result<bool> WriteTxn::Delete(MDB_dbi dbi, std::string_view key) {
   MDB_val k = ToVal(key);
   int rc = mdb_del(txn_, dbi, &k, nullptr);
+  NoteMapFull(mdb_txn_env(txn_), rc);
   if (rc == MDB_NOTFOUND) return false;
   if (rc != 0) return LmdbError("store delete failed", rc);
   return true;
 }
 
 Status WriteTxn::Commit() {
+  MDB_env* env = mdb_txn_env(txn_);
   int rc = mdb_txn_commit(std::exchange(txn_, nullptr));
+  if (writer_ != nullptr) writer_->LeaveTxn();
+  NoteMapFull(env, rc);
   if (rc == 0) return OkStatus();
   // A full map is rejected before anything is written; any other failure
   // (an I/O error while writing or syncing) may or may not have reached disk.
@@ -163,7 +197,10 @@ Result<std::shared_ptr<LmdbEnv>> LmdbEnv::Open(const std::string& path,
   std::lock_guard<std::mutex> lock(g_envs_mutex);
   auto& envs = OpenEnvs();
   if (auto it = envs.find(canonical); it != envs.end()) {
-    if (auto existing = it->second.lock()) return existing;
+    if (auto existing = it->second.lock()) {
+      SKADE_RETURN_NOT_OK(existing->Reopen(options));
+      return existing;
+    }
   }
 
   MDB_env* env = nullptr;
@@ -188,7 +225,8 @@ Result<std::shared_ptr<LmdbEnv>> LmdbEnv::Open(const std::string& path,
     mdb_env_close(env);
     return IoError("Cannot open ", lock_path, ": ", std::strerror(error));
   }
-  std::shared_ptr<LmdbEnv> result(new LmdbEnv(env, canonical, options.durability, lock_fd));
+  std::shared_ptr<LmdbEnv> result(new LmdbEnv(env, canonical, options, lock_fd));
+  mdb_env_set_userctx(env, result.get());
   envs[canonical] = result;
   return result;
 }
@@ -200,6 +238,26 @@ LmdbEnv::~LmdbEnv() {
   std::lock_guard<std::mutex> lock(g_envs_mutex);
   auto& envs = OpenEnvs();
   if (auto it = envs.find(path_); it != envs.end() && it->second.expired()) envs.erase(it);
+}
+
+Status LmdbEnv::Reopen(const LmdbOptions& options) {
+  if (options.durability != durability_) {
+    return InvalidArgument(
+        "Catalog store ", path_, " is already open in this process with durability ",
+        DurabilityName(durability_), "; it cannot also be opened with durability ",
+        DurabilityName(options.durability));
+  }
+  if (options.max_readers > max_readers_ || options.max_dbs > max_dbs_) {
+    return InvalidArgument("Catalog store ", path_, " is already open in this process with ",
+                           max_readers_, " readers and ", max_dbs_,
+                           " databases; it cannot be reopened with more");
+  }
+  uint64_t max_map_size = max_map_size_.load();
+  while (options.max_map_size > max_map_size &&
+         !max_map_size_.compare_exchange_weak(max_map_size, options.max_map_size)) {
+  }
+  if (options.map_size > MapSize()) return Resize(options.map_size);
+  return OkStatus();
 }
 
 Result<MDB_dbi> LmdbEnv::OpenDatabase(const std::string& name) {
@@ -214,11 +272,13 @@ Result<MDB_dbi> LmdbEnv::OpenDatabase(const std::string& name) {
 Result<MDB_txn*> LmdbEnv::Begin(unsigned flags) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     MDB_txn* txn = nullptr;
+    EnterTxn();
     int rc = mdb_txn_begin(env_, nullptr, flags, &txn);
     if (rc == 0) return txn;
+    LeaveTxn();
     if (rc == MDB_MAP_RESIZED) {
       // Another process grew the map: adopt its size.
-      mdb_env_set_mapsize(env_, 0);
+      SKADE_RETURN_NOT_OK(Resize(0));
       continue;
     }
     if (rc == MDB_READERS_FULL) {
@@ -233,17 +293,84 @@ Result<MDB_txn*> LmdbEnv::Begin(unsigned flags) {
 
 Result<ReadTxn> LmdbEnv::BeginRead() {
   SKADE_ASSIGN_OR_RAISE(MDB_txn * txn, Begin(MDB_RDONLY));
-  return ReadTxn(txn);
+  return ReadTxn(txn, this);
 }
 
 Result<WriteTxn> LmdbEnv::BeginWrite() {
   SKADE_RETURN_NOT_OK(LockWriter());
+  write_map_full_ = false;
   auto txn = Begin(0);
   if (!txn) {
     UnlockWriter();
     return tl::unexpected(txn.error());
   }
   return WriteTxn(*txn, this);
+}
+
+Status LmdbEnv::GrowMap(WriteTxn& txn) {
+  txn.Abort();
+  write_map_full_ = false;
+  uint64_t limit = max_map_size_.load();
+  if (limit == 0) return LmdbError("store write failed", MDB_MAP_FULL);
+  SKADE_RETURN_NOT_OK(Resize(0, limit));
+  SKADE_ASSIGN_OR_RAISE(txn.txn_, Begin(0));
+  return OkStatus();
+}
+
+void LmdbEnv::EnterTxn() {
+  std::unique_lock<std::mutex> lock(gate_mutex_);
+  gate_cv_.wait(lock, [&] { return !resizing_; });
+  ++open_txns_;
+}
+
+void LmdbEnv::LeaveTxn() {
+  std::lock_guard<std::mutex> lock(gate_mutex_);
+  if (--open_txns_ == 0) gate_cv_.notify_all();
+}
+
+Status LmdbEnv::Resize(uint64_t map_size, uint64_t grow_up_to) {
+  std::unique_lock<std::mutex> lock(gate_mutex_);
+  // One resize at a time; whoever comes second resizes again, which is cheap
+  // and leaves the larger size.
+  gate_cv_.wait(lock, [&] { return !resizing_; });
+  resizing_ = true;
+  bool idle = gate_cv_.wait_for(lock, std::chrono::seconds(kResizeWaitSeconds),
+                                [&] { return open_txns_ == 0; });
+  int rc = 0;
+  bool full = false;
+  if (idle) {
+    uint64_t current = MapSizeLocked();
+    if (grow_up_to != 0) {
+      // Whole pages: LMDB maps the file in page units.
+      uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+      map_size = std::min(grow_up_to, current * 2) / page * page;
+      full = map_size <= current;
+    } else if (map_size != 0) {
+      map_size = std::max(map_size, current);
+    }
+    if (!full) rc = mdb_env_set_mapsize(env_, map_size);
+  }
+  resizing_ = false;
+  gate_cv_.notify_all();
+  if (!idle) {
+    return MakeRetryableError(ErrorKind::kIo, "Cannot resize the catalog store ", path_,
+                              ": transactions of this process stayed open for ", kResizeWaitSeconds,
+                              " s");
+  }
+  if (full) return LmdbError("store write failed", MDB_MAP_FULL);
+  if (rc != 0) return LmdbError("Cannot resize the catalog store", rc);
+  return OkStatus();
+}
+
+uint64_t LmdbEnv::MapSize() {
+  std::lock_guard<std::mutex> lock(gate_mutex_);
+  return MapSizeLocked();
+}
+
+uint64_t LmdbEnv::MapSizeLocked() {
+  MDB_envinfo info;
+  mdb_env_info(env_, &info);
+  return info.me_mapsize;
 }
 
 Status LmdbEnv::LockWriter() {
@@ -269,8 +396,11 @@ Status LmdbEnv::Sync() {
 }
 
 uint64_t LmdbEnv::LastTxnId() {
+  // The meta pages are in the map, which a resize replaces.
+  EnterTxn();
   MDB_envinfo info;
   mdb_env_info(env_, &info);
+  LeaveTxn();
   return info.me_last_txnid;
 }
 

@@ -19,11 +19,26 @@
 //   Open() calls mdb_reader_check(), and so does every write transaction that
 //   finds the reader table full.
 // - The map size is an upper bound on the file, not an allocation; the
-//   default is 64 GiB. If another process grew it, transactions get
-//   MDB_MAP_RESIZED and we adopt the new size and retry. A full map is kIo
-//   with a message naming the option to raise.
+//   default is 64 GiB. With `max_map_size` above `map_size`, a write that
+//   fills the map is retried on a map twice as large (up to that bound);
+//   otherwise a full map is kIo with a message naming the option to raise.
+//   If another process grew the map, transactions get MDB_MAP_RESIZED and we
+//   adopt the new size and retry.
+// - mdb_env_set_mapsize() is allowed only while this process has no
+//   transaction open in the environment (LMDB does not check; it remaps the
+//   file under any open reader). Every ReadTxn and top-level WriteTxn is
+//   counted; a resize holds back new transactions, waits for the open ones
+//   to end, resizes, and lets the others go. A thread that holds a
+//   transaction while beginning another one could wait on itself; the resize
+//   then gives up after kResizeWaitSeconds with a retryable kIo, so nothing
+//   hangs for good.
 // - An environment must be opened only once per process: Open() returns the
-//   already-open instance for the same directory.
+//   already-open instance for the same directory. A second open with a
+//   larger map size (or max map size) grows the shared environment to it;
+//   one with a different durability, or more readers or databases than the
+//   first, is kInvalidArgument, because those are fixed while the
+//   environment is open and silently ignoring them would break the caller's
+//   durability or capacity expectations.
 // - MDB_val pointers returned by Get/cursors are valid only until the
 //   transaction ends or writes; the wrappers return string_views with that
 //   lifetime, and callers copy what they keep.
@@ -31,12 +46,15 @@
 
 #include <lmdb.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "skade/store/durability.h"
 #include "skade/util/result.h"
@@ -44,7 +62,11 @@
 namespace skade::store {
 
 struct LmdbOptions {
+  /// The map size the environment starts with (a larger existing file wins).
   uint64_t map_size = 64ull << 30;
+  /// How far a full map may grow, doubling each time; at most `map_size`
+  /// (the default, 0) means never.
+  uint64_t max_map_size = 0;
   unsigned max_readers = 1022;
   unsigned max_dbs = 16;
   Durability durability = Durability::kImmediate;
@@ -55,7 +77,7 @@ class LmdbEnv;
 /// A read-only snapshot. Move-only; aborted (released) on destruction.
 class ReadTxn {
  public:
-  ReadTxn(ReadTxn&& other) noexcept : txn_(std::exchange(other.txn_, nullptr)) {}
+  ReadTxn(ReadTxn&& other) noexcept : txn_(std::exchange(other.txn_, nullptr)), env_(other.env_) {}
   ReadTxn& operator=(ReadTxn&& other) noexcept;
   ~ReadTxn();
 
@@ -67,8 +89,10 @@ class ReadTxn {
 
  private:
   friend class LmdbEnv;
-  explicit ReadTxn(MDB_txn* txn) : txn_(txn) {}
+  ReadTxn(MDB_txn* txn, LmdbEnv* env) : txn_(txn), env_(env) {}
+  void End();
   MDB_txn* txn_;
+  LmdbEnv* env_;  // counts this transaction as open (see the caveats)
 };
 
 /// The single write transaction, or a nested one inside it. Move-only;
@@ -97,11 +121,17 @@ class WriteTxn {
   /// kCommitStateUnknown if the commit failed in a way that may or may not
   /// have reached disk.
   Status Commit();
+  /// True if an operation in this transaction (or a nested one inside it)
+  /// failed because the map is full. LmdbEnv::GrowMap() can then make room.
+  bool map_full() const;
   MDB_txn* raw() const { return txn_; }
 
  private:
   friend class LmdbEnv;
   WriteTxn(MDB_txn* txn, LmdbEnv* writer) : txn_(txn), writer_(writer) {}
+  // Aborts the LMDB transaction (if still open), keeping the writer lock.
+  void Abort();
+  static void NoteMapFull(MDB_env* env, int rc);
   MDB_txn* txn_;
   LmdbEnv* writer_;  // whose writer lock this transaction holds; null if nested
 };
@@ -151,34 +181,77 @@ class LmdbEnv {
   /// begins the write transaction.
   Result<WriteTxn> BeginWrite();
 
+  /// After `txn` (top-level) failed with map_full(): aborts it, grows the map
+  /// (doubling, up to max_map_size) and begins `txn` afresh, still holding
+  /// the writer lock, so the caller can redo its writes. The map-full kIo if
+  /// the map cannot grow; kIo (retryable) if other transactions of this
+  /// process stayed open too long.
+  Status GrowMap(WriteTxn& txn);
+
   /// Flushes the environment to disk (used by the eventual/none levels).
   Status Sync();
 
   /// LMDB's id of the last committed transaction, across all processes.
-  /// Cheap: reads the newer of the two meta pages in the shared map, no lock,
-  /// no system call. It can run ahead of what a new read transaction sees
-  /// while a commit is still syncing its meta page.
+  /// Cheap: reads the newer of the two meta pages in the shared map, no
+  /// system call; only an uncontended mutex (the resize gate). It can run ahead of what a new read
+  /// transaction sees while a commit is still syncing its meta page.
   uint64_t LastTxnId();
+
+  /// The current map size in bytes.
+  uint64_t MapSize();
 
   const std::string& path() const { return path_; }
   Durability durability() const { return durability_; }
 
+  /// How long a resize waits for this process's open transactions to end.
+  static constexpr int kResizeWaitSeconds = 10;
+
  private:
+  friend class ReadTxn;
   friend class WriteTxn;
-  LmdbEnv(MDB_env* env, std::string path, Durability durability, int writer_lock_fd)
+  LmdbEnv(MDB_env* env, std::string path, const LmdbOptions& options, int writer_lock_fd)
       : env_(env),
         path_(std::move(path)),
-        durability_(durability),
+        durability_(options.durability),
+        max_readers_(options.max_readers),
+        max_dbs_(options.max_dbs),
+        max_map_size_(options.max_map_size),
         writer_lock_fd_(writer_lock_fd) {}
+  /// Checks a second Open() of this environment against the first and grows
+  /// the map if it asks for more. Called under the registry mutex.
+  Status Reopen(const LmdbOptions& options);
+  /// Begins a transaction and counts it as open (see the caveats).
   Result<MDB_txn*> Begin(unsigned flags);
+  /// Counts a transaction as open, waiting for a resize in progress.
+  void EnterTxn();
+  /// Counts a transaction as ended.
+  void LeaveTxn();
+  /// Sets the map size once no transaction of this process is open: to
+  /// `map_size` if that is larger (0: adopt the size another process set),
+  /// or with `grow_up_to`, to twice the current size but at most that (the
+  /// map-full kIo if that is no larger). The caller must hold no transaction.
+  Status Resize(uint64_t map_size, uint64_t grow_up_to = 0);
+  uint64_t MapSizeLocked();  // under gate_mutex_
   Status LockWriter();
   void UnlockWriter();
 
   MDB_env* env_;
   std::string path_;
-  Durability durability_;
+  const Durability durability_;
+  const unsigned max_readers_;
+  const unsigned max_dbs_;
+  std::atomic<uint64_t> max_map_size_;
   std::mutex writer_mutex_;
   int writer_lock_fd_;
+  // Set when a write operation hits MDB_MAP_FULL; reset when a top-level
+  // write transaction begins. Only the writer-lock holder touches it.
+  bool write_map_full_ = false;
+
+  // The transaction gate that keeps resizes away from open transactions.
+  std::mutex gate_mutex_;
+  std::condition_variable gate_cv_;
+  int open_txns_ = 0;      // under gate_mutex_
+  bool resizing_ = false;  // under gate_mutex_
 };
 
 /// An LMDB return code as an Error (kIo, or kCorruption for MDB_CORRUPTED).
