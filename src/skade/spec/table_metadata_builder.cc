@@ -3,6 +3,7 @@
 #include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "skade/spec/table_properties.h"
@@ -13,6 +14,13 @@
 namespace skade::spec {
 
 namespace {
+
+// Schema, spec, sort order and field ids are ints in the spec.
+constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max();
+
+// The id after `id`, in 64 bits so that it cannot wrap; callers reject
+// anything above kMaxId.
+int64_t NextId(int32_t id) { return static_cast<int64_t>(id) + 1; }
 
 template <typename... Fs>
 struct Overloaded : Fs... {
@@ -270,11 +278,11 @@ Status TableMetadataBuilder::UpgradeFormatVersion(int format_version) {
   return OkStatus();
 }
 
-int32_t TableMetadataBuilder::ReuseOrCreateSchemaId(const Schema& schema) const {
-  int32_t new_id = metadata_.current_schema_id;
+int64_t TableMetadataBuilder::ReuseOrCreateSchemaId(const Schema& schema) const {
+  int64_t new_id = metadata_.current_schema_id;
   for (const auto& existing : metadata_.schemas) {
     if (existing->SameSchema(schema)) return existing->schema_id();
-    new_id = std::max(new_id, existing->schema_id() + 1);
+    new_id = std::max(new_id, NextId(existing->schema_id()));
   }
   return new_id;
 }
@@ -285,7 +293,11 @@ Status TableMetadataBuilder::AddSchema(const SchemaPtr& schema,
   SKADE_RETURN_NOT_OK(schema->Validate(metadata_.format_version));
   int32_t new_last_column_id =
       std::max({metadata_.last_column_id, schema->HighestFieldId(), last_column_id.value_or(0)});
-  int32_t schema_id = ReuseOrCreateSchemaId(*schema);
+  int64_t next_schema_id = ReuseOrCreateSchemaId(*schema);
+  if (next_schema_id > kMaxId) {
+    return InvalidArgument("Cannot add a schema: schema id ", kMaxId, " is the largest possible");
+  }
+  auto schema_id = static_cast<int32_t>(next_schema_id);
   SchemaPtr existing = metadata_.SchemaById(schema_id);
   // Re-adding a known schema is how a client says "use this one": −1 then
   // refers to it, but nothing changed unless last-column-id moved.
@@ -335,17 +347,27 @@ Status TableMetadataBuilder::AddPartitionSpec(const PartitionSpecPtr& spec) {
   if (!schema) return InvalidArgument("Cannot add a partition spec to a table without a schema");
 
   auto added = std::make_shared<PartitionSpec>(*spec);
-  added->spec_id = PartitionSpec::kInitialSpecId;
+  int64_t spec_id = PartitionSpec::kInitialSpecId;
   for (const auto& existing : metadata_.partition_specs) {
-    added->spec_id = std::max(added->spec_id, existing->spec_id + 1);
+    spec_id = std::max(spec_id, NextId(existing->spec_id));
   }
-  int32_t next_field_id = metadata_.last_partition_id;
+  if (spec_id > kMaxId) {
+    return InvalidArgument("Cannot add a partition spec: spec id ", kMaxId,
+                           " is the largest possible");
+  }
+  added->spec_id = static_cast<int32_t>(spec_id);
+  int64_t next_field_id = metadata_.last_partition_id;
   for (size_t i = 0; i < added->fields.size(); ++i) {
     PartitionField& field = added->fields[i];
     if (field.field_id != 0) continue;
-    field.field_id = metadata_.format_version == 1
-                         ? PartitionSpec::kPartitionDataIdStart + static_cast<int32_t>(i)
-                         : ++next_field_id;
+    int64_t field_id = metadata_.format_version == 1
+                           ? PartitionSpec::kPartitionDataIdStart + static_cast<int64_t>(i)
+                           : ++next_field_id;
+    if (field_id > kMaxId) {
+      return InvalidArgument("Cannot add a partition spec: partition field id ", kMaxId,
+                             " is the largest possible");
+    }
+    field.field_id = static_cast<int32_t>(field_id);
   }
   SKADE_RETURN_NOT_OK(CheckNewSpec(*added, *schema));
   if (metadata_.format_version == 1 && !HasSequentialIds(*added)) {
@@ -377,18 +399,23 @@ Status TableMetadataBuilder::SetDefaultSpec(int32_t spec_id) {
 
 Status TableMetadataBuilder::AddSortOrder(const SortOrderPtr& order) {
   if (!order) return InvalidArgument("Cannot add a null sort order");
-  int32_t order_id = SortOrder::kInitialSortOrderId;
+  int64_t next_order_id = SortOrder::kInitialSortOrderId;
   if (order->IsUnsorted()) {
-    order_id = SortOrder::kUnsortedOrderId;
+    next_order_id = SortOrder::kUnsortedOrderId;
   } else {
     for (const auto& existing : metadata_.sort_orders) {
       if (existing->SameOrder(*order)) {
-        order_id = existing->order_id;
+        next_order_id = existing->order_id;
         break;
       }
-      order_id = std::max(order_id, existing->order_id + 1);
+      next_order_id = std::max(next_order_id, NextId(existing->order_id));
     }
   }
+  if (next_order_id > kMaxId) {
+    return InvalidArgument("Cannot add a sort order: sort order id ", kMaxId,
+                           " is the largest possible");
+  }
+  auto order_id = static_cast<int32_t>(next_order_id);
   if (metadata_.SortOrderById(order_id) != nullptr) {
     last_added_order_id_ = order_id;
     return OkStatus();
@@ -454,13 +481,29 @@ Status TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot) {
     if (!snapshot->added_rows) {
       return InvalidArgument("Cannot add a snapshot: added-rows is null");
     }
+    if (*snapshot->added_rows < 0) {
+      return InvalidArgument("Cannot add a snapshot: added-rows is negative: ",
+                             *snapshot->added_rows);
+    }
     if (*snapshot->first_row_id < metadata_.next_row_id) {
       return MakeRetryableError(ErrorKind::kCommitFailed,
                                 "Cannot add a snapshot, first-row-id is behind table "
                                 "next-row-id: ",
                                 *snapshot->first_row_id, " < ", metadata_.next_row_id);
     }
-    metadata_.next_row_id += *snapshot->added_rows;
+    // Row ids are int64 in every file that carries them; a wrapped one would
+    // hand out ids that are already taken.
+    int64_t next_row_id = 0;
+    if (__builtin_add_overflow(metadata_.next_row_id, *snapshot->added_rows, &next_row_id)) {
+      return InvalidArgument("Cannot add a snapshot: next-row-id ", metadata_.next_row_id,
+                             " plus added-rows ", *snapshot->added_rows, " overflows");
+    }
+    int64_t row_id_end = 0;
+    if (__builtin_add_overflow(*snapshot->first_row_id, *snapshot->added_rows, &row_id_end)) {
+      return InvalidArgument("Cannot add a snapshot: first-row-id ", *snapshot->first_row_id,
+                             " plus added-rows ", *snapshot->added_rows, " overflows");
+    }
+    metadata_.next_row_id = next_row_id;
   }
 
   metadata_.last_sequence_number = snapshot->sequence_number;

@@ -111,7 +111,9 @@ class TableMetadataBuilder {
  private:
   TableMetadataBuilder() = default;
 
-  int32_t ReuseOrCreateSchemaId(const Schema& schema) const;
+  // An identical schema's id, else the next free one (which may exceed the
+  // int range; AddSchema rejects that).
+  int64_t ReuseOrCreateSchemaId(const Schema& schema) const;
   std::optional<int32_t> FindCompatibleSpecId(const PartitionSpec& spec) const;
   bool WasAddedInThisCommit(int64_t snapshot_id) const;
   bool RemovedSnapshotsInThisCommit() const;
