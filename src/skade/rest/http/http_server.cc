@@ -1,5 +1,7 @@
 #include "skade/rest/http/http_server.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -15,7 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "skade/rest/http/error_model.h"
 #include "skade/rest/http/http_session_internal.h"
+#include "skade/rest/http/response_serializer_internal.h"
 #include "skade/rest/http/server_context_internal.h"
 #include "skade/util/error.h"
 #include "skade/util/strings.h"
@@ -32,13 +36,24 @@ using tcp = net::ip::tcp;
 // queued; retrying at once would spin.
 constexpr std::chrono::milliseconds kAcceptRetryDelay{50};
 
+// Descriptors kept free of connections: the listening socket, the store, log
+// and metadata files, and the files each running handler opens.
+constexpr int kReservedFileDescriptors = 128;
+
+// One log line per this many connections turned away at the limit.
+constexpr uint64_t kRefusalLogInterval = 1000;
+
 Status Validate(const HttpServerOptions& options, const HttpHandler& handler) {
   if (!handler) return InvalidArgument("HttpServer needs a handler");
   if (options.threads < 0) return InvalidArgument("HttpServer threads must not be negative");
   if (options.max_header_bytes == 0) return InvalidArgument("HttpServer max_header_bytes is 0");
   if (options.header_timeout_ms <= 0 || options.body_timeout_ms <= 0 ||
-      options.idle_timeout_ms <= 0) {
+      options.idle_timeout_ms <= 0 || options.request_timeout_ms <= 0 ||
+      options.shutdown_timeout_ms <= 0) {
     return InvalidArgument("HttpServer timeouts must be positive");
+  }
+  if (options.max_connections < 1) {
+    return InvalidArgument("HttpServer max_connections must be at least 1");
   }
   return OkStatus();
 }
@@ -46,6 +61,26 @@ Status Validate(const HttpServerOptions& options, const HttpHandler& handler) {
 int ThreadCount(const HttpServerOptions& options) {
   if (options.threads > 0) return options.threads;
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+int EffectiveMaxConnections(const HttpServerOptions& options) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
+    return options.max_connections;
+  }
+  const auto usable = static_cast<int64_t>(limit.rlim_cur) - kReservedFileDescriptors;
+  return static_cast<int>(
+      std::clamp<int64_t>(usable, 1, static_cast<int64_t>(options.max_connections)));
+}
+
+// What a connection over the limit gets before it is closed.
+std::string RefusalBytes() {
+  HttpResponse response =
+      ErrorModelResponse(503, "ServiceUnavailableException", "Too many connections; retry later");
+  response.headers.emplace_back("Retry-After", "1");
+  std::string bytes;
+  http_internal::SerializeResponseHead(response, http_internal::ConnectionMode::kClose, &bytes);
+  return bytes + response.body;
 }
 
 }  // namespace
@@ -56,7 +91,7 @@ int ThreadCount(const HttpServerOptions& options) {
 class HttpServer::Impl {
  public:
   Impl(HttpServerOptions options, HttpHandler handler)
-      : context_(std::move(options), std::move(handler)),
+      : context_(options, std::move(handler), EffectiveMaxConnections(options)),
         io_(ThreadCount(context_.options())),
         acceptor_(net::make_strand(io_)),
         retry_timer_(acceptor_.get_executor()) {}
@@ -65,14 +100,18 @@ class HttpServer::Impl {
   Status Run();
   void Shutdown();
   uint16_t port() const { return port_; }
+  int max_connections() const { return context_.max_connections(); }
 
  private:
   void Accept();
   void OnAccept(error_code ec, http_internal::HttpSession::Socket socket);
+  // Answers 503 and closes; for a connection over the limit.
+  void Refuse(http_internal::HttpSession::Socket socket);
   void RunThread();
 
   // Declared first, destroyed last: sessions reach it until io_ is destroyed.
   http_internal::ServerContext context_;
+  uint64_t refused_ = 0;  // on the acceptor's strand
   net::io_context io_;
   tcp::acceptor acceptor_;
   net::steady_timer retry_timer_;
@@ -154,20 +193,49 @@ void HttpServer::Impl::OnAccept(error_code ec, http_internal::HttpSession::Socke
     });
     return;
   }
-  std::make_shared<http_internal::HttpSession>(std::move(socket), &context_)->Start();
+  if (context_.AdmitConnection()) {
+    std::make_shared<http_internal::HttpSession>(std::move(socket), &context_)->Start();
+  } else {
+    Refuse(std::move(socket));
+  }
   Accept();
+}
+
+void HttpServer::Impl::Refuse(http_internal::HttpSession::Socket socket) {
+  if (refused_++ % kRefusalLogInterval == 0) {
+    context_.LogError(StrCat("connection limit (", context_.max_connections(),
+                             ") reached; turned away ", refused_, " connection(s) so far"));
+  }
+  // One non-blocking write: a fresh socket's send buffer takes these few
+  // hundred bytes, and the accept loop must never wait on a client. The client
+  // has rarely sent anything yet, so the close does not reset the connection.
+  error_code ignored;
+  socket.non_blocking(true, ignored);
+  const std::string refusal = RefusalBytes();  // per refusal, for a current Date
+  socket.write_some(net::buffer(refusal), ignored);
+  socket.shutdown(tcp::socket::shutdown_send, ignored);
+  socket.close(ignored);
 }
 
 void HttpServer::Impl::Shutdown() {
   std::lock_guard lock(shutdown_mutex_);
   if (threads_.empty()) return;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(context_.options().shutdown_timeout_ms);
   context_.Stop();
   net::post(acceptor_.get_executor(), [this] {
     error_code ignored;
     acceptor_.close(ignored);
     retry_timer_.cancel();
   });
-  // io_.run() returns once the last session has finished and closed.
+  if (!context_.WaitForNoConnections(deadline)) {
+    // A client still sending (or never finishing) a request must not hold the
+    // process: the drain is bounded, whatever the per-request timeouts.
+    const size_t closed = context_.CloseAll();
+    context_.LogError(StrCat("shutdown: closed ", closed, " connection(s) still open after ",
+                             context_.options().shutdown_timeout_ms, " ms"));
+  }
+  // io_.run() returns once the last session has closed.
   for (std::thread& thread : threads_) thread.join();
   threads_.clear();
 }
@@ -186,6 +254,8 @@ HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HttpServer::~HttpServer() { Shutdown(); }
 
 uint16_t HttpServer::port() const { return impl_->port(); }
+
+int HttpServer::max_connections() const { return impl_->max_connections(); }
 
 void HttpServer::Shutdown() { impl_->Shutdown(); }
 

@@ -28,9 +28,16 @@
 // Timeouts: a connection is dropped when a request's header is not complete
 // `header_timeout_ms` after its first byte (for a new connection: after
 // accept), when its body is not complete `body_timeout_ms` after the header,
-// when writing one response takes longer than `body_timeout_ms`, or when it
-// sits idle between requests for `idle_timeout_ms`. All socket I/O is
-// asynchronous, so stalled or half-open peers never hold a thread.
+// when the whole request is not complete `request_timeout_ms` after its first
+// byte (so trickling cannot add the two up), when writing one response takes
+// longer than `body_timeout_ms`, or when it sits idle between requests for
+// `idle_timeout_ms`. All socket I/O is asynchronous, so stalled or half-open
+// peers never hold a thread.
+// Connections: at most `max_connections` are open at once (fewer if the file
+// descriptor soft limit is lower; see max_connections()). One more is accepted,
+// answered "503 ServiceUnavailableException" with "Connection: close" and
+// closed, so running out of descriptors never reaches the handler's own file
+// I/O (a commit failing with 500 because it cannot open a file).
 #pragma once
 
 #include <cstddef>
@@ -66,6 +73,13 @@ struct HttpServerOptions {
   /// Also bounds writing one response.
   int body_timeout_ms = 30'000;
   int idle_timeout_ms = 60'000;
+  /// The whole request, from its first byte to the end of its body.
+  int request_timeout_ms = 30'000;
+  /// How long Shutdown() lets requests under way finish before it closes
+  /// their connections.
+  int shutdown_timeout_ms = 10'000;
+  /// Open connections at most; see max_connections().
+  int max_connections = 1024;
   /// One line per answered request, "INFO http METHOD /path STATUS 12us"
   /// (path without the query; no header values). The time runs from the
   /// complete request to the response handed to the kernel. Errors (a handler
@@ -84,7 +98,8 @@ class HttpServer {
   /// threads. Errors: kIo if the address cannot be resolved or bound (the
   /// message names the address and the reason, e.g. "Address already in
   /// use"); kInvalidArgument for an empty handler, a negative thread count,
-  /// a zero header limit or a timeout that is not positive.
+  /// a zero header limit, a timeout that is not positive or a connection limit
+  /// below 1.
   static Result<std::unique_ptr<HttpServer>> Start(HttpServerOptions options, HttpHandler handler);
 
   HttpServer(const HttpServer&) = delete;
@@ -96,12 +111,21 @@ class HttpServer {
   /// The bound port (useful with options.port == 0).
   uint16_t port() const;
 
+  /// The connection limit in force: options.max_connections, lowered so that
+  /// it stays a margin below the process's file descriptor soft limit (read at
+  /// Start()), which the catalog's own files, the store and the listening
+  /// socket need too. At least 1.
+  int max_connections() const;
+
   /// Graceful stop; idempotent. Stops accepting (new connections are
   /// refused), closes idle keep-alive connections, lets every request already
   /// started finish — the handler returns and its response is written, with
-  /// "Connection: close" — and then joins the I/O threads. It therefore blocks
-  /// for as long as the slowest such request, bounded by the handler's run time
-  /// plus the header/body timeouts.
+  /// "Connection: close" — for up to `shutdown_timeout_ms`, then closes the
+  /// connections still open (a request still arriving is dropped unanswered)
+  /// and joins the I/O threads. A handler that is running cannot be
+  /// interrupted: the join waits for it to return (its response may still be
+  /// written before the close). So it blocks for at most the drain time plus the run time of
+  /// the handlers under way at its end.
   void Shutdown();
 
  private:

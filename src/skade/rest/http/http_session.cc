@@ -38,7 +38,10 @@ HttpSession::HttpSession(Socket socket, ServerContext* context)
       socket_(std::move(socket)),
       timer_(strand_) {}
 
-HttpSession::~HttpSession() { context_->Unregister(this); }
+HttpSession::~HttpSession() {
+  context_->Unregister(this);
+  context_->ReleaseConnection();
+}
 
 void HttpSession::Start() {
   net::dispatch(strand_, [self = shared_from_this()] { self->Begin(); });
@@ -48,6 +51,10 @@ void HttpSession::Stop() {
   net::post(strand_, [self = shared_from_this()] { self->OnStop(); });
 }
 
+void HttpSession::Abort() {
+  net::post(strand_, [self = shared_from_this()] { self->Close(); });
+}
+
 void HttpSession::Begin() {
   // Registering on the strand orders it before any Stop() for this session.
   if (!context_->Register(this)) return Close();
@@ -55,8 +62,7 @@ void HttpSession::Begin() {
   socket_.set_option(tcp::no_delay(true), ignored);
   socket_.non_blocking(true, ignored);  // for Send()'s direct write
   NewRequest();
-  SetDeadline(milliseconds(options_.header_timeout_ms));
-  header_deadline_set_ = true;
+  StartRequestDeadlines();
   ServeRequests();
 }
 
@@ -159,9 +165,14 @@ bool HttpSession::SendResponse(ConnectionMode connection) {
 
 void HttpSession::Read() {
   size_t size = kHeaderReadBytes;
+  // The header and request deadlines run from the request's first byte;
+  // before that the idle deadline applies. (A header that arrived whole in
+  // one read gets them here too, for the request deadline to bound its body.)
+  if (parser_->got_some() && !header_deadline_set_) StartRequestDeadlines();
   if (parser_->is_header_done()) {
     if (!body_deadline_set_) {
-      SetDeadline(milliseconds(options_.body_timeout_ms));
+      SetDeadlineAt(
+          std::min(Clock::now() + milliseconds(options_.body_timeout_ms), request_deadline_));
       body_deadline_set_ = true;
     }
     const auto remaining = parser_->content_length_remaining();
@@ -169,11 +180,6 @@ void HttpSession::Read() {
       size = std::clamp<uint64_t>(*remaining, kHeaderReadBytes, kBodyReadBytes);
     else
       size = kBodyReadBytes;
-  } else if (parser_->got_some() && !header_deadline_set_) {
-    // The header deadline runs from the request's first byte; before that the
-    // idle deadline applies.
-    SetDeadline(milliseconds(options_.header_timeout_ms));
-    header_deadline_set_ = true;
   }
   phase_ = Phase::kReading;
   socket_.async_read_some(
@@ -270,8 +276,17 @@ void HttpSession::Close() {
   timer_.cancel();
 }
 
-void HttpSession::SetDeadline(milliseconds timeout) {
-  deadline_ = Clock::now() + timeout;
+void HttpSession::StartRequestDeadlines() {
+  const auto now = Clock::now();
+  request_deadline_ = now + milliseconds(options_.request_timeout_ms);
+  SetDeadlineAt(std::min(now + milliseconds(options_.header_timeout_ms), request_deadline_));
+  header_deadline_set_ = true;
+}
+
+void HttpSession::SetDeadline(milliseconds timeout) { SetDeadlineAt(Clock::now() + timeout); }
+
+void HttpSession::SetDeadlineAt(Clock::time_point deadline) {
+  deadline_ = deadline;
   if (deadline_ < timer_expiry_) ArmTimer(deadline_);
 }
 

@@ -42,7 +42,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   using Timer = boost::asio::basic_waitable_timer<
       std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>, Strand>;
 
-  /// `socket` is connected; `context` outlives the session.
+  /// `socket` is connected and was admitted by context->AdmitConnection(),
+  /// which the destructor releases; `context` outlives the session.
   HttpSession(Socket socket, ServerContext* context);
   ~HttpSession();
 
@@ -55,6 +56,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   /// Closes the connection now if it is between requests; otherwise lets the
   /// request under way finish (received, handled, answered) and closes after.
   void Stop();
+
+  /// Closes the connection now, even in the middle of a request (a handler
+  /// already running finishes first: it runs on the session's strand).
+  void Abort();
 
  private:
   // What the session waits for; it never waits for two things at once.
@@ -105,6 +110,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // so a steady stream of requests costs one timer wake-up per timeout
   // period instead of a cancel and re-arm per request.
   void SetDeadline(std::chrono::milliseconds timeout);
+  void SetDeadlineAt(std::chrono::steady_clock::time_point deadline);
+  // Starts the header deadline, and the whole request's, from now.
+  void StartRequestDeadlines();
   void ArmTimer(std::chrono::steady_clock::time_point expiry);
   void OnTimer(boost::system::error_code ec);
 
@@ -131,6 +139,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool header_deadline_set_ = false;
   bool body_deadline_set_ = false;
   std::chrono::steady_clock::time_point deadline_;
+  // When the request under way must be complete (request_timeout_ms after its
+  // first byte); set with header_deadline_set_.
+  std::chrono::steady_clock::time_point request_deadline_;
   std::chrono::steady_clock::time_point timer_expiry_ =
       std::chrono::steady_clock::time_point::max();
 };

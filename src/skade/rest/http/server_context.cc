@@ -8,8 +8,27 @@
 
 namespace skade::rest::http_internal {
 
-ServerContext::ServerContext(HttpServerOptions options, HttpHandler handler)
-    : options_(std::move(options)), handler_(std::move(handler)) {}
+ServerContext::ServerContext(HttpServerOptions options, HttpHandler handler, int max_connections)
+    : options_(std::move(options)),
+      handler_(std::move(handler)),
+      max_connections_(max_connections) {}
+
+bool ServerContext::AdmitConnection() {
+  std::lock_guard lock(mutex_);
+  if (connections_ >= max_connections_) return false;
+  ++connections_;
+  return true;
+}
+
+void ServerContext::ReleaseConnection() {
+  std::lock_guard lock(mutex_);
+  if (--connections_ == 0) no_connections_.notify_all();
+}
+
+bool ServerContext::WaitForNoConnections(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  return no_connections_.wait_until(lock, deadline, [this] { return connections_ == 0; });
+}
 
 bool ServerContext::Register(HttpSession* session) {
   std::lock_guard lock(mutex_);
@@ -23,22 +42,33 @@ void ServerContext::Unregister(HttpSession* session) {
   sessions_.erase(session);
 }
 
-void ServerContext::Stop() {
+std::vector<std::shared_ptr<HttpSession>> ServerContext::LiveSessions() {
+  std::lock_guard lock(mutex_);
   std::vector<std::shared_ptr<HttpSession>> live;
+  live.reserve(sessions_.size());
+  for (HttpSession* session : sessions_) {
+    // Empty for a session whose destructor is waiting for our lock.
+    if (auto shared = session->weak_from_this().lock()) live.push_back(std::move(shared));
+  }
+  return live;
+}
+
+void ServerContext::Stop() {
   {
-    // Setting the flag under the lock means no session registers after the
-    // snapshot below without seeing it.
+    // Setting the flag under the lock means every session either registered
+    // before (and is in the snapshot below) or sees it and does not register.
     std::lock_guard lock(mutex_);
     stopping_.store(true, std::memory_order_relaxed);
-    live.reserve(sessions_.size());
-    for (HttpSession* session : sessions_) {
-      // Empty for a session whose destructor is waiting for our lock.
-      if (auto shared = session->weak_from_this().lock()) live.push_back(std::move(shared));
-    }
   }
   // Outside the lock: dropping the last reference runs ~HttpSession, which
   // unregisters.
-  for (const auto& session : live) session->Stop();
+  for (const auto& session : LiveSessions()) session->Stop();
+}
+
+size_t ServerContext::CloseAll() {
+  const auto live = LiveSessions();
+  for (const auto& session : live) session->Abort();
+  return live.size();
 }
 
 void ServerContext::LogInfo(std::string_view line) const { Log("INFO", line); }
