@@ -45,6 +45,10 @@ class CountingFileIO : public io::FileIO {
   Status RemoveEmptyDirectory(std::string_view location) override {
     return base_->RemoveEmptyDirectory(location);
   }
+  Status SyncFile(std::string_view location) override { return base_->SyncFile(location); }
+  Status SyncDirectory(std::string_view location) override {
+    return base_->SyncDirectory(location);
+  }
 
  private:
   std::shared_ptr<io::FileIO> base_;

@@ -42,6 +42,10 @@ class LatencyFileIO : public io::FileIO {
   Status RemoveEmptyDirectory(std::string_view location) override {
     return base_->RemoveEmptyDirectory(location);
   }
+  Status SyncFile(std::string_view location) override { return base_->SyncFile(location); }
+  Status SyncDirectory(std::string_view location) override {
+    return base_->SyncDirectory(location);
+  }
 
   /// The delay a write to `location` gets.
   std::chrono::microseconds LatencyOf(std::string_view location) const;

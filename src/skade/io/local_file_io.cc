@@ -6,6 +6,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "skade/io/file_io.h"
 #include "skade/util/strings.h"
@@ -44,17 +48,14 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
   return OkStatus();
 }
 
-Status EnsureParent(const std::string& path, bool durable) {
+// Creates the missing directories above `path`. Their entries are not
+// synced here: a durable file's Close syncs the whole chain (see
+// SyncedDirectories), which also covers directories that already existed
+// but were created by a process that crashed before syncing them.
+Status EnsureParent(const std::string& path) {
   fs::path parent = fs::path(path).parent_path();
   std::error_code ec;
   if (fs::is_directory(parent, ec)) return OkStatus();
-  // Create missing ancestors; when durable, fsync each new entry's parent so
-  // the directory chain survives a power loss.
-  std::vector<fs::path> created;
-  for (fs::path p = parent; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-    created.push_back(p);
-    if (p == p.parent_path()) break;
-  }
   fs::create_directories(parent, ec);
   std::error_code exists_ec;  // (the throwing overloads would escape as exceptions)
   if (ec && !fs::is_directory(parent, exists_ec)) {
@@ -63,18 +64,52 @@ Status EnsureParent(const std::string& path, bool durable) {
     }
     return IoError("Cannot create directory ", parent.string(), ": ", ec.message());
   }
-  if (durable) {
-    for (auto it = created.rbegin(); it != created.rend(); ++it) {
-      SKADE_RETURN_NOT_OK(FsyncPath(it->parent_path().string(), O_RDONLY | O_DIRECTORY));
-    }
-  }
   return OkStatus();
 }
 
+// The directories whose entry in their parent, and every ancestor's, this
+// process has fsynced: a durable write then pays for the chain up to the
+// root once per directory per process, and one fsync of its own directory
+// after that. Keyed by path and remembered with the inode, so a directory
+// removed and re-created (by any process) is synced again. Thread-safe.
+class SyncedDirectories {
+ public:
+  // Makes the entries of `dir` durable, and `dir` reachable from the root.
+  Status Sync(const fs::path& dir) {
+    SKADE_RETURN_NOT_OK(FsyncPath(dir.string(), O_RDONLY | O_DIRECTORY));
+    // The chain of directories whose own entry is not known durable yet.
+    std::vector<std::pair<fs::path, ino_t>> chain;
+    for (fs::path d = dir; d != d.parent_path(); d = d.parent_path()) {
+      struct stat st;
+      if (::stat(d.c_str(), &st) != 0) return ErrnoError("Cannot stat", d.string(), errno);
+      if (Known(d, st.st_ino)) break;
+      chain.emplace_back(d, st.st_ino);
+    }
+    for (const auto& [d, inode] : chain) {
+      SKADE_RETURN_NOT_OK(FsyncPath(d.parent_path().string(), O_RDONLY | O_DIRECTORY));
+    }
+    // Remembered only once the whole chain is durable.
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [d, inode] : chain) synced_[d.string()] = inode;
+    return OkStatus();
+  }
+
+ private:
+  bool Known(const fs::path& dir, ino_t inode) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = synced_.find(dir.string());
+    return it != synced_.end() && it->second == inode;
+  }
+
+  std::mutex mutex_;
+  std::unordered_map<std::string, ino_t> synced_;
+};
+
 class LocalOutputFile : public OutputFile {
  public:
-  LocalOutputFile(std::string path, int fd, bool durable)
-      : path_(std::move(path)), fd_(fd), durable_(durable) {}
+  LocalOutputFile(std::string path, int fd, bool durable,
+                  std::shared_ptr<SyncedDirectories> directories)
+      : path_(std::move(path)), fd_(fd), durable_(durable), directories_(std::move(directories)) {}
   ~LocalOutputFile() override {
     if (fd_ >= 0) {
       ::close(fd_);
@@ -97,10 +132,7 @@ class LocalOutputFile : public OutputFile {
     int rc = ::close(fd_);
     fd_ = -1;
     if (rc != 0) return ErrnoError("Cannot close", path_, errno);
-    if (durable_) {
-      SKADE_RETURN_NOT_OK(
-          FsyncPath(fs::path(path_).parent_path().string(), O_RDONLY | O_DIRECTORY));
-    }
+    if (durable_) SKADE_RETURN_NOT_OK(directories_->Sync(fs::path(path_).parent_path()));
     return OkStatus();
   }
 
@@ -108,18 +140,42 @@ class LocalOutputFile : public OutputFile {
   std::string path_;
   int fd_;
   bool durable_;
+  std::shared_ptr<SyncedDirectories> directories_;
   int64_t written_ = 0;
 };
 
 class LocalFileIO : public FileIO {
  public:
   Result<std::string> ReadFile(std::string_view location) override {
+    return Read(location, UINT64_MAX);
+  }
+
+  Result<std::string> ReadFileUpTo(std::string_view location, uint64_t max_bytes) override {
+    return Read(location, max_bytes);
+  }
+
+  // O_NONBLOCK so opening a FIFO does not wait for a writer; the fstat on the
+  // open descriptor then decides, with no window for the path to change.
+  Result<std::string> Read(std::string_view location, uint64_t max_bytes) {
     SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return ErrnoError("Cannot open", path, errno);
     std::string out;
     struct stat st;
-    if (::fstat(fd, &st) == 0 && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+    if (::fstat(fd, &st) != 0) {
+      int err = errno;
+      ::close(fd);
+      return ErrnoError("Cannot stat", path, err);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return InvalidArgument("Not a regular file: ", path);
+    }
+    if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+      ::close(fd);
+      return TooLarge(location, max_bytes);
+    }
+    if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
     char buf[1 << 16];
     for (;;) {
       ssize_t n = ::read(fd, buf, sizeof(buf));
@@ -131,6 +187,10 @@ class LocalFileIO : public FileIO {
       }
       if (n == 0) break;
       out.append(buf, static_cast<size_t>(n));
+      if (out.size() > max_bytes) {  // grew while we read
+        ::close(fd);
+        return TooLarge(location, max_bytes);
+      }
     }
     ::close(fd);
     return out;
@@ -145,10 +205,10 @@ class LocalFileIO : public FileIO {
   Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
                                                     bool durable) override {
     SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
-    SKADE_RETURN_NOT_OK(EnsureParent(path, durable));
+    SKADE_RETURN_NOT_OK(EnsureParent(path));
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return ErrnoError("Cannot create", path, errno);
-    return std::unique_ptr<OutputFile>(new LocalOutputFile(path, fd, durable));
+    return std::unique_ptr<OutputFile>(new LocalOutputFile(path, fd, durable, directories_));
   }
 
   Status DeleteFile(std::string_view location) override {
@@ -192,6 +252,28 @@ class LocalFileIO : public FileIO {
     }
     return OkStatus();
   }
+
+  // fdatasync: the size is part of what it flushes; the timestamps are not
+  // needed to read the file back.
+  Status SyncFile(std::string_view location) override {
+    SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return ErrnoError("Cannot open", path, errno);
+    int rc = ::fdatasync(fd);
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) return ErrnoError("Cannot fsync", path, err);
+    return OkStatus();
+  }
+
+  Status SyncDirectory(std::string_view location) override {
+    SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
+    return directories_->Sync(fs::path(path));
+  }
+
+ private:
+  // Shared with open output files, which may outlive this FileIO.
+  std::shared_ptr<SyncedDirectories> directories_ = std::make_shared<SyncedDirectories>();
 };
 
 }  // namespace
@@ -213,6 +295,17 @@ Result<std::string> LocalPath(std::string_view location) {
   }
   if (!rest.starts_with("/")) return InvalidArgument("Location is not absolute: ", location);
   return std::string(rest);
+}
+
+std::string ParentLocation(std::string_view location) {
+  while (location.ends_with('/') && location.size() > 1) location.remove_suffix(1);
+  size_t slash = location.rfind('/');
+  if (slash == std::string_view::npos) return "";
+  // The root keeps its slash ("file:///a" -> "file:///", "/a" -> "/").
+  size_t end = slash;
+  while (end > 0 && location[end - 1] == '/') --end;
+  if (end == 0 || location[end - 1] == ':') return std::string(location.substr(0, slash + 1));
+  return std::string(location.substr(0, end));
 }
 
 std::string JoinLocation(std::string_view location, std::string_view name) {

@@ -1,0 +1,57 @@
+// TrackingFileIO: a FileIO that remembers which files were written without
+// being made durable, so that someone can make them durable later.
+//
+// The catalog wraps its FileIO in one at the eventual and none durability
+// levels: manifests, manifest lists and data files written through the
+// catalog's FileIO (table::Table, ingest, the CLI) with `durable=false` are
+// then synced by the MetadataFlusher before the store, like the metadata
+// files the catalog writes itself. A file is recorded once it is complete
+// (WriteFile returned, or OutputFile::Close succeeded); files written with
+// `durable=true` are not recorded, they are durable already.
+//
+// Thread-safe when the wrapped FileIO is.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skade/io/file_io.h"
+
+namespace skade::io {
+
+class TrackingFileIO : public FileIO {
+ public:
+  explicit TrackingFileIO(std::shared_ptr<FileIO> base) : base_(std::move(base)) {}
+
+  /// The locations recorded since the last call, in the order they were
+  /// completed, and forgets them. A location written, deleted and written
+  /// again appears twice.
+  std::vector<std::string> TakeWritten();
+
+  Result<std::string> ReadFile(std::string_view location) override;
+  Result<std::string> ReadFileUpTo(std::string_view location, uint64_t max_bytes) override;
+  Status WriteFile(std::string_view location, std::string_view contents, bool durable) override;
+  Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
+                                                    bool durable) override;
+  Status DeleteFile(std::string_view location) override;
+  Result<bool> Exists(std::string_view location) override;
+  Result<int64_t> FileSize(std::string_view location) override;
+  Result<std::vector<std::string>> ListDirectory(std::string_view location) override;
+  Status RemoveEmptyDirectory(std::string_view location) override;
+  Status SyncFile(std::string_view location) override;
+  Status SyncDirectory(std::string_view location) override;
+
+ private:
+  class TrackedOutputFile;
+
+  void Record(std::string_view location);
+
+  std::shared_ptr<FileIO> base_;
+  std::mutex mutex_;
+  std::vector<std::string> written_;
+};
+
+}  // namespace skade::io

@@ -1,0 +1,70 @@
+// LocalFileIO's sync operations and location helpers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "skade/io/file_io.h"
+#include "testing/matchers.h"
+#include "testing/temp_dir.h"
+
+namespace skade::io {
+namespace {
+
+using testing::IsError;
+using testing::IsOk;
+
+TEST(LocalFileIOTest, SyncFileAndDirectory) {
+  testing::TempDir dir;
+  auto io = NewLocalFileIO();
+  std::string file = dir.Sub("a/b/f");
+  ASSERT_THAT(io->WriteFile(file, "x", /*durable=*/false), IsOk());
+  EXPECT_THAT(io->SyncFile(file), IsOk());
+  EXPECT_THAT(io->SyncDirectory(dir.Sub("a/b")), IsOk());
+  // Again: the chain is known durable now, the directory itself still syncs.
+  EXPECT_THAT(io->SyncDirectory("file://" + dir.Sub("a/b")), IsOk());
+}
+
+TEST(LocalFileIOTest, SyncOfAMissingFileOrDirectoryIsNotFound) {
+  testing::TempDir dir;
+  auto io = NewLocalFileIO();
+  EXPECT_THAT(io->SyncFile(dir.Sub("missing")), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(io->SyncDirectory(dir.Sub("missing")), IsError(ErrorKind::kNotFound));
+}
+
+// Regression: a directory that already existed was assumed durable, so a
+// durable write into one left by a crashed process never synced its entry.
+// The write must sync the chain, including a directory re-created after
+// this FileIO had synced it once.
+TEST(LocalFileIOTest, DurableWriteIntoAnExistingUnsyncedDirectory) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.Sub("left/by/crash"));
+  auto io = NewLocalFileIO();
+  EXPECT_THAT(io->WriteFile(dir.Sub("left/by/crash/f"), "x", /*durable=*/true), IsOk());
+  ASSERT_THAT(io->DeleteFile(dir.Sub("left/by/crash/f")), IsOk());
+  std::filesystem::remove_all(dir.Sub("left/by"));
+  std::filesystem::create_directories(dir.Sub("left/by/crash"));
+  EXPECT_THAT(io->WriteFile(dir.Sub("left/by/crash/g"), "y", /*durable=*/true), IsOk());
+  EXPECT_EQ(*io->ReadFile(dir.Sub("left/by/crash/g")), "y");
+}
+
+TEST(LocalFileIOTest, DurableStreamedWrite) {
+  testing::TempDir dir;
+  auto io = NewLocalFileIO();
+  auto file = io->NewOutputFile(dir.Sub("new/dir/f"), /*durable=*/true);
+  ASSERT_TRUE(file);
+  ASSERT_THAT((*file)->Write("abc"), IsOk());
+  EXPECT_THAT((*file)->Close(), IsOk());
+  EXPECT_EQ(*io->ReadFile(dir.Sub("new/dir/f")), "abc");
+}
+
+TEST(LocalFileIOTest, ParentLocation) {
+  EXPECT_EQ(ParentLocation("file:///a/b/c.json"), "file:///a/b");
+  EXPECT_EQ(ParentLocation("file:/a/b"), "file:/a");
+  EXPECT_EQ(ParentLocation("file:///a"), "file:///");
+  EXPECT_EQ(ParentLocation("/a/b/"), "/a");
+  EXPECT_EQ(ParentLocation("/a"), "/");
+  EXPECT_EQ(ParentLocation("name"), "");
+}
+
+}  // namespace
+}  // namespace skade::io
