@@ -6,11 +6,14 @@
 #include "skade/table/fast_append.h"
 #include "skade/table/overwrite_files.h"
 #include "skade/table/snapshot_scan.h"
+#include "skade/table/transaction.h"
 #include "table_fixture.h"
 
 namespace skade::table {
 namespace {
 
+using ::testing::HasSubstr;
+using testing::IsError;
 using testing::IsOk;
 using testing::TableTest;
 using ::testing::UnorderedElementsAre;
@@ -151,10 +154,11 @@ TEST_F(OverwriteDeleteTest, FilterOnAnUnknownFieldMatchesNothing) {
   EXPECT_EQ(CurrentDataFiles(*committed)->size(), 3u);
 }
 
-TEST_F(OverwriteDeleteTest, OverwriteRebaseAlsoRemovesFilesAConcurrentCommitAdded) {
+TEST_F(OverwriteDeleteTest, SnapshotIsolationRebaseAlsoRemovesFilesAConcurrentCommitAdded) {
   Table table = Populated();
   OverwriteFiles overwrite(table,
                            PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}}));
+  overwrite.SetIsolationLevel(IsolationLevel::kSnapshot);
   overwrite.AddFile(File(table, "d", 7, "eu"));
   // A concurrent append lands first, into the partition being replaced.
   ASSERT_THAT(FastAppend(table).AppendFile(File(table, "late", 4, "eu")).Commit(), IsOk());
@@ -166,6 +170,99 @@ TEST_F(OverwriteDeleteTest, OverwriteRebaseAlsoRemovesFilesAConcurrentCommitAdde
                                                   File(table, "b", 20, "us").file_path));
   EXPECT_EQ(committed->metadata().CurrentSnapshot()->summary.at("deleted-data-files"), "3");
   EXPECT_EQ(committed->metadata().CurrentSnapshot()->summary.at("total-records"), "27");
+}
+
+// Regression: the overwrite used to rebase over the concurrent append and
+// delete its file, dropping rows the overwrite's writer never saw.
+TEST_F(OverwriteDeleteTest, OverwriteFailsOnAConcurrentAppendToAReplacedPartition) {
+  Table table = Populated();
+  OverwriteFiles overwrite(table,
+                           PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}}));
+  overwrite.AddFile(File(table, "d", 7, "eu"));
+  // The second writer appends to "eu" between the overwrite's base and its
+  // commit.
+  auto appended = FastAppend(table).AppendFile(File(table, "late", 4, "eu")).Commit();
+  ASSERT_THAT(appended, IsOk());
+
+  auto committed = overwrite.Commit();
+  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
+  EXPECT_THAT(committed.error().message,
+              HasSubstr("Found conflicting data files that can contain records matching "
+                        "region = eu"));
+  EXPECT_THAT(committed.error().message, HasSubstr(File(table, "late", 4, "eu").file_path));
+  EXPECT_FALSE(committed.error().retryable);
+  // Nothing changed, and the overwrite left no metadata files behind.
+  auto current = table.Refresh();
+  EXPECT_EQ(current->metadata_location(), appended->metadata_location());
+  EXPECT_EQ(CurrentDataFiles(*current)->size(), 4u);
+  for (const std::string& name : MetadataFiles(table)) {
+    EXPECT_EQ(name.find(overwrite.commit_uuid()), std::string::npos) << name;
+  }
+}
+
+TEST_F(OverwriteDeleteTest, OverwriteRebasesOverAConcurrentAppendToAnotherPartition) {
+  Table table = Populated();
+  OverwriteFiles overwrite(table,
+                           PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}}));
+  overwrite.AddFile(File(table, "d", 7, "eu"));
+  auto appended = FastAppend(table).AppendFile(File(table, "late", 4, "us")).Commit();
+  ASSERT_THAT(appended, IsOk());
+
+  auto committed = overwrite.Commit();
+  ASSERT_THAT(committed, IsOk());
+  EXPECT_EQ(committed->metadata().CurrentSnapshot()->parent_snapshot_id,
+            appended->metadata().CurrentSnapshot()->snapshot_id);
+  EXPECT_THAT(Paths(*CurrentDataFiles(*committed)),
+              UnorderedElementsAre(File(table, "d", 7, "eu").file_path,
+                                   File(table, "b", 20, "us").file_path,
+                                   File(table, "late", 4, "us").file_path));
+}
+
+TEST_F(OverwriteDeleteTest, ConflictDetectionFilterNarrowsTheCheck) {
+  Table table = Populated();
+  OverwriteFiles overwrite(table, PartitionFilter::All());
+  overwrite.ConflictDetectionFilter(
+      PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}}));
+  overwrite.AddFile(File(table, "d", 7, "eu"));
+  ASSERT_THAT(FastAppend(table).AppendFile(File(table, "late", 4, "us")).Commit(), IsOk());
+  EXPECT_THAT(overwrite.Commit(), IsOk());
+}
+
+TEST_F(OverwriteDeleteTest, OverwriteOnAnEmptyTableFailsOnAConcurrentAppend) {
+  Table table = Create("events", testing::RegionSpec());
+  OverwriteFiles overwrite(table, PartitionFilter::All());
+  overwrite.AddFile(File(table, "d", 7, "eu"));
+  ASSERT_THAT(FastAppend(table).AppendFile(File(table, "late", 4, "us")).Commit(), IsOk());
+  EXPECT_THAT(overwrite.Commit(), IsError(ErrorKind::kCommitFailed));
+}
+
+TEST_F(OverwriteDeleteTest, AnAppendEarlierInTheSameTransactionIsNotAConflict) {
+  Table table = Populated();
+  Transaction transaction(table);
+  transaction.NewFastAppend().AppendFile(File(table, "same", 4, "eu"));
+  transaction.NewOverwrite(PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}}))
+      .AddFile(File(table, "d", 7, "eu"));
+  auto committed = transaction.Commit();
+  ASSERT_THAT(committed, IsOk());
+  EXPECT_THAT(Paths(*CurrentDataFiles(*committed)),
+              UnorderedElementsAre(File(table, "d", 7, "eu").file_path,
+                                   File(table, "b", 20, "us").file_path));
+}
+
+TEST_F(OverwriteDeleteTest, DeleteRebasesOverAConcurrentAppendUnlessSerializable) {
+  Table table = Populated();
+  PartitionFilter eu = PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}});
+  DeleteFiles snapshot_delete(table, eu);
+  DeleteFiles serializable_delete(table, eu);
+  serializable_delete.SetIsolationLevel(IsolationLevel::kSerializable);
+  ASSERT_THAT(FastAppend(table).AppendFile(File(table, "late", 4, "eu")).Commit(), IsOk());
+
+  auto failed = serializable_delete.Commit();
+  ASSERT_THAT(failed, IsError(ErrorKind::kCommitFailed));
+  EXPECT_THAT(failed.error().message, HasSubstr("Found conflicting data files"));
+  auto deleted = snapshot_delete.Commit();
+  ASSERT_THAT(deleted, IsOk());
+  EXPECT_EQ(deleted->metadata().CurrentSnapshot()->summary.at("deleted-data-files"), "3");
 }
 
 TEST_F(OverwriteDeleteTest, FormatV3OverwriteKeepsExistingRowIds) {

@@ -50,12 +50,19 @@ void CleanUpAll(const std::vector<TableUpdates>& tables, bool committed) {
   }
 }
 
-Result<std::vector<Table>> CommitOnce(const std::vector<TableUpdates>& tables) {
+// Stages every table's updates on its current version. Errors here are
+// final (a failed validation, FileIO): retrying would meet them again.
+Result<std::vector<catalog::CommitTableRequest>> StageAll(const std::vector<TableUpdates>& tables) {
   std::vector<catalog::CommitTableRequest> requests;
   for (const TableUpdates& table : tables) {
     SKADE_ASSIGN_OR_RAISE(auto request, StageUpdates(table.table, table.updates));
     requests.push_back(std::move(request));
   }
+  return requests;
+}
+
+Result<std::vector<Table>> CommitOnce(const std::vector<TableUpdates>& tables,
+                                      const std::vector<catalog::CommitTableRequest>& requests) {
   catalog::Catalog& catalog = tables.front().table.catalog();
   if (tables.size() == 1) {
     SKADE_ASSIGN_OR_RAISE(catalog::LoadTableResult committed, catalog.CommitTable(requests[0]));
@@ -81,6 +88,9 @@ Result<catalog::CommitTableRequest> StageUpdates(const Table& base,
   const spec::SnapshotRef* main = metadata.Ref(spec::kMainBranch);
   request.requirements.push_back(spec::AssertRefSnapshotId{
       spec::kMainBranch, main != nullptr ? std::optional(main->snapshot_id) : std::nullopt});
+  // Validated against the catalog's version, not the staged one: earlier
+  // updates of the same commit are not concurrent.
+  for (SnapshotUpdate* update : updates) SKADE_RETURN_NOT_OK(update->Validate(metadata));
   spec::TableMetadataPtr staged = base.metadata_ptr();
   for (size_t i = 0; i < updates.size(); ++i) {
     SKADE_ASSIGN_OR_RAISE(spec::SnapshotPtr snapshot, updates[i]->Apply(*staged));
@@ -103,7 +113,12 @@ Result<std::vector<Table>> CommitWithRetry(std::vector<TableUpdates> tables) {
   if (tables.empty()) return std::vector<Table>{};
   RetryPolicy policy = RetryPolicy::FromProperties(tables.front().table.metadata());
   for (int64_t retry = 0;; ++retry) {
-    Result<std::vector<Table>> committed = CommitOnce(tables);
+    Result<std::vector<catalog::CommitTableRequest>> requests = StageAll(tables);
+    if (!requests) {
+      CleanUpAll(tables, false);
+      return tl::unexpected(std::move(requests).error());
+    }
+    Result<std::vector<Table>> committed = CommitOnce(tables, *requests);
     if (committed) {
       CleanUpAll(tables, true);
       return committed;

@@ -6,7 +6,14 @@
 // manifest_filter_internal.h); the summary carries "deleted-data-files",
 // "deleted-records" and "removed-files-size". A filter that matches nothing
 // still commits an empty delete snapshot. The filter is evaluated on every
-// version the update is applied to.
+// version the update is applied to, so a rebase also removes matching files
+// a concurrent commit added — the outcome of running the delete after it.
+//
+// Concurrent commits are checked as the isolation level says (see
+// isolation_level.h). The default is kSnapshot: a delete by partition
+// decides nothing from rows it read, so only concurrent delete files in the
+// matched partitions conflict; kSerializable also fails on concurrent data
+// files there (for a delete whose filter came from reading the table).
 //
 // Not thread-safe. See snapshot_update.h for commit, retries and clean-up.
 #pragma once
@@ -14,17 +21,23 @@
 #include <memory>
 #include <vector>
 
+#include "skade/table/isolation_level.h"
 #include "skade/table/partition_filter.h"
 #include "skade/table/snapshot_update.h"
 
 namespace skade::table {
 
+class ConflictValidator;
 class ManifestFilter;
 
 class DeleteFiles : public SnapshotUpdate {
  public:
   DeleteFiles(Table table, PartitionFilter filter);
   ~DeleteFiles() override;
+
+  DeleteFiles& SetIsolationLevel(IsolationLevel isolation);
+
+  Status Validate(const spec::TableMetadata& current) override;
 
  protected:
   std::string_view operation() const override { return spec::kOperationDelete; }
@@ -34,6 +47,9 @@ class DeleteFiles : public SnapshotUpdate {
 
  private:
   std::unique_ptr<ManifestFilter> filter_;
+  PartitionFilter conflict_filter_;
+  IsolationLevel isolation_ = IsolationLevel::kSnapshot;
+  std::unique_ptr<ConflictValidator> validator_;  // made on the first Validate()
 };
 
 }  // namespace skade::table

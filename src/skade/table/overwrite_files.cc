@@ -1,18 +1,40 @@
 #include "skade/table/overwrite_files.h"
 
+#include "skade/table/conflict_validator_internal.h"
 #include "skade/table/manifest_filter_internal.h"
 
 namespace skade::table {
 
 OverwriteFiles::OverwriteFiles(Table table, PartitionFilter filter)
     : SnapshotUpdate(std::move(table)),
-      filter_(std::make_unique<ManifestFilter>(std::move(filter))) {}
+      filter_(std::make_unique<ManifestFilter>(filter)),
+      conflict_filter_(std::move(filter)) {}
 
 OverwriteFiles::~OverwriteFiles() = default;
 
 OverwriteFiles& OverwriteFiles::AddFile(spec::DataFile file) {
   files_.push_back(std::move(file));
   return *this;
+}
+
+OverwriteFiles& OverwriteFiles::SetIsolationLevel(IsolationLevel isolation) {
+  isolation_ = isolation;
+  validator_.reset();
+  return *this;
+}
+
+OverwriteFiles& OverwriteFiles::ConflictDetectionFilter(PartitionFilter filter) {
+  conflict_filter_ = std::move(filter);
+  validator_.reset();
+  return *this;
+}
+
+Status OverwriteFiles::Validate(const spec::TableMetadata& current) {
+  if (!validator_) {
+    validator_ =
+        std::make_unique<ConflictValidator>(StartingSnapshotId(), conflict_filter_, isolation_);
+  }
+  return validator_->Validate(current, io());
 }
 
 Result<std::vector<spec::ManifestFile>> OverwriteFiles::Manifests(

@@ -5,11 +5,20 @@
 //
 // Removed files become DELETED entries in rewritten manifests (see
 // manifest_filter_internal.h); the summary carries "deleted-data-files",
-// "deleted-records", "removed-files-size" besides the added counts. The
-// filter is evaluated on every version the update is applied to, so a
-// rebase also removes matching files that a concurrent commit added. Added
+// "deleted-records", "removed-files-size" besides the added counts. Added
 // files are not checked against the filter. Added files follow FastAppend's
 // rules.
+//
+// Concurrent commits: before a rebase, the snapshots committed since the
+// version the update was created on are checked against the conflict
+// detection filter (the overwrite filter unless set), as the isolation
+// level says (default kSerializable, as Iceberg Java): a concurrent file in
+// a matched partition fails the commit with kCommitFailed "Found
+// conflicting files that can contain records matching …", instead of
+// rebasing over rows the caller never saw. Under kSnapshot, concurrent data
+// files are rebased over: the filter is evaluated on every version the
+// update is applied to, so a rebase also removes matching files that a
+// concurrent commit added.
 //
 // Not thread-safe. See snapshot_update.h for commit, retries and clean-up.
 #pragma once
@@ -18,11 +27,13 @@
 #include <vector>
 
 #include "skade/spec/data_file.h"
+#include "skade/table/isolation_level.h"
 #include "skade/table/partition_filter.h"
 #include "skade/table/snapshot_update.h"
 
 namespace skade::table {
 
+class ConflictValidator;
 class ManifestFilter;
 
 class OverwriteFiles : public SnapshotUpdate {
@@ -31,6 +42,12 @@ class OverwriteFiles : public SnapshotUpdate {
   ~OverwriteFiles() override;
 
   OverwriteFiles& AddFile(spec::DataFile file);
+  OverwriteFiles& SetIsolationLevel(IsolationLevel isolation);
+  /// Which partitions concurrent files must not touch (default: the
+  /// overwrite filter).
+  OverwriteFiles& ConflictDetectionFilter(PartitionFilter filter);
+
+  Status Validate(const spec::TableMetadata& current) override;
 
  protected:
   std::string_view operation() const override { return spec::kOperationOverwrite; }
@@ -40,6 +57,9 @@ class OverwriteFiles : public SnapshotUpdate {
 
  private:
   std::unique_ptr<ManifestFilter> filter_;
+  PartitionFilter conflict_filter_;
+  IsolationLevel isolation_ = IsolationLevel::kSerializable;
+  std::unique_ptr<ConflictValidator> validator_;  // made on the first Validate()
   std::vector<spec::DataFile> files_;
   std::vector<spec::ManifestFile> new_manifests_;
   bool manifests_written_ = false;

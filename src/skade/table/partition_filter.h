@@ -25,7 +25,10 @@ class PartitionFilter {
   using Predicate = std::function<bool(const spec::PartitionSpec& spec,
                                        const std::vector<spec::Literal>& partition)>;
 
-  explicit PartitionFilter(Predicate predicate) : predicate_(std::move(predicate)) {}
+  /// `description` names what the filter matches in error messages
+  /// (e.g. "region = 'eu'").
+  explicit PartitionFilter(Predicate predicate, std::string description = "the filter")
+      : predicate_(std::move(predicate)), description_(std::move(description)) {}
 
   /// Every file (replace or truncate the whole table).
   static PartitionFilter All();
@@ -43,8 +46,11 @@ class PartitionFilter {
     return predicate_(spec, file.partition);
   }
 
+  const std::string& description() const { return description_; }
+
  private:
   Predicate predicate_;
+  std::string description_;
 };
 
 }  // namespace skade::table

@@ -25,6 +25,13 @@ Result<Table> SnapshotUpdate::Commit() {
   return std::move(committed.front());
 }
 
+std::optional<int64_t> SnapshotUpdate::StartingSnapshotId() const {
+  spec::SnapshotPtr main = table_.metadata().SnapshotForRef(spec::kMainBranch);
+  return main ? std::optional(main->snapshot_id) : std::nullopt;
+}
+
+Status SnapshotUpdate::Validate(const spec::TableMetadata& /*current*/) { return OkStatus(); }
+
 Result<std::string> SnapshotUpdate::WriteNewManifest(const spec::TableMetadata& base,
                                                      std::string_view bytes) {
   std::string location = ManifestLocation(base, commit_uuid_, manifest_count_++);

@@ -18,7 +18,11 @@
 // rewritten manifests) are redone — and retries, up to
 // `commit.retry.num-retries` times with exponential backoff between
 // `commit.retry.min-wait-ms` and `commit.retry.max-wait-ms` (table
-// properties, Iceberg's defaults 4, 100 and 60000). To commit several
+// properties, Iceberg's defaults 4, 100 and 60000). Before each attempt
+// the update validates the snapshots committed since the version it was
+// created on (Validate(); overwrites and deletes check for conflicting
+// files, see isolation_level.h); a failed validation ends the commit with
+// no retry, since rebasing again cannot remove the conflict. To commit several
 // updates in one metadata commit, use Transaction.
 //
 // Files: after a successful commit, the manifest lists and manifests of
@@ -32,6 +36,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +69,11 @@ class SnapshotUpdate {
   /// writes a new manifest list.
   Result<spec::SnapshotPtr> Apply(const spec::TableMetadata& base);
 
+  /// Checks the snapshots committed to main of `current` (the catalog's
+  /// version this update is about to be staged on) since table(): OK to
+  /// rebase, or a final error. The default accepts any (appends commute).
+  virtual Status Validate(const spec::TableMetadata& current);
+
   /// Deletes the files this update wrote that its last applied snapshot
   /// does not use (`committed`), or all of them (`!committed`). Best effort.
   void CleanUp(bool committed);
@@ -92,6 +102,9 @@ class SnapshotUpdate {
   Result<std::string> WriteNewManifest(const spec::TableMetadata& base, std::string_view bytes);
 
   io::FileIO& io() const { return table_.io(); }
+  /// Main's snapshot in table() (none for an empty table): where the
+  /// concurrent history that Validate() checks starts.
+  std::optional<int64_t> StartingSnapshotId() const;
 
  private:
   Table table_;
