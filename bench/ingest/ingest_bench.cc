@@ -22,8 +22,14 @@
 // rows_per_sec and mb_per_sec are the median repetition's; p50/p99/p999_us
 // are percentiles of the repetitions' wall times; ops counts rows over all
 // repetitions.
+// peak_rss_mb is the process's peak resident set during the scenario's
+// runs (the largest over its repetitions): VmHWM, reset before each run
+// through /proc/self/clear_refs, so it includes the input batches every
+// scenario shares (measured alone as "baseline_rss_mb") plus what the run
+// itself held — for the ingests, the encoded files in memory.
 // Records are JSON lines (DESIGN.md "Front door" fields plus rows_per_sec,
-// mb_per_sec, commit_latency_ms, files, commits, …) appended to --out.
+// mb_per_sec, commit_latency_ms, files, commits, peak_rss_mb, …) appended
+// to --out.
 #include <arrow/api.h>
 #include <arrow/io/file.h>
 #include <arrow/io/memory.h>
@@ -67,6 +73,7 @@ struct Args {
   std::string durability = "immediate";
   std::string dump_data;
   std::string dump_commit_bound_data;
+  int64_t baseline_rss_kb = 0;  // measured, not an option: RSS with the input loaded
 };
 
 struct Record {
@@ -85,8 +92,30 @@ struct Record {
   int files_per_commit = 0;
   int channel_depth = 0;
   int commit_latency_ms = 0;
+  int64_t peak_rss_kb = 0;         // the largest over repetitions
+  int64_t peak_encoded_files = 0;  // IngestStats, the largest over repetitions
   std::string error;
 };
+
+// The process's peak resident set (VmHWM) in KiB, 0 if unknown.
+int64_t PeakRssKb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6);
+  }
+  return 0;
+}
+
+// Resets VmHWM to the current resident set, so that the next PeakRssKb()
+// measures what happened since. False where the kernel does not allow it
+// (then peaks are the process's so far).
+bool ResetPeakRss() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return clear.good();
+}
 
 int64_t Percentile(std::vector<int64_t> values, double p) {
   if (values.empty()) return 0;
@@ -124,7 +153,12 @@ std::string ToJson(const Record& record, const Args& args) {
   json.Field("channel_depth", static_cast<int64_t>(record.channel_depth));
   json.Field("reps", static_cast<int64_t>(record.wall_us.size()));
   json.Field("durability", args.durability);
+  json.Key("peak_rss_mb");
+  json.Double(static_cast<double>(record.peak_rss_kb) / 1024.0);
+  json.Key("baseline_rss_mb");
+  json.Double(static_cast<double>(args.baseline_rss_kb) / 1024.0);
   if (!record.encode_us.empty()) {
+    json.Field("peak_encoded_files", record.peak_encoded_files);
     json.Field("encode_ms_p50", Percentile(record.encode_us, 0.5) / 1000);
     json.Field("write_ms_p50", Percentile(record.write_us, 0.5) / 1000);
     json.Field("commit_ms_p50", Percentile(record.commit_us, 0.5) / 1000);
@@ -236,6 +270,7 @@ Case IngestCase(const Args& args, const std::string& scenario, const std::string
     record->encode_us.push_back(stats.encode_us);
     record->write_us.push_back(stats.write_us);
     record->commit_us.push_back(stats.commit_us);
+    record->peak_encoded_files = std::max(record->peak_encoded_files, stats.peak_encoded_files);
     return stats.total_us;
   };
   return Case{std::move(record), run};
@@ -310,7 +345,7 @@ int Main(int argc, char** argv) {
                                                     (static_cast<double>(median) / 1e6)),
                                " rows/s (median ", median / 1000, " ms)")
                       : record.error)
-              << "\n";
+              << ", peak RSS " << record.peak_rss_kb / 1024 << " MiB\n";
   };
 
   auto groups = IngestBenchData(args.files, args.rows_per_file);
@@ -322,6 +357,12 @@ int Main(int argc, char** argv) {
       std::cerr << "skade_ingest_bench: " << dumped.error().ToString() << "\n";
       return 1;
     }
+  }
+  if (ResetPeakRss()) {
+    args.baseline_rss_kb = PeakRssKb();
+  } else {
+    std::cerr << "skade_ingest_bench: cannot reset the peak RSS (/proc/self/clear_refs); "
+                 "peak_rss_mb is the process's peak so far\n";
   }
   std::vector<Case> cases;
   if (Wants(args, "raw")) cases.push_back(RawCase(&groups));
@@ -340,7 +381,9 @@ int Main(int argc, char** argv) {
   for (int rep = 0; rep < args.reps; ++rep) {
     for (Case& c : cases) {
       if (!c.record.error.empty()) continue;
+      ResetPeakRss();
       auto elapsed = c.run(rep, &c.record);
+      c.record.peak_rss_kb = std::max(c.record.peak_rss_kb, PeakRssKb());
       if (elapsed) {
         c.record.wall_us.push_back(*elapsed);
       } else {

@@ -403,8 +403,12 @@ void AddIngestCommand(CLI::App& app, const CliContext& context) {
                       "Rows per data file and partition (default 1048576)");
   command->add_option("--format", args->format, "Input format: parquet, csv or json");
   command->add_flag("--replace-partitions", args->replace_partitions,
-                    "Replace the partitions the input writes to (dynamic overwrite)");
-  command->add_flag("--overwrite", args->overwrite, "Replace all of the table's data");
+                    "Replace the partitions the input writes to (dynamic overwrite); with "
+                    "--files-per-commit, each snapshot replaces the partitions it is the first "
+                    "to write to");
+  command->add_flag("--overwrite", args->overwrite,
+                    "Replace all of the table's data, in one snapshot at the end (ignores "
+                    "--files-per-commit)");
   command
       ->add_option("--overwrite-where", args->overwrite_where,
                    "Replace the partitions whose field shows this value, e.g. ts_day=2026-11-01 "

@@ -1,7 +1,17 @@
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <future>
 #include <iostream>
+#include <sstream>
 #include <thread>
+#include <utility>
 
 #include "skade/cli/commands.h"
 #include "skade/rest/catalog_service.h"
@@ -18,9 +28,53 @@ struct ServeArgs {
   int threads = 0;
   std::string auth = "none";
   std::vector<std::string> clients;
+  std::string clients_file;
   int token_ttl_seconds = 3600;
+  int token_max_lifetime_seconds = 24 * 3600;
+  int max_tokens = 100'000;
+  int max_connections = 1024;
+  int request_timeout_seconds = 30;
+  int idle_timeout_seconds = 60;
+  int shutdown_timeout_seconds = 10;
   bool quiet = false;
 };
+
+// The environment variable that may list OAuth clients, so that secrets need
+// not appear on the command line (where `ps` shows them).
+constexpr char kClientsVariable[] = "SKADE_OAUTH_CLIENTS";
+
+// After the drain bound, how long a handler still running (it cannot be
+// interrupted) may take before the process exits without it.
+constexpr int kShutdownGraceSeconds = 10;
+
+// The clients from --oauth-client, --oauth-client-file and SKADE_OAUTH_CLIENTS.
+Result<std::vector<rest::OAuthClient>> CollectClients(const ServeArgs& args) {
+  std::vector<rest::OAuthClient> clients;
+  for (const auto& client : args.clients) {
+    SKADE_ASSIGN_OR_RAISE(auto parsed, rest::ParseOAuthClient(client));
+    clients.push_back(std::move(parsed));
+  }
+  if (!args.clients_file.empty()) {
+    std::ifstream file(args.clients_file);
+    if (!file) return IoError("cannot read --oauth-client-file ", args.clients_file);
+    struct stat info {};
+    if (::stat(args.clients_file.c_str(), &info) == 0 && (info.st_mode & (S_IRWXG | S_IRWXO))) {
+      std::cerr << "skade serve: warning: " << args.clients_file
+                << " holds secrets but others may read it (chmod 600)\n";
+    }
+    std::stringstream text;
+    text << file.rdbuf();
+    auto parsed = rest::ParseOAuthClientList(text.str(), false);
+    if (!parsed) return InvalidArgument(args.clients_file, ": ", parsed.error().message);
+    clients.insert(clients.end(), parsed->begin(), parsed->end());
+  }
+  if (const char* listed = std::getenv(kClientsVariable); listed && *listed) {
+    auto parsed = rest::ParseOAuthClientList(listed, true);
+    if (!parsed) return InvalidArgument(kClientsVariable, ": ", parsed.error().message);
+    clients.insert(clients.end(), parsed->begin(), parsed->end());
+  }
+  return clients;
+}
 
 // Blocks SIGINT/SIGTERM in every thread (call before starting any) and waits
 // for one; the server then shuts down gracefully.
@@ -36,17 +90,28 @@ int WaitForTerminationSignal() {
 
 Status Serve(const CliContext& context, const ServeArgs& args) {
   if (args.port < 0 || args.port > 65535) return InvalidArgument("Invalid --port ", args.port);
+  const std::pair<const char*, int> limits[] = {
+      {"--token-ttl", args.token_ttl_seconds},
+      {"--token-max-lifetime", args.token_max_lifetime_seconds},
+      {"--max-tokens", args.max_tokens},
+      {"--max-connections", args.max_connections},
+      {"--request-timeout", args.request_timeout_seconds},
+      {"--idle-timeout", args.idle_timeout_seconds},
+      {"--shutdown-timeout", args.shutdown_timeout_seconds}};
+  for (const auto& [flag, value] : limits) {
+    if (value <= 0) return InvalidArgument(flag, " must be positive (got ", value, ")");
+  }
   rest::AuthOptions auth;
   if (args.auth == "token") {
     auth.mode = rest::AuthOptions::Mode::kToken;
-    if (args.clients.empty()) {
-      return InvalidArgument("--auth token needs at least one --oauth-client ID:SECRET");
-    }
-    for (const auto& client : args.clients) {
-      SKADE_ASSIGN_OR_RAISE(auto parsed, rest::ParseOAuthClient(client));
-      auth.clients.push_back(std::move(parsed));
+    SKADE_ASSIGN_OR_RAISE(auth.clients, CollectClients(args));
+    if (auth.clients.empty()) {
+      return InvalidArgument("--auth token needs at least one client: --oauth-client ID:SECRET, ",
+                             "--oauth-client-file PATH or ", kClientsVariable);
     }
     auth.token_ttl_seconds = args.token_ttl_seconds;
+    auth.max_token_lifetime_seconds = args.token_max_lifetime_seconds;
+    auth.max_tokens = static_cast<size_t>(args.max_tokens);
   } else if (args.auth != "none") {
     return InvalidArgument("Unknown --auth '", args.auth, "' (expected none or token)");
   }
@@ -65,6 +130,17 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   options.port = static_cast<uint16_t>(args.port);
   options.threads = args.threads;
   options.log_requests = !args.quiet;
+  options.max_connections = args.max_connections;
+  // One bound for the client's side of an exchange: receiving its request and
+  // sending it the response. The header keeps its shorter bound.
+  const auto millis = [](int seconds) {
+    return static_cast<int>(std::min<int64_t>(int64_t{seconds} * 1000, INT32_MAX));
+  };
+  options.request_timeout_ms = millis(args.request_timeout_seconds);
+  options.body_timeout_ms = options.request_timeout_ms;
+  options.header_timeout_ms = std::min(options.header_timeout_ms, options.request_timeout_ms);
+  options.idle_timeout_ms = millis(args.idle_timeout_seconds);
+  options.shutdown_timeout_ms = millis(args.shutdown_timeout_seconds);
   SKADE_ASSIGN_OR_RAISE(auto server,
                         rest::HttpServer::Start(options, [service](const rest::HttpRequest& r) {
                           return service->Handle(r);
@@ -76,8 +152,23 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   std::cout << "listening " << uri << std::endl;
   int signal = WaitForTerminationSignal();
   std::cerr << "skade serve: received " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
-            << ", finishing in-flight requests\n";
+            << ", finishing in-flight requests (at most " << args.shutdown_timeout_seconds
+            << " s)\n";
+  // Shutdown() waits for a handler that is running; one stuck (say, on a hung
+  // disk) must not keep the process alive. The store survives an exit at any
+  // point, as it survives a crash.
+  std::promise<void> stopped;
+  std::thread watchdog([done = stopped.get_future(), &args]() mutable {
+    if (done.wait_for(std::chrono::seconds(args.shutdown_timeout_seconds +
+                                           kShutdownGraceSeconds)) == std::future_status::ready) {
+      return;
+    }
+    std::cerr << "skade serve: requests still running after the shutdown timeout; exiting\n";
+    std::_Exit(3);
+  });
   server->Shutdown();
+  stopped.set_value();
+  watchdog.join();
   std::cerr << "skade serve: stopped\n";
   return OkStatus();
 }
@@ -92,8 +183,27 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
   serve->add_option("--threads", args->threads, "I/O threads (default: one per core)");
   serve->add_option("--auth", args->auth, "none | token (OAuth2 client credentials)");
   serve->add_option("--oauth-client", args->clients,
-                    "Client allowed to get tokens: ID:SECRET or ID:SECRET:ro (repeatable)");
-  serve->add_option("--token-ttl", args->token_ttl_seconds, "Token lifetime in seconds");
+                    "Client allowed to get tokens: ID:SECRET or ID:SECRET:ro (repeatable; "
+                    "visible in ps, prefer --oauth-client-file or SKADE_OAUTH_CLIENTS)");
+  serve->add_option("--oauth-client-file", args->clients_file,
+                    "File of clients, one ID:SECRET or ID:SECRET:ro per line ('#' comments)");
+  serve->add_option("--token-ttl", args->token_ttl_seconds,
+                    "Token lifetime in seconds (default 3600)");
+  serve->add_option("--token-max-lifetime", args->token_max_lifetime_seconds,
+                    "Seconds after a client-credentials grant beyond which refreshing no longer "
+                    "extends a token (default 86400)");
+  serve->add_option("--max-tokens", args->max_tokens,
+                    "Live tokens kept; when full the one expiring first is dropped "
+                    "(default 100000)");
+  serve->add_option("--max-connections", args->max_connections,
+                    "Open connections at most; more get 503 (default 1024, and always below "
+                    "the file descriptor limit)");
+  serve->add_option("--request-timeout", args->request_timeout_seconds,
+                    "Seconds to receive a whole request, and to send one response (default 30)");
+  serve->add_option("--idle-timeout", args->idle_timeout_seconds,
+                    "Seconds an idle keep-alive connection is kept (default 60)");
+  serve->add_option("--shutdown-timeout", args->shutdown_timeout_seconds,
+                    "On SIGTERM/SIGINT, seconds to let requests under way finish (default 10)");
   serve->add_flag("--quiet,-q", args->quiet, "Do not log one line per request");
   serve->callback(
       [&context, args] { throw CLI::RuntimeError(Run([&] { return Serve(context, *args); })); });

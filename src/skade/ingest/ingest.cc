@@ -9,6 +9,7 @@
 #include "skade/data/partition_path.h"
 #include "skade/ingest/bounded_queue.h"
 #include "skade/ingest/data_file_encoder_internal.h"
+#include "skade/ingest/encoded_file_stream_internal.h"
 #include "skade/ingest/ordered_writer_internal.h"
 #include "skade/ingest/snapshot_committer_internal.h"
 #include "skade/ingest/worker_pool.h"
@@ -32,8 +33,11 @@ class ProgressReporter {
     progress_.files_total = files;
   }
 
-  void Written(const spec::DataFile& file) {
+  /// `files_known`: the total as far as it is known yet (a streaming
+  /// encode learns it as it goes); 0 keeps the one given at construction.
+  void Written(const spec::DataFile& file, int64_t files_known = 0) {
     std::lock_guard lock(mutex_);
+    progress_.files_total = std::max(progress_.files_total, files_known);
     ++progress_.files_written;
     progress_.rows_written += file.record_count;
     progress_.bytes_written += file.file_size_in_bytes;
@@ -70,8 +74,8 @@ Result<data::DataWriterOptions> WriterOptions(const Table& table, const IngestOp
   return writer;
 }
 
-// The encode stage: every group on the pool, flattened in submission order
-// and named by position.
+// The encode stage of IngestMulti: every group on the pool, flattened in
+// submission order and named by position, as EncodedFileStream names them.
 Result<std::vector<EncodedFile>> EncodeAndName(const Table& table,
                                                const std::vector<RecordBatchGroup>& groups,
                                                const IngestOptions& options,
@@ -90,27 +94,6 @@ Result<std::vector<EncodedFile>> EncodeAndName(const Table& table,
     }
   }
   return files;
-}
-
-// What the first snapshot removes: options.overwrite, and with
-// replace_partitions every partition the files land in.
-std::optional<PartitionFilter> OverwriteFilter(const Table& table, const IngestOptions& options,
-                                               const std::vector<spec::DataFile>& files) {
-  if (!options.replace_partitions) return options.overwrite;
-  std::vector<std::vector<spec::Literal>> tuples;
-  for (const spec::DataFile& file : files) {
-    if (std::find(tuples.begin(), tuples.end(), file.partition) == tuples.end()) {
-      tuples.push_back(file.partition);
-    }
-  }
-  PartitionFilter replaced =
-      PartitionFilter::Tuples(table.metadata().default_spec_id, std::move(tuples));
-  if (!options.overwrite) return replaced;
-  return PartitionFilter(
-      [replaced, overwrite = *options.overwrite](const spec::PartitionSpec& spec,
-                                                 const std::vector<spec::Literal>& partition) {
-        return replaced.Matches(spec, partition) || overwrite.Matches(spec, partition);
-      });
 }
 
 std::vector<spec::DataFile> DataFiles(const std::vector<EncodedFile>& files) {
@@ -134,59 +117,64 @@ void DeleteUncommitted(io::FileIO& io, const std::vector<FileToWrite>& files,
   }
 }
 
-// Frees a file's bytes once it is stored: nothing reads them again.
-void Release(EncodedFile& file) { std::string().swap(file.bytes); }
-
 tl::unexpected<Error> Failed(Error error, int64_t commits) {
   StrAppend(&error.message, " (ingest stopped; ", commits, " snapshot", commits == 1 ? "" : "s",
             " committed before the failure)");
   return tl::unexpected(std::move(error));
 }
 
-// IngestParallel, IngestPipelined and IngestPipelinedOverlap.
+// IngestParallel, IngestPipelined and IngestPipelinedOverlap: encode
+// lazily (EncodedFileStream) → write in order → commit, after the writes
+// or (`overlap`) beside them.
 Result<IngestResult> RunPipeline(const Table& table, const std::vector<RecordBatchGroup>& groups,
                                  const IngestOptions& options, int64_t files_per_commit,
                                  bool overlap) {
   const int64_t start = MonotonicMicros();
   IngestStats stats;
   const std::string prefix = options.file_prefix.empty() ? NewUuid() : options.file_prefix;
-  SKADE_ASSIGN_OR_RAISE(std::vector<EncodedFile> files,
-                        EncodeAndName(table, groups, options, prefix));
-  stats.encode_us = MonotonicMicros() - start;
-  if (files.empty()) {
-    stats.total_us = MonotonicMicros() - start;
-    return IngestResult{table, stats};
-  }
+  const spec::TableMetadata& metadata = table.metadata();
+  SKADE_ASSIGN_OR_RAISE(data::DataWriterOptions writer_options, WriterOptions(table, options));
+  WorkerPool& pool = options.pool != nullptr ? *options.pool : WorkerPool::Default();
+  const int depth = std::max(options.channel_depth, 1);
+  EncodedFileStream stream(
+      metadata, DataFileEncoder(metadata.Schema(), metadata.Spec(), std::move(writer_options)),
+      groups, pool, prefix, static_cast<size_t>(depth) + pool.size(), options.stop);
 
-  ProgressReporter progress(options.progress, static_cast<int64_t>(files.size()));
-  SnapshotCommitter committer(table, files_per_commit,
-                              OverwriteFilter(table, options, DataFiles(files)), options.summary,
+  ProgressReporter progress(options.progress, 0);
+  SnapshotCommitter committer(table, files_per_commit, options.overwrite,
+                              options.replace_partitions, options.isolation, options.summary,
                               options.stop, [&] { progress.Committed(); });
-  const std::vector<FileToWrite> to_write = WriteList(files);
+  auto next = [&] { return stream.Next(); };
+  auto unblock = [&] { stream.Abort(); };
+  // Hands file `i` on: its bytes are freed, its DataFile goes to `sink`.
+  auto take = [&](size_t i) {
+    spec::DataFile file = stream.data_file(i);
+    stream.Delivered(i);
+    progress.Written(file, stream.files_encoded());
+    return file;
+  };
   std::vector<uint8_t> stored;
-  const int64_t write_start = MonotonicMicros();
   Status status;
   if (!overlap) {
+    std::vector<spec::DataFile> written;
     status = WriteInOrder(
-        table.io(), table.durable_files(), to_write, options.channel_depth, options.stop,
+        table.io(), table.durable_files(), next, unblock, depth, options.stop,
         [&](size_t i) {
-          Release(files[i]);
-          progress.Written(files[i].data_file);
+          written.push_back(take(i));
           return OkStatus();
         },
         &stored);
-    stats.write_us = MonotonicMicros() - write_start;
-    for (size_t i = 0; status && i < files.size(); ++i) {
-      status = committer.Add(files[i].data_file);
-    }
+    if (status) status = stream.status();
+    stats.write_us = MonotonicMicros() - start;
+    for (size_t i = 0; status && i < written.size(); ++i) status = committer.Add(written[i]);
     if (status) status = committer.Flush();
   } else {
-    BoundedQueue<size_t> queue(static_cast<size_t>(std::max(options.channel_depth, 1)));
+    BoundedQueue<spec::DataFile> queue(static_cast<size_t>(depth));
     std::atomic<bool> all_written{false};
     Status commit_status;
     std::thread committer_thread([&] {
-      while (std::optional<size_t> index = queue.Pop()) {
-        commit_status = committer.Add(files[*index].data_file);
+      while (std::optional<spec::DataFile> file = queue.Pop()) {
+        commit_status = committer.Add(std::move(*file));
         if (!commit_status) {
           queue.Abort();  // the writer sees a refused Push and stops
           return;
@@ -197,15 +185,15 @@ Result<IngestResult> RunPipeline(const Table& table, const std::vector<RecordBat
       if (all_written.load()) commit_status = committer.Flush();
     });
     status = WriteInOrder(
-        table.io(), table.durable_files(), to_write, options.channel_depth, options.stop,
+        table.io(), table.durable_files(), next, unblock, depth, options.stop,
         [&](size_t i) -> Status {
-          Release(files[i]);
-          progress.Written(files[i].data_file);
-          if (!queue.Push(i)) return MakeError(ErrorKind::kCancelled, "The committer stopped");
+          if (!queue.Push(take(i)))
+            return MakeError(ErrorKind::kCancelled, "The committer stopped");
           return OkStatus();
         },
         &stored);
-    stats.write_us = MonotonicMicros() - write_start;
+    if (status) status = stream.status();
+    stats.write_us = MonotonicMicros() - start;
     if (status) {
       all_written = true;
       queue.Close();
@@ -215,7 +203,10 @@ Result<IngestResult> RunPipeline(const Table& table, const std::vector<RecordBat
     committer_thread.join();
     if (!commit_status) status = std::move(commit_status);
   }
+  stream.Abort();  // the producer stops at its next batch
 
+  stats.encode_us = stream.encode_us();
+  stats.peak_encoded_files = stream.peak_files();
   stats.rows = committer.committed_rows();
   stats.files = committer.committed_files();
   stats.bytes = committer.committed_bytes();
@@ -224,8 +215,9 @@ Result<IngestResult> RunPipeline(const Table& table, const std::vector<RecordBat
   stats.total_us = MonotonicMicros() - start;
   if (!status) {
     if (!committer.outcome_unknown()) {
-      DeleteUncommitted(table.io(), to_write, stored,
-                        static_cast<size_t>(committer.committed_files()));
+      for (size_t i = static_cast<size_t>(committer.committed_files()); i < stored.size(); ++i) {
+        if (stored[i]) (void)table.io().DeleteFile(stream.data_file(i).file_path);
+      }
     }
     return Failed(std::move(status).error(), committer.commits());
   }
@@ -278,8 +270,9 @@ Result<IngestResult> Append(const Table& table, const RecordBatchGroup& batches,
 
   ProgressReporter progress(options.progress, static_cast<int64_t>(written->size()));
   for (const spec::DataFile& file : *written) progress.Written(file);
-  SnapshotCommitter committer(table, 0, OverwriteFilter(table, options, *written), options.summary,
-                              options.stop, [&] { progress.Committed(); });
+  SnapshotCommitter committer(table, 0, options.overwrite, options.replace_partitions,
+                              options.isolation, options.summary, options.stop,
+                              [&] { progress.Committed(); });
   Status status;
   for (size_t i = 0; status && i < written->size(); ++i) status = committer.Add((*written)[i]);
   if (status) status = committer.Flush();
@@ -362,11 +355,13 @@ Result<IngestMultiResult> IngestMulti(const std::vector<TableIngest>& tables,
     transactions.emplace_back(tables[t].table);
     if (files[t].empty()) continue;
     std::vector<spec::DataFile> data_files = DataFiles(files[t]);
-    std::optional<PartitionFilter> overwrite =
-        OverwriteFilter(tables[t].table, options, data_files);
+    std::vector<std::vector<spec::Literal>> replaced;
+    std::optional<PartitionFilter> overwrite = SnapshotCommitter::Replacing(
+        options.overwrite, options.replace_partitions, data_files, &replaced);
     table::SnapshotUpdate* update;
     if (overwrite) {
       auto& overwrite_files = transactions.back().NewOverwrite(*overwrite);
+      overwrite_files.SetIsolationLevel(options.isolation);
       for (auto& file : data_files) overwrite_files.AddFile(std::move(file));
       update = &overwrite_files;
     } else {

@@ -3,8 +3,7 @@
 //
 //   Append                  one thread writes and encodes as it goes; one
 //                           snapshot.
-//   IngestParallel          encode every group on all cores, write, one
-//                           snapshot.
+//   IngestParallel          encode on all cores, write, one snapshot.
 //   IngestPipelined         encode → write (≤ channel_depth in flight,
 //                           submission order) → then commit one snapshot
 //                           per files_per_commit files.
@@ -16,10 +15,20 @@
 //                           one atomic catalog transaction.
 //
 // Encode: each group becomes one data file per partition it touches, on a
-// pool of one worker per core; results come back in input order, so
-// encoded[i] is group i, byte-identical whichever path encodes it. Files
-// are named `<file_prefix>-<seq:08>.parquet` under
+// pool of one worker per core, byte-identical whichever path encodes it.
+// Files are named `<file_prefix>-<seq:08>.parquet` under
 // `<data dir>/<partition path>/`, seq counting files in submission order.
+// IngestParallel and the pipelines encode lazily, beside the writes: a
+// group is encoded only while fewer than channel_depth + workers groups
+// are encoded and not yet written, so memory holds about that many groups'
+// files whatever the input's length (IngestStats::peak_encoded_files).
+// IngestMulti encodes everything first.
+//
+// Replacing (IngestOptions::overwrite, replace_partitions): an overwrite by
+// filter is one snapshot at the end; replace_partitions replaces each
+// partition in the snapshot that adds its first new files (see
+// ingest_options.h). Concurrent commits into a replaced partition fail the
+// ingest (kCommitFailed) under the default serializable isolation.
 //
 // Identical results: IngestPipelined and IngestPipelinedOverlap write the
 // same bytes under the same names in the same order, group the files into
@@ -31,11 +40,11 @@
 //   - A snapshot is committed whole or not at all; no reader ever sees part
 //     of one, and no committed snapshot references a file that is missing.
 //   - IngestPipelined writes everything before its first commit: a write
-//     failure commits nothing; a commit failure leaves the snapshots
-//     committed before it.
-//   - IngestPipelinedOverlap commits while it writes, so a write failure
-//     can land after earlier snapshots are durable: that committed prefix
-//     (whole snapshots, in submission order) stays; no later file is
+//     or encode failure commits nothing; a commit failure leaves the
+//     snapshots committed before it.
+//   - IngestPipelinedOverlap commits while it writes, so a write or encode
+//     failure can land after earlier snapshots are durable: that committed
+//     prefix (whole snapshots, in submission order) stays; no later file is
 //     committed. Like IngestPipelined, it is not atomic across commits.
 //   - A stop request (IngestOptions::stop) ends the ingest with kCancelled
 //     at the next step: a commit under way completes or rolls back as a

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "skade/data/data_writer_options.h"
+#include "skade/table/isolation_level.h"
 #include "skade/table/partition_filter.h"
 
 namespace skade::ingest {
@@ -32,6 +33,9 @@ struct IngestOptions {
   int64_t files_per_commit = 0;
   /// The most file writes in flight (and files held for reordering), and
   /// the capacity of the writer→committer queue of the overlapped path.
+  /// Bounds memory: groups are encoded only while fewer than
+  /// channel_depth + workers of them are encoded and not yet written, so
+  /// about that many groups' files are held in memory at once.
   int channel_depth = 4;
   /// Encode workers; null means WorkerPool::Default() (one per core).
   WorkerPool* pool = nullptr;
@@ -42,13 +46,23 @@ struct IngestOptions {
   /// Data files are named `<file_prefix>-<seq:08>.parquet`, seq counting
   /// files in submission order from 0; empty means a fresh UUID.
   std::string file_prefix;
-  /// The first snapshot also removes the files this filter matches (an
-  /// "overwrite" snapshot); later ones append.
+  /// Also remove the files this filter matches, atomically with adding the
+  /// new ones: the ingest commits one "overwrite" snapshot at the end
+  /// (files_per_commit is ignored), so readers never see the table without
+  /// the replaced rows and without the new ones, and a failure leaves the
+  /// old data.
   std::optional<table::PartitionFilter> overwrite;
-  /// The first snapshot also removes the files in every partition the
-  /// ingest writes to (dynamic partition overwrite). Combines with
-  /// `overwrite` (either matches).
+  /// Dynamic partition overwrite: each snapshot also removes the files in
+  /// the partitions its new files are the ingest's first to land in (an
+  /// "overwrite" snapshot; one with no such partition appends). With
+  /// several commits a partition is replaced when its first new files
+  /// commit, and a failure leaves the partitions not yet reached intact.
+  /// Combines with `overwrite` (either matches; then one snapshot).
   bool replace_partitions = false;
+  /// What a replacing snapshot checks against concurrent commits (see
+  /// table/isolation_level.h): by default a concurrent commit adding files
+  /// to a partition being replaced fails the ingest with kCommitFailed.
+  table::IsolationLevel isolation = table::IsolationLevel::kSerializable;
   /// Extra snapshot summary properties, e.g. {"engine-name", "skade"}.
   std::map<std::string, std::string> summary;
   /// Stops the ingest between steps (kCancelled): no new write or commit
@@ -61,10 +75,11 @@ struct IngestOptions {
 /// What an ingest did. Times are wall-clock microseconds per stage; in the
 /// overlapped path the write and commit stages run at once.
 struct IngestStats {
-  int64_t rows = 0;     // rows committed
-  int64_t files = 0;    // data files committed
-  int64_t bytes = 0;    // bytes of those files
-  int64_t commits = 0;  // catalog commits made
+  int64_t rows = 0;                // rows committed
+  int64_t files = 0;               // data files committed
+  int64_t bytes = 0;               // bytes of those files
+  int64_t commits = 0;             // catalog commits made
+  int64_t peak_encoded_files = 0;  // the most files held encoded in memory at once
   int64_t encode_us = 0;
   int64_t write_us = 0;
   int64_t commit_us = 0;  // time spent inside commits

@@ -14,12 +14,18 @@
 // error, or a stop request, ends the stage the same way. Writes in flight
 // finish before WriteInOrder returns, so no thread touches `files`
 // afterwards. Files already stored stay (the caller cleans up): `stored`
-// (resized to the number of files) tells which writes succeeded.
+// (one flag per file claimed; for a vector, resized to its size) tells
+// which writes succeeded.
+//
+// The files come from a vector, or from a FileSource that produces them as
+// the writer claims them (the streaming pipelines: nothing is encoded
+// before a writer has room for it).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -33,6 +39,19 @@ struct FileToWrite {
   std::string location;
   const std::string* bytes;  // not owned; must outlive WriteInOrder
 };
+
+/// The next file to write, in index order, or nullopt when there are no
+/// more. Called by one writer thread at a time and never with a lock of the
+/// stage held, so it may block until a file is ready; the bytes must stay
+/// valid until the file is delivered (or WriteInOrder returns).
+using FileSource = std::function<std::optional<FileToWrite>()>;
+
+/// `unblock_source` is called once when the stage ends early (failure,
+/// stop, `deliver` error), before WriteInOrder waits for its writers: a
+/// FileSource blocked waiting must then return nullopt.
+Status WriteInOrder(io::FileIO& io, bool durable, const FileSource& next,
+                    const std::function<void()>& unblock_source, int depth, std::stop_token stop,
+                    const std::function<Status(size_t)>& deliver, std::vector<uint8_t>* stored);
 
 Status WriteInOrder(io::FileIO& io, bool durable, const std::vector<FileToWrite>& files, int depth,
                     std::stop_token stop, const std::function<Status(size_t)>& deliver,

@@ -1,5 +1,13 @@
 #include "skade/rest/authenticator.h"
 
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "skade/rest/http/utf8.h"
 #include "skade/rest/request_target.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/random.h"
@@ -20,12 +28,17 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-std::string NewToken() {
+constexpr size_t kTokenBytes = 32;  // 256 bits
+
+Result<std::string> NewToken() {
   static constexpr char kHex[] = "0123456789abcdef";
+  unsigned char bytes[kTokenBytes];
+  SKADE_RETURN_NOT_OK(SecureRandomBytes(bytes, sizeof(bytes)));
   std::string token;
-  for (int i = 0; i < 4; ++i) {
-    uint64_t bits = RandomU64();
-    for (int k = 0; k < 16; ++k, bits >>= 4) token.push_back(kHex[bits & 0xF]);
+  token.reserve(2 * kTokenBytes);
+  for (unsigned char byte : bytes) {
+    token.push_back(kHex[byte >> 4]);
+    token.push_back(kHex[byte & 0xF]);
   }
   return token;
 }
@@ -34,7 +47,8 @@ HttpResponse OAuthError(int status, std::string_view error, std::string_view des
   JsonWriter writer;
   writer.StartObject();
   writer.Field("error", error);
-  writer.Field("error_description", description);
+  // Descriptions may quote client input (a grant type, a client id).
+  writer.Field("error_description", ToValidUtf8(description));
   writer.EndObject();
   HttpResponse response;
   response.status = status;
@@ -93,6 +107,59 @@ Result<OAuthClient> ParseOAuthClient(std::string_view text) {
   return OAuthClient{parts[0], parts[1], parts.size() == 3 && parts[2] == "ro"};
 }
 
+Result<std::vector<OAuthClient>> ParseOAuthClientList(std::string_view text, bool commas_separate) {
+  std::vector<OAuthClient> clients;
+  for (const auto& line : Split(text, '\n')) {
+    std::vector<std::string> entries =
+        commas_separate ? Split(line, ',') : std::vector<std::string>{line};
+    for (const auto& entry : entries) {
+      std::string_view item = StripWhitespace(entry);
+      if (item.empty() || item.front() == '#') continue;
+      SKADE_ASSIGN_OR_RAISE(auto client, ParseOAuthClient(item));
+      clients.push_back(std::move(client));
+    }
+  }
+  return clients;
+}
+
+Authenticator::Authenticator(AuthOptions options) : options_(std::move(options)) {
+  if (!SecureRandomBytes(key_.data(), key_.size())) std::abort();
+}
+
+Authenticator::Clock::time_point Authenticator::Now() const {
+  return options_.clock ? options_.clock() : Clock::now();
+}
+
+Authenticator::Digest Authenticator::DigestOf(std::string_view token) const {
+  // Its time depends on the token's length only, never on its content.
+  const XXH128_hash_t hash =
+      XXH3_128bits_withSecret(token.data(), token.size(), key_.data(), key_.size());
+  Digest digest;
+  std::memcpy(digest.data(), &hash.low64, 8);
+  std::memcpy(digest.data() + 8, &hash.high64, 8);
+  return digest;
+}
+
+Result<Authenticator::IssuedToken> Authenticator::Find(std::string_view token) {
+  const Digest digest = DigestOf(token);
+  uint64_t slot;
+  std::memcpy(&slot, digest.data(), sizeof(slot));
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  auto it = tokens_.find(slot);
+  // The slot is a keyed hash the client cannot steer, and the full digest is
+  // compared without an early exit: no timing reveals a partial match.
+  if (it == tokens_.end() ||
+      !ConstantTimeEquals(
+          std::string_view(reinterpret_cast<const char*>(it->second.digest.data()), 16),
+          std::string_view(reinterpret_cast<const char*>(digest.data()), 16))) {
+    return MakeError(ErrorKind::kNotAuthorized, "Not authorized: unknown or revoked token");
+  }
+  if (it->second.expires <= Now()) {
+    return MakeError(ErrorKind::kNotAuthorized, "Not authorized: token expired");
+  }
+  return it->second;
+}
+
 Result<Principal> Authenticator::Authenticate(const HttpRequest& request) {
   if (!enabled()) return Principal{};
   std::string_view header = request.Header("authorization");
@@ -100,31 +167,53 @@ Result<Principal> Authenticator::Authenticate(const HttpRequest& request) {
   if (!ConsumePrefix(&token, "Bearer ") && !ConsumePrefix(&token, "bearer ")) {
     return MakeError(ErrorKind::kNotAuthorized, "Not authorized: missing bearer token");
   }
-  token = StripWhitespace(token);
-  std::shared_lock<std::shared_mutex> lock(mutex_);
-  auto it = tokens_.find(std::string(token));
-  if (it == tokens_.end()) {
-    return MakeError(ErrorKind::kNotAuthorized, "Not authorized: unknown or revoked token");
-  }
-  if (it->second.expires <= std::chrono::steady_clock::now()) {
-    return MakeError(ErrorKind::kNotAuthorized, "Not authorized: token expired");
-  }
-  return Principal{it->second.client_id, it->second.read_only};
+  SKADE_ASSIGN_OR_RAISE(auto issued, Find(StripWhitespace(token)));
+  return Principal{std::move(issued.client_id), issued.read_only};
 }
 
-HttpResponse Authenticator::Issue(const std::string& client_id, bool read_only) {
-  std::string token = NewToken();
-  auto now = std::chrono::steady_clock::now();
-  {
-    std::unique_lock<std::shared_mutex> lock(mutex_);
-    std::erase_if(tokens_, [&](const auto& entry) { return entry.second.expires <= now; });
-    tokens_[token] = {client_id, read_only, now + std::chrono::seconds(options_.token_ttl_seconds)};
+size_t Authenticator::token_count() {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  return tokens_.size();
+}
+
+void Authenticator::MakeRoomLocked(Clock::time_point now) {
+  const size_t limit = std::max<size_t>(options_.max_tokens, 1);
+  while (!expiry_.empty() && (expiry_.begin()->first <= now || tokens_.size() >= limit)) {
+    tokens_.erase(expiry_.begin()->second);
+    expiry_.erase(expiry_.begin());
   }
+}
+
+HttpResponse Authenticator::Issue(const std::string& client_id, bool read_only,
+                                  Clock::time_point granted) {
+  const auto now = Now();
+  const auto expires =
+      std::min(now + std::chrono::seconds(options_.token_ttl_seconds),
+               granted + std::chrono::seconds(options_.max_token_lifetime_seconds));
+  std::string token;
+  for (;;) {
+    auto made = NewToken();
+    if (!made) return OAuthError(500, "server_error", "Cannot make a token");
+    const Digest digest = DigestOf(*made);
+    uint64_t slot;
+    std::memcpy(&slot, digest.data(), sizeof(slot));
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    MakeRoomLocked(now);
+    // A 64-bit slot collision is astronomically unlikely; draw again then.
+    if (tokens_.try_emplace(slot, IssuedToken{digest, client_id, read_only, granted, expires})
+            .second) {
+      expiry_.emplace(expires, slot);
+      token = std::move(*made);
+      break;
+    }
+  }
+  const int64_t expires_in =
+      std::chrono::duration_cast<std::chrono::seconds>(expires - now).count();
   JsonWriter writer;
   writer.StartObject();
   writer.Field("access_token", token);
   writer.Field("token_type", "bearer");
-  writer.Field("expires_in", static_cast<int64_t>(options_.token_ttl_seconds));
+  writer.Field("expires_in", expires_in);
   writer.Field("issued_token_type", "urn:ietf:params:oauth:token-type:access_token");
   writer.EndObject();
   HttpResponse response;
@@ -156,20 +245,22 @@ HttpResponse Authenticator::IssueToken(const HttpRequest& request) {
     if (id.empty() || secret.empty()) {
       return OAuthError(400, "invalid_request", "client_id and client_secret are required");
     }
+    // Every client is compared, so the time does not tell which one matched.
+    const OAuthClient* match = nullptr;
     for (const auto& client : options_.clients) {
-      if (ConstantTimeEquals(client.id, id) && ConstantTimeEquals(client.secret, secret)) {
-        return Issue(client.id, client.read_only);
-      }
+      const bool id_equal = ConstantTimeEquals(client.id, id);
+      const bool secret_equal = ConstantTimeEquals(client.secret, secret);
+      if (id_equal && secret_equal && match == nullptr) match = &client;
     }
+    if (match) return Issue(match->id, match->read_only, Now());
     return OAuthError(401, "invalid_client", "Unknown client or wrong secret");
   }
   if (grant == "urn:ietf:params:oauth:grant-type:token-exchange") {
-    // Refresh: a still-valid token is exchanged for a new one with the same rights.
-    HttpRequest probe;
-    probe.headers.emplace_back("authorization", "Bearer " + form["subject_token"]);
-    auto principal = Authenticate(probe);
-    if (!principal) return OAuthError(401, "invalid_grant", principal.error().message);
-    return Issue(principal->client_id, principal->read_only);
+    // Refresh: a still-valid token is exchanged for a new one with the same
+    // rights and the same grant time, which bounds its lifetime.
+    auto subject = Find(form["subject_token"]);
+    if (!subject) return OAuthError(401, "invalid_grant", subject.error().message);
+    return Issue(subject->client_id, subject->read_only, subject->granted);
   }
   return OAuthError(400, "unsupported_grant_type", StrCat("Unsupported grant_type: '", grant, "'"));
 }

@@ -1,6 +1,12 @@
 #include "skade/util/random.h"
 
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstring>
 #include <random>
+
+#include "skade/util/error.h"
 
 namespace skade {
 
@@ -18,6 +24,21 @@ int64_t NewSnapshotId() {
     auto id = static_cast<int64_t>(RandomU64() >> 1);
     if (id != 0) return id;
   }
+}
+
+Status SecureRandomBytes(void* out, size_t size) {
+  auto* bytes = static_cast<unsigned char*>(out);
+  while (size > 0) {
+    // Requests over 256 bytes may return short (and a signal may interrupt).
+    const ssize_t n = ::getrandom(bytes, size, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError("getrandom failed: ", std::strerror(errno));
+    }
+    bytes += n;
+    size -= static_cast<size_t>(n);
+  }
+  return OkStatus();
 }
 
 }  // namespace skade

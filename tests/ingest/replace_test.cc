@@ -1,0 +1,145 @@
+// Replacing ingests that commit several snapshots: each snapshot replaces
+// only the partitions whose new files it adds (replace_partitions), and an
+// overwrite by filter commits once at the end — so no reader sees a
+// partition emptied before its new rows land, and a failure part-way leaves
+// the old data of everything not yet replaced.
+#include <gtest/gtest.h>
+
+#include "ingest_test_util.h"
+#include "skade/ingest/ingest.h"
+
+namespace skade::ingest {
+namespace {
+
+using testing::HookedFileIO;
+using testing::IngestTest;
+using testing::IsError;
+using testing::IsOk;
+
+std::map<std::string, int64_t> RowsPerRegion(const table::Table& table) {
+  std::map<std::string, int64_t> counts;
+  for (const auto& entry : testing::CommittedInOrder(table)) {
+    counts[std::get<std::string>(entry.data_file.partition.at(0).value())] +=
+        entry.data_file.record_count;
+  }
+  return counts;
+}
+
+class ReplaceTest : public IngestTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  Result<IngestResult> Ingest(const table::Table& table,
+                              const std::vector<RecordBatchGroup>& groups,
+                              const IngestOptions& options) {
+    return GetParam() ? IngestPipelinedOverlap(table, groups, options)
+                      : IngestPipelined(table, groups, options);
+  }
+
+  // 60 rows in each of eu, us, ap.
+  table::Table Populated(std::shared_ptr<io::FileIO> io = nullptr) {
+    table::Table table = Create("events", testing::RegionSpec(), {}, nullptr, std::move(io));
+    auto first = IngestParallel(table, testing::EventGroups(2, 90));
+    EXPECT_THAT(first, IsOk());
+    return first->table;
+  }
+};
+
+// Ids 0-2 are eu, 3-5 us, 6-8 ap: one single-partition group each.
+std::vector<RecordBatchGroup> EuThenUs() {
+  return {testing::EventGroup(0, 3), testing::EventGroup(3, 3)};
+}
+
+TEST_P(ReplaceTest, EachSnapshotReplacesOnlyThePartitionsItAddsTo) {
+  table::Table table = Populated();
+  IngestOptions options;
+  options.replace_partitions = true;
+  options.files_per_commit = 1;
+  auto result = Ingest(table, EuThenUs(), options);
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(result->stats.commits, 2);
+  const auto& snapshots = result->table.metadata().snapshots;
+  ASSERT_EQ(snapshots.size(), 3u);
+  EXPECT_EQ(snapshots[1]->operation(), "overwrite");
+  EXPECT_EQ(snapshots[1]->summary.at("deleted-records"), "60");  // eu only
+  EXPECT_EQ(snapshots[2]->operation(), "overwrite");
+  EXPECT_EQ(snapshots[2]->summary.at("deleted-records"), "60");  // us only
+  EXPECT_EQ(RowsPerRegion(result->table),
+            (std::map<std::string, int64_t>{{"ap", 60}, {"eu", 3}, {"us", 3}}));
+}
+
+TEST_P(ReplaceTest, ALaterSnapshotKeepsTheFilesEarlierOnesAddedToAPartition) {
+  table::Table table = Populated();
+  IngestOptions options;
+  options.replace_partitions = true;
+  options.files_per_commit = 1;
+  // eu, us, eu again: the third snapshot appends to eu, it does not replace
+  // the first snapshot's file.
+  auto result = Ingest(
+      table, {testing::EventGroup(0, 3), testing::EventGroup(3, 3), testing::EventGroup(9, 3)},
+      options);
+  ASSERT_THAT(result, IsOk());
+  const auto& snapshots = result->table.metadata().snapshots;
+  ASSERT_EQ(snapshots.size(), 4u);
+  EXPECT_EQ(snapshots[3]->operation(), "append");
+  EXPECT_EQ(RowsPerRegion(result->table),
+            (std::map<std::string, int64_t>{{"ap", 60}, {"eu", 6}, {"us", 3}}));
+}
+
+// Regression: the first snapshot used to replace every partition the ingest
+// would write, so a failed second commit left "us" empty.
+TEST_P(ReplaceTest, AFailedLaterCommitLeavesUnreplacedPartitionsIntact) {
+  auto io = std::make_shared<HookedFileIO>();
+  table::Table table = Populated(io);
+  // The ingest's second manifest list write fails: its second commit fails.
+  io->set_hook(testing::FailNthWrite("/snap-", 2));
+  IngestOptions options;
+  options.replace_partitions = true;
+  options.files_per_commit = 1;
+  auto result = Ingest(table, EuThenUs(), options);
+  ASSERT_THAT(result, IsError(ErrorKind::kIo));
+  auto reloaded = table.Refresh();
+  ASSERT_THAT(reloaded, IsOk());
+  EXPECT_EQ(reloaded->metadata().snapshots.size(), 2u);
+  EXPECT_EQ(RowsPerRegion(*reloaded),
+            (std::map<std::string, int64_t>{{"ap", 60}, {"eu", 3}, {"us", 60}}));
+}
+
+TEST_P(ReplaceTest, OverwriteWithSeveralFilesPerCommitIsOneSnapshot) {
+  table::Table table = Populated();
+  IngestOptions options;
+  options.overwrite = table::PartitionFilter::All();
+  options.files_per_commit = 1;
+  std::vector<int64_t> rows_seen_at_commit;
+  options.progress = [&](const IngestProgress& progress) {
+    if (progress.commits == 0) return;
+    auto current = table.Refresh();
+    int64_t rows = 0;
+    for (const auto& [region, count] : RowsPerRegion(*current)) rows += count;
+    rows_seen_at_commit.push_back(rows);
+  };
+  auto result = Ingest(table, EuThenUs(), options);
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(result->stats.commits, 1);
+  // No reader ever saw the table holding only part of the new data.
+  EXPECT_EQ(rows_seen_at_commit, std::vector<int64_t>{6});
+  EXPECT_EQ(RowsPerRegion(result->table), (std::map<std::string, int64_t>{{"eu", 3}, {"us", 3}}));
+}
+
+TEST_P(ReplaceTest, AFailedOverwriteLeavesTheOldData) {
+  auto io = std::make_shared<HookedFileIO>();
+  table::Table table = Populated(io);
+  io->set_hook(testing::FailNthWrite(".parquet", 2));
+  IngestOptions options;
+  options.overwrite = table::PartitionFilter::All();
+  options.files_per_commit = 1;
+  auto result = Ingest(table, EuThenUs(), options);
+  ASSERT_THAT(result, IsError(ErrorKind::kIo));
+  auto reloaded = table.Refresh();
+  ASSERT_THAT(reloaded, IsOk());
+  EXPECT_EQ(reloaded->metadata_location(), table.metadata_location());
+}
+
+INSTANTIATE_TEST_SUITE_P(SerialAndOverlapped, ReplaceTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Overlapped" : "Serial"; });
+
+}  // namespace
+}  // namespace skade::ingest
