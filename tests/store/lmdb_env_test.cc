@@ -1,6 +1,8 @@
 // LmdbEnv's sharing of one environment per directory, and map growth while
 // other transactions of the process are open.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <string>
@@ -150,6 +152,78 @@ TEST(LmdbEnvTest, MapGrowsUnderConcurrentReadersWithoutLosingWrites) {
     }
   }
   EXPECT_EQ(*store.CommitSeq(), uint64_t{kWriters * kTablesPerWriter});
+}
+
+// Writes `bytes` into a database of its own in the environment at `path`, on
+// a map of `map_size`, as another process would. Raw LMDB: an LmdbEnv
+// inherited through fork() must not be used. Returns an LMDB code.
+int GrowFromAnotherProcess(const std::string& path, uint64_t map_size, size_t bytes) {
+  MDB_env* env = nullptr;
+  int rc = mdb_env_create(&env);
+  if (rc != 0) return rc;
+  mdb_env_set_mapsize(env, map_size);
+  mdb_env_set_maxdbs(env, 16);
+  mdb_env_set_maxreaders(env, 1022);
+  rc = mdb_env_open(env, path.c_str(), MDB_NOSYNC, 0644);
+  MDB_txn* txn = nullptr;
+  if (rc == 0) rc = mdb_txn_begin(env, nullptr, 0, &txn);
+  MDB_dbi dbi = 0;
+  if (rc == 0) rc = mdb_dbi_open(txn, "filler", MDB_CREATE, &dbi);
+  std::string value(64 * 1024, 'f');
+  for (size_t i = 0; rc == 0 && i * value.size() < bytes; ++i) {
+    std::string key = std::to_string(i);
+    MDB_val k{key.size(), key.data()};
+    MDB_val v{value.size(), value.data()};
+    rc = mdb_put(txn, dbi, &k, &v, 0);
+  }
+  if (rc == 0) {
+    rc = mdb_txn_commit(txn);
+  } else if (txn != nullptr) {
+    mdb_txn_abort(txn);
+  }
+  mdb_env_close(env);
+  return rc;
+}
+
+// Another process grows the map past this one's: the next transactions get
+// MDB_MAP_RESIZED, and adopting the new size must wait for the readers of
+// this process, which keep going meanwhile.
+TEST(LmdbEnvTest, MapGrownByAnotherProcessIsAdoptedUnderConcurrentReaders) {
+  testing::TempDir dir;
+  CatalogStoreOptions options;
+  options.lmdb = Options(1 * kMiB);
+  auto opened = CatalogStore::Open(dir.Sub("env"), options);
+  ASSERT_THAT(opened, IsOk());
+  CatalogStore& store = **opened;
+  ASSERT_THAT(store.CreateNamespace({"n"}, {{"k", "v"}}), IsOk());
+
+  // Before any thread exists here, so the child is a plain copy.
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(GrowFromAnotherProcess(store.env().path(), 64 * kMiB, 8 * kMiB));
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << mdb_strerror(WEXITSTATUS(status));
+
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 4; ++r) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 200; ++i) {
+        auto properties = store.GetNamespace({"n"});
+        if (!properties || !*properties || (*properties)->at("k") != "v") ++failures;
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    for (int i = 0; i < 50; ++i) {
+      if (!store.CreateNamespace({"m" + std::to_string(i)}, {})) ++failures;
+    }
+  });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_GE(store.env().MapSize(), 64 * kMiB);
 }
 
 }  // namespace

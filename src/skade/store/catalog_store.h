@@ -15,7 +15,12 @@
 // transaction (one fsync), and hands every caller its own result. Requests
 // for the same table in one batch are applied in queue order, each against
 // the state the previous ones left. The others keep queueing meanwhile and
-// form the next batch.
+// form the next batch. The leader catches whatever the commit path throws,
+// so a batch always gets its results and the lead always passes on.
+//
+// A write that fills the map (LmdbOptions::max_map_size above map_size) is
+// redone from the start in a fresh transaction on a map twice as large,
+// still under the writer lock; a batch is redone whole.
 //
 // Every write transaction records the table keys whose pointers it changed
 // in `table_changes` (keyed by LMDB transaction id) and reports its commit to
