@@ -39,6 +39,10 @@ TEST(LmdbEnvTest, SecondOpenWithOtherDurabilityIsRefused) {
   EXPECT_THAT(LmdbEnv::Open(dir.Sub("env"), Options(4 * kMiB, Durability::kImmediate)),
               IsErrorWithMessage(ErrorKind::kInvalidArgument,
                                  "is already open in this process with durability none"));
+  LmdbOptions more_readers = Options(4 * kMiB, Durability::kNone);
+  more_readers.max_readers += 1;
+  EXPECT_THAT(LmdbEnv::Open(dir.Sub("env"), more_readers),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "cannot be reopened with more"));
   auto same = LmdbEnv::Open(dir.Sub("env"), Options(4 * kMiB, Durability::kNone));
   ASSERT_THAT(same, IsOk());
   EXPECT_EQ(same->get(), first->get());
