@@ -8,7 +8,7 @@ PORT ?= 8181
 CMAKE_FLAGS ?=
 PYTEST ?= .venv/bin/python -m pytest
 
-.PHONY: all setup configure build run test test-cpp test-interop bench fuzz format clean
+.PHONY: all setup configure build run test test-long test-cpp test-interop bench fuzz format clean
 
 all: build
 
@@ -28,6 +28,10 @@ run: build
 
 test: build
 	$(MAKE) --no-print-directory test-cpp test-interop fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
+# The same, with the soak and kill -9 loops at full length (CI runs them briefly).
+test-long:
+	SKADE_LONG_TESTS=1 $(MAKE) --no-print-directory test
 
 test-cpp:
 	cd $(BUILD) && ctest --output-on-failure -j2 --timeout 900

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -91,6 +93,21 @@ TEST(MetadataCacheTest, FailedLoadIsReturnedAndNotCached) {
   EXPECT_TRUE(
       cache->GetOrLoad(location, hash, [] { return Result<MetadataFile>(FileOfSize(10)); }));
   EXPECT_TRUE(Cached(*cache, location));
+}
+
+// Regression: a loader that threw left its single-flight entry behind, and
+// every later miss on the key waited forever (REST: 500 until restart).
+TEST(MetadataCacheTest, LoaderThatThrowsLeavesNoFlightBehind) {
+  auto cache = MakeCache(64 * kMiB);
+  std::string location = Location(1);
+  uint64_t hash = MetadataCache::Hash(location);
+  auto throwing = []() -> Result<MetadataFile> { throw std::runtime_error("parser blew up"); };
+  EXPECT_THAT(cache->GetOrLoad(location, hash, throwing), IsError(ErrorKind::kInternal));
+  auto next = std::async(std::launch::async, [&] {
+    return cache->GetOrLoad(location, hash, [] { return Result<MetadataFile>(FileOfSize(10)); });
+  });
+  ASSERT_EQ(next.wait_for(std::chrono::seconds(120)), std::future_status::ready);
+  EXPECT_TRUE(next.get());
 }
 
 // Many threads miss on one key at once: the loader runs once and everyone

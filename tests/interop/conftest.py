@@ -27,13 +27,14 @@ def run_tool(bin_dir):
     """Runs a binary from the build's bin/ and returns its CompletedProcess;
     fails the test with its stderr when it exits non-zero (unless check=False)."""
 
-    def run(name, *args, check=True, input=None):
+    def run(name, *args, check=True, input=None, cwd=None):
         proc = subprocess.run(
             [str(bin_dir / name), *map(str, args)],
             capture_output=True,
             text=True,
             input=input,
             timeout=300,
+            cwd=cwd,
         )
         if check and proc.returncode != 0:
             pytest.fail(

@@ -162,3 +162,21 @@ def test_bad_input_is_a_clear_error_and_changes_nothing(cli):
                  check=False)
     assert failed.returncode != 0 and "no column named 'nope'" in failed.stderr
     assert not (cli.warehouse.parent / "escape").exists()
+
+
+def test_allow_location_with_the_default_relative_warehouse(run_tool, tmp_path):
+    # Regression: with --allow-location and the relative default ./warehouse,
+    # every default table location was refused (403).
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    scratch = tmp_path / "scratch"
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def skade(*args):
+        return run_tool("skade", "--warehouse", "./warehouse", "--allow-location", str(scratch),
+                        *args, cwd=work)
+
+    skade("ns", "create", "n")
+    skade("table", "create", "n.default", "--schema", schema)
+    assert (work / "warehouse" / "n" / "default" / "metadata").is_dir()

@@ -9,6 +9,17 @@ namespace {
 
 using testing::IsError;
 
+TEST(GzipTest, ABombIsRefusedAtTheBound) {
+  std::string zeros(8 << 20, '\0');
+  std::string bomb = Gzip(zeros);
+  ASSERT_LT(bomb.size(), 64u << 10);
+  EXPECT_THAT(Gunzip(bomb, 1 << 20), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(Gunzip(Gzip(zeros) + Gzip(zeros), 12 << 20), IsError(ErrorKind::kInvalidArgument));
+  auto exact = Gunzip(bomb, zeros.size());
+  ASSERT_TRUE(exact);
+  EXPECT_EQ(exact->size(), zeros.size());
+}
+
 TEST(GzipTest, RoundTripsText) {
   std::string text;
   for (int i = 0; i < 10000; ++i) text += "{\"format-version\": 2},";

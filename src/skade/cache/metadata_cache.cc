@@ -97,7 +97,17 @@ class alignas(64) MetadataCache::Shard {
       flight->second = promise.get_future().share();
       ++loads_;
     }
-    Result<MetadataFile> result = load();
+    // A loader that throws must not leave its flight behind: every later
+    // miss on this key would wait on a promise no one keeps.
+    Result<MetadataFile> result = [&]() -> Result<MetadataFile> {
+      try {
+        return load();
+      } catch (const std::exception& e) {
+        return MakeError(ErrorKind::kInternal, "Cannot load ", key, ": ", e.what());
+      } catch (...) {
+        return MakeError(ErrorKind::kInternal, "Cannot load ", key, ": unknown exception");
+      }
+    }();
     {
       std::lock_guard<std::mutex> lock(mutex_);
       flights_.erase(std::string(key));

@@ -1,5 +1,8 @@
 #include "skade/catalog/location_policy.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include "skade/io/file_io.h"
 #include "skade/util/strings.h"
 
@@ -7,9 +10,30 @@ namespace skade::catalog {
 
 namespace {
 
-// The local path of `location` with duplicate and trailing slashes removed;
-// "." and ".." segments are rejected so a prefix check cannot be fooled.
-Result<std::string> NormalizedPath(const std::string& location) {
+// `root` as a normalized absolute path: a relative path is taken from the
+// working directory (the CLI's default warehouse is `./warehouse`).
+Result<std::string> NormalizedRoot(const std::string& root) {
+  if (root.starts_with("/") || root.find(':') != std::string::npos) {
+    return NormalizedLocalPath(root);
+  }
+  std::error_code ec;
+  auto absolute = std::filesystem::absolute(root, ec);
+  if (ec) return InvalidArgument("Cannot resolve location root ", root, ": ", ec.message());
+  return NormalizedLocalPath(absolute.lexically_normal().string());
+}
+
+// `path` with the symbolic links of its existing prefix resolved.
+std::string Resolved(const std::string& path) {
+  std::error_code ec;
+  auto resolved = std::filesystem::weakly_canonical(path, ec);
+  if (ec) return path;
+  auto normalized = NormalizedLocalPath(resolved.string());
+  return normalized ? *normalized : path;
+}
+
+}  // namespace
+
+Result<std::string> NormalizedLocalPath(const std::string& location) {
   SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(location));
   std::string out;
   for (const auto& segment : Split(path, '/')) {
@@ -22,27 +46,39 @@ Result<std::string> NormalizedPath(const std::string& location) {
   return out.empty() ? std::string("/") : out;
 }
 
-}  // namespace
+bool PathIsUnder(const std::string& path, const std::string& root) {
+  return path == root || root == "/" || path.starts_with(root + "/");
+}
 
 LocationPolicy::LocationPolicy(const std::string& warehouse,
                                const std::vector<std::string>& allowed) {
   std::vector<std::string> roots = allowed;
-  if (roots.empty()) roots.push_back(warehouse);
+  roots.push_back(warehouse);
   for (const auto& root : roots) {
     if (root == "*") {
       anywhere_ = true;
       continue;
     }
-    auto path = NormalizedPath(root);
-    if (path) roots_.push_back(*path);
+    auto path = NormalizedRoot(root);
+    if (!path) continue;
+    for (std::string form : {*path, Resolved(*path)}) {
+      if (std::find(roots_.begin(), roots_.end(), form) == roots_.end()) roots_.push_back(form);
+    }
   }
+  auto home = NormalizedRoot(warehouse);
+  warehouse_ = home ? *home : "/";
+  reserved_ = StrCat(warehouse_ == "/" ? "" : warehouse_, "/.skade");
 }
 
 Status LocationPolicy::Check(const std::string& location) const {
-  SKADE_ASSIGN_OR_RAISE(std::string path, NormalizedPath(location));
+  SKADE_ASSIGN_OR_RAISE(std::string path, NormalizedLocalPath(location));
+  if (PathIsUnder(path, reserved_)) {
+    return MakeError(ErrorKind::kForbidden, "Location ", location,
+                     " is inside the catalog's own directory");
+  }
   if (anywhere_) return OkStatus();
   for (const auto& root : roots_) {
-    if (path == root || root == "/" || path.starts_with(root + "/")) return OkStatus();
+    if (PathIsUnder(path, root)) return OkStatus();
   }
   return MakeError(ErrorKind::kForbidden, "Location ", location,
                    " is outside the allowed locations (", Join(roots_, ", "),

@@ -28,7 +28,7 @@ std::string NewMetadataLocation(const spec::TableMetadata& metadata, int64_t ver
 }
 
 Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& location) {
-  auto bytes = io.ReadFile(location);
+  auto bytes = io.ReadFileUpTo(location, kMaxMetadataReadBytes);
   if (!bytes) {
     if (bytes.error().kind == ErrorKind::kNotFound) {
       return MakeError(ErrorKind::kNotFound, "Failed to open input stream for file: ", location);
@@ -37,9 +37,13 @@ Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& locatio
   }
   std::string text = std::move(*bytes);
   if (IsGzip(text)) {
-    auto inflated = Gunzip(text);
-    if (!inflated)
-      return Corruption("Cannot read metadata file ", location, ": ", inflated.error().message);
+    auto inflated = Gunzip(text, kMaxMetadataReadBytes);
+    if (!inflated) {
+      return MakeError(inflated.error().kind == ErrorKind::kInvalidArgument
+                           ? ErrorKind::kInvalidArgument
+                           : ErrorKind::kCorruption,
+                       "Cannot read metadata file ", location, ": ", inflated.error().message);
+    }
     text = std::move(*inflated);
   }
   auto metadata = spec::TableMetadataFromJson(text);

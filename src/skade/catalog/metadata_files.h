@@ -26,12 +26,18 @@ int64_t ParseMetadataVersion(std::string_view location);
 /// The location for version `version` of `metadata`'s metadata file.
 std::string NewMetadataLocation(const spec::TableMetadata& metadata, int64_t version);
 
+/// The largest metadata file, manifest list or manifest skade reads: every
+/// one of them may be named by a client.
+inline constexpr uint64_t kMaxMetadataReadBytes = 512ull << 20;
+
 /// A metadata file's parsed content and its JSON text (uncompressed).
 using cache::MetadataFile;
 
 /// Reads and parses `location`. A missing file is kNotFound with Iceberg's
 /// message ("Failed to open input stream for file: …"); unparseable
-/// contents are kCorruption naming the file.
+/// contents are kCorruption naming the file; a file that is not regular or
+/// is larger than kMaxMetadataReadBytes (compressed or not) is
+/// kInvalidArgument.
 Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& location);
 
 /// Serializes `metadata` and writes it as a new file at `location` (gzip if

@@ -4,6 +4,8 @@
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_reader.h"
+#include "skade/catalog/metadata_files.h"
+#include "skade/util/log.h"
 #include "skade/util/strings.h"
 
 namespace skade::catalog {
@@ -16,70 +18,93 @@ std::string ParentOf(const std::string& location) {
   return slash == std::string::npos ? std::string() : location.substr(0, slash);
 }
 
-// Adds `manifest` and every data or delete file its entries name.
-// Unreadable files are skipped: purge is best effort.
-void CollectFromManifest(io::FileIO& io, const std::string& manifest,
-                         std::set<std::string>* files) {
-  files->insert(manifest);
-  auto bytes = io.ReadFile(manifest);
-  if (!bytes) return;
-  auto contents = avro::ReadManifest(*bytes);
-  if (!contents) return;
-  for (const auto& entry : contents->entries) files->insert(entry.data_file.file_path);
-}
+// Collects the files to delete, reading only those in scope.
+class PurgeCollector {
+ public:
+  PurgeCollector(io::FileIO& io, const TableFileScope& scope) : io_(io), scope_(scope) {}
 
-void CollectFromManifestList(io::FileIO& io, const std::string& manifest_list,
-                             std::set<std::string>* files) {
-  files->insert(manifest_list);
-  auto bytes = io.ReadFile(manifest_list);
-  if (!bytes) return;
-  auto list = avro::ReadManifestList(*bytes);
-  if (!list) return;
-  for (const auto& manifest : list->manifests) {
-    if (!files->contains(manifest.manifest_path)) {
-      CollectFromManifest(io, manifest.manifest_path, files);
+  // Adds `location` if in scope; true if it was added now.
+  bool Add(const std::string& location) {
+    if (location.empty() || files_.contains(location) || skipped_.contains(location)) return false;
+    auto allowed = scope_.Check(location);
+    if (!allowed) {
+      skipped_.insert(location);
+      LogWarning(StrCat("purge skipped ", allowed.error().message));
+      return false;
     }
+    files_.insert(location);
+    return true;
   }
-}
+
+  // Adds `manifest` and every data or delete file its entries name.
+  // Unreadable files are skipped: purge is best effort.
+  void AddManifest(const std::string& manifest) {
+    if (!Add(manifest)) return;
+    auto bytes = io_.ReadFileUpTo(manifest, kMaxMetadataReadBytes);
+    if (!bytes) return;
+    auto contents = avro::ReadManifest(*bytes);
+    if (!contents) return;
+    for (const auto& entry : contents->entries) Add(entry.data_file.file_path);
+  }
+
+  void AddManifestList(const std::string& manifest_list) {
+    if (!Add(manifest_list)) return;
+    auto bytes = io_.ReadFileUpTo(manifest_list, kMaxMetadataReadBytes);
+    if (!bytes) return;
+    auto list = avro::ReadManifestList(*bytes);
+    if (!list) return;
+    for (const auto& manifest : list->manifests) AddManifest(manifest.manifest_path);
+  }
+
+  const std::set<std::string>& files() const { return files_; }
+  int64_t skipped() const { return static_cast<int64_t>(skipped_.size()); }
+
+ private:
+  io::FileIO& io_;
+  const TableFileScope& scope_;
+  std::set<std::string> files_;
+  std::set<std::string> skipped_;
+};
 
 }  // namespace
 
-Status PurgeTableFiles(io::FileIO& io, const spec::TableMetadata& metadata,
-                       const std::string& metadata_location) {
-  std::set<std::string> files;
+Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const spec::TableMetadata& metadata,
+                                    const std::string& metadata_location,
+                                    const TableFileScope& scope) {
+  PurgeCollector collector(io, scope);
   for (const auto& snapshot : metadata.snapshots) {
-    if (!snapshot->manifest_list.empty()) {
-      CollectFromManifestList(io, snapshot->manifest_list, &files);
-    }
-    for (const auto& manifest : snapshot->manifests) CollectFromManifest(io, manifest, &files);
+    collector.AddManifestList(snapshot->manifest_list);
+    for (const auto& manifest : snapshot->manifests) collector.AddManifest(manifest);
   }
-  for (const auto& statistics : metadata.statistics) files.insert(statistics.statistics_path);
+  for (const auto& statistics : metadata.statistics) collector.Add(statistics.statistics_path);
   for (const auto& statistics : metadata.partition_statistics) {
-    files.insert(statistics.statistics_path);
+    collector.Add(statistics.statistics_path);
   }
-  for (const auto& entry : metadata.metadata_log) files.insert(entry.metadata_file);
-  files.insert(metadata_location);
+  for (const auto& entry : metadata.metadata_log) collector.Add(entry.metadata_file);
+  collector.Add(metadata_location);
 
+  PurgeResult result;
+  result.skipped = collector.skipped();
   Status first_error = OkStatus();
   std::set<std::string> directories;
-  for (const auto& file : files) {
+  for (const auto& file : collector.files()) {
     auto deleted = io.DeleteFile(file);
-    if (!deleted && deleted.error().kind != ErrorKind::kNotFound && first_error) {
+    if (deleted) {
+      ++result.deleted;
+    } else if (deleted.error().kind != ErrorKind::kNotFound && first_error) {
       first_error = deleted;
     }
     directories.insert(ParentOf(file));
   }
-  // Remove emptied directories bottom-up, never above the table location.
-  std::string root = metadata.location;
-  while (root.size() > 1 && root.ends_with('/')) root.pop_back();
+  // Remove emptied directories bottom-up, never above a table root.
   for (auto it = directories.rbegin(); it != directories.rend(); ++it) {
-    for (std::string dir = *it; dir.size() > root.size() && dir.starts_with(root + "/");
-         dir = ParentOf(dir)) {
+    for (std::string dir = *it; scope.Check(dir); dir = ParentOf(dir)) {
       (void)io.RemoveEmptyDirectory(dir);
     }
   }
-  (void)io.RemoveEmptyDirectory(root);
-  return first_error;
+  for (const auto& root : scope.roots()) (void)io.RemoveEmptyDirectory(root);
+  if (!first_error) return tl::unexpected(first_error.error());
+  return result;
 }
 
 }  // namespace skade::catalog

@@ -14,7 +14,6 @@ Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog() cons
   options.warehouse = warehouse;
   SKADE_ASSIGN_OR_RAISE(options.durability, store::ParseDurability(durability));
   options.allowed_locations = allowed_locations;
-  if (!allowed_locations.empty()) options.allowed_locations.push_back(warehouse);
   options.group_commit = group_commit;
   auto opened = catalog::EmbeddedCatalog::Open(options);
   if (!opened) {

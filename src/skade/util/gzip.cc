@@ -27,7 +27,7 @@ bool IsGzip(std::string_view data) {
          static_cast<uint8_t>(data[1]) == 0x8b;
 }
 
-Result<std::string> Gunzip(std::string_view data) {
+Result<std::string> Gunzip(std::string_view data, size_t max_bytes) {
   if (!IsGzip(data) || data.size() < 18) return Corruption("not a gzip stream");
   thread_local std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> decompressor(
       libdeflate_alloc_decompressor());
@@ -37,6 +37,7 @@ Result<std::string> Gunzip(std::string_view data) {
   constexpr size_t kMaxDeflateRatio = 1032;
   size_t capacity = std::min<size_t>(TrailerSize(data), data.size() * kMaxDeflateRatio);
   if (capacity == 0) capacity = data.size() * 4;
+  capacity = std::min(capacity, max_bytes == SIZE_MAX ? max_bytes : max_bytes + 1);
   for (int attempt = 0; attempt < 8; ++attempt) {
     std::string member_out;
     std::string result;
@@ -55,12 +56,18 @@ Result<std::string> Gunzip(std::string_view data) {
       }
       if (status != LIBDEFLATE_SUCCESS) return Corruption("corrupt gzip stream");
       result.append(member_out.data(), out_used);
+      if (result.size() > max_bytes) {
+        return InvalidArgument("gzip stream expands beyond ", max_bytes, " bytes");
+      }
       rest.remove_prefix(in_used);
       // Padding after the last member is tolerated, as gzip(1) does.
       if (!IsGzip(rest)) break;
     }
     if (!too_small) return result;
-    capacity *= 4;
+    if (capacity > max_bytes) {
+      return InvalidArgument("gzip stream expands beyond ", max_bytes, " bytes");
+    }
+    capacity = std::min(capacity * 4, max_bytes == SIZE_MAX ? max_bytes : max_bytes + 1);
   }
   return Corruption("gzip stream expands beyond the supported size");
 }

@@ -1,0 +1,42 @@
+// The files of one table that skade may read or delete on that table's
+// behalf: the one rule for every path that comes from client-written
+// metadata (manifest lists, manifests, data, delete and statistics files,
+// metadata-log entries).
+//
+// A file is in scope when it lies under the table's location, or under its
+// `write.data.path` / `write.metadata.path` when set, and also inside the
+// catalog's allowed locations, and never in the store's own directory
+// (`<warehouse>/.skade`). The check is made on the location as written and
+// again with the symbolic links of its directory resolved, so a link cannot
+// lead a purge out of the table. Anything else is skipped by the caller and
+// logged, never followed. Immutable; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "skade/catalog/location_policy.h"
+#include "skade/spec/table_metadata.h"
+#include "skade/util/result.h"
+
+namespace skade::catalog {
+
+class TableFileScope {
+ public:
+  /// The scope of `metadata`'s table under `policy` (which must outlive it).
+  TableFileScope(const spec::TableMetadata& metadata, const LocationPolicy& policy);
+
+  /// OK if `location` is in scope; kForbidden (naming the file) if not.
+  Status Check(const std::string& location) const;
+
+  /// The table's roots (location, data and metadata paths), normalized.
+  const std::vector<std::string>& roots() const { return roots_; }
+
+ private:
+  bool Contains(const std::string& path) const;
+
+  const LocationPolicy* policy_;
+  std::vector<std::string> roots_;
+};
+
+}  // namespace skade::catalog

@@ -1,0 +1,205 @@
+// The catalog reads and deletes only files it owns, whatever client-written
+// metadata names (purge, metadata cleanup, register). Regression tests for
+// the hostile-client findings of the hardening issue.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/spec/table_metadata_json.h"
+#include "skade/spec/table_properties.h"
+#include "testing/fast_append.h"
+#include "testing/matchers.h"
+#include "testing/temp_dir.h"
+
+namespace skade::catalog {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::IsError;
+using testing::IsOk;
+
+void WriteText(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+class FileOwnershipTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    EmbeddedCatalogOptions options;
+    options.warehouse = dir_.Sub("warehouse");
+    options.store_map_size = 1ull << 30;
+    auto opened = EmbeddedCatalog::Open(options);
+    ASSERT_TRUE(opened) << opened.error().ToString();
+    catalog_ = *opened;
+    ASSERT_THAT(catalog_->CreateNamespace({"n"}, {}), IsOk());
+    store_file_ = *io::LocalPath(catalog_->warehouse_location()) + "/.skade/catalog/data.mdb";
+    ASSERT_TRUE(fs::exists(store_file_));
+    outside_ = dir_.Sub("outside/victim.parquet");
+    WriteText(outside_, "not the catalog's");
+  }
+
+  LoadTableResult Create(const std::string& name, Properties properties = {}) {
+    CreateTableRequest request;
+    request.name = name;
+    request.schema = std::make_shared<const spec::Schema>(
+        0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+    request.properties = std::move(properties);
+    auto created = catalog_->CreateTable({"n"}, request);
+    EXPECT_TRUE(created) << created.error().ToString();
+    return *created;
+  }
+
+  // Commits a snapshot whose manifest list is `manifest_list`, as a client may.
+  void CommitSnapshotNaming(const TableIdentifier& id, const std::string& manifest_list) {
+    auto current = catalog_->LoadTable(id);
+    ASSERT_TRUE(current);
+    auto request = testing::FastAppendRequest(id, *current->metadata, NewSnapshotId());
+    auto snapshot = std::make_shared<spec::Snapshot>(
+        *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot);
+    snapshot->manifest_list = manifest_list;
+    request.updates[0] = spec::AddSnapshot{snapshot};
+    auto committed = catalog_->CommitTable(request);
+    ASSERT_TRUE(committed) << committed.error().ToString();
+  }
+
+  testing::TempDir dir_;
+  std::shared_ptr<EmbeddedCatalog> catalog_;
+  std::string store_file_;
+  std::string outside_;
+};
+
+TEST_F(FileOwnershipTest, PurgeDoesNotDeleteTheStoreOrFilesOutsideTheTable) {
+  auto other = Create("other");
+  std::string other_file = other.metadata_location;
+  Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  CommitSnapshotNaming(id, "file://" + store_file_);
+  CommitSnapshotNaming(id, "file://" + outside_);
+  CommitSnapshotNaming(id, other_file);
+  auto statistics = catalog_->LoadTable(id);
+  spec::StatisticsFile stats;
+  stats.snapshot_id = statistics->metadata->current_snapshot_id.value_or(0);
+  stats.statistics_path = store_file_;
+  ASSERT_TRUE(catalog_->CommitTable({id, {}, {spec::SetStatistics{stats}}}));
+
+  ASSERT_THAT(catalog_->DropTable(id, true), IsOk());
+  EXPECT_TRUE(fs::exists(store_file_));
+  EXPECT_TRUE(fs::exists(outside_));
+  EXPECT_TRUE(fs::exists(*io::LocalPath(other_file)));
+  EXPECT_TRUE(*catalog_->TableExists({{"n"}, "other"}));
+  EXPECT_THAT(catalog_->CreateNamespace({"still-works"}, {}), IsOk());
+}
+
+TEST_F(FileOwnershipTest, PurgeDeletesOnlyWhatLiesInsideARegisteredTable) {
+  // A table registered from files elsewhere (allowed as a location root)
+  // keeps them: purge deletes only what lies inside its own location.
+  auto created = Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  std::string inside = created.metadata->location + "/metadata/snap-1.avro";
+  WriteText(*io::LocalPath(inside), "x");
+  CommitSnapshotNaming(id, inside);
+  CommitSnapshotNaming(id, "file://" + outside_);
+  ASSERT_THAT(catalog_->DropTable(id, true), IsOk());
+  EXPECT_FALSE(fs::exists(*io::LocalPath(inside)));
+  EXPECT_TRUE(fs::exists(outside_));
+}
+
+TEST_F(FileOwnershipTest, PurgeDoesNotFollowASymbolicLinkOutOfTheTable) {
+  auto created = Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  std::string table_dir = *io::LocalPath(created.metadata->location);
+  fs::create_symlink(fs::path(outside_).parent_path(), table_dir + "/data");
+  CommitSnapshotNaming(id, created.metadata->location + "/data/victim.parquet");
+  ASSERT_THAT(catalog_->DropTable(id, true), IsOk());
+  EXPECT_TRUE(fs::exists(outside_));
+}
+
+TEST_F(FileOwnershipTest, PurgeReadsNoFifoOrDevice) {
+  auto created = Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  std::string fifo = *io::LocalPath(created.metadata->location) + "/metadata/pipe.avro";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  CommitSnapshotNaming(id, "file://" + fifo);
+  CommitSnapshotNaming(id, "file:///dev/zero");
+  // A FIFO opened for reading blocks until a writer comes; purge must not.
+  auto dropped = std::async(std::launch::async, [&] { return catalog_->DropTable(id, true); });
+  ASSERT_EQ(dropped.wait_for(std::chrono::seconds(120)), std::future_status::ready)
+      << "purge hung on a FIFO named by client metadata";
+  EXPECT_THAT(dropped.get(), IsOk());
+  EXPECT_FALSE(*catalog_->TableExists(id));
+}
+
+TEST_F(FileOwnershipTest, MetadataCleanupDeletesOnlyTheTablesOwnFiles) {
+  // A registered metadata file whose metadata-log names the store and a
+  // file outside: delete-after-commit must not remove either.
+  auto created = Create("t");
+  auto crafted = std::make_shared<spec::TableMetadata>(*created.metadata);
+  crafted->metadata_log.push_back({1, "file://" + store_file_});
+  crafted->metadata_log.push_back({2, "file://" + outside_});
+  crafted->properties[spec::kDeleteAfterCommitEnabled] = "true";
+  crafted->properties[spec::kPreviousVersionsMax] = "1";
+  std::string location = created.metadata->location + "/metadata/00007-crafted.metadata.json";
+  WriteText(*io::LocalPath(location), spec::TableMetadataToJson(*crafted));
+  TableIdentifier id{{"n"}, "registered"};
+  ASSERT_TRUE(catalog_->RegisterTable(id, location, false));
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", std::to_string(i)}}}}}));
+  }
+  EXPECT_TRUE(fs::exists(store_file_));
+  EXPECT_TRUE(fs::exists(outside_));
+  EXPECT_FALSE(fs::exists(*io::LocalPath(location)));  // the table's own old version is cleaned
+}
+
+TEST_F(FileOwnershipTest, RegisterChecksTheLocationBeforeReading) {
+  auto created = Create("t");
+  std::string json = *catalog_->file_io().ReadFile(created.metadata_location);
+  std::string existing = dir_.Sub("outside/00001-x.metadata.json");
+  WriteText(existing, json);
+  auto present = catalog_->RegisterTable({{"n"}, "a"}, "file://" + existing, false);
+  auto absent =
+      catalog_->RegisterTable({{"n"}, "b"}, dir_.Sub("outside/nope.metadata.json"), false);
+  ASSERT_THAT(present, IsError(ErrorKind::kForbidden));
+  ASSERT_THAT(absent, IsError(ErrorKind::kForbidden));
+  // The answer does not depend on whether the file exists.
+  EXPECT_EQ(present.error().message.find("nope"), std::string::npos);
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "c"}, "file://" + store_file_, false),
+              IsError(ErrorKind::kForbidden));
+}
+
+TEST_F(FileOwnershipTest, RegisterOfANonRegularOrBadFileIsBadInput) {
+  auto created = Create("t");
+  std::string dir = *io::LocalPath(created.metadata->location) + "/metadata";
+  std::string fifo = dir + "/00001-fifo.metadata.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto registered = std::async(std::launch::async, [&] {
+    return catalog_->RegisterTable({{"n"}, "fifo"}, "file://" + fifo, false);
+  });
+  ASSERT_EQ(registered.wait_for(std::chrono::seconds(120)), std::future_status::ready)
+      << "register hung on a FIFO";
+  EXPECT_THAT(registered.get(), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "dir"}, "file://" + dir, false),
+              IsError(ErrorKind::kInvalidArgument));
+  WriteText(dir + "/00002-bad.metadata.json", "{not json");
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "bad"}, dir + "/00002-bad.metadata.json", false),
+              IsError(ErrorKind::kInvalidArgument));
+  // The same location again answers the same (no single-flight entry left).
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "bad"}, dir + "/00002-bad.metadata.json", false),
+              IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST_F(FileOwnershipTest, NoTableLocationInsideTheStore) {
+  CreateTableRequest request;
+  request.name = "in-store";
+  request.schema = std::make_shared<const spec::Schema>(
+      0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+  request.location = catalog_->warehouse_location() + "/.skade/catalog/x";
+  EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kForbidden));
+}
+
+}  // namespace
+}  // namespace skade::catalog
