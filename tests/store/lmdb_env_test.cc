@@ -158,6 +158,30 @@ TEST(LmdbEnvTest, MapGrowsUnderConcurrentReadersWithoutLosingWrites) {
   EXPECT_EQ(*store.CommitSeq(), uint64_t{kWriters * kTablesPerWriter});
 }
 
+// A thread that holds a transaction while the map must grow cannot let the
+// resize through; the resize gives up with a retryable error instead of
+// waiting forever, and the same write succeeds once the reader is gone.
+TEST(LmdbEnvTest, ResizeBlockedByAnOpenReaderFailsRetryablyInsteadOfHanging) {
+  testing::TempDir dir;
+  CatalogStoreOptions options;
+  options.lmdb = Options(1 * kMiB);
+  options.lmdb.max_map_size = 64 * kMiB;
+  options.lmdb.resize_wait_ms = 200;
+  auto opened = CatalogStore::Open(dir.Sub("env"), options);
+  ASSERT_THAT(opened, IsOk());
+  CatalogStore& store = **opened;
+  Properties big{{"p", std::string(2 * kMiB, 'x')}};
+  {
+    auto reader = store.env().BeginRead();
+    ASSERT_THAT(reader, IsOk());
+    auto blocked = store.CreateNamespace({"n"}, big);
+    ASSERT_THAT(blocked, IsErrorWithMessage(ErrorKind::kIo, "stayed open for 200 ms"));
+    EXPECT_TRUE(blocked.error().retryable);
+  }
+  EXPECT_THAT(store.CreateNamespace({"n"}, big), IsOk());
+  EXPECT_EQ((*store.GetNamespace({"n"}))->at("p").size(), 2 * kMiB);
+}
+
 // Writes `bytes` into a database of its own in the environment at `path`, on
 // a map of `map_size`, as another process would. Raw LMDB: an LmdbEnv
 // inherited through fork() must not be used. Returns an LMDB code.

@@ -105,7 +105,10 @@ auto CatalogStore::Write(Body&& body) -> decltype(body(std::declval<WriteTxn&>()
     auto result = body(txn);
     if (result || !txn.map_full()) return result;
     // A full map dooms the transaction; on a larger map the same writes fit.
-    if (!env_->GrowMap(txn)) return result;
+    // Its error says why not: the map is at its limit, or (retryable) other
+    // transactions of this process kept the resize out.
+    Status grown = env_->GrowMap(txn);
+    if (!grown) return tl::unexpected(grown.error());
   }
 }
 
@@ -421,9 +424,13 @@ void CatalogStore::CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& b
     // A full map dooms the transaction; on a larger map the batch fits.
     Status grown = env_->GrowMap(txn);
     if (!grown) {
-      // Nothing was committed; those that had fit fail like the rest.
+      // Nothing was committed: those that had fit, and those that failed on
+      // the full map (kIo), fail with the reason it could not grow.
       for (SwapRequest* request : batch) {
-        if (request->applied) request->result = tl::unexpected(grown.error());
+        if (request->applied ||
+            (!request->result && request->result.error().kind == ErrorKind::kIo)) {
+          request->result = tl::unexpected(grown.error());
+        }
       }
       return;
     }

@@ -334,7 +334,7 @@ Status LmdbEnv::Resize(uint64_t map_size, uint64_t grow_up_to) {
   // and leaves the larger size.
   gate_cv_.wait(lock, [&] { return !resizing_; });
   resizing_ = true;
-  bool idle = gate_cv_.wait_for(lock, std::chrono::seconds(kResizeWaitSeconds),
+  bool idle = gate_cv_.wait_for(lock, std::chrono::milliseconds(resize_wait_ms_),
                                 [&] { return open_txns_ == 0; });
   int rc = 0;
   bool full = false;
@@ -354,8 +354,8 @@ Status LmdbEnv::Resize(uint64_t map_size, uint64_t grow_up_to) {
   gate_cv_.notify_all();
   if (!idle) {
     return MakeRetryableError(ErrorKind::kIo, "Cannot resize the catalog store ", path_,
-                              ": transactions of this process stayed open for ", kResizeWaitSeconds,
-                              " s");
+                              ": transactions of this process stayed open for ", resize_wait_ms_,
+                              " ms");
   }
   if (full) return LmdbError("store write failed", MDB_MAP_FULL);
   if (rc != 0) return LmdbError("Cannot resize the catalog store", rc);

@@ -30,7 +30,7 @@
 //   counted; a resize holds back new transactions, waits for the open ones
 //   to end, resizes, and lets the others go. A thread that holds a
 //   transaction while beginning another one could wait on itself; the resize
-//   then gives up after kResizeWaitSeconds with a retryable kIo, so nothing
+//   then gives up after `resize_wait_ms` with a retryable kIo, so nothing
 //   hangs for good.
 // - An environment must be opened only once per process: Open() returns the
 //   already-open instance for the same directory. A second open with a
@@ -67,6 +67,9 @@ struct LmdbOptions {
   /// How far a full map may grow, doubling each time; at most `map_size`
   /// (the default, 0) means never.
   uint64_t max_map_size = 0;
+  /// How long a resize waits for this process's open transactions to end
+  /// before it fails (retryable kIo).
+  int resize_wait_ms = 10'000;
   unsigned max_readers = 1022;
   unsigned max_dbs = 16;
   Durability durability = Durability::kImmediate;
@@ -203,9 +206,6 @@ class LmdbEnv {
   const std::string& path() const { return path_; }
   Durability durability() const { return durability_; }
 
-  /// How long a resize waits for this process's open transactions to end.
-  static constexpr int kResizeWaitSeconds = 10;
-
  private:
   friend class ReadTxn;
   friend class WriteTxn;
@@ -216,6 +216,7 @@ class LmdbEnv {
         max_readers_(options.max_readers),
         max_dbs_(options.max_dbs),
         max_map_size_(options.max_map_size),
+        resize_wait_ms_(options.resize_wait_ms),
         writer_lock_fd_(writer_lock_fd) {}
   /// Checks a second Open() of this environment against the first and grows
   /// the map if it asks for more. Called under the registry mutex.
@@ -241,6 +242,7 @@ class LmdbEnv {
   const unsigned max_readers_;
   const unsigned max_dbs_;
   std::atomic<uint64_t> max_map_size_;
+  const int resize_wait_ms_;
   std::mutex writer_mutex_;
   int writer_lock_fd_;
   // Set when a write operation hits MDB_MAP_FULL; reset when a top-level
