@@ -7,6 +7,7 @@
 
 #include "ingest_test_util.h"
 #include "skade/ingest/ingest.h"
+#include "skade/ingest/worker_pool.h"
 
 namespace skade::ingest {
 namespace {
@@ -136,6 +137,44 @@ TEST_P(ReplaceTest, AFailedOverwriteLeavesTheOldData) {
   auto reloaded = table.Refresh();
   ASSERT_THAT(reloaded, IsOk());
   EXPECT_EQ(reloaded->metadata_location(), table.metadata_location());
+}
+
+// A concurrent ingest lands while the replacing one writes: into a
+// partition being replaced it is a conflict (the replacing ingest would
+// drop its rows), elsewhere the replacing ingest rebases over it.
+TEST_P(ReplaceTest, AConcurrentAppendToAReplacedPartitionFailsTheIngest) {
+  table::Table table = Populated();
+  for (bool same_partition : {true, false}) {
+    SCOPED_TRACE(same_partition ? "into eu" : "into ap");
+    table::Table base = *table.Refresh();
+    WorkerPool other_pool(1);
+    bool appended = false;
+    IngestOptions options;
+    options.replace_partitions = true;
+    options.progress = [&](const IngestProgress& progress) {
+      if (appended || progress.files_written != 1) return;
+      appended = true;
+      IngestOptions other;
+      other.pool = &other_pool;
+      // Ids 9-11 are eu, 6-8 ap.
+      EXPECT_THAT(IngestParallel(base, {testing::EventGroup(same_partition ? 9 : 6, 3)}, other),
+                  IsOk());
+    };
+    auto result = Ingest(base, {testing::EventGroup(0, 3)}, options);
+    auto reloaded = table.Refresh();
+    if (same_partition) {
+      ASSERT_THAT(result, IsError(ErrorKind::kCommitFailed));
+      EXPECT_THAT(result.error().message,
+                  ::testing::HasSubstr("Found conflicting data files that can contain records "
+                                       "matching partitions of spec"));
+      EXPECT_EQ(RowsPerRegion(*reloaded),
+                (std::map<std::string, int64_t>{{"ap", 60}, {"eu", 63}, {"us", 60}}));
+    } else {
+      ASSERT_THAT(result, IsOk());
+      EXPECT_EQ(RowsPerRegion(*reloaded),
+                (std::map<std::string, int64_t>{{"ap", 63}, {"eu", 3}, {"us", 60}}));
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(SerialAndOverlapped, ReplaceTest, ::testing::Bool(),

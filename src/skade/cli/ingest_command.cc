@@ -178,22 +178,24 @@ Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& 
 Result<table::PartitionFilter> OverwriteWhere(const std::vector<std::string>& terms,
                                               spec::SchemaPtr schema) {
   SKADE_ASSIGN_OR_RAISE(auto values, ParseKeyValues(terms));
-  return table::PartitionFilter([values, schema](const spec::PartitionSpec& spec,
-                                                 const std::vector<spec::Literal>& partition) {
-    for (const auto& [name, value] : values) {
-      auto field = std::find_if(spec.fields.begin(), spec.fields.end(),
-                                [&](const spec::PartitionField& f) { return f.name == name; });
-      if (field == spec.fields.end()) return false;
-      const spec::NestedField* source = schema->FindFieldById(field->source_id);
-      size_t index = static_cast<size_t>(field - spec.fields.begin());
-      if (source == nullptr || index >= partition.size() ||
-          data::PartitionValueToHumanString(field->transform, *source->type, partition[index]) !=
-              value) {
-        return false;
-      }
-    }
-    return true;
-  });
+  return table::PartitionFilter(
+      [values, schema](const spec::PartitionSpec& spec,
+                       const std::vector<spec::Literal>& partition) {
+        for (const auto& [name, value] : values) {
+          auto field = std::find_if(spec.fields.begin(), spec.fields.end(),
+                                    [&](const spec::PartitionField& f) { return f.name == name; });
+          if (field == spec.fields.end()) return false;
+          const spec::NestedField* source = schema->FindFieldById(field->source_id);
+          size_t index = static_cast<size_t>(field - spec.fields.begin());
+          if (source == nullptr || index >= partition.size() ||
+              data::PartitionValueToHumanString(field->transform, *source->type,
+                                                partition[index]) != value) {
+            return false;
+          }
+        }
+        return true;
+      },
+      Join(terms, " and "));
 }
 
 std::string Human(double value) {

@@ -20,6 +20,8 @@ class WorkerPool;
 /// Where an ingest stands; reported after every file written and every
 /// commit.
 struct IngestProgress {
+  /// Files known so far: the pipelines encode as they write, so this grows
+  /// until the last group is encoded.
   int64_t files_total = 0;
   int64_t files_written = 0;
   int64_t rows_written = 0;
@@ -29,7 +31,7 @@ struct IngestProgress {
 
 struct IngestOptions {
   /// Data files per snapshot; 0 puts every file of the ingest in one
-  /// snapshot.
+  /// snapshot. Ignored with `overwrite` (one snapshot).
   int64_t files_per_commit = 0;
   /// The most file writes in flight (and files held for reordering), and
   /// the capacity of the writer→committer queue of the overlapped path.
