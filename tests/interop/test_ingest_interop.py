@@ -279,6 +279,60 @@ def test_csv_then_jsonl(catalog, ingest, inputs):
     assert len(table.metadata.snapshots) == 2
 
 
+def test_replace_partitions_over_several_commits(catalog, ingest, inputs):
+    """With --files-per-commit, each snapshot of a --replace-partitions ingest replaces
+    only the partitions it adds files to: a reader of any snapshot sees each partition
+    either with all its old rows or with new rows only, never emptied ahead of its new
+    files. --overwrite with --files-per-commit is one snapshot."""
+    name = "interop.replaced_in_steps"
+    catalog.create_table(name, schema=EVENTS, partition_spec=PartitionSpec(
+        PartitionField(5, 1000, DayTransform(), "ts_day"),
+        PartitionField(2, 1001, IdentityTransform(), "region")))
+    base = events_table(0, 3000)
+    pq.write_table(base, inputs / "steps_base.parquet")
+    ingest("--table", name, inputs / "steps_base.parquet")
+    before = len(catalog.load_table(name).metadata.snapshots)
+
+    fresh = events_table(100000, 300, days=2)
+    pq.write_table(fresh, inputs / "steps_fresh.parquet")
+    ingest("--table", name, "--replace-partitions", "--files-per-commit", 1,
+           "--rows-per-file", 100, inputs / "steps_fresh.parquet")
+    table = catalog.load_table(name)
+    steps = table.metadata.snapshots[before:]
+    assert len(steps) > 1
+
+    def by_partition(rows):
+        out = {}
+        for row in rows:
+            out.setdefault((row["ts"].date(), row["region"]), set()).add(row["id"])
+        return out
+
+    old = by_partition(base.to_pylist())
+    replaced = set(by_partition(fresh.to_pylist()))
+    still_old = []
+    for snapshot in steps[:-1]:
+        seen = by_partition(table.scan(snapshot_id=snapshot.snapshot_id).to_arrow().to_pylist())
+        for key, ids in old.items():
+            got = seen.get(key, set())
+            if key not in replaced:
+                assert got == ids, key
+            else:
+                assert got == ids or (got and got.isdisjoint(ids)), (snapshot.snapshot_id, key)
+        still_old.append(sum(1 for key in replaced if seen.get(key) == old[key]))
+    assert still_old[0] == len(replaced) - 1  # the first snapshot replaced one partition
+    early = pc.less(base.column("ts"), pa.scalar(BASE + dt.timedelta(days=2), pa.timestamp("us")))
+    expected = pa.concat_tables([base.filter(pc.invert(early)), fresh])
+    assert rows_by_id(table.scan().to_arrow()) == rows_by_id(expected)
+
+    count = len(table.metadata.snapshots)
+    ingest("--table", name, "--overwrite", "--files-per-commit", 1, "--rows-per-file", 100,
+           inputs / "steps_fresh.parquet")
+    table = catalog.load_table(name)
+    assert len(table.metadata.snapshots) == count + 1
+    assert table.current_snapshot().summary.operation.value == "overwrite"
+    assert rows_by_id(table.scan().to_arrow()) == rows_by_id(fresh)
+
+
 def test_overwrite_replace_partitions_and_delete(catalog, ingest, inputs):
     table = catalog.create_table("interop.replaced", schema=EVENTS,
                                  partition_spec=PartitionSpec(

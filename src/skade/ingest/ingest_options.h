@@ -74,8 +74,11 @@ struct IngestOptions {
   std::function<void(const IngestProgress&)> progress;
 };
 
-/// What an ingest did. Times are wall-clock microseconds per stage; in the
-/// overlapped path the write and commit stages run at once.
+/// What an ingest did. Times are wall-clock microseconds per stage. The
+/// pipelines encode beside the writes: encode_us is the time spent in
+/// encode batches and write_us runs from the start until the last write,
+/// so they overlap; in the overlapped path the commit stage runs at once
+/// too.
 struct IngestStats {
   int64_t rows = 0;                // rows committed
   int64_t files = 0;               // data files committed
