@@ -26,13 +26,17 @@
 // runs (the largest over its repetitions): VmHWM, reset before each run
 // through /proc/self/clear_refs, so it includes the input batches every
 // scenario shares (measured alone as "baseline_rss_mb") plus what the run
-// itself held — for the ingests, the encoded files in memory.
+// itself held — for the ingests, the encoded files in memory. Freed memory
+// is trimmed before each run, but allocators keep some, so a scenario run
+// after a hungrier one can report that one's peak: compare targets with
+// one scenario per process (--scenarios).
 // Records are JSON lines (DESIGN.md "Front door" fields plus rows_per_sec,
 // mb_per_sec, commit_latency_ms, files, commits, peak_rss_mb, …) appended
 // to --out.
 #include <arrow/api.h>
 #include <arrow/io/file.h>
 #include <arrow/io/memory.h>
+#include <malloc.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
 
@@ -108,9 +112,13 @@ int64_t PeakRssKb() {
 }
 
 // Resets VmHWM to the current resident set, so that the next PeakRssKb()
-// measures what happened since. False where the kernel does not allow it
-// (then peaks are the process's so far).
+// measures what happened since. Memory earlier runs freed is first handed
+// back (glibc malloc, Arrow's pool), or a run that needs less than an
+// earlier one would report the earlier peak. False where the kernel does
+// not allow the reset (then peaks are the process's so far).
 bool ResetPeakRss() {
+  arrow::default_memory_pool()->ReleaseUnused();
+  malloc_trim(0);
   std::ofstream clear("/proc/self/clear_refs");
   clear << "5";
   clear.flush();
