@@ -26,11 +26,13 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "skade/io/file_io.h"
@@ -46,6 +48,13 @@ class FaultInjectionFileIO : public io::FileIO {
   void FailSyncs(bool fail) {
     std::lock_guard<std::mutex> lock(mutex_);
     fail_syncs_ = fail;
+  }
+
+  /// Runs `hook` once, at the start of the next SyncFile (outside any lock,
+  /// so it may use this FileIO): to act in the middle of a flush round.
+  void RunAtNextSync(std::function<void()> hook) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sync_hook_ = std::move(hook);
   }
 
   /// Deletes every file and directory created through this FileIO whose
@@ -135,6 +144,12 @@ class FaultInjectionFileIO : public io::FileIO {
   }
 
   Status SyncFile(std::string_view location) override {
+    std::function<void()> hook;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      hook = std::exchange(sync_hook_, nullptr);
+    }
+    if (hook) hook();
     SKADE_RETURN_NOT_OK(SyncAllowed(location));
     SKADE_RETURN_NOT_OK(base_->SyncFile(location));
     SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(location));
@@ -220,6 +235,7 @@ class FaultInjectionFileIO : public io::FileIO {
   std::mutex mutex_;
   bool dead_ = false;
   bool fail_syncs_ = false;
+  std::function<void()> sync_hook_;
   std::map<std::string, bool> files_;  // path -> data synced since creation
   std::set<std::string> created_dirs_;
   // Directory -> paths of its entries created since it was last synced.

@@ -9,6 +9,7 @@
 
 #include "skade/cache/epoch.h"
 #include "skade/catalog/table_purge.h"
+#include "skade/io/tracking_file_io.h"
 #include "skade/spec/table_metadata_builder.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/spec/table_properties.h"
@@ -74,7 +75,17 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
       std::make_unique<LocationPolicy>(catalog->warehouse_location_, options.allowed_locations);
   catalog->durability_ = options.durability;
   catalog->max_commit_attempts_ = std::max(1, options.max_commit_attempts);
-  catalog->io_ = options.file_io ? options.file_io : io::NewLocalFileIO();
+  std::shared_ptr<io::FileIO> base_io = options.file_io ? options.file_io : io::NewLocalFileIO();
+  // Below immediate, files are written without sync; the tracking FileIO
+  // tells the flusher which, including the manifests and data files that
+  // tables and ingest write through file_io_ptr().
+  std::shared_ptr<io::TrackingFileIO> tracking_io;
+  if (options.durability != store::Durability::kImmediate) {
+    tracking_io = std::make_shared<io::TrackingFileIO>(std::move(base_io));
+    catalog->io_ = tracking_io;
+  } else {
+    catalog->io_ = std::move(base_io);
+  }
   cache::MetadataCacheOptions cache_options;
   cache_options.capacity_bytes = options.metadata_cache_bytes;
   SKADE_ASSIGN_OR_RAISE(catalog->metadata_cache_, cache::MetadataCache::Make(cache_options));
@@ -82,18 +93,28 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   store_options.lmdb.map_size = options.store_map_size;
   store_options.lmdb.durability = options.durability;
   store_options.group_commit = options.group_commit;
-  SKADE_ASSIGN_OR_RAISE(
-      catalog->store_,
-      store::CatalogStore::Open(StrCat(path, "/", kReservedNamespace, "/catalog"), store_options));
+  std::string store_path = StrCat(path, "/", kReservedNamespace, "/catalog");
+  SKADE_ASSIGN_OR_RAISE(catalog->store_, store::CatalogStore::Open(store_path, store_options));
+  // LMDB syncs its files, not the directories they are in: without this a
+  // power loss soon after the warehouse was created could take the whole
+  // store. Cheap on every later open (the directories are clean).
+  SKADE_RETURN_NOT_OK(io::NewLocalFileIO()->SyncDirectory(store_path));
   SKADE_ASSIGN_OR_RAISE(catalog->mirror_, TablePointerMirror::Open(catalog->store_.get()));
-  if (options.durability == store::Durability::kEventual) {
-    catalog->flusher_ = std::make_unique<MetadataFlusher>(&catalog->store_->env(),
-                                                          std::max(1, options.flush_interval_ms));
+  if (tracking_io) {
+    // At none the flusher has no thread: it runs once, at the clean close.
+    int interval_ms = options.durability == store::Durability::kEventual
+                          ? std::max(1, options.flush_interval_ms)
+                          : 0;
+    catalog->flusher_ =
+        std::make_unique<MetadataFlusher>(tracking_io.get(), &catalog->store_->env(), interval_ms);
   }
   return catalog;
 }
 
-EmbeddedCatalog::~EmbeddedCatalog() = default;
+// The flusher's final round needs the store and the FileIO: it goes first.
+EmbeddedCatalog::~EmbeddedCatalog() { flusher_.reset(); }
+
+Status EmbeddedCatalog::Flush() { return flusher_ ? flusher_->Flush() : OkStatus(); }
 
 std::string EmbeddedCatalog::DefaultTableLocation(const TableIdentifier& identifier) const {
   std::string location = warehouse_location_;
@@ -405,7 +426,6 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   SKADE_RETURN_NOT_OK(CheckLocations(*commit.metadata, commit.new_location));
   SKADE_ASSIGN_OR_RAISE(
       commit.json, WriteMetadataFile(*io_, *commit.metadata, commit.new_location, durable_files()));
-  if (flusher_) flusher_->Track(commit.new_location);
   // Cached before the pointer swap, so the first read after the commit hits.
   // Safe: the location is new and the file complete, and nothing looks it up
   // until a pointer names it (if the swap fails, the entry just ages out).

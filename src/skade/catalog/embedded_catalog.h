@@ -46,6 +46,8 @@ struct EmbeddedCatalogOptions {
   std::string warehouse;
   store::Durability durability = store::Durability::kImmediate;
   /// For Durability::kEventual: how often the background flusher runs.
+  /// Files (metadata, manifests, manifest lists, data files written through
+  /// file_io_ptr()) and their directories are synced before the store.
   int flush_interval_ms = 1000;
   /// Upper bound of the LMDB file (virtual; the file grows as needed).
   uint64_t store_map_size = 64ull << 30;
@@ -109,7 +111,16 @@ class EmbeddedCatalog : public Catalog {
   /// The default location of a new table.
   std::string DefaultTableLocation(const TableIdentifier& identifier) const;
   store::CatalogStore& store() { return *store_; }
+  /// The FileIO the catalog writes with. Tables and ingest should write
+  /// through it (table::Table takes file_io_ptr()): below immediate it is
+  /// what lets the flusher make their manifests and data files durable
+  /// before the pointers that name them.
   io::FileIO& file_io() { return *io_; }
+  const std::shared_ptr<io::FileIO>& file_io_ptr() const { return io_; }
+  /// Makes every commit acknowledged so far durable, as the flusher does
+  /// each interval (eventual) or at the clean close (none); nothing to do at
+  /// immediate. Errors are also logged; the failed files are retried.
+  Status Flush();
   const cache::MetadataCache& metadata_cache() const { return *metadata_cache_; }
   store::Durability durability() const { return durability_; }
 

@@ -1,16 +1,28 @@
 #include "skade/catalog/metadata_flusher.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <chrono>
+#include <map>
 
 #include "skade/io/file_io.h"
+#include "skade/util/log.h"
+#include "skade/util/strings.h"
 
 namespace skade::catalog {
 
-MetadataFlusher::MetadataFlusher(store::LmdbEnv* env, int interval_ms)
-    : env_(env), interval_ms_(interval_ms), thread_([this] { Run(); }) {}
+namespace {
+
+bool Gone(const Status& status) { return !status && status.error().kind == ErrorKind::kNotFound; }
+
+void KeepFirst(Status* first, Status status) {
+  if (*first && !status) *first = std::move(status);
+}
+
+}  // namespace
+
+MetadataFlusher::MetadataFlusher(io::TrackingFileIO* io, store::LmdbEnv* env, int interval_ms)
+    : io_(io), env_(env), interval_ms_(interval_ms) {
+  if (interval_ms_ > 0) thread_ = std::thread([this] { Run(); });
+}
 
 MetadataFlusher::~MetadataFlusher() {
   {
@@ -18,36 +30,66 @@ MetadataFlusher::~MetadataFlusher() {
     stop_ = true;
   }
   wake_.notify_all();
-  thread_.join();
-  Flush();
+  if (thread_.joinable()) thread_.join();
+  (void)Flush();  // logged
 }
 
-void MetadataFlusher::Track(std::string location) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_.push_back(std::move(location));
-}
-
-void MetadataFlusher::Flush() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  FlushLocked(lock);
-}
-
-void MetadataFlusher::FlushLocked(std::unique_lock<std::mutex>& lock) {
-  std::vector<std::string> files;
-  files.swap(pending_);
-  lock.unlock();
-  for (const auto& location : files) {
-    auto path = io::LocalPath(location);
-    if (!path) continue;
-    int fd = ::open(path->c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;  // deleted since (a lost commit race): nothing to keep
-    ::fdatasync(fd);
-    ::close(fd);
+Status MetadataFlusher::Flush() {
+  std::lock_guard<std::mutex> lock(round_mutex_);
+  Status status = Round();
+  if (!status) {
+    LogWarning(StrCat("durability flush failed, retried next round: ", status.error().message));
   }
-  // Errors here cannot be reported to the commits they concern (already
-  // acknowledged); the next round retries the store sync.
-  (void)env_->Sync();
-  lock.lock();
+  return status;
+}
+
+Status MetadataFlusher::SyncFiles(const std::vector<std::string>& files,
+                                  std::vector<std::string>* failed) {
+  Status first = OkStatus();
+  std::map<std::string, std::vector<const std::string*>> directories;
+  for (const auto& location : files) {
+    Status synced = io_->SyncFile(location);
+    if (Gone(synced)) continue;  // deleted since (a lost commit race, a purge)
+    if (!synced) {
+      KeepFirst(&first, std::move(synced));
+      failed->push_back(location);
+      continue;
+    }
+    directories[io::ParentLocation(location)].push_back(&location);
+  }
+  for (const auto& [directory, in_it] : directories) {
+    Status synced = io_->SyncDirectory(directory);
+    if (Gone(synced)) continue;
+    if (!synced) {
+      KeepFirst(&first, std::move(synced));
+      for (const std::string* location : in_it) failed->push_back(*location);
+    }
+  }
+  return first;
+}
+
+Status MetadataFlusher::Round() {
+  std::vector<std::string> files = std::exchange(failed_, {});
+  for (auto& location : io_->TakeWritten()) files.push_back(std::move(location));
+  std::vector<std::string> failed;
+  // The bulk, while commits go on.
+  Status status = SyncFiles(files, &failed);
+  // The files written meanwhile, then the store, with commits held off.
+  auto writer = env_->BeginWrite();
+  if (!writer) {
+    failed_ = std::move(failed);
+    for (auto& location : io_->TakeWritten()) failed_.push_back(std::move(location));
+    return tl::unexpected(writer.error());
+  }
+  KeepFirst(&status, SyncFiles(io_->TakeWritten(), &failed));
+  if (failed.empty()) {
+    KeepFirst(&status, env_->Sync());
+  } else {
+    status = IoError(status.error().message, " (", failed.size(),
+                     " files pending; the store is not synced until they are)");
+  }
+  failed_ = std::move(failed);
+  return status;
 }
 
 void MetadataFlusher::Run() {
@@ -55,7 +97,9 @@ void MetadataFlusher::Run() {
   while (!stop_) {
     wake_.wait_for(lock, std::chrono::milliseconds(interval_ms_), [this] { return stop_; });
     if (stop_) break;
-    FlushLocked(lock);
+    lock.unlock();
+    (void)Flush();  // logged
+    lock.lock();
   }
 }
 

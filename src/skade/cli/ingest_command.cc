@@ -168,9 +168,9 @@ Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& 
       request.partition_spec = std::make_shared<spec::PartitionSpec>(std::move(spec));
     }
     SKADE_ASSIGN_OR_RAISE(auto created, catalog->CreateTable(identifier.ns, request));
-    return table::Table(identifier, std::move(created), catalog, io::NewLocalFileIO(), durable);
+    return table::Table(identifier, std::move(created), catalog, catalog->file_io_ptr(), durable);
   }
-  return table::Table::Load(catalog, io::NewLocalFileIO(), identifier, durable);
+  return table::Table::Load(catalog, catalog->file_io_ptr(), identifier, durable);
 }
 
 // --overwrite-where NAME=VALUE…: files whose partition field NAME shows
@@ -282,7 +282,7 @@ Status DeleteWhere(const CliContext& context, const IngestArgs& args) {
   SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args.table));
   bool durable = catalog->durability() == store::Durability::kImmediate;
   SKADE_ASSIGN_OR_RAISE(auto table,
-                        table::Table::Load(catalog, io::NewLocalFileIO(), identifier, durable));
+                        table::Table::Load(catalog, catalog->file_io_ptr(), identifier, durable));
   SKADE_ASSIGN_OR_RAISE(auto filter,
                         OverwriteWhere(args.overwrite_where, table.metadata().Schema()));
   table::DeleteFiles remove(table, std::move(filter));
