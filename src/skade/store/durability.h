@@ -34,9 +34,10 @@ namespace skade::store {
 ///   round can make this one's pointers durable before their files.
 /// - kNone: never fsyncs except when the catalog is closed cleanly, which
 ///   syncs every file written since it was opened, their directories, then
-///   the store. Process crashes lose nothing; an OS crash or power loss may
-///   lose any commit since the last clean close, with the same recovery
-///   caveat as kEventual. For tests and benchmarks.
+///   the store (and the store's directory when it is opened). Process
+///   crashes lose nothing; an OS crash or power loss may lose any commit
+///   since the last clean close, with the same recovery caveat as kEventual.
+///   For tests and benchmarks.
 enum class Durability { kImmediate, kEventual, kNone };
 
 /// "immediate", "eventual" or "none".
