@@ -192,6 +192,17 @@ TEST_F(FileOwnershipTest, RegisterOfANonRegularOrBadFileIsBadInput) {
               IsError(ErrorKind::kInvalidArgument));
 }
 
+TEST_F(FileOwnershipTest, AMetadataVersionThatCannotGrowIsBadInput) {
+  auto created = Create("t");
+  std::string location =
+      created.metadata->location + "/metadata/9223372036854775807-max.metadata.json";
+  WriteText(*io::LocalPath(location), *catalog_->file_io().ReadFile(created.metadata_location));
+  TableIdentifier id{{"n"}, "max"};
+  ASSERT_TRUE(catalog_->RegisterTable(id, location, false));
+  EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", "v"}}}}}),
+              IsError(ErrorKind::kInvalidArgument));
+}
+
 TEST_F(FileOwnershipTest, NoTableLocationInsideTheStore) {
   CreateTableRequest request;
   request.name = "in-store";

@@ -4,15 +4,18 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <set>
 #include <thread>
 
 #include "skade/cache/epoch.h"
+#include "skade/catalog/table_file_scope.h"
 #include "skade/catalog/table_purge.h"
 #include "skade/io/tracking_file_io.h"
 #include "skade/spec/table_metadata_builder.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/spec/table_properties.h"
+#include "skade/util/log.h"
 #include "skade/util/random.h"
 #include "skade/util/strings.h"
 
@@ -330,13 +333,28 @@ Result<bool> EmbeddedCatalog::TableExists(const TableIdentifier& identifier) {
 
 Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
-  std::lock_guard<std::mutex> lock(TableLock(identifier));
-  SKADE_ASSIGN_OR_RAISE(auto record, store_->DropTable(identifier));
+  auto dropped = [&] {
+    std::lock_guard<std::mutex> lock(TableLock(identifier));
+    return store_->DropTable(identifier);
+  }();
+  SKADE_ASSIGN_OR_RAISE(auto record, std::move(dropped));
   if (!purge) return OkStatus();
-  // The table is gone from the catalog either way; purging is best effort.
+  // The table is gone from the catalog either way, so purging is best effort
+  // and runs off the table's lock: it reads and deletes many files, each
+  // named by client-written metadata and checked against the table's scope.
   auto file = ReadMetadata(record.metadata_location);
-  if (!file) return OkStatus();
-  return PurgeTableFiles(*io_, *file->metadata, record.metadata_location);
+  if (!file) {
+    LogWarning(StrCat("purge of ", identifier.ToString(), " read no metadata: ",
+                      file.error().message));
+    return OkStatus();
+  }
+  auto purged = PurgeTableFiles(*io_, *file->metadata, record.metadata_location,
+                                TableFileScope(*file->metadata, *location_policy_));
+  if (!purged) {
+    LogWarning(StrCat("purge of ", identifier.ToString(), " incomplete: ",
+                      purged.error().message));
+  }
+  return OkStatus();
 }
 
 Status EmbeddedCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
@@ -349,7 +367,17 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
                                                        const std::string& metadata_location,
                                                        bool overwrite) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
-  SKADE_ASSIGN_OR_RAISE(auto file, ReadMetadata(metadata_location));
+  // Checked before anything is read, so a client learns nothing about files
+  // outside the allowed roots (the same 403 whether or not one exists).
+  SKADE_RETURN_NOT_OK(location_policy_->Check(metadata_location));
+  auto read = ReadMetadata(metadata_location);
+  if (!read) {
+    // The file is the client's choice: an unreadable one is bad input.
+    if (read.error().kind == ErrorKind::kNotFound) return tl::unexpected(read.error());
+    return InvalidArgument("Cannot register ", identifier.ToString(), ": ",
+                           read.error().message);
+  }
+  MetadataFile file = std::move(*read);
   SKADE_RETURN_NOT_OK(CheckLocations(*file.metadata, metadata_location));
   std::lock_guard<std::mutex> lock(TableLock(identifier));
   SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, overwrite));
@@ -409,8 +437,12 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
   }
   SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
   commit.removed_log = builder.removed_metadata_log();
-  commit.new_location =
-      NewMetadataLocation(*commit.metadata, ParseMetadataVersion(record->metadata_location) + 1);
+  int64_t version = ParseMetadataVersion(record->metadata_location);
+  if (version == std::numeric_limits<int64_t>::max()) {  // a registered file may say so
+    return InvalidArgument("Cannot commit to ", request.identifier.ToString(),
+                           ": metadata version ", version, " cannot be incremented");
+  }
+  commit.new_location = NewMetadataLocation(*commit.metadata, version + 1);
   return commit;
 }
 
@@ -437,7 +469,16 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
 void EmbeddedCatalog::AfterCommit(const PreparedCommit& commit) {
   if (commit.metadata->PropertyAsBool(spec::kDeleteAfterCommitEnabled,
                                       spec::kDeleteAfterCommitEnabledDefault)) {
-    for (const auto& entry : commit.removed_log) DiscardFile(entry.metadata_file);
+    // The log's entries are client-written: delete only the table's own files.
+    TableFileScope scope(*commit.metadata, *location_policy_);
+    for (const auto& entry : commit.removed_log) {
+      auto owned = scope.Check(entry.metadata_file);
+      if (owned) {
+        DiscardFile(entry.metadata_file);
+      } else {
+        LogWarning(StrCat("metadata cleanup skipped ", owned.error().message));
+      }
+    }
   }
 }
 
@@ -495,21 +536,31 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
     }
     std::vector<store::PointerSwap> swaps;
     Status written = OkStatus();
+    bool changes = false;
     for (auto& commit : commits) {
-      if (commit.new_location.empty()) continue;
+      if (commit.new_location.empty()) {
+        // A table the transaction only checks: its requirements held against
+        // this pointer, so the swap asserts it is still the pointer, in the
+        // same store transaction (another process may change it meanwhile).
+        swaps.push_back(store::PointerSwap::CompareOnly(commit.identifier, *commit.base_location));
+        continue;
+      }
       written = WritePrepared(commit);
       if (!written) break;
+      changes = true;
       swaps.push_back({commit.identifier, commit.base_location, commit.new_location,
                        commit.added_snapshot_ids});
     }
     auto discard_all = [&] {
-      for (const auto& swap : swaps) DiscardFile(swap.new_location);
+      for (const auto& swap : swaps) {
+        if (!swap.compare_only()) DiscardFile(swap.new_location);
+      }
     };
     if (!written) {
       discard_all();
       return written;
     }
-    if (swaps.empty()) return OkStatus();
+    if (!changes) return OkStatus();
     auto swapped = store_->SwapPointers(swaps);
     if (swapped) {
       for (const auto& commit : commits) {
