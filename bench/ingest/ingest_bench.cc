@@ -268,10 +268,13 @@ Case IngestCase(const Args& args, const std::string& scenario, const std::string
   std::string name = StrCat(scenario, variant.empty() ? "" : "_", variant, "_", latency_ms);
   auto catalog = std::make_shared<Result<std::shared_ptr<catalog::EmbeddedCatalog>>>(
       OpenCatalog(args, name, io));
-  auto run = [&args, catalog, io, groups, overlap](int rep, Record* record) -> Result<int64_t> {
+  auto run = [&args, catalog, groups, overlap](int rep, Record* record) -> Result<int64_t> {
     if (!*catalog) return tl::unexpected(catalog->error());
-    SKADE_ASSIGN_OR_RAISE(auto stats, IngestOnce(**catalog, io, StrCat("t", rep), *groups, overlap,
-                                                 args.files_per_commit, args.channel_depth));
+    // The catalog's FileIO: below immediate it is what makes the data files
+    // durable before the pointers that name them (as the product does).
+    SKADE_ASSIGN_OR_RAISE(auto stats,
+                          IngestOnce(**catalog, (**catalog)->file_io_ptr(), StrCat("t", rep),
+                                     *groups, overlap, args.files_per_commit, args.channel_depth));
     record->rows = stats.rows;
     record->files = stats.files;
     record->commits = stats.commits;
