@@ -272,9 +272,9 @@ Case IngestCase(const Args& args, const std::string& scenario, const std::string
     if (!*catalog) return tl::unexpected(catalog->error());
     // The catalog's FileIO: below immediate it is what makes the data files
     // durable before the pointers that name them (as the product does).
-    SKADE_ASSIGN_OR_RAISE(auto stats,
-                          IngestOnce(**catalog, (**catalog)->file_io_ptr(), StrCat("t", rep),
-                                     *groups, overlap, args.files_per_commit, args.channel_depth));
+    SKADE_ASSIGN_OR_RAISE(
+        auto stats, IngestOnce(**catalog, (**catalog)->file_io_ptr(), StrCat("t", rep), *groups,
+                               overlap, args.files_per_commit, args.channel_depth));
     record->rows = stats.rows;
     record->files = stats.files;
     record->commits = stats.commits;
