@@ -262,7 +262,8 @@ def failure_lines(run: Run) -> list:
     return lines + [""]
 
 
-def render(records: list, meta: dict, results_name: str, ingest: list = ()) -> str:
+def render(records: list, meta: dict, results_name: str, ingest: list = (),
+           ingest_name: str = "") -> str:
     run = Run(records, meta.get("targets"))
     run_id = meta.get("run_id") or (records[0]["run_id"] if records else "?")
     options = meta.get("options", {})
@@ -311,8 +312,10 @@ def render(records: list, meta: dict, results_name: str, ingest: list = ()) -> s
               "skade-embedded for the embedded peers, skade-rest for the REST peers.", ""]
     lines += scenario_sections(run)
     if ingest:
+        where = (f"measured on its own (`{ingest_name}`; its ratios are within that run)"
+                 if ingest_name else "in the same run")
         lines += ["## Ingest", "",
-                  "`bench/ingest/run.sh` in the same run: the raw all-core Arrow Parquet encode rate (the "
+                  f"`bench/ingest/run.sh` {where}: the raw all-core Arrow Parquet encode rate (the "
                   "physical limit), `IngestPipelined`, `IngestPipelinedOverlap` and PyIceberg "
                   "`table.append` on the same generated data.", ""]
         lines += ingest_summary.markdown(ingest) + [""]
@@ -325,6 +328,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=pathlib.Path)
     parser.add_argument("--output", type=pathlib.Path, default=pathlib.Path("BENCHMARKS.md"))
+    parser.add_argument("--ingest", type=pathlib.Path,
+                        help="an ingest run of its own (bench/ingest/run.sh) instead of this run's")
     args = parser.parse_args()
     try:
         records = load_records(args.results)
@@ -334,9 +339,11 @@ def main() -> int:
     meta_path = args.results.with_name(args.results.name.removesuffix(".jsonl") + ".meta.json")
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     # The same run's ingest benchmark, if it ran (scripts/bench.sh writes it beside the results).
-    ingest_path = args.results.with_name(args.results.name.removesuffix(".jsonl") + ".ingest.jsonl")
+    ingest_path = args.ingest or args.results.with_name(
+        args.results.name.removesuffix(".jsonl") + ".ingest.jsonl")
     ingest = ingest_summary.load(ingest_path) if ingest_path.exists() else []
-    args.output.write_text(render(records, meta, args.results.name, ingest))
+    args.output.write_text(render(records, meta, args.results.name, ingest,
+                                  ingest_path.name if args.ingest else ""))
     return 0
 
 

@@ -10,6 +10,7 @@ mb_per_sec and commit_latency_ms, like skade_ingest_bench.
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import sys
@@ -80,6 +81,8 @@ def main():
         "commits": len(appends),
         "files_per_commit": args.files_per_commit,
         "reps": len(walls),
+        # The process's peak resident set, input data included (as skade's).
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
     line = json.dumps(record)
     if args.out == "-":

@@ -33,15 +33,19 @@ def markdown(records):
 
     lines = ["Rows/s over the whole ingest (encode, write, commit); `lat ms` is the simulated latency "
              "added per commit (LatencyFileIO); `durability` is skade's (PyIceberg fsyncs no file).", "",
-             "| target | scenario | variant | durability | lat ms | rows/s | MB/s | commits | p50 ms |",
-             "|---|---|---|---|--:|--:|--:|--:|--:|"]
+             "`peak RSS MB` is the process's peak resident set, the input data included (skade's input "
+             "alone: `baseline` in the records); skade's peak is the highest of its process so far.", "",
+             "| target | scenario | variant | durability | lat ms | rows/s | MB/s | commits | p50 ms "
+             "| peak RSS MB |",
+             "|---|---|---|---|--:|--:|--:|--:|--:|--:|"]
     for r in records:
         if "error" in r:
-            lines.append(f"| {r['target']} | {r['scenario']} | ERROR: {r['error']} | | | | | | |")
+            lines.append(f"| {r['target']} | {r['scenario']} | ERROR: {r['error']} | | | | | | | |")
             continue
+        rss = f"{r['peak_rss_mb']:,.0f}" if r.get("peak_rss_mb") else "—"
         lines.append(f"| {r['target']} | {r['scenario']} | {r.get('variant') or '—'} | "
                      f"{r.get('durability') or '—'} | {r.get('commit_latency_ms', 0)} | {r['rows_per_sec']:,.0f} | "
-                     f"{r['mb_per_sec']:.1f} | {r.get('commits', 0)} | {r['p50_us'] / 1000:.1f} |")
+                     f"{r['mb_per_sec']:.1f} | {r.get('commits', 0)} | {r['p50_us'] / 1000:.1f} | {rss} |")
     lines += ["", "| ratio | measured | required | result |", "|---|--:|--:|---|"]
 
     def ratio(label, a, b, target=None):
