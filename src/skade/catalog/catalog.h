@@ -5,7 +5,8 @@
 // All methods are thread-safe. Errors use the catalog kinds of ErrorKind
 // (kNoSuchNamespace, kNoSuchTable, kAlreadyExists, kNamespaceNotEmpty,
 // kCommitFailed, kCommitStateUnknown, kInvalidArgument, kIo, …) with the
-// messages Iceberg clients expect (see ../shared/specs/REST-CHECKLIST.md §3).
+// messages Iceberg clients expect (Iceberg Java's, which PyIceberg and Spark
+// match on; tests/catalog and the RCK pin them).
 #pragma once
 
 #include <cstdint>

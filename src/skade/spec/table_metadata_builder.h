@@ -1,8 +1,8 @@
 // Applies TableUpdates to table metadata and records the changes — the one
 // commit path every writer in skade (C++ API, REST, ingest, coalescer) uses.
 //
-// Semantics follow the Iceberg spec and the reference implementation (see
-// ../shared/specs/REST-CHECKLIST.md §2): −1 means "last added in this
+// Semantics follow the Iceberg spec and the reference implementation
+// (Iceberg Java's TableMetadata.Builder): −1 means "last added in this
 // commit", identical schemas/specs/orders reuse their ids, sequence-number
 // and first-row-id checks, snapshot-log and metadata-log maintenance,
 // `write.metadata.previous-versions-max`. Errors: kInvalidArgument for an
