@@ -27,7 +27,7 @@ TARGET_ORDER = (
     "pyiceberg-sql", "skade-rest", "iceberg-rest-fixture", "nessie",
 )
 REST_TARGETS = ("skade-rest", "iceberg-rest-fixture", "nessie")
-# The seed's published numbers (seeds/001, DESIGN.md "Performance bar"), on another machine.
+# The design notes' published numbers (bench/README.md "Performance bar"), on another machine.
 SEED = (
     ("embedded `load_table` p50", "skade-embedded", "load_table_warm", 1.5),
     ("embedded `table_exists` p50", "skade-embedded", "table_exists", 0.32),
@@ -152,8 +152,7 @@ def target_row(run: Run, title: str, required: str, threshold: float, ours: tupl
 
 
 def target_rows(run: Run) -> list:
-    """(target, measured, required, result) rows for the targets of DESIGN.md and the catalog-speed
-    issue."""
+    """(target, measured, required, result) rows for the targets of bench/README.md "Performance bar"."""
     embedded = ("skade-embedded", run.find("skade-embedded", "load_table_warm", 1))
     pyiceberg = ("pyiceberg-sql", run.find("pyiceberg-sql", "load_table_warm", 1))
     rows = [target_row(
@@ -302,10 +301,10 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
     lines += ["## Targets", "", "Ratios between targets of this run only.", "",
               "| target | measured | required | result |", "|---|---|---|---|"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in target_rows(run)]
-    lines += ["", "## Against the seed's numbers", "",
-              "The seed (`seeds/001`) measured its Rust implementation on a larger machine; these are absolute "
+    lines += ["", "## Against the design notes' numbers", "",
+              "The design notes (bench/README.md, \"Performance bar\") measured an earlier Rust implementation on a larger machine; these are absolute "
               "figures from different hardware, for orientation only (single thread).", "",
-              "| metric | seed | this run | this run ÷ seed |", "|---|--:|--:|--:|"]
+              "| metric | design notes | this run | this run ÷ design notes |", "|---|--:|--:|--:|"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in seed_rows(run)]
     lines += ["", "## Results by scenario", "",
               "`skade ×` is skade's throughput divided by the row's, same scenario, variant and threads: "

@@ -274,9 +274,9 @@ if wants ingest && [[ $mode != smoke ]]; then
     log "ingest: failed (see ${results%.jsonl}.ingest.log)"
   fi
 fi
-# Named in DESIGN.md's target list but not driven yet: say so in every full and quick run.
+# A peer of bench/README.md's target list that is not driven yet: say so in every full and quick run.
 if [[ $mode != smoke ]]; then
-  record_failure nessie unavailable "not attempted by this harness: Nessie's Iceberg REST endpoint needs an S3-compatible object store (DESIGN.md, Peers), which the harness does not set up"
+  record_failure nessie unavailable "not attempted by this harness: Nessie's Iceberg REST endpoint needs an S3-compatible object store, which the harness does not set up"
 fi
 
 # The run's context, for the report: when, where, on which commit, under which load.

@@ -1,4 +1,4 @@
-// One benchmark record: a JSON line with the fields DESIGN.md "Front door"
+// One benchmark record: a JSON line with the fields bench/README.md "Records"
 // fixes (target, scenario, threads, ops, ops_per_sec, p50_us, p99_us,
 // p999_us, run_id) plus variant, catalog_tables, durability, group_commit,
 // conflicts, notes — or `error` when the scenario failed.

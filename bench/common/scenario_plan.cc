@@ -16,7 +16,7 @@ namespace skade::bench {
 
 namespace {
 
-// The group-commit target's committer count (DESIGN.md "Performance bar").
+// The group-commit target's committer count (bench/README.md "Performance bar").
 constexpr int kManyCommitters = 16;
 
 using Sessions = std::vector<std::unique_ptr<CatalogSession>>;

@@ -28,7 +28,7 @@ from pyiceberg.table.update import (
 from pyiceberg.types import LongType, NestedField, StringType
 
 TARGET = "pyiceberg-sql"
-# The group-commit target's committer count (DESIGN.md "Performance bar").
+# The group-commit target's committer count (bench/README.md "Performance bar").
 MANY_COMMITTERS = 16
 # One op may not hold the run longer than this (the time bound applies between ops).
 OP_TIMEOUT_S = 60

@@ -61,7 +61,7 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
     assert meta["mode"] == "smoke" and meta["options"]["tables"] == 20
 
     report = (tmp_path / "BENCHMARKS.md").read_text()
-    for heading in ("## Targets", "## Against the seed's numbers", "## Results by scenario",
+    for heading in ("## Targets", "## Against the design notes' numbers", "## Results by scenario",
                     "### `commit`", "## Targets and scenarios without numbers"):
         assert heading in report
     assert "pyiceberg-sql | not run | not selected" in report

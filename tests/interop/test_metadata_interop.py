@@ -254,7 +254,7 @@ def test_every_metadata_file_round_trips(name, warehouse, run_tool, tmp_path):
         assert_same_metadata(expected.metadata, actual.metadata)
         assert_same_rows(expected, actual)
 
-        # The fields REST-CHECKLIST §5 asks for, per version.
+        # The fields docs/REST-CHECKLIST.md §5 asks for, per version.
         version = expected.metadata.format_version
         assert written["format-version"] == version
         assert ("schema" in written) == (version == 1)

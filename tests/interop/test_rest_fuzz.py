@@ -11,8 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-SPEC = ROOT.parent / "shared" / "specs" / "rest-catalog-open-api.yaml"
+SPEC = pathlib.Path(__file__).resolve().parent / "specs" / "rest-catalog-open-api.yaml"
 EXAMPLES_PER_OPERATION = 12
 
 

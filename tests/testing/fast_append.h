@@ -1,5 +1,5 @@
 // Fast-append-shaped commits for catalog tests: the requirements and updates
-// an Iceberg client sends to append a snapshot (REST-CHECKLIST §2 "What
+// an Iceberg client sends to append a snapshot (docs/REST-CHECKLIST.md §2 "What
 // clients actually send"), without data files — the catalog never reads
 // manifest lists, so the commit path is exercised exactly.
 #pragma once
