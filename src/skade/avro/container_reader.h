@@ -53,7 +53,6 @@ class ContainerReader {
   /// Moves to the next block; false at the end of the file. The block's
   /// datums are then read from block_decoder().
   Result<bool> NextBlock();
-  int64_t block_datum_count() const { return block_count_; }
   Decoder& block_decoder() { return block_decoder_; }
 
   /// Calls `read(Decoder&)` once per datum, in file order; `read` must

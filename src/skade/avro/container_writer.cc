@@ -54,7 +54,6 @@ ContainerWriter::ContainerWriter(const ContainerWriterOptions& options, std::str
 Status ContainerWriter::EndDatum() {
   if (finished_) return InternalError("Avro container writer used after Finish()");
   ++block_count_;
-  ++datum_count_;
   if (block_.size() >= options_.block_size) SKADE_RETURN_NOT_OK(FlushBlock());
   datum_start_ = block_.size();
   return OkStatus();

@@ -63,8 +63,6 @@ class ContainerWriter {
   /// be used afterwards.
   Result<std::string> Finish();
 
-  int64_t datum_count() const { return datum_count_; }
-
  private:
   ContainerWriter(const ContainerWriterOptions& options, std::string header, SyncMarker sync);
   Status FlushBlock();
@@ -78,7 +76,6 @@ class ContainerWriter {
   Encoder encoder_;
   size_t datum_start_ = 0;
   int64_t block_count_ = 0;
-  int64_t datum_count_ = 0;
   bool finished_ = false;
 };
 

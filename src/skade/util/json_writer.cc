@@ -61,13 +61,6 @@ void JsonWriter::Int(int64_t value) {
   out_.append(buf, end);
 }
 
-void JsonWriter::UInt(uint64_t value) {
-  BeforeValue();
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
-  out_.append(buf, end);
-}
-
 void JsonWriter::Double(double value) {
   BeforeValue();
   if (!std::isfinite(value)) {

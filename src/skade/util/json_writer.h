@@ -26,7 +26,6 @@ class JsonWriter {
 
   void String(std::string_view value);
   void Int(int64_t value);
-  void UInt(uint64_t value);
   void Double(double value);
   void Bool(bool value);
   void Null();
