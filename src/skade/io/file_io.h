@@ -12,9 +12,10 @@
 // keeps these promises, which the catalog's durability levels rest on
 // (store/durability.h):
 // - Files are immutable once complete: WriteFile and NewOutputFile never
-//   overwrite (kAlreadyExists), and a reader never sees a partial file
-//   (an OutputFile is invisible until Close succeeds; dropped unclosed, it
-//   leaves nothing).
+//   overwrite (kAlreadyExists). skade names a file in metadata only after
+//   it is complete, so a FileIO may show a file while it is written (the
+//   local one does) or only from Close on (an object store's PUT); an
+//   OutputFile dropped without Close leaves nothing.
 // - `durable=true` means that when the call returns the file survives a
 //   crash or power loss of this machine *and can be found at its location*
 //   (for POSIX: data, its directory entry and every directory above). An
@@ -28,6 +29,8 @@
 //   counting the files durable.
 // - DeleteFile and RemoveEmptyDirectory promise nothing about durability:
 //   a file that reappears after a crash is unreferenced and harmless.
+//   Directories are a file-system notion: a storage without them may make
+//   RemoveEmptyDirectory a no-op and ListDirectory a listing by prefix.
 // - CheckLocation and ResolveLocation are what the location policy needs
 //   (catalog/location_policy.h): which locations this FileIO can address,
 //   and where a location really leads (symbolic links, for the local file
