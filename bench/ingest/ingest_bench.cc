@@ -54,6 +54,7 @@
 #include "skade/ingest/ingest.h"
 #include "skade/ingest/latency_file_io.h"
 #include "skade/ingest/worker_pool.h"
+#include "skade/io/file_io_registry.h"
 #include "skade/util/clock.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/strings.h"
@@ -213,13 +214,19 @@ Result<int64_t> RawEncode(const std::vector<ingest::RecordBatchGroup>& groups) {
   return elapsed;
 }
 
+// With `latency_ms`, the warehouse's FileIO (from the registry, as the
+// catalog would choose it) slowed down as an object store would be.
 Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog(const Args& args,
                                                               const std::string& name,
-                                                              std::shared_ptr<io::FileIO> io) {
+                                                              int latency_ms) {
   catalog::EmbeddedCatalogOptions options;
   options.warehouse = args.warehouse + "/" + name;
   SKADE_ASSIGN_OR_RAISE(options.durability, store::ParseDurability(args.durability));
-  options.file_io = std::move(io);
+  if (latency_ms > 0) {
+    SKADE_ASSIGN_OR_RAISE(auto io, io::FileIORegistry::Default().Create(options.warehouse));
+    auto data_write = std::chrono::microseconds(latency_ms * 1000);
+    options.file_io = std::make_shared<ingest::LatencyFileIO>(io, data_write, data_write / 3);
+  }
   SKADE_ASSIGN_OR_RAISE(auto catalog, catalog::EmbeddedCatalog::Open(options));
   SKADE_RETURN_NOT_OK(catalog->CreateNamespace({"bench"}, {}));
   return catalog;
@@ -260,14 +267,9 @@ Case IngestCase(const Args& args, const std::string& scenario, const std::string
   record.files_per_commit = args.files_per_commit;
   record.channel_depth = args.channel_depth;
   record.commit_latency_ms = latency_ms;
-  std::shared_ptr<io::FileIO> io = io::NewLocalFileIO();
-  if (latency_ms > 0) {
-    auto data_write = std::chrono::microseconds(latency_ms * 1000);
-    io = std::make_shared<ingest::LatencyFileIO>(io, data_write, data_write / 3);
-  }
   std::string name = StrCat(scenario, variant.empty() ? "" : "_", variant, "_", latency_ms);
   auto catalog = std::make_shared<Result<std::shared_ptr<catalog::EmbeddedCatalog>>>(
-      OpenCatalog(args, name, io));
+      OpenCatalog(args, name, latency_ms));
   auto run = [&args, catalog, groups, overlap](int rep, Record* record) -> Result<int64_t> {
     if (!*catalog) return tl::unexpected(catalog->error());
     // The catalog's FileIO: below immediate it is what makes the data files

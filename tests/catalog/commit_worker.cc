@@ -20,50 +20,28 @@
 #include <string_view>
 
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/io/forwarding_file_io.h"
 #include "skade/util/random.h"
 #include "testing/fast_append.h"
 
 namespace {
 
-class CrashingFileIO : public skade::io::FileIO {
+class CrashingFileIO : public skade::io::ForwardingFileIO {
  public:
   CrashingFileIO(std::shared_ptr<skade::io::FileIO> base, double probability)
-      : base_(std::move(base)), probability_(probability) {}
+      : ForwardingFileIO(std::move(base)), probability_(probability) {}
 
-  skade::Result<std::string> ReadFile(std::string_view location) override {
-    return base_->ReadFile(location);
-  }
   skade::Status WriteFile(std::string_view location, std::string_view contents,
                           bool durable) override {
-    auto status = base_->WriteFile(location, contents, durable);
+    auto status = inner().WriteFile(location, contents, durable);
     if (status && location.ends_with(".metadata.json") &&
         static_cast<double>(skade::RandomU64() % 1000000) < probability_ * 1000000) {
       ::kill(::getpid(), SIGKILL);
     }
     return status;
   }
-  skade::Result<std::unique_ptr<skade::io::OutputFile>> NewOutputFile(std::string_view location,
-                                                                      bool durable) override {
-    return base_->NewOutputFile(location, durable);
-  }
-  skade::Status DeleteFile(std::string_view location) override {
-    return base_->DeleteFile(location);
-  }
-  skade::Result<bool> Exists(std::string_view location) override {
-    return base_->Exists(location);
-  }
-  skade::Result<int64_t> FileSize(std::string_view location) override {
-    return base_->FileSize(location);
-  }
-  skade::Result<std::vector<std::string>> ListDirectory(std::string_view location) override {
-    return base_->ListDirectory(location);
-  }
-  skade::Status RemoveEmptyDirectory(std::string_view location) override {
-    return base_->RemoveEmptyDirectory(location);
-  }
 
  private:
-  std::shared_ptr<skade::io::FileIO> base_;
   double probability_;
 };
 

@@ -1,8 +1,9 @@
+#include "skade/catalog/embedded_catalog.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "skade/catalog/embedded_catalog.h"
 #include "skade/spec/table_metadata_json.h"
 #include "testing/fast_append.h"
 #include "testing/matchers.h"
@@ -135,8 +136,10 @@ TEST_F(EmbeddedCatalogTest, NameTooLongForADirectoryIsInvalidArgument) {
 TEST_F(EmbeddedCatalogTest, InvalidNamesNeverReachTheFileSystem) {
   CreateTableRequest request;
   request.schema = TestSchema();
-  for (const std::string& bad :
-       std::vector<std::string>{"..", ".", std::string("a\0b", 3), "a\x1f" "b", "", "x\n", "\xff"}) {
+  for (const std::string& bad : std::vector<std::string>{"..", ".", std::string("a\0b", 3),
+                                                         "a\x1f"
+                                                         "b",
+                                                         "", "x\n", "\xff"}) {
     EXPECT_THAT(catalog_->CreateNamespace({bad}, {}), IsError(ErrorKind::kInvalidArgument)) << bad;
     request.name = bad;
     EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kInvalidArgument)) << bad;
@@ -183,8 +186,7 @@ TEST_F(EmbeddedCatalogTest, LocationsOutsideTheAllowedRootsAreForbidden) {
 TEST_F(EmbeddedCatalogTest, SlashesInNamesStayInsideTheirDirectory) {
   // Iceberg allows '/' in names; it must never become a path separator.
   auto created = Create({{"../up"}, "../../out"});
-  EXPECT_EQ(created.metadata->location,
-            catalog_->warehouse_location() + "/..%2Fup/..%2F..%2Fout");
+  EXPECT_EQ(created.metadata->location, catalog_->warehouse_location() + "/..%2Fup/..%2F..%2Fout");
   EXPECT_TRUE(FileExists(created.metadata_location));
   EXPECT_FALSE(std::filesystem::exists(dir_.Sub("out")));
   EXPECT_TRUE(*catalog_->TableExists({{"../up"}, "../../out"}));
@@ -246,12 +248,14 @@ TEST_F(EmbeddedCatalogTest, FailedRequirementIsCommitFailedAndChangesNothing) {
   ASSERT_TRUE(testing::FastAppend(*catalog_, id));
   auto before = catalog_->LoadTable(id);
   auto failed = catalog_->CommitTable(stale);
-  ASSERT_THAT(failed, IsErrorWithMessage(ErrorKind::kCommitFailed,
-                                         "Requirement failed: branch main was created concurrently"));
+  ASSERT_THAT(failed,
+              IsErrorWithMessage(ErrorKind::kCommitFailed,
+                                 "Requirement failed: branch main was created concurrently"));
   auto after = catalog_->LoadTable(id);
   EXPECT_EQ(after->metadata_location, before->metadata_location);
 
-  CommitTableRequest wrong_uuid{id, {spec::AssertTableUuid{"00000000-0000-0000-0000-000000000000"}},
+  CommitTableRequest wrong_uuid{id,
+                                {spec::AssertTableUuid{"00000000-0000-0000-0000-000000000000"}},
                                 {spec::SetProperties{{{"a", "b"}}}}};
   EXPECT_THAT(catalog_->CommitTable(wrong_uuid),
               IsErrorWithMessage(ErrorKind::kCommitFailed, "UUID does not match"));
@@ -346,8 +350,9 @@ TEST_F(EmbeddedCatalogTest, StageCreateThenAssertCreateCommit) {
   EXPECT_TRUE(committed->metadata_location.find("/metadata/00000-") != std::string::npos);
   EXPECT_EQ(committed->metadata->table_uuid, m.table_uuid);
   EXPECT_TRUE(*catalog_->TableExists({{"n"}, "staged"}));
-  EXPECT_THAT(catalog_->CommitTable(create),
-              IsErrorWithMessage(ErrorKind::kCommitFailed, "Requirement failed: table already exists"));
+  EXPECT_THAT(
+      catalog_->CommitTable(create),
+      IsErrorWithMessage(ErrorKind::kCommitFailed, "Requirement failed: table already exists"));
 }
 
 TEST_F(EmbeddedCatalogTest, RenameDropAndRegister) {
@@ -370,8 +375,9 @@ TEST_F(EmbeddedCatalogTest, RenameDropAndRegister) {
   EXPECT_EQ(registered->metadata->table_uuid, created.metadata->table_uuid);
   EXPECT_THAT(catalog_->RegisterTable({{"n"}, "back"}, created.metadata_location, false),
               IsError(ErrorKind::kAlreadyExists));
-  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "x"}, created.metadata->location + "/nope.json", false),
-              IsErrorWithMessage(ErrorKind::kNotFound, "Failed to open input stream for file"));
+  EXPECT_THAT(
+      catalog_->RegisterTable({{"n"}, "x"}, created.metadata->location + "/nope.json", false),
+      IsErrorWithMessage(ErrorKind::kNotFound, "Failed to open input stream for file"));
 }
 
 TEST_F(EmbeddedCatalogTest, PurgeDeletesTheTablesFiles) {
@@ -402,8 +408,8 @@ TEST_F(EmbeddedCatalogTest, MissingOrCorruptMetadataFileIsAClearError) {
 }
 
 TEST_F(EmbeddedCatalogTest, StateSurvivesReopenInEveryDurability) {
-  for (auto durability : {store::Durability::kImmediate, store::Durability::kEventual,
-                          store::Durability::kNone}) {
+  for (auto durability :
+       {store::Durability::kImmediate, store::Durability::kEventual, store::Durability::kNone}) {
     Open(durability);
     TableIdentifier id{{"d"}, std::string(store::DurabilityName(durability))};
     Create(id);
@@ -414,6 +420,22 @@ TEST_F(EmbeddedCatalogTest, StateSurvivesReopenInEveryDurability) {
     ASSERT_TRUE(loaded) << loaded.error().ToString();
     EXPECT_EQ(loaded->metadata->current_snapshot_id, *appended);
   }
+}
+
+// The warehouse's FileIO comes from the registry, by the warehouse's scheme.
+TEST(EmbeddedCatalogOpenTest, TheWarehouseSchemeChoosesTheFileIO) {
+  testing::TempDir dir;
+  std::string real = std::filesystem::canonical(dir.path()).string();
+  std::filesystem::create_directory_symlink(real, real + "/link");
+  EmbeddedCatalogOptions options;
+  options.store_map_size = 1ull << 30;
+  options.warehouse = "file://" + real + "/link//wh/";
+  auto opened = EmbeddedCatalog::Open(options);
+  ASSERT_THAT(opened, IsOk());
+  // Named as the local FileIO resolves it.
+  EXPECT_EQ((*opened)->warehouse_location(), "file://" + real + "/wh");
+  options.warehouse = "s3://bucket/wh";
+  EXPECT_THAT(EmbeddedCatalog::Open(options), IsErrorWithMessage(ErrorKind::kUnsupported, "'s3'"));
 }
 
 }  // namespace

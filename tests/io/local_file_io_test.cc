@@ -66,5 +66,44 @@ TEST(LocalFileIOTest, ParentLocation) {
   EXPECT_EQ(ParentLocation("name"), "");
 }
 
+TEST(LocalFileIOTest, LocalPathAcceptsTheThreeLocalSpellingsOnly) {
+  EXPECT_EQ(*LocalPath("file:/a/b"), "/a/b");
+  EXPECT_EQ(*LocalPath("file:///a/b"), "/a/b");
+  EXPECT_EQ(*LocalPath("/a/b"), "/a/b");
+  EXPECT_EQ(*LocalPath("/a//b/../c"), "/a//b/../c");  // as written: the OS resolves it
+  EXPECT_THAT(LocalPath("s3://bucket/a"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(LocalPath("file://host/a"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(LocalPath("a/b"), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST(LocalFileIOTest, CheckLocationAcceptsOnlyFilesOfThisMachine) {
+  auto io = NewLocalFileIO();
+  EXPECT_THAT(io->CheckLocation(*Location::Parse("/a")), IsOk());
+  EXPECT_THAT(io->CheckLocation(*Location::Parse("file:///a")), IsOk());
+  EXPECT_THAT(io->CheckLocation(*Location::Parse("s3://bucket/a")),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io->CheckLocation(*Location::Parse("file://host/a")),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io->ResolveLocation(*Location::Parse("s3://bucket/a")),
+              IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST(LocalFileIOTest, ResolveLocationFollowsLinksOfTheExistingPrefix) {
+  testing::TempDir dir;
+  std::string real = std::filesystem::canonical(dir.path()).string();
+  std::filesystem::create_directories(real + "/real/sub");
+  std::filesystem::create_directory_symlink(real + "/real", real + "/link");
+  auto io = NewLocalFileIO();
+  auto resolve = [&](const std::string& location) {
+    auto resolved = io->ResolveLocation(*Location::Parse(location));
+    return resolved ? resolved->ToString() : resolved.error().ToString();
+  };
+  EXPECT_EQ(resolve(real + "/link/sub/f"), "file://" + real + "/real/sub/f");
+  EXPECT_EQ(resolve("file://" + real + "/link"), "file://" + real + "/real");
+  // The missing rest stays lexical.
+  EXPECT_EQ(resolve(real + "/link/missing/x"), "file://" + real + "/real/missing/x");
+  EXPECT_EQ(resolve(real + "/none/x"), "file://" + real + "/none/x");
+}
+
 }  // namespace
 }  // namespace skade::io

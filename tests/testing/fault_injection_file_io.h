@@ -35,13 +35,13 @@
 #include <utility>
 #include <vector>
 
-#include "skade/io/file_io.h"
+#include "skade/io/forwarding_file_io.h"
 
 namespace skade::testing {
 
-class FaultInjectionFileIO : public io::FileIO {
+class FaultInjectionFileIO : public io::ForwardingFileIO {
  public:
-  FaultInjectionFileIO() : base_(io::NewLocalFileIO()) {}
+  FaultInjectionFileIO() : ForwardingFileIO(io::NewLocalFileIO()) {}
 
   /// While set, SyncFile and SyncDirectory fail with kIo and sync nothing
   /// (a disk reporting write errors).
@@ -79,11 +79,11 @@ class FaultInjectionFileIO : public io::FileIO {
 
   Result<std::string> ReadFile(std::string_view location) override {
     SKADE_RETURN_NOT_OK(Alive());
-    return base_->ReadFile(location);
+    return inner().ReadFile(location);
   }
   Result<std::string> ReadFileUpTo(std::string_view location, uint64_t max_bytes) override {
     SKADE_RETURN_NOT_OK(Alive());
-    return base_->ReadFileUpTo(location, max_bytes);
+    return inner().ReadFileUpTo(location, max_bytes);
   }
 
   Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
@@ -102,7 +102,7 @@ class FaultInjectionFileIO : public io::FileIO {
          dir != dir.parent_path() && !std::filesystem::exists(dir, ec); dir = dir.parent_path()) {
       new_dirs.push_back(dir.string());
     }
-    SKADE_ASSIGN_OR_RAISE(auto file, base_->NewOutputFile(location, /*durable=*/false));
+    SKADE_ASSIGN_OR_RAISE(auto file, inner().NewOutputFile(location, /*durable=*/false));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (const auto& dir : new_dirs) {
@@ -118,7 +118,7 @@ class FaultInjectionFileIO : public io::FileIO {
 
   Status DeleteFile(std::string_view location) override {
     SKADE_RETURN_NOT_OK(Alive());
-    SKADE_RETURN_NOT_OK(base_->DeleteFile(location));
+    SKADE_RETURN_NOT_OK(inner().DeleteFile(location));
     SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(location));
     std::lock_guard<std::mutex> lock(mutex_);
     files_.erase(path);
@@ -128,19 +128,19 @@ class FaultInjectionFileIO : public io::FileIO {
 
   Result<bool> Exists(std::string_view location) override {
     SKADE_RETURN_NOT_OK(Alive());
-    return base_->Exists(location);
+    return inner().Exists(location);
   }
   Result<int64_t> FileSize(std::string_view location) override {
     SKADE_RETURN_NOT_OK(Alive());
-    return base_->FileSize(location);
+    return inner().FileSize(location);
   }
   Result<std::vector<std::string>> ListDirectory(std::string_view location) override {
     SKADE_RETURN_NOT_OK(Alive());
-    return base_->ListDirectory(location);
+    return inner().ListDirectory(location);
   }
   Status RemoveEmptyDirectory(std::string_view location) override {
     SKADE_RETURN_NOT_OK(Alive());
-    return base_->RemoveEmptyDirectory(location);
+    return inner().RemoveEmptyDirectory(location);
   }
 
   Status SyncFile(std::string_view location) override {
@@ -151,7 +151,7 @@ class FaultInjectionFileIO : public io::FileIO {
     }
     if (hook) hook();
     SKADE_RETURN_NOT_OK(SyncAllowed(location));
-    SKADE_RETURN_NOT_OK(base_->SyncFile(location));
+    SKADE_RETURN_NOT_OK(inner().SyncFile(location));
     SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(location));
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = files_.find(path); it != files_.end()) it->second = true;
@@ -160,7 +160,7 @@ class FaultInjectionFileIO : public io::FileIO {
 
   Status SyncDirectory(std::string_view location) override {
     SKADE_RETURN_NOT_OK(SyncAllowed(location));
-    SKADE_RETURN_NOT_OK(base_->SyncDirectory(location));
+    SKADE_RETURN_NOT_OK(inner().SyncDirectory(location));
     SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(location));
     std::lock_guard<std::mutex> lock(mutex_);
     std::string dir = std::filesystem::path(path).lexically_normal().string();
@@ -231,7 +231,6 @@ class FaultInjectionFileIO : public io::FileIO {
     return true;
   }
 
-  std::shared_ptr<io::FileIO> base_;
   std::mutex mutex_;
   bool dead_ = false;
   bool fail_syncs_ = false;

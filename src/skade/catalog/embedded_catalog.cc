@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <functional>
 #include <limits>
 #include <set>
@@ -11,6 +10,8 @@
 #include "skade/cache/epoch.h"
 #include "skade/catalog/table_file_scope.h"
 #include "skade/catalog/table_purge.h"
+#include "skade/io/file_io_registry.h"
+#include "skade/io/location.h"
 #include "skade/io/tracking_file_io.h"
 #include "skade/spec/table_metadata_builder.h"
 #include "skade/spec/table_metadata_json.h"
@@ -62,23 +63,24 @@ struct EmbeddedCatalog::PreparedCommit {
 Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
     const EmbeddedCatalogOptions& options) {
   if (options.warehouse.empty()) return InvalidArgument("A warehouse directory is required");
-  std::string path = options.warehouse;
-  if (path.starts_with("file:")) {
-    SKADE_ASSIGN_OR_RAISE(path, io::LocalPath(path));
+  SKADE_ASSIGN_OR_RAISE(io::Location warehouse, io::Location::ParseUserInput(options.warehouse));
+  std::shared_ptr<io::FileIO> base_io = options.file_io;
+  if (!base_io) {
+    SKADE_ASSIGN_OR_RAISE(base_io, io::FileIORegistry::Default().Create(
+                                       warehouse.ToString(), options.file_io_properties));
   }
-  std::error_code ec;
-  std::filesystem::create_directories(path, ec);
-  if (ec) return IoError("Cannot create warehouse ", path, ": ", ec.message());
-  path = std::filesystem::canonical(path, ec).string();
-  if (ec) return IoError("Cannot resolve warehouse ", options.warehouse, ": ", ec.message());
+  // As the storage names it (locally: symbolic links resolved), so that
+  // default table locations match the roots the location policy resolves.
+  SKADE_ASSIGN_OR_RAISE(warehouse, base_io->ResolveLocation(warehouse));
+  // The store is an LMDB directory inside the warehouse, so for now the
+  // warehouse is local (kInvalidArgument naming the scheme otherwise).
+  SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(warehouse.ToString()));
 
   std::shared_ptr<EmbeddedCatalog> catalog(new EmbeddedCatalog());
-  catalog->warehouse_location_ = StrCat("file://", path == "/" ? "" : path);
-  catalog->location_policy_ =
-      std::make_unique<LocationPolicy>(catalog->warehouse_location_, options.allowed_locations);
+  catalog->warehouse_location_ = warehouse.ToString();
+  if (catalog->warehouse_location_.ends_with('/')) catalog->warehouse_location_.pop_back();
   catalog->durability_ = options.durability;
   catalog->max_commit_attempts_ = std::max(1, options.max_commit_attempts);
-  std::shared_ptr<io::FileIO> base_io = options.file_io ? options.file_io : io::NewLocalFileIO();
   // Below immediate, files are written without sync; the tracking FileIO
   // tells the flusher which, including the manifests and data files that
   // tables and ingest write through file_io_ptr().
@@ -89,6 +91,8 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   } else {
     catalog->io_ = std::move(base_io);
   }
+  catalog->location_policy_ = std::make_unique<LocationPolicy>(
+      catalog->warehouse_location_, options.allowed_locations, catalog->io_);
   cache::MetadataCacheOptions cache_options;
   cache_options.capacity_bytes = options.metadata_cache_bytes;
   SKADE_ASSIGN_OR_RAISE(catalog->metadata_cache_, cache::MetadataCache::Make(cache_options));
@@ -101,7 +105,8 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   // LMDB syncs its files, not the directories they are in: without this a
   // power loss soon after the warehouse was created could take the whole
   // store. Cheap on every later open (the directories are clean).
-  SKADE_RETURN_NOT_OK(io::NewLocalFileIO()->SyncDirectory(store_path));
+  SKADE_ASSIGN_OR_RAISE(auto store_io, io::FileIORegistry::Default().Create(store_path));
+  SKADE_RETURN_NOT_OK(store_io->SyncDirectory(store_path));
   SKADE_ASSIGN_OR_RAISE(catalog->mirror_, TablePointerMirror::Open(catalog->store_.get()));
   if (tracking_io) {
     // At none the flusher has no thread: it runs once, at the clean close.
@@ -344,15 +349,14 @@ Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge)
   // named by client-written metadata and checked against the table's scope.
   auto file = ReadMetadata(record.metadata_location);
   if (!file) {
-    LogWarning(StrCat("purge of ", identifier.ToString(), " read no metadata: ",
-                      file.error().message));
+    LogWarning(
+        StrCat("purge of ", identifier.ToString(), " read no metadata: ", file.error().message));
     return OkStatus();
   }
   auto purged = PurgeTableFiles(*io_, *file->metadata, record.metadata_location,
                                 TableFileScope(*file->metadata, *location_policy_));
   if (!purged) {
-    LogWarning(StrCat("purge of ", identifier.ToString(), " incomplete: ",
-                      purged.error().message));
+    LogWarning(StrCat("purge of ", identifier.ToString(), " incomplete: ", purged.error().message));
   }
   return OkStatus();
 }
@@ -374,8 +378,7 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
   if (!read) {
     // The file is the client's choice: an unreadable one is bad input.
     if (read.error().kind == ErrorKind::kNotFound) return tl::unexpected(read.error());
-    return InvalidArgument("Cannot register ", identifier.ToString(), ": ",
-                           read.error().message);
+    return InvalidArgument("Cannot register ", identifier.ToString(), ": ", read.error().message);
   }
   MetadataFile file = std::move(*read);
   SKADE_RETURN_NOT_OK(CheckLocations(*file.metadata, metadata_location));

@@ -36,13 +36,15 @@
 #include "skade/catalog/metadata_flusher.h"
 #include "skade/catalog/table_pointer_mirror.h"
 #include "skade/io/file_io.h"
+#include "skade/io/file_io_registry.h"
 #include "skade/store/catalog_store.h"
 #include "skade/store/durability.h"
 
 namespace skade::catalog {
 
 struct EmbeddedCatalogOptions {
-  /// The warehouse directory (a local path or file: URI); created if missing.
+  /// The warehouse directory (a local path, relative to the working
+  /// directory or absolute, or a file: URI); created if missing.
   std::string warehouse;
   store::Durability durability = store::Durability::kImmediate;
   /// For Durability::kEventual: how often the background flusher runs.
@@ -54,8 +56,11 @@ struct EmbeddedCatalogOptions {
   /// How many times a commit re-reads and retries after losing the pointer
   /// swap to a concurrent writer before giving up with kCommitFailed.
   int max_commit_attempts = 100;
-  /// Defaults to the local file system.
+  /// The FileIO of the warehouse and its tables. Null (the default) asks
+  /// io::FileIORegistry::Default() for the warehouse's scheme, passing it
+  /// `file_io_properties`; set it to inject one (tests, benchmarks).
   std::shared_ptr<io::FileIO> file_io;
+  io::FileIOProperties file_io_properties;
   /// Bytes of parsed metadata kept in memory, from 10 MiB to 1 GiB.
   size_t metadata_cache_bytes = 128ull << 20;
   /// Coalesce concurrent commits to different tables into one store
@@ -140,7 +145,8 @@ class EmbeddedCatalog : public Catalog {
   void DiscardFile(const std::string& location);
 
   /// kForbidden unless `metadata`'s location and `metadata_file` are allowed.
-  Status CheckLocations(const spec::TableMetadata& metadata, const std::string& metadata_file) const;
+  Status CheckLocations(const spec::TableMetadata& metadata,
+                        const std::string& metadata_file) const;
 
   std::string warehouse_location_;
   std::unique_ptr<LocationPolicy> location_policy_;

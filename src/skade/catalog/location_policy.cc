@@ -1,57 +1,33 @@
 #include "skade/catalog/location_policy.h"
 
 #include <algorithm>
-#include <filesystem>
+#include <utility>
 
-#include "skade/io/file_io.h"
 #include "skade/util/strings.h"
 
 namespace skade::catalog {
 
-namespace {
-
-// `root` as a normalized absolute path: a relative path is taken from the
-// working directory (the CLI's default warehouse is `./warehouse`).
-Result<std::string> NormalizedRoot(const std::string& root) {
-  if (root.starts_with("/") || root.find(':') != std::string::npos) {
-    return NormalizedLocalPath(root);
+std::string DescribeLocations(const std::vector<io::Location>& locations) {
+  std::vector<std::string> names;
+  for (const auto& location : locations) {
+    bool local = location.scheme == "file" && location.authority.empty();
+    names.push_back(local ? location.path : location.ToString());
   }
-  std::error_code ec;
-  auto absolute = std::filesystem::absolute(root, ec);
-  if (ec) return InvalidArgument("Cannot resolve location root ", root, ": ", ec.message());
-  return NormalizedLocalPath(absolute.lexically_normal().string());
-}
-
-// `path` with the symbolic links of its existing prefix resolved.
-std::string Resolved(const std::string& path) {
-  std::error_code ec;
-  auto resolved = std::filesystem::weakly_canonical(path, ec);
-  if (ec) return path;
-  auto normalized = NormalizedLocalPath(resolved.string());
-  return normalized ? *normalized : path;
-}
-
-}  // namespace
-
-Result<std::string> NormalizedLocalPath(const std::string& location) {
-  SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(location));
-  std::string out;
-  for (const auto& segment : Split(path, '/')) {
-    if (segment.empty()) continue;
-    if (segment == "." || segment == "..") {
-      return InvalidArgument("Invalid location '", location, "': '.' and '..' are not allowed");
-    }
-    StrAppend(&out, "/", segment);
-  }
-  return out.empty() ? std::string("/") : out;
-}
-
-bool PathIsUnder(const std::string& path, const std::string& root) {
-  return path == root || root == "/" || path.starts_with(root + "/");
+  return Join(names, ", ");
 }
 
 LocationPolicy::LocationPolicy(const std::string& warehouse,
-                               const std::vector<std::string>& allowed) {
+                               const std::vector<std::string>& allowed,
+                               std::shared_ptr<io::FileIO> io)
+    : io_(std::move(io)) {
+  // A root as a normalised location the FileIO can write; relative roots
+  // come from the working directory (the CLI's default warehouse is
+  // `./warehouse`).
+  auto normalized_root = [this](const std::string& root) -> Result<io::Location> {
+    SKADE_ASSIGN_OR_RAISE(io::Location location, io::Location::ParseUserInput(root));
+    SKADE_RETURN_NOT_OK(io_->CheckLocation(location));
+    return location;
+  };
   std::vector<std::string> roots = allowed;
   roots.push_back(warehouse);
   for (const auto& root : roots) {
@@ -59,29 +35,45 @@ LocationPolicy::LocationPolicy(const std::string& warehouse,
       anywhere_ = true;
       continue;
     }
-    auto path = NormalizedRoot(root);
-    if (!path) continue;
-    for (std::string form : {*path, Resolved(*path)}) {
+    auto location = normalized_root(root);
+    if (!location) continue;
+    auto resolved = io_->ResolveLocation(*location);
+    for (const io::Location& form : {*location, resolved ? *resolved : *location}) {
       if (std::find(roots_.begin(), roots_.end(), form) == roots_.end()) roots_.push_back(form);
     }
   }
-  auto home = NormalizedRoot(warehouse);
-  warehouse_ = home ? *home : "/";
-  reserved_ = StrCat(warehouse_ == "/" ? "" : warehouse_, "/.skade");
+  auto home = normalized_root(warehouse);
+  warehouse_ = home ? *home : io::Location{"file", "", "/"};
+  reserved_ = warehouse_.Child(".skade");
+}
+
+Result<io::Location> LocationPolicy::Normalize(std::string_view location) const {
+  SKADE_ASSIGN_OR_RAISE(io::Location normalized, io::Location::Parse(location));
+  SKADE_RETURN_NOT_OK(io_->CheckLocation(normalized));
+  return normalized;
 }
 
 Status LocationPolicy::Check(const std::string& location) const {
-  SKADE_ASSIGN_OR_RAISE(std::string path, NormalizedLocalPath(location));
-  if (PathIsUnder(path, reserved_)) {
-    return MakeError(ErrorKind::kForbidden, "Location ", location,
+  SKADE_ASSIGN_OR_RAISE(io::Location normalized, Normalize(location));
+  return CheckNormalized(normalized, location);
+}
+
+Status LocationPolicy::Check(const io::Location& location) const {
+  return CheckNormalized(location, location.ToString());
+}
+
+Status LocationPolicy::CheckNormalized(const io::Location& location,
+                                       std::string_view as_written) const {
+  if (location.IsUnder(reserved_)) {
+    return MakeError(ErrorKind::kForbidden, "Location ", as_written,
                      " is inside the catalog's own directory");
   }
   if (anywhere_) return OkStatus();
   for (const auto& root : roots_) {
-    if (PathIsUnder(path, root)) return OkStatus();
+    if (location.IsUnder(root)) return OkStatus();
   }
-  return MakeError(ErrorKind::kForbidden, "Location ", location,
-                   " is outside the allowed locations (", Join(roots_, ", "),
+  return MakeError(ErrorKind::kForbidden, "Location ", as_written,
+                   " is outside the allowed locations (", DescribeLocations(roots_),
                    "); allow it with --allow-location");
 }
 

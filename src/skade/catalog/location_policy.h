@@ -5,53 +5,73 @@
 // metadata files there with its own privileges. By default only the
 // warehouse is allowed, as managed catalogs (Polaris, Lakekeeper) do; more
 // roots can be allowed explicitly, or "*" for anywhere. The warehouse is
-// always allowed. Roots are normalised once, the same way: a relative root is
-// taken from the working directory, and each root is also kept with its
-// symbolic links resolved, so `./warehouse` and its real path both match.
+// always allowed.
+//
+// Locations are compared as URIs (io::Location): same scheme, same
+// authority, and a whole-segment path prefix, after lexical normalisation.
+// The catalog's FileIO decides what is writable at all (CheckLocation: a
+// location of another scheme is bad input, not merely forbidden) and where a
+// root really leads (ResolveLocation): roots are normalised once, the same
+// way, a relative root is taken from the working directory, and each root is
+// also kept as the FileIO resolves it (symbolic links, locally), so
+// `./warehouse` and its real path both match.
 //
 // The store's own directory (`<warehouse>/.skade`) is never an allowed
 // location, whatever the roots say. Immutable; thread-safe.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "skade/io/file_io.h"
+#include "skade/io/location.h"
 #include "skade/util/result.h"
 
 namespace skade::catalog {
 
-/// The local path of `location` (a file: URI or an absolute path) with
-/// duplicate and trailing slashes removed. kInvalidArgument for another
-/// scheme, a relative path, or a "." or ".." segment (so a prefix check on
-/// the result cannot be fooled).
-Result<std::string> NormalizedLocalPath(const std::string& location);
-
-/// True if the normalized path `path` is `root` or lies under it.
-bool PathIsUnder(const std::string& path, const std::string& root);
+/// `locations` as error messages name them: local files as paths, the rest
+/// as URIs, comma-separated.
+std::string DescribeLocations(const std::vector<io::Location>& locations);
 
 class LocationPolicy {
  public:
-  /// `warehouse` is an absolute path or file: URI; `allowed` are location
-  /// prefixes (file: URIs, absolute or relative paths); "*" allows
-  /// everything. Unusable roots are ignored.
-  LocationPolicy(const std::string& warehouse, const std::vector<std::string>& allowed);
+  /// `warehouse` is an absolute path or URI; `allowed` are location prefixes
+  /// (URIs, absolute or relative paths); "*" allows everything. Unusable
+  /// roots are ignored. `io` is the catalog's FileIO (shared, so the policy
+  /// never outlives it).
+  LocationPolicy(const std::string& warehouse, const std::vector<std::string>& allowed,
+                 std::shared_ptr<io::FileIO> io);
 
   /// kForbidden (naming the location and the allowed roots) unless
   /// `location` is at or under an allowed root and not in the store's own
   /// directory; kInvalidArgument for a location skade cannot write (another
-  /// scheme, a relative path, "..").
+  /// scheme than the FileIO's, a relative path, "..").
   Status Check(const std::string& location) const;
+  /// As Check, for a location already normalised (Normalize).
+  Status Check(const io::Location& location) const;
+
+  /// `location` parsed, normalised and accepted by the FileIO; the
+  /// kInvalidArgument of Check otherwise.
+  Result<io::Location> Normalize(std::string_view location) const;
 
   /// The warehouse and the store's directory in it (`<warehouse>/.skade`),
-  /// as normalized paths.
-  const std::string& warehouse_directory() const { return warehouse_; }
-  const std::string& reserved_directory() const { return reserved_; }
+  /// normalised.
+  const io::Location& warehouse_directory() const { return warehouse_; }
+  const io::Location& reserved_directory() const { return reserved_; }
+
+  /// The FileIO the policy asks (the catalog's).
+  const io::FileIO& file_io() const { return *io_; }
 
  private:
+  Status CheckNormalized(const io::Location& location, std::string_view as_written) const;
+
+  std::shared_ptr<io::FileIO> io_;
   bool anywhere_ = false;
-  std::vector<std::string> roots_;  // normalized, as given and with links resolved
-  std::string warehouse_;
-  std::string reserved_;
+  std::vector<io::Location> roots_;  // normalised, as given and as resolved
+  io::Location warehouse_;
+  io::Location reserved_;
 };
 
 }  // namespace skade::catalog

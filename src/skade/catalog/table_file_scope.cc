@@ -1,6 +1,6 @@
 #include "skade/catalog/table_file_scope.h"
 
-#include <filesystem>
+#include <optional>
 
 #include "skade/spec/table_properties.h"
 #include "skade/util/strings.h"
@@ -9,17 +9,13 @@ namespace skade::catalog {
 
 namespace {
 
-// `path` with the symbolic links of its directory resolved (the file itself
-// is not followed: deleting a link removes the link). nullopt if the
-// directory cannot be resolved.
-std::optional<std::string> ResolvedPath(const std::string& path) {
-  std::filesystem::path p(path);
-  std::error_code ec;
-  auto directory = std::filesystem::weakly_canonical(p.parent_path(), ec);
-  if (ec) return std::nullopt;
-  auto normalized = NormalizedLocalPath((directory / p.filename()).string());
-  if (!normalized) return std::nullopt;
-  return *normalized;
+// `location` with its directory resolved by `io` (the file itself is not
+// followed: deleting a link removes the link). nullopt if the directory
+// cannot be resolved.
+std::optional<io::Location> ResolvedFile(const io::FileIO& io, const io::Location& location) {
+  auto directory = io.ResolveLocation(location.Parent());
+  if (!directory) return std::nullopt;
+  return directory->Child(location.Name());
 }
 
 }  // namespace
@@ -29,39 +25,34 @@ TableFileScope::TableFileScope(const spec::TableMetadata& metadata, const Locati
   for (const std::string& root : {metadata.location, metadata.Property(spec::kDataPath, ""),
                                   metadata.Property(spec::kMetadataPath, "")}) {
     if (root.empty()) continue;
-    auto path = NormalizedLocalPath(root);
+    auto location = policy.Normalize(root);
     // A table never owns the warehouse (other tables live there) or above it.
-    if (!path || PathIsUnder(policy.warehouse_directory(), *path)) continue;
-    roots_.push_back(*path);
-    std::error_code ec;
-    auto resolved = std::filesystem::weakly_canonical(*path, ec);
-    if (!ec) {
-      auto normalized = NormalizedLocalPath(resolved.string());
-      if (normalized && *normalized != *path &&
-          !PathIsUnder(policy.warehouse_directory(), *normalized)) {
-        roots_.push_back(*normalized);
-      }
+    if (!location || policy.warehouse_directory().IsUnder(*location)) continue;
+    roots_.push_back(*location);
+    auto resolved = policy.file_io().ResolveLocation(*location);
+    if (resolved && *resolved != *location && !policy.warehouse_directory().IsUnder(*resolved)) {
+      roots_.push_back(*resolved);
     }
   }
 }
 
-bool TableFileScope::Contains(const std::string& path) const {
-  if (!policy_->Check(path)) return false;
+bool TableFileScope::Contains(const io::Location& location) const {
+  if (!policy_->Check(location)) return false;
   for (const auto& root : roots_) {
-    if (path != root && PathIsUnder(path, root)) return true;
+    if (location != root && location.IsUnder(root)) return true;
   }
   return false;
 }
 
 Status TableFileScope::Check(const std::string& location) const {
-  auto path = NormalizedLocalPath(location);
-  if (!path) return MakeError(ErrorKind::kForbidden, path.error().message);
-  if (Contains(*path)) {
-    auto resolved = ResolvedPath(*path);
-    if (resolved && (*resolved == *path || Contains(*resolved))) return OkStatus();
+  auto normalized = policy_->Normalize(location);
+  if (!normalized) return MakeError(ErrorKind::kForbidden, normalized.error().message);
+  if (Contains(*normalized)) {
+    auto resolved = ResolvedFile(policy_->file_io(), *normalized);
+    if (resolved && (*resolved == *normalized || Contains(*resolved))) return OkStatus();
   }
   return MakeError(ErrorKind::kForbidden, "File ", location, " is outside the table's locations (",
-                   Join(roots_, ", "), ")");
+                   DescribeLocations(roots_), ")");
 }
 
 }  // namespace skade::catalog

@@ -6,16 +6,18 @@
 // A file is in scope when it lies under the table's location, or under its
 // `write.data.path` / `write.metadata.path` when set, and also inside the
 // catalog's allowed locations, and never in the store's own directory
-// (`<warehouse>/.skade`). The check is made on the location as written and
-// again with the symbolic links of its directory resolved, so a link cannot
-// lead a purge out of the table. Anything else is skipped by the caller and
-// logged, never followed. Immutable; thread-safe.
+// (`<warehouse>/.skade`). Locations are compared as URIs (io::Location). The
+// check is made on the location as written and again with its directory
+// resolved by the catalog's FileIO (FileIO::ResolveLocation: symbolic links,
+// locally), so a link cannot lead a purge out of the table. Anything else is
+// skipped by the caller and logged, never followed. Immutable; thread-safe.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "skade/catalog/location_policy.h"
+#include "skade/io/location.h"
 #include "skade/spec/table_metadata.h"
 #include "skade/util/result.h"
 
@@ -29,14 +31,15 @@ class TableFileScope {
   /// OK if `location` is in scope; kForbidden (naming the file) if not.
   Status Check(const std::string& location) const;
 
-  /// The table's roots (location, data and metadata paths), normalized.
-  const std::vector<std::string>& roots() const { return roots_; }
+  /// The table's roots (location, data and metadata paths), normalised, as
+  /// written and as resolved.
+  const std::vector<io::Location>& roots() const { return roots_; }
 
  private:
-  bool Contains(const std::string& path) const;
+  bool Contains(const io::Location& location) const;
 
   const LocationPolicy* policy_;
-  std::vector<std::string> roots_;
+  std::vector<io::Location> roots_;
 };
 
 }  // namespace skade::catalog

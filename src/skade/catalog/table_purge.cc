@@ -12,12 +12,6 @@ namespace skade::catalog {
 
 namespace {
 
-// Parent directory of a location ("…/a/b.json" → "…/a").
-std::string ParentOf(const std::string& location) {
-  size_t slash = location.rfind('/');
-  return slash == std::string::npos ? std::string() : location.substr(0, slash);
-}
-
 // Collects the files to delete, reading only those in scope.
 class PurgeCollector {
  public:
@@ -94,15 +88,15 @@ Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const spec::TableMetadata& m
     } else if (deleted.error().kind != ErrorKind::kNotFound && first_error) {
       first_error = deleted;
     }
-    directories.insert(ParentOf(file));
+    directories.insert(io::ParentLocation(file));
   }
   // Remove emptied directories bottom-up, never above a table root.
   for (auto it = directories.rbegin(); it != directories.rend(); ++it) {
-    for (std::string dir = *it; scope.Check(dir); dir = ParentOf(dir)) {
+    for (std::string dir = *it; scope.Check(dir); dir = io::ParentLocation(dir)) {
       (void)io.RemoveEmptyDirectory(dir);
     }
   }
-  for (const auto& root : scope.roots()) (void)io.RemoveEmptyDirectory(root);
+  for (const auto& root : scope.roots()) (void)io.RemoveEmptyDirectory(root.ToString());
   if (!first_error) return tl::unexpected(first_error.error());
   return result;
 }

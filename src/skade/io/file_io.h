@@ -1,9 +1,41 @@
-// FileIO: whole-file access to table files by location.
+// FileIO: whole-file access to table files by location, the one way skade
+// reaches table and metadata files.
 //
-// Locations are URIs as Iceberg writes them; the local implementation accepts
-// `file:/p`, `file:///p` and plain absolute paths. Implementations are
-// thread-safe. Errors: kNotFound for a missing file, kAlreadyExists when
-// creating a file that exists, kIo for everything else.
+// Locations are URIs as Iceberg writes them (see location.h); which FileIO
+// serves a scheme is decided in one place, FileIORegistry. The local
+// implementation accepts `file:/p`, `file:///p` and plain absolute paths.
+// Implementations are thread-safe. Errors: kNotFound for a missing file,
+// kAlreadyExists when creating a file that exists, kInvalidArgument for a
+// location the FileIO cannot address, kIo for everything else.
+//
+// A new FileIO (an object store, say) implements the pure virtual calls and
+// keeps these promises, which the catalog's durability levels rest on
+// (store/durability.h):
+// - Files are immutable once complete: WriteFile and NewOutputFile never
+//   overwrite (kAlreadyExists). skade names a file in metadata only after
+//   it is complete, so a FileIO may show a file while it is written (the
+//   local one does) or only from Close on (an object store's PUT); an
+//   OutputFile dropped without Close leaves nothing.
+// - `durable=true` means that when the call returns the file survives a
+//   crash or power loss of this machine *and can be found at its location*
+//   (for POSIX: data, its directory entry and every directory above). An
+//   object store whose completed PUT is durable meets it with no extra work.
+//   A store that cannot promise it must fail the write, never pretend.
+// - SyncFile / SyncDirectory make earlier `durable=false` writes durable as
+//   above. A storage with no separate sync (object stores: a completed PUT is
+//   already durable) overrides them to return OK; the default kUnsupported
+//   is for a FileIO that cannot promise durability at all, so that below the
+//   immediate level the catalog's flusher reports the failure instead of
+//   counting the files durable.
+// - DeleteFile and RemoveEmptyDirectory promise nothing about durability:
+//   a file that reappears after a crash is unreferenced and harmless.
+//   Directories are a file-system notion: a storage without them may make
+//   RemoveEmptyDirectory a no-op and ListDirectory a listing by prefix.
+// - CheckLocation and ResolveLocation are what the location policy needs
+//   (catalog/location_policy.h): which locations this FileIO can address,
+//   and where a location really leads (symbolic links, for the local file
+//   system). Their defaults suit a storage without links that accepts any
+//   location.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "skade/io/location.h"
 #include "skade/util/result.h"
 
 namespace skade::io {
@@ -88,6 +121,21 @@ class FileIO {
     return Unsupported("SyncDirectory is not supported for ", location);
   }
 
+  /// OK if this FileIO can read and write `location` (its scheme, its
+  /// authority); kInvalidArgument naming the location if not. Lexical: no
+  /// storage is touched. The default accepts every location.
+  virtual Status CheckLocation(const Location& /*location*/) const { return OkStatus(); }
+
+  /// Where the normalised `location` really leads: the local FileIO resolves
+  /// the symbolic links of its longest existing prefix (the last segment
+  /// too, if it exists and is a link; the rest stays lexical). The result is
+  /// normalised. Errors as CheckLocation, or kIo when resolving fails. The
+  /// default, for storage without links, returns `location` unchanged.
+  virtual Result<Location> ResolveLocation(const Location& location) const {
+    SKADE_RETURN_NOT_OK(CheckLocation(location));
+    return location;
+  }
+
  protected:
   static tl::unexpected<Error> TooLarge(std::string_view location, uint64_t max_bytes) {
     return InvalidArgument("File ", location, " is larger than the ", max_bytes,
@@ -95,7 +143,9 @@ class FileIO {
   }
 };
 
-/// The local file system.
+/// The local file system. Its SyncDirectory remembers, per instance, which
+/// directories are known durable: share one instance rather than making one
+/// per call.
 std::shared_ptr<FileIO> NewLocalFileIO();
 
 /// The file-system path of a local location (`file:/p`, `file:///p`, `/p`).

@@ -20,6 +20,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// OK for a location on this machine: the file scheme and no host.
+Status CheckLocal(const Location& location, std::string_view as_written) {
+  if (location.scheme != "file") {
+    return InvalidArgument("Unsupported location scheme (only local files): ", as_written);
+  }
+  // file://host/p names a file on another machine.
+  if (!location.authority.empty()) {
+    return InvalidArgument("Not a local file location: ", as_written);
+  }
+  return OkStatus();
+}
+
 tl::unexpected<Error> ErrnoError(std::string_view what, const std::string& path, int err) {
   if (err == ENOENT) return MakeError(ErrorKind::kNotFound, "File does not exist: ", path);
   if (err == EEXIST) return MakeError(ErrorKind::kAlreadyExists, "File already exists: ", path);
@@ -271,6 +283,20 @@ class LocalFileIO : public FileIO {
     return directories_->Sync(fs::path(path));
   }
 
+  Status CheckLocation(const Location& location) const override {
+    return CheckLocal(location, location.ToString());
+  }
+
+  // weakly_canonical: the links of the existing prefix are followed, the
+  // missing rest is kept as it is (it cannot contain links yet).
+  Result<Location> ResolveLocation(const Location& location) const override {
+    SKADE_RETURN_NOT_OK(CheckLocation(location));
+    std::error_code ec;
+    fs::path resolved = fs::weakly_canonical(location.path, ec);
+    if (ec) return IoError("Cannot resolve ", location.ToString(), ": ", ec.message());
+    return Location::Parse(resolved.string());
+  }
+
  private:
   // Shared with open output files, which may outlive this FileIO.
   std::shared_ptr<SyncedDirectories> directories_ = std::make_shared<SyncedDirectories>();
@@ -281,20 +307,9 @@ class LocalFileIO : public FileIO {
 std::shared_ptr<FileIO> NewLocalFileIO() { return std::make_shared<LocalFileIO>(); }
 
 Result<std::string> LocalPath(std::string_view location) {
-  std::string_view rest = location;
-  if (ConsumePrefix(&rest, "file:")) {
-    // file:///p and file:/p both name /p; file://host/p is not local.
-    if (rest.starts_with("//")) {
-      rest.remove_prefix(2);
-      if (!rest.starts_with("/")) {
-        return InvalidArgument("Not a local file location: ", location);
-      }
-    }
-  } else if (location.find("://") != std::string_view::npos) {
-    return InvalidArgument("Unsupported location scheme (only local files): ", location);
-  }
-  if (!rest.starts_with("/")) return InvalidArgument("Location is not absolute: ", location);
-  return std::string(rest);
+  SKADE_ASSIGN_OR_RAISE(Location parsed, Location::ParseVerbatim(location));
+  SKADE_RETURN_NOT_OK(CheckLocal(parsed, location));
+  return std::move(parsed.path);
 }
 
 std::string ParentLocation(std::string_view location) {

@@ -38,49 +38,19 @@ void TrackingFileIO::Record(std::string_view location) {
   written_.emplace_back(location);
 }
 
-Result<std::string> TrackingFileIO::ReadFile(std::string_view location) {
-  return base_->ReadFile(location);
-}
-
-Result<std::string> TrackingFileIO::ReadFileUpTo(std::string_view location, uint64_t max_bytes) {
-  return base_->ReadFileUpTo(location, max_bytes);
-}
-
 Status TrackingFileIO::WriteFile(std::string_view location, std::string_view contents,
                                  bool durable) {
-  SKADE_RETURN_NOT_OK(base_->WriteFile(location, contents, durable));
+  SKADE_RETURN_NOT_OK(inner().WriteFile(location, contents, durable));
   if (!durable) Record(location);
   return OkStatus();
 }
 
 Result<std::unique_ptr<OutputFile>> TrackingFileIO::NewOutputFile(std::string_view location,
                                                                   bool durable) {
-  SKADE_ASSIGN_OR_RAISE(auto file, base_->NewOutputFile(location, durable));
+  SKADE_ASSIGN_OR_RAISE(auto file, inner().NewOutputFile(location, durable));
   if (durable) return file;
   return std::unique_ptr<OutputFile>(
       new TrackedOutputFile(this, std::string(location), std::move(file)));
-}
-
-Status TrackingFileIO::DeleteFile(std::string_view location) { return base_->DeleteFile(location); }
-
-Result<bool> TrackingFileIO::Exists(std::string_view location) { return base_->Exists(location); }
-
-Result<int64_t> TrackingFileIO::FileSize(std::string_view location) {
-  return base_->FileSize(location);
-}
-
-Result<std::vector<std::string>> TrackingFileIO::ListDirectory(std::string_view location) {
-  return base_->ListDirectory(location);
-}
-
-Status TrackingFileIO::RemoveEmptyDirectory(std::string_view location) {
-  return base_->RemoveEmptyDirectory(location);
-}
-
-Status TrackingFileIO::SyncFile(std::string_view location) { return base_->SyncFile(location); }
-
-Status TrackingFileIO::SyncDirectory(std::string_view location) {
-  return base_->SyncDirectory(location);
 }
 
 }  // namespace skade::io

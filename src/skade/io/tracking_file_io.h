@@ -7,7 +7,8 @@
 // then synced by the MetadataFlusher before the store, like the metadata
 // files the catalog writes itself. A file is recorded once it is complete
 // (WriteFile returned, or OutputFile::Close succeeded); files written with
-// `durable=true` are not recorded, they are durable already.
+// `durable=true` are not recorded, they are durable already. Every other
+// call is forwarded unchanged.
 //
 // Thread-safe when the wrapped FileIO is.
 #pragma once
@@ -18,38 +19,28 @@
 #include <string_view>
 #include <vector>
 
-#include "skade/io/file_io.h"
+#include "skade/io/forwarding_file_io.h"
 
 namespace skade::io {
 
-class TrackingFileIO : public FileIO {
+class TrackingFileIO : public ForwardingFileIO {
  public:
-  explicit TrackingFileIO(std::shared_ptr<FileIO> base) : base_(std::move(base)) {}
+  explicit TrackingFileIO(std::shared_ptr<FileIO> base) : ForwardingFileIO(std::move(base)) {}
 
   /// The locations recorded since the last call, in the order they were
   /// completed, and forgets them. A location written, deleted and written
   /// again appears twice.
   std::vector<std::string> TakeWritten();
 
-  Result<std::string> ReadFile(std::string_view location) override;
-  Result<std::string> ReadFileUpTo(std::string_view location, uint64_t max_bytes) override;
   Status WriteFile(std::string_view location, std::string_view contents, bool durable) override;
   Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
                                                     bool durable) override;
-  Status DeleteFile(std::string_view location) override;
-  Result<bool> Exists(std::string_view location) override;
-  Result<int64_t> FileSize(std::string_view location) override;
-  Result<std::vector<std::string>> ListDirectory(std::string_view location) override;
-  Status RemoveEmptyDirectory(std::string_view location) override;
-  Status SyncFile(std::string_view location) override;
-  Status SyncDirectory(std::string_view location) override;
 
  private:
   class TrackedOutputFile;
 
   void Record(std::string_view location);
 
-  std::shared_ptr<FileIO> base_;
   std::mutex mutex_;
   std::vector<std::string> written_;
 };

@@ -1,0 +1,65 @@
+// ForwardingFileIO: a FileIO that passes every call to an inner FileIO, the
+// base of wrappers (tracking, counting, fault or latency injection) so that
+// each overrides only the calls it changes and inherits the rest, including
+// calls added to FileIO later.
+//
+// Owns a share of the inner FileIO. Thread-safe when the inner FileIO is.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "skade/io/file_io.h"
+
+namespace skade::io {
+
+class ForwardingFileIO : public FileIO {
+ public:
+  explicit ForwardingFileIO(std::shared_ptr<FileIO> inner) : inner_(std::move(inner)) {}
+
+  Result<std::string> ReadFile(std::string_view location) override {
+    return inner_->ReadFile(location);
+  }
+  Result<std::string> ReadFileUpTo(std::string_view location, uint64_t max_bytes) override {
+    return inner_->ReadFileUpTo(location, max_bytes);
+  }
+  Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
+    return inner_->WriteFile(location, contents, durable);
+  }
+  Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
+                                                    bool durable) override {
+    return inner_->NewOutputFile(location, durable);
+  }
+  Status DeleteFile(std::string_view location) override { return inner_->DeleteFile(location); }
+  Result<bool> Exists(std::string_view location) override { return inner_->Exists(location); }
+  Result<int64_t> FileSize(std::string_view location) override {
+    return inner_->FileSize(location);
+  }
+  Result<std::vector<std::string>> ListDirectory(std::string_view location) override {
+    return inner_->ListDirectory(location);
+  }
+  Status RemoveEmptyDirectory(std::string_view location) override {
+    return inner_->RemoveEmptyDirectory(location);
+  }
+  Status SyncFile(std::string_view location) override { return inner_->SyncFile(location); }
+  Status SyncDirectory(std::string_view location) override {
+    return inner_->SyncDirectory(location);
+  }
+  Status CheckLocation(const Location& location) const override {
+    return inner_->CheckLocation(location);
+  }
+  Result<Location> ResolveLocation(const Location& location) const override {
+    return inner_->ResolveLocation(location);
+  }
+
+ protected:
+  FileIO& inner() const { return *inner_; }
+
+ private:
+  std::shared_ptr<FileIO> inner_;
+};
+
+}  // namespace skade::io
