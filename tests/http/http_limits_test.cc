@@ -49,8 +49,7 @@ TEST_F(HttpServerTest, ConnectionsBeyondTheLimitGet503AndAreClosed) {
   EXPECT_NE(refused.pending().find("ServiceUnavailableException"), std::string::npos);
 
   // The held connections are unaffected, and a freed slot is reused.
-  ASSERT_TRUE(first->Send(MakeRequest("GET", "/still")));
-  auto response = first->ReadResponse();
+  auto response = first->Exchange(MakeRequest("GET", "/still"));
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 200);
   first.reset();

@@ -31,8 +31,7 @@ TEST_F(HttpServerTest, EchoRoundTrip) {
   Start();
   TestClient client(port());
   const std::string body = R"({"a":1})";
-  ASSERT_TRUE(client.Send(MakeRequest("POST", "/v1/echo?x=1&y=%20", body)));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange(MakeRequest("POST", "/v1/echo?x=1&y=%20", body));
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->body, "POST /v1/echo?x=1&y=%20\n" + body);
@@ -46,8 +45,7 @@ TEST_F(HttpServerTest, EchoRoundTrip) {
 TEST_F(HttpServerTest, HandlerHeadersAndContentTypeAreKept) {
   Start();
   TestClient client(port());
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/text")));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange(MakeRequest("GET", "/text"));
   ASSERT_TRUE(response);
   EXPECT_EQ(response->body, "hello");
   EXPECT_EQ(response->Header("content-type"), "text/plain");
@@ -59,8 +57,7 @@ TEST_F(HttpServerTest, HandlerHeadersAndContentTypeAreKept) {
 TEST_F(HttpServerTest, TransportOwnsFramingHeaders) {
   Start();
   TestClient client(port());
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/framing")));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange(MakeRequest("GET", "/framing"));
   ASSERT_TRUE(response);
   EXPECT_EQ(response->body, "framed");
   EXPECT_EQ(response->Header("content-length"), "6");
@@ -68,8 +65,7 @@ TEST_F(HttpServerTest, TransportOwnsFramingHeaders) {
   EXPECT_FALSE(response->HasHeader("transfer-encoding"));
   EXPECT_FALSE(response->HasHeader("connection"));
   // Still keep-alive.
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/text")));
-  auto next = client.ReadResponse();
+  auto next = client.Exchange(MakeRequest("GET", "/text"));
   ASSERT_TRUE(next);
   EXPECT_EQ(next->body, "hello");
 }
@@ -89,8 +85,7 @@ TEST_F(HttpServerTest, KeepAliveServesManyRequestsOnOneConnection) {
   TestClient client(port());
   for (int i = 0; i < 100; ++i) {
     const std::string target = StrCat("/item/", i);
-    ASSERT_TRUE(client.Send(MakeRequest("GET", target)));
-    auto response = client.ReadResponse();
+    auto response = client.Exchange(MakeRequest("GET", target));
     ASSERT_TRUE(response) << i;
     EXPECT_EQ(response->body, "GET " + target + "\n");
     EXPECT_FALSE(response->HasHeader("connection"));
@@ -126,8 +121,7 @@ TEST_F(HttpServerTest, PipelinedRequestsAreAnsweredInOrder) {
 TEST_F(HttpServerTest, ConnectionCloseIsHonoured) {
   Start();
   TestClient client(port());
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/a", "", "Connection: close\r\n")));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange(MakeRequest("GET", "/a", "", "Connection: close\r\n"));
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->Header("connection"), "close");
@@ -138,8 +132,7 @@ TEST_F(HttpServerTest, Http10ClosesUnlessKeepAliveRequested) {
   Start();
   {
     TestClient client(port());
-    ASSERT_TRUE(client.Send("GET /old HTTP/1.0\r\n\r\n"));
-    auto response = client.ReadResponse();
+    auto response = client.Exchange("GET /old HTTP/1.0\r\n\r\n");
     ASSERT_TRUE(response);
     EXPECT_EQ(response->body, "GET /old\n");
     EXPECT_EQ(response->Header("connection"), "close");
@@ -147,8 +140,7 @@ TEST_F(HttpServerTest, Http10ClosesUnlessKeepAliveRequested) {
   }
   TestClient client(port());
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(client.Send("GET /kept HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
-    auto response = client.ReadResponse();
+    auto response = client.Exchange("GET /kept HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
     ASSERT_TRUE(response) << i;
     EXPECT_EQ(response->Header("connection"), "keep-alive");
   }
@@ -157,15 +149,13 @@ TEST_F(HttpServerTest, Http10ClosesUnlessKeepAliveRequested) {
 TEST_F(HttpServerTest, HeadAnnouncesLengthButSendsNoBody) {
   Start();
   TestClient client(port());
-  ASSERT_TRUE(client.Send(MakeRequest("HEAD", "/big?n=1000")));
-  auto head = client.ReadResponse(/*head_request=*/true);
+  auto head = client.Exchange(MakeRequest("HEAD", "/big?n=1000"), /*head_request=*/true);
   ASSERT_TRUE(head);
   EXPECT_EQ(head->status, 200);
   EXPECT_EQ(head->Header("content-length"), "1000");
   EXPECT_EQ(head->Header("content-type"), "application/json");
   // Had body bytes followed, they would garble the next response.
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/text")));
-  auto next = client.ReadResponse();
+  auto next = client.Exchange(MakeRequest("GET", "/text"));
   ASSERT_TRUE(next);
   EXPECT_EQ(next->body, "hello");
   EXPECT_EQ(client.pending(), "");
@@ -175,21 +165,18 @@ TEST_F(HttpServerTest, NoContentAndNotModifiedHaveNeitherBodyNorLength) {
   Start();
   TestClient client(port());
   for (std::string_view method : {"GET", "HEAD"}) {
-    ASSERT_TRUE(client.Send(MakeRequest(method, "/no-content")));
-    auto response = client.ReadResponse(method == "HEAD");
+    auto response = client.Exchange(MakeRequest(method, "/no-content"), method == "HEAD");
     ASSERT_TRUE(response) << method;
     EXPECT_EQ(response->status, 204);
     EXPECT_FALSE(response->HasHeader("content-length"));
     EXPECT_FALSE(response->HasHeader("content-type"));
   }
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/not-modified")));
-  auto not_modified = client.ReadResponse();
+  auto not_modified = client.Exchange(MakeRequest("GET", "/not-modified"));
   ASSERT_TRUE(not_modified);
   EXPECT_EQ(not_modified->status, 304);
   EXPECT_EQ(not_modified->Header("etag"), "\"v1\"");
   EXPECT_FALSE(not_modified->HasHeader("content-length"));
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/text")));
-  auto next = client.ReadResponse();
+  auto next = client.Exchange(MakeRequest("GET", "/text"));
   ASSERT_TRUE(next);
   EXPECT_EQ(next->body, "hello");
 }
@@ -217,8 +204,7 @@ TEST_F(HttpServerTest, BodyArrivingInPiecesIsAssembled) {
   std::this_thread::sleep_for(Millis(20));
   ASSERT_TRUE(client.Send("lo wo"));
   std::this_thread::sleep_for(Millis(20));
-  ASSERT_TRUE(client.Send("rld!"));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange("rld!");
   ASSERT_TRUE(response);
   EXPECT_EQ(response->body, "POST /p\nhello world!");
 }
@@ -231,8 +217,7 @@ TEST_F(HttpServerTest, ExpectContinueGetsInterimResponse) {
   auto interim = client.ReadResponse();
   ASSERT_TRUE(interim);
   EXPECT_EQ(interim->status, 100);
-  ASSERT_TRUE(client.Send("12345"));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange("12345");
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->body, "PUT /e\n12345");
@@ -257,8 +242,7 @@ TEST_F(HttpServerTest, AbsoluteFormTargetIsReducedToOriginForm) {
 TEST_F(HttpServerTest, HandlerExceptionIs500WithoutInternals) {
   Start();
   TestClient client(port());
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/throw")));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange(MakeRequest("GET", "/throw"));
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 500);
   EXPECT_EQ(response->body,
@@ -266,8 +250,7 @@ TEST_F(HttpServerTest, HandlerExceptionIs500WithoutInternals) {
             R"("code":500}})");
   EXPECT_EQ(response->Header("content-type"), "application/json");
   // The request was well framed: the connection and the server carry on.
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/text")));
-  auto next = client.ReadResponse();
+  auto next = client.Exchange(MakeRequest("GET", "/text"));
   ASSERT_TRUE(next);
   EXPECT_EQ(next->body, "hello");
   bool logged = false;

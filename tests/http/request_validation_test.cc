@@ -27,8 +27,7 @@ using Millis = std::chrono::milliseconds;
 // response with `status` and `type`, followed by the connection closing.
 void ExpectRejected(uint16_t port, std::string_view request, int status, std::string_view type) {
   TestClient client(port);
-  ASSERT_TRUE(client.Send(request));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange(request);
   ASSERT_TRUE(response) << "no response to: " << request;
   EXPECT_EQ(response->status, status) << response->body;
   EXPECT_EQ(response->Header("content-type"), "application/json");
@@ -77,8 +76,7 @@ TEST_F(RequestValidationTest, RejectionSurvivesTheRestOfAnOversizedUpload) {
 TEST_F(RequestValidationTest, BodyAtLimitIsAccepted) {
   TestClient client(port());
   const std::string body(1024, 'b');
-  ASSERT_TRUE(client.Send(MakeRequest("POST", "/up", body)));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange(MakeRequest("POST", "/up", body));
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->body, "POST /up\n" + body);
@@ -300,8 +298,7 @@ TEST_F(RequestValidationTest, GarbageNeverBreaksTheServer) {
     }
   }
   TestClient client(port());
-  ASSERT_TRUE(client.Send(MakeRequest("GET", "/still-alive")));
-  auto response = client.ReadResponse();
+  auto response = client.Exchange(MakeRequest("GET", "/still-alive"));
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->body, "GET /still-alive\n");

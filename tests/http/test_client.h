@@ -85,6 +85,13 @@ class TestClient {
 
   void ShutdownWrite() { ::shutdown(fd_, SHUT_WR); }
 
+  /// Sends `request` and reads the next response (see ReadResponse); nullopt
+  /// if the send failed too.
+  std::optional<ParsedResponse> Exchange(std::string_view request, bool head_request = false) {
+    if (!Send(request)) return std::nullopt;
+    return ReadResponse(head_request);
+  }
+
   /// Reads the next response. A response to HEAD, 1xx, 204 and 304 has no
   /// body. nullopt if the connection ends, times out or the bytes are not a
   /// response.

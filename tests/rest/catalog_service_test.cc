@@ -1,72 +1,24 @@
 // The REST service over a real EmbeddedCatalog, request by request: status
 // codes, ErrorModel types, and the encodings clients use.
-#include "skade/rest/catalog_service.h"
-
 #include <gtest/gtest.h>
 
-#include "skade/catalog/embedded_catalog.h"
-#include "skade/util/json_reader.h"
-#include "testing/temp_dir.h"
+#include "rest/rest_service_fixture.h"
+#include "skade/rest/routes.h"
 
 namespace skade::rest {
 namespace {
 
-constexpr char kSchema[] =
-    R"({"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]})";
+using skade::testing::kSchema;
 
-class CatalogServiceTest : public ::testing::Test {
+class CatalogServiceTest : public testing::RestServiceTest {
  protected:
-  void SetUp() override {
-    catalog::EmbeddedCatalogOptions options;
-    options.warehouse = dir_.path();
-    options.durability = store::Durability::kNone;
-    options.store_map_size = 1ull << 30;
-    auto opened = catalog::EmbeddedCatalog::Open(options);
-    ASSERT_TRUE(opened);
-    catalog_ = *opened;
-    service_ =
-        std::make_unique<CatalogService>(catalog_, std::make_shared<Authenticator>(AuthOptions{}));
-  }
-
-  HttpResponse Call(const std::string& method, const std::string& target,
-                    const std::string& body = "",
-                    std::vector<std::pair<std::string, std::string>> headers = {}) {
-    HttpRequest request;
-    request.method = method;
-    request.target = target;
-    request.body = body;
-    request.headers = std::move(headers);
-    return service_->Handle(request);
-  }
-
-  // The ErrorModel's type of an error response.
-  std::string ErrorType(const HttpResponse& response) {
-    auto element = json::Parse(parser_, response.body);
-    if (!element) return "<not json>";
-    auto object = json::AsObject(*element, "body");
-    auto error = json::GetObject(*object, "error");
-    if (!error) return "<no error>";
-    EXPECT_EQ(*json::GetInt64(*error, "code"), response.status);
-    EXPECT_TRUE(json::GetString(*error, "message"));
-    return *json::GetString(*error, "type");
-  }
-
-  json::Object Body(const HttpResponse& response) {
-    auto element = json::Parse(parser_, response.body);
-    EXPECT_TRUE(element) << response.body;
-    return *json::AsObject(*element, "body");
-  }
+  void SetUp() override { OpenService(); }
 
   void CreateTable(const std::string& ns_segment, const std::string& name) {
     auto response = Call("POST", "/v1/namespaces/" + ns_segment + "/tables",
                          R"({"name":")" + name + R"(","schema":)" + kSchema + "}");
     ASSERT_EQ(response.status, 200) << response.body;
   }
-
-  testing::TempDir dir_;
-  std::shared_ptr<catalog::EmbeddedCatalog> catalog_;
-  std::unique_ptr<CatalogService> service_;
-  simdjson::dom::parser parser_;
 };
 
 TEST_F(CatalogServiceTest, ConfigAdvertisesExactlyTheRoutedEndpoints) {
@@ -77,7 +29,7 @@ TEST_F(CatalogServiceTest, ConfigAdvertisesExactlyTheRoutedEndpoints) {
   EXPECT_TRUE(json::GetObject(body, "overrides"));
   auto endpoints = json::GetStringList(body, "endpoints");
   ASSERT_TRUE(endpoints);
-  EXPECT_EQ(*endpoints, CatalogService::Endpoints());
+  EXPECT_EQ(*endpoints, AdvertisedEndpoints());
   // Every advertised endpoint is routed (a 404 here would be a NoSuchRoute).
   for (const auto& endpoint : *endpoints) {
     std::string method = endpoint.substr(0, endpoint.find(' '));

@@ -7,37 +7,23 @@
 #include <string>
 
 #include "http/test_client.h"
-#include "skade/catalog/embedded_catalog.h"
-#include "skade/rest/catalog_service.h"
+#include "rest/rest_service_fixture.h"
 #include "skade/rest/http/http_server.h"
-#include "skade/util/json_reader.h"
-#include "testing/temp_dir.h"
+#include "skade/rest/routes.h"
 
 namespace skade::rest {
 namespace {
 
+using skade::testing::kSchema;
 using skade::testing::MakeRequest;
 using skade::testing::ParsedResponse;
 using skade::testing::TestClient;
 
-constexpr char kSchema[] =
-    R"({"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]})";
-
-class RestOverHttpTest : public ::testing::Test {
+class RestOverHttpTest : public testing::RestServiceTest {
  protected:
   void SetUp() override {
-    catalog::EmbeddedCatalogOptions options;
-    options.warehouse = dir_.path();
-    options.durability = store::Durability::kNone;
-    options.store_map_size = 1ull << 30;
-    auto opened = catalog::EmbeddedCatalog::Open(options);
-    ASSERT_TRUE(opened);
-    catalog_ = *opened;
-    AuthOptions auth;
-    auth.mode = AuthOptions::Mode::kToken;
-    auth.clients = {{"writer", "w-secret", false}, {"reader", "r-secret", true}};
-    service_ = std::make_shared<CatalogService>(catalog_,
-                                                std::make_shared<Authenticator>(std::move(auth)));
+    OpenServiceWithWriterAndReader();
+    if (HasFatalFailure()) return;
     HttpServerOptions http;
     http.port = 0;
     http.threads = 2;
@@ -74,23 +60,9 @@ class RestOverHttpTest : public ::testing::Test {
     return std::string(*json::GetString(*json::AsObject(*element, "body"), "access_token"));
   }
 
-  // The ErrorModel type of a body that must be strictly valid JSON.
-  std::string ErrorType(const ParsedResponse& response) {
-    auto element = json::Parse(parser_, response.body);
-    EXPECT_TRUE(element) << "not valid JSON/UTF-8: " << response.body;
-    if (!element) return "<not json>";
-    auto error = json::GetObject(*json::AsObject(*element, "body"), "error");
-    if (!error) return "<no error>";
-    return std::string(*json::GetString(*error, "type"));
-  }
-
-  testing::TempDir dir_;
-  std::shared_ptr<catalog::EmbeddedCatalog> catalog_;
-  std::shared_ptr<CatalogService> service_;
   std::unique_ptr<HttpServer> server_;
   std::string writer_;
   std::string reader_;
-  simdjson::dom::parser parser_;
 };
 
 // Regression: the read-only check let through any 7-segment path ending in
@@ -118,7 +90,7 @@ TEST_F(RestOverHttpTest, ReadOnlyClientsGet403OnEveryWriteAndOnlyThere) {
                  std::string(R"({"name":"t","schema":)") + kSchema + "}")
                 .status,
             200);
-  for (const std::string& endpoint : CatalogService::Endpoints()) {
+  for (const std::string& endpoint : AdvertisedEndpoints()) {
     const std::string method = endpoint.substr(0, endpoint.find(' '));
     for (const char* prefix : {"", "/warehouse"}) {
       std::string path = endpoint.substr(endpoint.find(' ') + 1);

@@ -13,6 +13,7 @@
 #include "skade/io/file_io_registry.h"
 #include "skade/io/location.h"
 #include "skade/io/tracking_file_io.h"
+#include "skade/spec/catalog_errors.h"
 #include "skade/spec/table_metadata_builder.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/spec/table_properties.h"
@@ -180,10 +181,7 @@ Result<Page<Namespace>> EmbeddedCatalog::ListNamespaces(const Namespace& parent,
 Result<Properties> EmbeddedCatalog::LoadNamespaceProperties(const Namespace& ns) {
   SKADE_RETURN_NOT_OK(spec::ValidateNamespace(ns));
   SKADE_ASSIGN_OR_RAISE(auto properties, store_->GetNamespace(ns));
-  if (!properties) {
-    return MakeError(ErrorKind::kNoSuchNamespace,
-                     "Namespace does not exist: ", spec::NamespaceToString(ns));
-  }
+  if (!properties) return spec::NoSuchNamespace(ns);
   return std::move(*properties);
 }
 
@@ -234,14 +232,9 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
   if (!request.schema)
     return InvalidArgument("Cannot create table ", identifier.ToString(), ": no schema");
   SKADE_ASSIGN_OR_RAISE(auto ns_properties, store_->GetNamespace(ns));
-  if (!ns_properties) {
-    return MakeError(ErrorKind::kNoSuchNamespace,
-                     "Namespace does not exist: ", spec::NamespaceToString(ns));
-  }
+  if (!ns_properties) return spec::NoSuchNamespace(ns);
   SKADE_ASSIGN_OR_RAISE(auto existing, FindTable(identifier));
-  if (existing) {
-    return MakeError(ErrorKind::kAlreadyExists, "Table already exists: ", identifier.ToString());
-  }
+  if (existing) return spec::TableAlreadyExists(identifier);
   std::string location = request.location.value_or(DefaultTableLocation(identifier));
   while (location.size() > 1 && location.ends_with('/')) location.pop_back();
   SKADE_ASSIGN_OR_RAISE(
@@ -281,9 +274,7 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTable(const TableIdentifier& identi
     }
   }
   SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
-  if (!record) {
-    return MakeError(ErrorKind::kNoSuchTable, "Table does not exist: ", identifier.ToString());
-  }
+  if (!record) return spec::NoSuchTable(identifier);
   SKADE_ASSIGN_OR_RAISE(auto file, ReadMetadata(record->metadata_location));
   return LoadTableResult{std::move(record->metadata_location), std::move(file.metadata),
                          std::move(file.json)};
@@ -309,9 +300,7 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableAtSnapshot(const TableIdentifi
                                                              int64_t snapshot_id) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
-  if (!record) {
-    return MakeError(ErrorKind::kNoSuchTable, "Table does not exist: ", identifier.ToString());
-  }
+  if (!record) return spec::NoSuchTable(identifier);
   SKADE_ASSIGN_OR_RAISE(auto location, store_->FindSnapshot(record->table_id, snapshot_id));
   if (!location) {
     // Snapshots that predate the table's registration are not in the commit
@@ -417,10 +406,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     return commit;
   }
 
-  if (!record) {
-    return MakeError(ErrorKind::kNoSuchTable,
-                     "Table does not exist: ", request.identifier.ToString());
-  }
+  if (!record) return spec::NoSuchTable(request.identifier);
   SKADE_ASSIGN_OR_RAISE(auto current, ReadMetadata(record->metadata_location));
   for (const auto& requirement : request.requirements) {
     SKADE_RETURN_NOT_OK(requirement.Validate(current.metadata.get()));

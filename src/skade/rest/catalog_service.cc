@@ -5,6 +5,7 @@
 #include "skade/rest/error_response.h"
 #include "skade/rest/request_target.h"
 #include "skade/rest/rest_messages.h"
+#include "skade/spec/catalog_errors.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/strings.h"
@@ -13,9 +14,9 @@ namespace skade::rest {
 
 namespace {
 
-HttpResponse JsonResponse(std::string body, int status = 200) {
+HttpResponse JsonResponse(std::string body) {
   HttpResponse response;
-  response.status = status;
+  response.status = 200;
   response.headers.emplace_back("Content-Type", "application/json");
   response.body = std::move(body);
   return response;
@@ -25,33 +26,6 @@ HttpResponse NoContent() {
   HttpResponse response;
   response.status = 204;
   return response;
-}
-
-HttpResponse MethodNotAllowed(const HttpRequest& request) {
-  return ErrorResponse(405, "MethodNotAllowedException",
-                       StrCat("Method ", request.method, " is not allowed on this route"));
-}
-
-HttpResponse NoRoute(const HttpRequest& request) {
-  std::string path = request.target.substr(0, request.target.find('?'));
-  return ErrorResponse(404, "NoSuchRouteException",
-                       StrCat("No route for ", request.method, " ", path));
-}
-
-// Anything but a read is a write, so a method the router does not serve
-// (PUT, PATCH) is still refused to a read-only client.
-bool IsWrite(const std::string& method) {
-  return method != "GET" && method != "HEAD" && method != "OPTIONS";
-}
-
-// POST /v1[/{prefix}]/namespaces/{namespace}/tables/{table}/metrics: a client
-// reporting scan and commit statistics changes nothing, so read-only clients
-// may send it.
-bool IsReportMetrics(const std::string& method, const std::vector<std::string>& segments) {
-  if (method != "POST" || (segments.size() != 6 && segments.size() != 7)) return false;
-  const size_t base = segments.size() - 5;  // index of "namespaces", after "v1" and any prefix
-  return segments[0] == "v1" && segments[base] == "namespaces" && segments[base + 2] == "tables" &&
-         segments[base + 4] == "metrics";
 }
 
 // A strong validator for a table response: the metadata file is immutable,
@@ -110,112 +84,52 @@ Result<catalog::PageRequest> PageFrom(const RequestTarget& target) {
 
 }  // namespace
 
-struct CatalogService::Call {
-  const HttpRequest& request;
-  RequestTarget target;
-  Principal principal;
-};
-
 CatalogService::CatalogService(std::shared_ptr<catalog::Catalog> catalog,
                                std::shared_ptr<Authenticator> auth)
     : catalog_(std::move(catalog)), auth_(std::move(auth)) {}
 
-const std::vector<std::string>& CatalogService::Endpoints() {
-  static const std::vector<std::string> kEndpoints = {
-      "GET /v1/{prefix}/namespaces",
-      "POST /v1/{prefix}/namespaces",
-      "GET /v1/{prefix}/namespaces/{namespace}",
-      "HEAD /v1/{prefix}/namespaces/{namespace}",
-      "DELETE /v1/{prefix}/namespaces/{namespace}",
-      "POST /v1/{prefix}/namespaces/{namespace}/properties",
-      "GET /v1/{prefix}/namespaces/{namespace}/tables",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables",
-      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "POST /v1/{prefix}/namespaces/{namespace}/register",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
-      "POST /v1/{prefix}/tables/rename",
-      "POST /v1/{prefix}/transactions/commit",
-  };
-  return kEndpoints;
-}
-
 HttpResponse CatalogService::Handle(const HttpRequest& request) {
-  auto target = ParseRequestTarget(request.target);
-  if (!target) return ErrorResponse(target.error());
-  Call call{request, std::move(*target), {}};
-  const auto& segments = call.target.segments;
-  bool is_token_route = segments.size() == 3 && segments[0] == "v1" && segments[1] == "oauth" &&
-                        segments[2] == "tokens";
-  if (is_token_route) {
-    if (request.method != "POST") return MethodNotAllowed(request);
-    return auth_->IssueToken(request);
-  }
-  auto principal = auth_->Authenticate(request);
-  if (!principal) {
-    HttpResponse response = ErrorResponse(principal.error());
-    response.headers.emplace_back("WWW-Authenticate", "Bearer");
-    return response;
-  }
-  call.principal = *principal;
-  if (call.principal.read_only && IsWrite(request.method) &&
-      !IsReportMetrics(request.method, segments)) {
-    return ErrorResponse(403, "ForbiddenException",
-                         StrCat("Client ", call.principal.client_id, " is read-only"));
-  }
-  return Route(call);
+  auto response = Dispatch(request);
+  if (!response) return ErrorResponse(response.error());
+  return std::move(*response);
 }
 
-HttpResponse CatalogService::Route(Call& call) {
-  const auto& s = call.target.segments;
-  const std::string& method = call.request.method;
-  if (s.empty() || s[0] != "v1") return NoRoute(call.request);
-  if (s.size() == 2 && s[1] == "config") {
-    return method == "GET" ? Config(call) : MethodNotAllowed(call.request);
+Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request) {
+  SKADE_ASSIGN_OR_RAISE(RequestTarget target, ParseRequestTarget(request.target));
+  RouteCall call{request, std::move(target)};
+  const RouteMatch match = MatchRoute(request.method, call.target.segments);
+  const bool is_public =
+      match.path_route != nullptr && match.path_route->access == RouteAccess::kPublic;
+  if (!is_public) {
+    auto principal = auth_->Authenticate(request);
+    if (!principal) {
+      HttpResponse response = ErrorResponse(principal.error());
+      response.headers.emplace_back("WWW-Authenticate", "Bearer");
+      return response;
+    }
+    call.principal = std::move(*principal);
+    if (call.principal.read_only && Writes(request.method, match)) {
+      return MakeError(ErrorKind::kForbidden, "Client ", call.principal.client_id, " is read-only");
+    }
   }
-  if (s.size() == 3 && s[1] == "tables" && s[2] == "rename") {
-    return method == "POST" ? RenameTable(call) : MethodNotAllowed(call.request);
+  if (match.path_route == nullptr || match.prefixed) {
+    return MakeError(ErrorKind::kNoSuchRoute, "No route for ", request.method, " ", request.Path());
   }
-  if (s.size() == 3 && s[1] == "transactions" && s[2] == "commit") {
-    return method == "POST" ? CommitTransaction(call) : MethodNotAllowed(call.request);
+  // Parameters are checked before the method, so a malformed name is a 400
+  // whatever the method.
+  SKADE_RETURN_NOT_OK(DecodeParameters(match, call));
+  if (match.route == nullptr) {
+    return MakeError(ErrorKind::kMethodNotAllowed, "Method ", request.method,
+                     " is not allowed on this route");
   }
-  if (s.size() < 2 || s[1] != "namespaces") return NoRoute(call.request);
-  if (s.size() == 2) {
-    if (method == "GET") return ListNamespaces(call);
-    if (method == "POST") return CreateNamespace(call);
-    return MethodNotAllowed(call.request);
-  }
-  auto ns = DecodeNamespaceSegment(s[2]);
-  if (!ns) return ErrorResponse(ns.error());
-  if (s.size() == 3) return Namespace(call, *ns);
-  if (s.size() == 4 && s[3] == "properties") {
-    return method == "POST" ? UpdateProperties(call, *ns) : MethodNotAllowed(call.request);
-  }
-  if (s.size() == 4 && s[3] == "register") {
-    return method == "POST" ? RegisterTable(call, *ns) : MethodNotAllowed(call.request);
-  }
-  if (s.size() == 4 && s[3] == "tables") {
-    if (method == "GET") return ListTables(call, *ns);
-    if (method == "POST") return CreateTable(call, *ns);
-    return MethodNotAllowed(call.request);
-  }
-  if (s[3] != "tables" || s.size() > 6) return NoRoute(call.request);
-  auto name = PercentDecode(s[4], true);
-  if (!name) return ErrorResponse(name.error());
-  spec::TableIdentifier identifier{std::move(*ns), std::move(*name)};
-  if (auto valid = spec::ValidateName(identifier.name, "table name"); !valid) {
-    return ErrorResponse(valid.error());
-  }
-  if (s.size() == 5) return Table(call, identifier);
-  if (s[5] == "metrics") {
-    return method == "POST" ? ReportMetrics(call, identifier) : MethodNotAllowed(call.request);
-  }
-  return NoRoute(call.request);
+  return (this->*match.route->handler)(call);
 }
 
-HttpResponse CatalogService::Config(Call&) {
+Result<HttpResponse> CatalogService::IssueToken(RouteCall& call) {
+  return auth_->IssueToken(call.request);
+}
+
+Result<HttpResponse> CatalogService::Config(RouteCall&) {
   JsonWriter writer;
   writer.StartObject();
   writer.Key("defaults");
@@ -226,142 +140,85 @@ HttpResponse CatalogService::Config(Call&) {
   writer.EndObject();
   writer.Key("endpoints");
   writer.StartArray();
-  for (const auto& endpoint : Endpoints()) writer.String(endpoint);
+  for (const auto& endpoint : AdvertisedEndpoints()) writer.String(endpoint);
   writer.EndArray();
   writer.EndObject();
   return JsonResponse(writer.Take());
 }
 
-HttpResponse CatalogService::ListNamespaces(Call& call) {
+Result<HttpResponse> CatalogService::ListNamespaces(RouteCall& call) {
   spec::Namespace parent;
   if (auto value = call.target.Query("parent"); value && !value->empty()) {
-    auto decoded = DecodeNamespaceParameter(*value);
-    if (!decoded) return ErrorResponse(decoded.error());
-    parent = std::move(*decoded);
+    SKADE_ASSIGN_OR_RAISE(parent, DecodeNamespaceParameter(*value));
   }
-  auto page = PageFrom(call.target);
-  if (!page) return ErrorResponse(page.error());
-  auto result = catalog_->ListNamespaces(parent, *page);
-  if (!result) return ErrorResponse(result.error());
-  return JsonResponse(WriteNamespaceList(*result));
+  SKADE_ASSIGN_OR_RAISE(auto page, PageFrom(call.target));
+  SKADE_ASSIGN_OR_RAISE(auto result, catalog_->ListNamespaces(parent, page));
+  return JsonResponse(WriteNamespaceList(result));
 }
 
-HttpResponse CatalogService::CreateNamespace(Call& call) {
-  auto body = ParseCreateNamespace(call.request.body);
-  if (!body) return ErrorResponse(body.error());
-  if (auto created = catalog_->CreateNamespace(body->ns, body->properties); !created) {
-    return ErrorResponse(created.error());
-  }
-  return JsonResponse(WriteNamespace(body->ns, body->properties));
+Result<HttpResponse> CatalogService::CreateNamespace(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto body, ParseCreateNamespace(call.request.body));
+  SKADE_RETURN_NOT_OK(catalog_->CreateNamespace(body.ns, body.properties));
+  return JsonResponse(WriteNamespace(body.ns, body.properties));
 }
 
-HttpResponse CatalogService::Namespace(Call& call, const spec::Namespace& ns) {
-  const std::string& method = call.request.method;
-  if (method == "GET") {
-    auto properties = catalog_->LoadNamespaceProperties(ns);
-    if (!properties) return ErrorResponse(properties.error());
-    return JsonResponse(WriteNamespace(ns, *properties));
-  }
-  if (method == "HEAD") {
-    auto exists = catalog_->NamespaceExists(ns);
-    if (!exists) return ErrorResponse(exists.error());
-    if (!*exists) {
-      return ErrorResponse(404, "NoSuchNamespaceException",
-                           StrCat("Namespace does not exist: ", spec::NamespaceToString(ns)));
-    }
-    return NoContent();
-  }
-  if (method == "DELETE") {
-    if (auto dropped = catalog_->DropNamespace(ns); !dropped) return ErrorResponse(dropped.error());
-    return NoContent();
-  }
-  return MethodNotAllowed(call.request);
+Result<HttpResponse> CatalogService::LoadNamespace(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto properties, catalog_->LoadNamespaceProperties(call.ns));
+  return JsonResponse(WriteNamespace(call.ns, properties));
 }
 
-HttpResponse CatalogService::UpdateProperties(Call& call, const spec::Namespace& ns) {
-  auto body = ParseUpdateProperties(call.request.body);
-  if (!body) return ErrorResponse(body.error());
-  for (const auto& key : body->removals) {
-    if (body->updates.count(key) != 0) {
-      return ErrorResponse(422, "UnprocessableEntityException",
-                           StrCat("Duplicate key to update and remove: ", key));
+Result<HttpResponse> CatalogService::NamespaceExists(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(bool exists, catalog_->NamespaceExists(call.ns));
+  if (!exists) return spec::NoSuchNamespace(call.ns);
+  return NoContent();
+}
+
+Result<HttpResponse> CatalogService::DropNamespace(RouteCall& call) {
+  SKADE_RETURN_NOT_OK(catalog_->DropNamespace(call.ns));
+  return NoContent();
+}
+
+Result<HttpResponse> CatalogService::UpdateProperties(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto body, ParseUpdateProperties(call.request.body));
+  for (const auto& key : body.removals) {
+    if (body.updates.count(key) != 0) {
+      return MakeError(ErrorKind::kUnprocessableEntity,
+                       "Duplicate key to update and remove: ", key);
     }
   }
-  auto result = catalog_->UpdateNamespaceProperties(ns, body->removals, body->updates);
-  if (!result) return ErrorResponse(result.error());
-  return JsonResponse(WriteUpdateProperties(*result));
+  SKADE_ASSIGN_OR_RAISE(auto result,
+                        catalog_->UpdateNamespaceProperties(call.ns, body.removals, body.updates));
+  return JsonResponse(WriteUpdateProperties(result));
 }
 
-HttpResponse CatalogService::ListTables(Call& call, const spec::Namespace& ns) {
-  auto page = PageFrom(call.target);
-  if (!page) return ErrorResponse(page.error());
-  auto result = catalog_->ListTables(ns, *page);
-  if (!result) return ErrorResponse(result.error());
-  return JsonResponse(WriteTableList(*result));
+Result<HttpResponse> CatalogService::ListTables(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto page, PageFrom(call.target));
+  SKADE_ASSIGN_OR_RAISE(auto result, catalog_->ListTables(call.ns, page));
+  return JsonResponse(WriteTableList(result));
 }
 
-HttpResponse CatalogService::CreateTable(Call& call, const spec::Namespace& ns) {
-  auto request = ParseCreateTable(call.request.body);
-  if (!request) return ErrorResponse(request.error());
-  auto created = catalog_->CreateTable(ns, *request);
-  if (!created) return ErrorResponse(created.error());
-  return JsonResponse(WriteLoadTable(created->metadata_location, *created->metadata_json, true));
+Result<HttpResponse> CatalogService::CreateTable(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto request, ParseCreateTable(call.request.body));
+  SKADE_ASSIGN_OR_RAISE(auto created, catalog_->CreateTable(call.ns, request));
+  return JsonResponse(WriteLoadTable(created.metadata_location, *created.metadata_json, true));
 }
 
-HttpResponse CatalogService::RegisterTable(Call& call, const spec::Namespace& ns) {
-  auto body = ParseRegister(call.request.body);
-  if (!body) return ErrorResponse(body.error());
-  auto registered =
-      catalog_->RegisterTable({ns, body->name}, body->metadata_location, body->overwrite);
-  if (!registered) return ErrorResponse(registered.error());
+Result<HttpResponse> CatalogService::RegisterTable(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto body, ParseRegister(call.request.body));
+  SKADE_ASSIGN_OR_RAISE(
+      auto registered,
+      catalog_->RegisterTable({call.ns, body.name}, body.metadata_location, body.overwrite));
   return JsonResponse(
-      WriteLoadTable(registered->metadata_location, *registered->metadata_json, true));
+      WriteLoadTable(registered.metadata_location, *registered.metadata_json, true));
 }
 
-HttpResponse CatalogService::Table(Call& call, const spec::TableIdentifier& identifier) {
-  const std::string& method = call.request.method;
-  if (method == "GET") return LoadTable(call, identifier);
-  if (method == "HEAD") {
-    auto exists = catalog_->TableExists(identifier);
-    if (!exists) return ErrorResponse(exists.error());
-    if (!*exists) {
-      return ErrorResponse(404, "NoSuchTableException",
-                           StrCat("Table does not exist: ", identifier.ToString()));
-    }
-    return NoContent();
-  }
-  if (method == "POST") {
-    auto request = ParseCommitTable(call.request.body, identifier);
-    if (!request) return ErrorResponse(request.error());
-    auto committed = catalog_->CommitTable(*request);
-    if (!committed) return ErrorResponse(committed.error());
-    return JsonResponse(
-        WriteLoadTable(committed->metadata_location, *committed->metadata_json, false));
-  }
-  if (method == "DELETE") {
-    bool purge = false;
-    if (auto value = call.target.Query("purgeRequested")) {
-      auto parsed = ParseBooleanParameter("purgeRequested", *value);
-      if (!parsed) return ErrorResponse(parsed.error());
-      purge = *parsed;
-    }
-    if (auto dropped = catalog_->DropTable(identifier, purge); !dropped) {
-      return ErrorResponse(dropped.error());
-    }
-    return NoContent();
-  }
-  return MethodNotAllowed(call.request);
-}
-
-HttpResponse CatalogService::LoadTable(Call& call, const spec::TableIdentifier& identifier) {
+Result<HttpResponse> CatalogService::LoadTable(RouteCall& call) {
   std::string_view mode = call.target.Query("snapshots").value_or("all");
   if (mode != "all" && mode != "refs") {
-    return ErrorResponse(400, "BadRequestException",
-                         StrCat("Invalid snapshots mode: '", mode, "' (expected all or refs)"));
+    return InvalidArgument("Invalid snapshots mode: '", mode, "' (expected all or refs)");
   }
-  auto table = catalog_->LoadTable(identifier);
-  if (!table) return ErrorResponse(table.error());
-  std::string etag = ETagFor(table->metadata_location, mode);
+  SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTable(call.identifier));
+  std::string etag = ETagFor(table.metadata_location, mode);
   if (ETagMatches(call.request.Header("if-none-match"), etag)) {
     HttpResponse not_modified;
     not_modified.status = 304;
@@ -370,43 +227,50 @@ HttpResponse CatalogService::LoadTable(Call& call, const spec::TableIdentifier& 
   }
   HttpResponse response;
   if (mode == "refs") {
-    std::string filtered = spec::TableMetadataToJson(OnlyReferencedSnapshots(*table->metadata));
-    response = JsonResponse(WriteLoadTable(table->metadata_location, filtered, true));
+    std::string filtered = spec::TableMetadataToJson(OnlyReferencedSnapshots(*table.metadata));
+    response = JsonResponse(WriteLoadTable(table.metadata_location, filtered, true));
   } else {
-    response = JsonResponse(WriteLoadTable(table->metadata_location, *table->metadata_json, true));
+    response = JsonResponse(WriteLoadTable(table.metadata_location, *table.metadata_json, true));
   }
   response.headers.emplace_back("ETag", std::move(etag));
   return response;
 }
 
-HttpResponse CatalogService::ReportMetrics(Call& call, const spec::TableIdentifier& identifier) {
-  if (auto valid = ValidateMetricsReport(call.request.body); !valid) {
-    return ErrorResponse(valid.error());
-  }
-  auto exists = catalog_->TableExists(identifier);
-  if (!exists) return ErrorResponse(exists.error());
-  if (!*exists) {
-    return ErrorResponse(404, "NoSuchTableException",
-                         StrCat("Table does not exist: ", identifier.ToString()));
-  }
+Result<HttpResponse> CatalogService::TableExists(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(bool exists, catalog_->TableExists(call.identifier));
+  if (!exists) return spec::NoSuchTable(call.identifier);
   return NoContent();
 }
 
-HttpResponse CatalogService::RenameTable(Call& call) {
-  auto body = ParseRename(call.request.body);
-  if (!body) return ErrorResponse(body.error());
-  if (auto renamed = catalog_->RenameTable(body->source, body->destination); !renamed) {
-    return ErrorResponse(renamed.error());
+Result<HttpResponse> CatalogService::CommitTable(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto request, ParseCommitTable(call.request.body, call.identifier));
+  SKADE_ASSIGN_OR_RAISE(auto committed, catalog_->CommitTable(request));
+  return JsonResponse(WriteLoadTable(committed.metadata_location, *committed.metadata_json, false));
+}
+
+Result<HttpResponse> CatalogService::DropTable(RouteCall& call) {
+  bool purge = false;
+  if (auto value = call.target.Query("purgeRequested")) {
+    SKADE_ASSIGN_OR_RAISE(purge, ParseBooleanParameter("purgeRequested", *value));
   }
+  SKADE_RETURN_NOT_OK(catalog_->DropTable(call.identifier, purge));
   return NoContent();
 }
 
-HttpResponse CatalogService::CommitTransaction(Call& call) {
-  auto requests = ParseCommitTransaction(call.request.body);
-  if (!requests) return ErrorResponse(requests.error());
-  if (auto committed = catalog_->CommitTransaction(*requests); !committed) {
-    return ErrorResponse(committed.error());
-  }
+Result<HttpResponse> CatalogService::ReportMetrics(RouteCall& call) {
+  SKADE_RETURN_NOT_OK(ValidateMetricsReport(call.request.body));
+  return TableExists(call);
+}
+
+Result<HttpResponse> CatalogService::RenameTable(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto body, ParseRename(call.request.body));
+  SKADE_RETURN_NOT_OK(catalog_->RenameTable(body.source, body.destination));
+  return NoContent();
+}
+
+Result<HttpResponse> CatalogService::CommitTransaction(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto requests, ParseCommitTransaction(call.request.body));
+  SKADE_RETURN_NOT_OK(catalog_->CommitTransaction(requests));
   return NoContent();
 }
 

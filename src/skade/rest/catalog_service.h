@@ -1,15 +1,18 @@
-// The Iceberg REST catalog API over a Catalog: routes each request to the
-// catalog and answers in the REST spec's shapes (rest-catalog-open-api.yaml,
-// REST-CHECKLIST.md). Used as the HttpServer's handler. Thread-safe.
+// The Iceberg REST catalog API over a Catalog: matches each request against
+// the route table (routes.h), authenticates it, and runs the route's handler,
+// which answers in the shapes of the Iceberg REST OpenAPI document
+// (rest-catalog-open-api.yaml). Handlers return Errors; Handle turns them into
+// ErrorModel responses (error_response.h). Used as the HttpServer's handler.
+// Thread-safe.
 #pragma once
 
 #include <memory>
-#include <string>
-#include <vector>
+#include <span>
 
 #include "skade/catalog/catalog.h"
 #include "skade/rest/authenticator.h"
 #include "skade/rest/http/http_message.h"
+#include "skade/rest/routes.h"
 
 namespace skade::rest {
 
@@ -19,26 +22,31 @@ class CatalogService {
 
   HttpResponse Handle(const HttpRequest& request);
 
-  /// The `endpoints` advertised by GET /v1/config: exactly what is routed.
-  static const std::vector<std::string>& Endpoints();
-
  private:
-  struct Call;
+  // The route table names the handlers.
+  friend std::span<const Route> Routes();
 
-  HttpResponse Route(Call& call);
-  HttpResponse Config(Call& call);
-  HttpResponse ListNamespaces(Call& call);
-  HttpResponse CreateNamespace(Call& call);
-  HttpResponse Namespace(Call& call, const spec::Namespace& ns);
-  HttpResponse UpdateProperties(Call& call, const spec::Namespace& ns);
-  HttpResponse ListTables(Call& call, const spec::Namespace& ns);
-  HttpResponse CreateTable(Call& call, const spec::Namespace& ns);
-  HttpResponse RegisterTable(Call& call, const spec::Namespace& ns);
-  HttpResponse Table(Call& call, const spec::TableIdentifier& identifier);
-  HttpResponse LoadTable(Call& call, const spec::TableIdentifier& identifier);
-  HttpResponse ReportMetrics(Call& call, const spec::TableIdentifier& identifier);
-  HttpResponse RenameTable(Call& call);
-  HttpResponse CommitTransaction(Call& call);
+  Result<HttpResponse> Dispatch(const HttpRequest& request);
+
+  // Handlers, one per route.
+  Result<HttpResponse> IssueToken(RouteCall& call);
+  Result<HttpResponse> Config(RouteCall& call);
+  Result<HttpResponse> ListNamespaces(RouteCall& call);
+  Result<HttpResponse> CreateNamespace(RouteCall& call);
+  Result<HttpResponse> LoadNamespace(RouteCall& call);
+  Result<HttpResponse> NamespaceExists(RouteCall& call);
+  Result<HttpResponse> DropNamespace(RouteCall& call);
+  Result<HttpResponse> UpdateProperties(RouteCall& call);
+  Result<HttpResponse> ListTables(RouteCall& call);
+  Result<HttpResponse> CreateTable(RouteCall& call);
+  Result<HttpResponse> RegisterTable(RouteCall& call);
+  Result<HttpResponse> LoadTable(RouteCall& call);
+  Result<HttpResponse> TableExists(RouteCall& call);
+  Result<HttpResponse> CommitTable(RouteCall& call);
+  Result<HttpResponse> DropTable(RouteCall& call);
+  Result<HttpResponse> ReportMetrics(RouteCall& call);
+  Result<HttpResponse> RenameTable(RouteCall& call);
+  Result<HttpResponse> CommitTransaction(RouteCall& call);
 
   std::shared_ptr<catalog::Catalog> catalog_;
   std::shared_ptr<Authenticator> auth_;

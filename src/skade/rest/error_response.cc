@@ -4,78 +4,51 @@
 
 namespace skade::rest {
 
-int HttpStatusFor(ErrorKind kind) {
+RestErrorType RestErrorTypeFor(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::kInvalidArgument:
-      return 400;
+      return {400, "BadRequestException"};
     case ErrorKind::kNotAuthorized:
-      return 401;
+      return {401, "NotAuthorizedException"};
     case ErrorKind::kForbidden:
-      return 403;
+      return {403, "ForbiddenException"};
     case ErrorKind::kNoSuchNamespace:
+      return {404, "NoSuchNamespaceException"};
     case ErrorKind::kNoSuchTable:
+      return {404, "NoSuchTableException"};
     case ErrorKind::kNoSuchView:
+      return {404, "NoSuchViewException"};
     case ErrorKind::kNotFound:
-      return 404;
+      return {404, "NotFoundException"};
+    case ErrorKind::kNoSuchRoute:
+      return {404, "NoSuchRouteException"};
+    case ErrorKind::kMethodNotAllowed:
+      return {405, "MethodNotAllowedException"};
     case ErrorKind::kAlreadyExists:
+      return {409, "AlreadyExistsException"};
     case ErrorKind::kNamespaceNotEmpty:
+      return {409, "NamespaceNotEmptyException"};
     case ErrorKind::kCommitFailed:
-      return 409;
-    case ErrorKind::kUnsupported:
-      return 501;
-    case ErrorKind::kCancelled:
-      return 503;
+      return {409, "CommitFailedException"};
+    case ErrorKind::kUnprocessableEntity:
+      return {422, "UnprocessableEntityException"};
     case ErrorKind::kCommitStateUnknown:
+      return {500, "CommitStateUnknownException"};
+    case ErrorKind::kUnsupported:
+      return {501, "UnsupportedOperationException"};
+    case ErrorKind::kCancelled:
+      return {503, "ServiceUnavailableException"};
     case ErrorKind::kIo:
     case ErrorKind::kCorruption:
     case ErrorKind::kInternal:
-      return 500;
+      return {500, "ServiceFailureException"};
   }
-  return 500;
-}
-
-std::string_view ErrorTypeFor(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::kInvalidArgument:
-      return "BadRequestException";
-    case ErrorKind::kNotAuthorized:
-      return "NotAuthorizedException";
-    case ErrorKind::kForbidden:
-      return "ForbiddenException";
-    case ErrorKind::kNoSuchNamespace:
-      return "NoSuchNamespaceException";
-    case ErrorKind::kNoSuchTable:
-      return "NoSuchTableException";
-    case ErrorKind::kNoSuchView:
-      return "NoSuchViewException";
-    case ErrorKind::kNotFound:
-      return "NotFoundException";
-    case ErrorKind::kAlreadyExists:
-      return "AlreadyExistsException";
-    case ErrorKind::kNamespaceNotEmpty:
-      return "NamespaceNotEmptyException";
-    case ErrorKind::kCommitFailed:
-      return "CommitFailedException";
-    case ErrorKind::kCommitStateUnknown:
-      return "CommitStateUnknownException";
-    case ErrorKind::kUnsupported:
-      return "UnsupportedOperationException";
-    case ErrorKind::kCancelled:
-      return "ServiceUnavailableException";
-    case ErrorKind::kIo:
-    case ErrorKind::kCorruption:
-    case ErrorKind::kInternal:
-      return "ServiceFailureException";
-  }
-  return "ServiceFailureException";
-}
-
-HttpResponse ErrorResponse(int status, std::string_view type, std::string_view message) {
-  return ErrorModelResponse(status, type, message);
+  return {500, "ServiceFailureException"};
 }
 
 HttpResponse ErrorResponse(const Error& error) {
-  return ErrorResponse(HttpStatusFor(error.kind), ErrorTypeFor(error.kind), error.message);
+  const RestErrorType rest = RestErrorTypeFor(error.kind);
+  return ErrorModelResponse(rest.status, rest.type, error.message);
 }
 
 }  // namespace skade::rest

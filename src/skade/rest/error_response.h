@@ -1,7 +1,8 @@
 // Errors as Iceberg REST responses: the spec's ErrorModel
 // `{"error": {"message", "type", "code"}}` with the HTTP status and `type`
-// that Java, PyIceberg and iceberg-rust key their exceptions on
-// (REST-CHECKLIST §3).
+// that Java, PyIceberg and iceberg-rust key their exceptions on. Every error
+// the REST layer answers is an Error; its kind alone decides status and type.
+// Stateless; thread-safe.
 #pragma once
 
 #include <string_view>
@@ -11,14 +12,16 @@
 
 namespace skade::rest {
 
-/// The HTTP status for an error kind.
-int HttpStatusFor(ErrorKind kind);
-/// The ErrorModel `type` for an error kind, e.g. "NoSuchTableException".
-std::string_view ErrorTypeFor(ErrorKind kind);
+/// How an error kind is answered over REST.
+struct RestErrorType {
+  int status;             // HTTP status, e.g. 404
+  std::string_view type;  // ErrorModel `type`, e.g. "NoSuchTableException"
+};
+
+/// The one mapping from error kinds to REST statuses and types.
+RestErrorType RestErrorTypeFor(ErrorKind kind);
 
 /// An ErrorModel response for `error`.
 HttpResponse ErrorResponse(const Error& error);
-/// An ErrorModel response with an explicit status and type.
-HttpResponse ErrorResponse(int status, std::string_view type, std::string_view message);
 
 }  // namespace skade::rest

@@ -36,6 +36,12 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "Cancelled";
     case ErrorKind::kInternal:
       return "Internal";
+    case ErrorKind::kNoSuchRoute:
+      return "NoSuchRoute";
+    case ErrorKind::kMethodNotAllowed:
+      return "MethodNotAllowed";
+    case ErrorKind::kUnprocessableEntity:
+      return "UnprocessableEntity";
   }
   return "Unknown";
 }

@@ -31,6 +31,10 @@ enum class ErrorKind {
   kCorruption,          // a file or store record is malformed (REST 500)
   kCancelled,           // the operation was cancelled by its caller
   kInternal,            // a bug (REST 500)
+  kNoSuchRoute,         // no REST route has the request's path (REST 404 NoSuchRouteException)
+  kMethodNotAllowed,    // a REST route has the path but not the method (REST 405)
+  // A well-formed request whose content contradicts itself (REST 422).
+  kUnprocessableEntity,
 };
 
 /// The stable name of an error kind, e.g. "NoSuchTable".

@@ -1,0 +1,144 @@
+#include "skade/rest/routes.h"
+
+#include <algorithm>
+
+#include "skade/rest/catalog_service.h"
+#include "skade/util/strings.h"
+
+namespace skade::rest {
+
+namespace {
+
+constexpr std::string_view kPrefix = "{prefix}";
+constexpr std::string_view kPrefixedRoot = "v1/{prefix}/";
+
+bool IsParameter(std::string_view part) {
+  return part.size() > 2 && part.front() == '{' && part.back() == '}';
+}
+
+// A route with its pattern split once, so matching allocates nothing per row.
+struct CompiledRoute {
+  const Route* route;
+  std::vector<std::string> parts;
+  bool has_prefix;
+};
+
+const std::vector<CompiledRoute>& Compiled() {
+  static const std::vector<CompiledRoute> kCompiled = [] {
+    std::vector<CompiledRoute> out;
+    for (const Route& route : Routes()) {
+      std::vector<std::string> parts = Split(route.pattern, '/');
+      bool has_prefix = std::find(parts.begin(), parts.end(), kPrefix) != parts.end();
+      out.push_back({&route, std::move(parts), has_prefix});
+    }
+    return out;
+  }();
+  return kCompiled;
+}
+
+// Binds `segments` to `parts`, skipping `{prefix}` unless `with_prefix`.
+bool Bind(const std::vector<std::string>& parts, bool with_prefix,
+          const std::vector<std::string>& segments, RouteMatch& match) {
+  match.parameters.clear();
+  size_t i = 0;
+  for (const std::string& part : parts) {
+    if (part == kPrefix && !with_prefix) continue;
+    if (i == segments.size()) return false;
+    if (IsParameter(part)) {
+      std::string_view name(part);
+      match.parameters.emplace_back(name.substr(1, name.size() - 2), segments[i]);
+    } else if (part != segments[i]) {
+      return false;
+    }
+    ++i;
+  }
+  return i == segments.size();
+}
+
+}  // namespace
+
+std::span<const Route> Routes() {
+  using S = CatalogService;
+  using enum RouteAccess;
+  static constexpr Route kRoutes[] = {
+      {"GET", "v1/{prefix}/namespaces", &S::ListNamespaces, kRead},
+      {"POST", "v1/{prefix}/namespaces", &S::CreateNamespace, kWrite},
+      {"GET", "v1/{prefix}/namespaces/{namespace}", &S::LoadNamespace, kRead},
+      {"HEAD", "v1/{prefix}/namespaces/{namespace}", &S::NamespaceExists, kRead},
+      {"DELETE", "v1/{prefix}/namespaces/{namespace}", &S::DropNamespace, kWrite},
+      {"POST", "v1/{prefix}/namespaces/{namespace}/properties", &S::UpdateProperties, kWrite},
+      {"GET", "v1/{prefix}/namespaces/{namespace}/tables", &S::ListTables, kRead},
+      {"POST", "v1/{prefix}/namespaces/{namespace}/tables", &S::CreateTable, kWrite},
+      {"GET", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::LoadTable, kRead},
+      {"HEAD", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::TableExists, kRead},
+      {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::CommitTable, kWrite},
+      {"DELETE", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::DropTable, kWrite},
+      {"POST", "v1/{prefix}/namespaces/{namespace}/register", &S::RegisterTable, kWrite},
+      // A client reporting scan and commit statistics changes nothing.
+      {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", &S::ReportMetrics,
+       kRead},
+      {"POST", "v1/{prefix}/tables/rename", &S::RenameTable, kWrite},
+      {"POST", "v1/{prefix}/transactions/commit", &S::CommitTransaction, kWrite},
+      {"GET", "v1/config", &S::Config, kRead},
+      {"POST", "v1/oauth/tokens", &S::IssueToken, kPublic},
+  };
+  return kRoutes;
+}
+
+const std::vector<std::string>& AdvertisedEndpoints() {
+  static const std::vector<std::string> kEndpoints = [] {
+    std::vector<std::string> out;
+    for (const Route& route : Routes()) {
+      if (route.pattern.starts_with(kPrefixedRoot)) {
+        out.push_back(StrCat(route.method, " /", route.pattern));
+      }
+    }
+    return out;
+  }();
+  return kEndpoints;
+}
+
+RouteMatch MatchRoute(std::string_view method, const std::vector<std::string>& segments) {
+  for (bool with_prefix : {false, true}) {
+    RouteMatch match;
+    match.prefixed = with_prefix;
+    for (const CompiledRoute& compiled : Compiled()) {
+      if (with_prefix && !compiled.has_prefix) continue;
+      if (match.path_route != nullptr) {
+        // The parameters are already bound; only the method is left to find.
+        if (compiled.route->pattern == match.path_route->pattern &&
+            compiled.route->method == method) {
+          match.route = compiled.route;
+        }
+        continue;
+      }
+      if (!Bind(compiled.parts, with_prefix, segments, match)) continue;
+      match.path_route = compiled.route;
+      if (compiled.route->method == method) match.route = compiled.route;
+    }
+    if (match.path_route != nullptr) return match;
+  }
+  return {};
+}
+
+Status DecodeParameters(const RouteMatch& match, RouteCall& call) {
+  for (const auto& [name, raw] : match.parameters) {
+    if (name == "namespace") {
+      SKADE_ASSIGN_OR_RAISE(call.ns, DecodeNamespaceSegment(raw));
+      call.identifier.ns = call.ns;
+    } else if (name == "table") {
+      SKADE_ASSIGN_OR_RAISE(call.identifier.name, PercentDecode(raw, true));
+      SKADE_RETURN_NOT_OK(spec::ValidateName(call.identifier.name, "table name"));
+    } else if (name != "prefix") {
+      return InternalError("Route parameter {", name, "} has no decoder");
+    }
+  }
+  return OkStatus();
+}
+
+bool Writes(std::string_view method, const RouteMatch& match) {
+  if (match.route != nullptr) return match.route->access == RouteAccess::kWrite;
+  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+}
+
+}  // namespace skade::rest

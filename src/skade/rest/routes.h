@@ -1,0 +1,86 @@
+// The REST route table: every route skade serves, with its method, path
+// pattern, handler and whether it writes. Routing (including 404 versus 405),
+// the `endpoints` that GET /v1/config advertises and the read-only check all
+// derive from it, so adding a route is one row in routes.cc plus a handler.
+// The table is immutable; everything here is thread-safe.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "skade/rest/authenticator.h"
+#include "skade/rest/http/http_message.h"
+#include "skade/rest/request_target.h"
+#include "skade/spec/table_identifier.h"
+#include "skade/util/result.h"
+
+namespace skade::rest {
+
+class CatalogService;
+
+/// One request on its way through a route: what the handler reads.
+struct RouteCall {
+  const HttpRequest& request;
+  RequestTarget target;
+  Principal principal;               // empty for public routes
+  spec::Namespace ns;                // the {namespace} parameter, decoded
+  spec::TableIdentifier identifier;  // {namespace} and {table}, decoded and validated
+};
+
+using RouteHandler = Result<HttpResponse> (CatalogService::*)(RouteCall&);
+
+enum class RouteAccess {
+  kRead,    // read-only clients may call it
+  kWrite,   // read-only clients get 403
+  kPublic,  // answered before authentication (the OAuth token endpoint)
+};
+
+struct Route {
+  std::string_view method;
+  /// Path segments after the leading '/', as the OpenAPI document writes
+  /// them; `{name}` is a parameter. `{prefix}` is the spec's optional catalog
+  /// prefix: skade's config names none, so a request that binds one matches
+  /// (it counts for the read-only check) but is answered 404. The routes
+  /// under a prefix are exactly the advertised ones.
+  std::string_view pattern;
+  RouteHandler handler;
+  RouteAccess access;
+};
+
+/// Every route, in the order GET /v1/config lists them.
+std::span<const Route> Routes();
+
+/// The `endpoints` GET /v1/config advertises, "METHOD /v1/{prefix}/…", one
+/// per route under the catalog prefix, in table order.
+const std::vector<std::string>& AdvertisedEndpoints();
+
+struct RouteMatch {
+  /// The route for the path and the method; null if none.
+  const Route* route = nullptr;
+  /// A route with the path, for any method; null if no route has the path
+  /// (404). With `route` null but this set, the answer is 405.
+  const Route* path_route = nullptr;
+  /// The path binds `{prefix}`.
+  bool prefixed = false;
+  /// (parameter name without braces, raw segment), in path order.
+  std::vector<std::pair<std::string_view, std::string_view>> parameters;
+};
+
+/// Matches a request's raw path segments, first without a prefix and then
+/// with one. The views in `parameters` point into `segments`.
+RouteMatch MatchRoute(std::string_view method, const std::vector<std::string>& segments);
+
+/// Decodes the matched parameters into `call`: `{namespace}` as a namespace
+/// segment, `{table}` as a valid table name. kInvalidArgument if malformed.
+Status DecodeParameters(const RouteMatch& match, RouteCall& call);
+
+/// Whether `method` on a request that matched `match` writes: the route's
+/// access if the method has one, else any method but GET, HEAD and OPTIONS
+/// (so PUT or PATCH are refused to read-only clients even where no route
+/// serves them).
+bool Writes(std::string_view method, const RouteMatch& match);
+
+}  // namespace skade::rest

@@ -1,0 +1,92 @@
+// A CatalogService over a fresh EmbeddedCatalog in a temporary directory, for
+// the REST tests: requests straight into CatalogService::Handle, and checks of
+// ErrorModel bodies. rest_over_http_test.cc puts the same service behind a
+// real HttpServer.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/rest/authenticator.h"
+#include "skade/rest/catalog_service.h"
+#include "skade/util/json_reader.h"
+#include "testing/temp_dir.h"
+
+namespace skade::testing {
+
+/// A one-column schema for CreateTable bodies.
+inline constexpr char kSchema[] =
+    R"({"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]})";
+
+class RestServiceTest : public ::testing::Test {
+ protected:
+  /// Opens the catalog (no durability) and the service over it; call from
+  /// SetUp (ASSERTs).
+  void OpenService(rest::AuthOptions auth = {}) {
+    catalog::EmbeddedCatalogOptions options;
+    options.warehouse = dir_.path();
+    options.durability = store::Durability::kNone;
+    options.store_map_size = 1ull << 30;
+    auto opened = catalog::EmbeddedCatalog::Open(options);
+    ASSERT_TRUE(opened);
+    catalog_ = *opened;
+    service_ = std::make_shared<rest::CatalogService>(
+        catalog_, std::make_shared<rest::Authenticator>(std::move(auth)));
+  }
+
+  /// OpenService with token authentication and two clients: "writer"
+  /// (secret "w-secret") and the read-only "reader" (secret "r-secret").
+  void OpenServiceWithWriterAndReader() {
+    rest::AuthOptions auth;
+    auth.mode = rest::AuthOptions::Mode::kToken;
+    auth.clients = {{"writer", "w-secret", false}, {"reader", "r-secret", true}};
+    OpenService(std::move(auth));
+  }
+
+  /// Handles one request in-process.
+  rest::HttpResponse Call(const std::string& method, const std::string& target,
+                          const std::string& body = "",
+                          std::vector<std::pair<std::string, std::string>> headers = {}) {
+    rest::HttpRequest request;
+    request.method = method;
+    request.target = target;
+    request.body = body;
+    request.headers = std::move(headers);
+    return service_->Handle(request);
+  }
+
+  /// The ErrorModel `type` of an error response (an HttpResponse or a parsed
+  /// one from a socket), after checking the body is strictly valid JSON with
+  /// the response's status as `code` and a `message`.
+  template <typename Response>
+  std::string ErrorType(const Response& response) {
+    auto element = json::Parse(parser_, response.body);
+    EXPECT_TRUE(element) << "not valid JSON/UTF-8: " << response.body;
+    if (!element) return "<not json>";
+    auto error = json::GetObject(*json::AsObject(*element, "body"), "error");
+    if (!error) return "<no error>";
+    EXPECT_EQ(*json::GetInt64(*error, "code"), response.status);
+    EXPECT_TRUE(json::GetString(*error, "message"));
+    return std::string(*json::GetString(*error, "type"));
+  }
+
+  /// The JSON object body of a response.
+  template <typename Response>
+  json::Object Body(const Response& response) {
+    auto element = json::Parse(parser_, response.body);
+    EXPECT_TRUE(element) << response.body;
+    return *json::AsObject(*element, "body");
+  }
+
+  TempDir dir_;
+  std::shared_ptr<catalog::EmbeddedCatalog> catalog_;
+  std::shared_ptr<rest::CatalogService> service_;
+  simdjson::dom::parser parser_;
+};
+
+}  // namespace skade::testing

@@ -1,0 +1,231 @@
+// The route table: its shape, what /v1/config advertises from it, matching
+// (404 versus 405, the optional prefix), and the read-only check walked over
+// every row.
+#include "skade/rest/routes.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "rest/rest_service_fixture.h"
+#include "skade/util/strings.h"
+
+namespace skade::rest {
+namespace {
+
+// A concrete path for `pattern`: parameters become "n" (namespace), "t"
+// (table); `{prefix}` becomes `prefix`, or is dropped when that is empty.
+std::string PathFor(std::string_view pattern, std::string_view prefix) {
+  std::string path;
+  for (const std::string& part : Split(pattern, '/')) {
+    if (part == "{prefix}") {
+      if (!prefix.empty()) StrAppend(&path, "/", prefix);
+    } else if (part == "{namespace}") {
+      path += "/n";
+    } else if (part == "{table}") {
+      path += "/t";
+    } else {
+      StrAppend(&path, "/", part);
+    }
+  }
+  return path;
+}
+
+std::vector<std::string> SegmentsOf(std::string_view path) { return Split(path.substr(1), '/'); }
+
+bool HasPrefix(const Route& route) { return route.pattern.find("{prefix}") != std::string::npos; }
+
+TEST(RouteTableTest, RowsAreWellFormedAndDistinct) {
+  std::set<std::pair<std::string_view, std::string_view>> seen;
+  for (const Route& route : Routes()) {
+    EXPECT_TRUE(seen.emplace(route.method, route.pattern).second)
+        << route.method << " " << route.pattern;
+    EXPECT_NE(route.handler, nullptr) << route.pattern;
+    auto parts = Split(route.pattern, '/');
+    ASSERT_FALSE(parts.empty());
+    EXPECT_EQ(parts[0], "v1") << route.pattern;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (!parts[i].starts_with('{')) continue;
+      // Every parameter has a decoder in DecodeParameters.
+      EXPECT_TRUE(parts[i] == "{namespace}" || parts[i] == "{table}" ||
+                  (parts[i] == "{prefix}" && i == 1))
+          << route.pattern;
+    }
+  }
+}
+
+// Each row's own path reaches that row, with and without a prefix: no two
+// patterns overlap.
+TEST(RouteTableTest, EveryRowMatchesItsOwnPath) {
+  for (const Route& route : Routes()) {
+    for (std::string_view prefix : {"", "warehouse"}) {
+      if (!prefix.empty() && !HasPrefix(route)) continue;
+      const std::string path = PathFor(route.pattern, prefix);
+      const std::vector<std::string> segments = SegmentsOf(path);
+      RouteMatch match = MatchRoute(route.method, segments);
+      EXPECT_EQ(match.route, &route) << route.method << " " << path;
+      EXPECT_EQ(match.prefixed, !prefix.empty()) << path;
+    }
+  }
+}
+
+TEST(RouteTableTest, NoPathIsNoRouteAndAnotherMethodIsNotAllowed) {
+  std::vector<std::string> unknown = {"v1", "namespaces", "n", "views", "v"};
+  RouteMatch none = MatchRoute("GET", unknown);
+  EXPECT_EQ(none.path_route, nullptr);
+  EXPECT_EQ(none.route, nullptr);
+
+  std::vector<std::string> ns = {"v1", "namespaces", "n"};
+  RouteMatch put = MatchRoute("PUT", ns);
+  ASSERT_NE(put.path_route, nullptr);
+  EXPECT_EQ(put.path_route->pattern, "v1/{prefix}/namespaces/{namespace}");
+  EXPECT_EQ(put.route, nullptr);
+  ASSERT_EQ(put.parameters.size(), 1u);
+  EXPECT_EQ(put.parameters[0].first, "namespace");
+  EXPECT_EQ(put.parameters[0].second, "n");
+
+  // Without a prefix first: "namespaces" here is a namespace, not a prefix.
+  std::vector<std::string> ambiguous = {"v1", "namespaces", "namespaces"};
+  RouteMatch load = MatchRoute("GET", ambiguous);
+  ASSERT_NE(load.route, nullptr);
+  EXPECT_EQ(load.route->pattern, "v1/{prefix}/namespaces/{namespace}");
+  EXPECT_FALSE(load.prefixed);
+
+  // The config and token endpoints take no prefix.
+  std::vector<std::string> prefixed_config = {"v1", "warehouse", "config"};
+  EXPECT_EQ(MatchRoute("GET", prefixed_config).path_route, nullptr);
+}
+
+// What clients have always been told; a change here is a change for them.
+TEST(RouteTableTest, AdvertisedEndpointsAreTheRoutesUnderThePrefix) {
+  const std::vector<std::string> expected = {
+      "GET /v1/{prefix}/namespaces",
+      "POST /v1/{prefix}/namespaces",
+      "GET /v1/{prefix}/namespaces/{namespace}",
+      "HEAD /v1/{prefix}/namespaces/{namespace}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}",
+      "POST /v1/{prefix}/namespaces/{namespace}/properties",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "POST /v1/{prefix}/namespaces/{namespace}/register",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+      "POST /v1/{prefix}/tables/rename",
+      "POST /v1/{prefix}/transactions/commit",
+  };
+  EXPECT_EQ(AdvertisedEndpoints(), expected);
+  std::vector<std::string> from_table;
+  for (const Route& route : Routes()) {
+    if (HasPrefix(route)) from_table.push_back(StrCat(route.method, " /", route.pattern));
+  }
+  EXPECT_EQ(AdvertisedEndpoints(), from_table);
+}
+
+class RoutesOverServiceTest : public testing::RestServiceTest {
+ protected:
+  void SetUp() override {
+    OpenServiceWithWriterAndReader();
+    if (HasFatalFailure()) return;
+    writer_ = Token("writer", "w-secret");
+    reader_ = Token("reader", "r-secret");
+    ASSERT_EQ(As(writer_, "POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+    ASSERT_EQ(As(writer_, "POST", "/v1/namespaces/n/tables",
+                 std::string(R"({"name":"t","schema":)") + testing::kSchema + "}")
+                  .status,
+              200);
+  }
+
+  std::string Token(const std::string& id, const std::string& secret) {
+    auto response =
+        Call("POST", "/v1/oauth/tokens",
+             "grant_type=client_credentials&client_id=" + id + "&client_secret=" + secret,
+             {{"content-type", "application/x-www-form-urlencoded"}});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return std::string(*json::GetString(Body(response), "access_token"));
+  }
+
+  HttpResponse As(const std::string& token, const std::string& method, const std::string& target,
+                  const std::string& body = "") {
+    return Call(method, target, body, {{"authorization", "Bearer " + token}});
+  }
+
+  std::string writer_;
+  std::string reader_;
+};
+
+// Every row's access decides the read-only answer: writes are refused with
+// 403 before they run, reads (and the metrics report) pass; with a prefix
+// the same (then it is a 404, but not a 403 for a read).
+TEST_F(RoutesOverServiceTest, ReadOnlyModeFollowsEachRowsAccess) {
+  for (const Route& route : Routes()) {
+    if (route.access == RouteAccess::kPublic) continue;
+    for (std::string_view prefix : {"", "warehouse"}) {
+      if (!prefix.empty() && !HasPrefix(route)) continue;
+      const std::string path = PathFor(route.pattern, prefix);
+      const std::string method(route.method);
+      auto response = As(reader_, method, path, "{}");
+      if (route.access == RouteAccess::kWrite) {
+        EXPECT_EQ(response.status, 403) << method << " " << path;
+        EXPECT_EQ(ErrorType(response), "ForbiddenException") << method << " " << path;
+      } else {
+        EXPECT_NE(response.status, 403) << method << " " << path;
+        EXPECT_NE(response.status, 401) << method << " " << path;
+      }
+    }
+  }
+  // Nothing was changed by the refused writes.
+  EXPECT_EQ(As(writer_, "GET", "/v1/namespaces/n/tables/t").status, 200);
+}
+
+// A path some row has, with a method no row has for it, is 405 (to a writer;
+// a reader is refused a non-read method first); a path no row has is 404,
+// and so is any path that binds a prefix.
+TEST_F(RoutesOverServiceTest, NotFoundAndMethodNotAllowedFollowTheTable) {
+  std::set<std::string_view> seen;
+  for (const Route& route : Routes()) {
+    if (!seen.insert(route.pattern).second) continue;
+    const std::string path = PathFor(route.pattern, "");
+    auto patch = As(writer_, "PATCH", path, "{}");
+    EXPECT_EQ(patch.status, 405) << path;
+    EXPECT_EQ(ErrorType(patch), "MethodNotAllowedException") << path;
+    const bool is_public = route.access == RouteAccess::kPublic;
+    EXPECT_EQ(As(reader_, "PATCH", path, "{}").status, is_public ? 405 : 403) << path;
+    if (HasPrefix(route)) {
+      const std::string prefixed = PathFor(route.pattern, "warehouse");
+      for (const char* method : {"GET", "PATCH"}) {
+        auto response = As(writer_, method, prefixed);
+        EXPECT_EQ(response.status, 404) << method << " " << prefixed;
+        EXPECT_EQ(ErrorType(response), "NoSuchRouteException") << method << " " << prefixed;
+      }
+    }
+  }
+  auto unknown = As(writer_, "GET", "/v1/namespaces/n/views/v");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(ErrorType(unknown), "NoSuchRouteException");
+}
+
+// The token endpoint is answered before authentication, including its 405;
+// every other route wants a token.
+TEST_F(RoutesOverServiceTest, OnlyPublicRoutesSkipAuthentication) {
+  auto get_token = Call("GET", "/v1/oauth/tokens");
+  EXPECT_EQ(get_token.status, 405);
+  EXPECT_EQ(ErrorType(get_token), "MethodNotAllowedException");
+  for (const Route& route : Routes()) {
+    if (route.access == RouteAccess::kPublic) continue;
+    const std::string path = PathFor(route.pattern, "");
+    auto response = Call(std::string(route.method), path, "{}");
+    EXPECT_EQ(response.status, 401) << route.method << " " << path;
+    EXPECT_EQ(ErrorType(response), "NotAuthorizedException") << path;
+    bool challenged = false;
+    for (const auto& [name, value] : response.headers) {
+      challenged |= name == "WWW-Authenticate" && value == "Bearer";
+    }
+    EXPECT_TRUE(challenged) << path;
+  }
+}
+
+}  // namespace
+}  // namespace skade::rest
