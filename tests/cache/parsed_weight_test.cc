@@ -8,6 +8,7 @@
 #include <new>
 
 #include "skade/cache/metadata_cache.h"
+#include "skade/spec/new_table_metadata.h"
 #include "skade/spec/table_metadata_builder.h"
 #include "skade/spec/table_metadata_json.h"
 #include "testing/fast_append.h"

@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/spec/table_locations.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/snapshot_scan.h"
 #include "skade/table/table.h"
-#include "skade/table/table_locations.h"
 #include "skade/util/strings.h"
 #include "testing/fault_injection_file_io.h"
 #include "testing/matchers.h"
@@ -118,8 +118,8 @@ class FaultInjectionTest : public ::testing::Test {
     table::FastAppend append(*table);
     for (int i = 0; i < 2; ++i) {
       spec::DataFile file;
-      file.file_path = table::DataFileLocation(table->metadata(), "",
-                                               StrCat("part-", ++files_written_, ".parquet"));
+      file.file_path = spec::DataFileLocation(table->metadata(), "",
+                                              StrCat("part-", ++files_written_, ".parquet"));
       std::string bytes = StrCat("rows of ", file.file_path);
       // As ingest writes them: through the table's FileIO, durable as the
       // table says.

@@ -15,8 +15,8 @@
 #include "skade/data/arrow_schema.h"
 #include "skade/data/conform_batch.h"
 #include "skade/data/rolling_data_writer.h"
-#include "skade/data/truncation.h"
 #include "skade/spec/table_properties.h"
+#include "skade/spec/truncation.h"
 #include "testing/matchers.h"
 
 namespace skade::data {
@@ -331,8 +331,8 @@ TEST(ParquetDataWriterTest, MetricsMatchTheData) {
     if (first || *n > max_name) max_name = *n;
     first = false;
   }
-  EXPECT_EQ(file->lower_bounds.at(2), TruncateUtf8(min_name, 16));
-  EXPECT_EQ(file->upper_bounds.at(2), TruncateUtf8UpperBound(max_name, 16).value());
+  EXPECT_EQ(file->lower_bounds.at(2), spec::TruncateUtf8(min_name, 16));
+  EXPECT_EQ(file->upper_bounds.at(2), spec::TruncateUtf8UpperBound(max_name, 16).value());
   EXPECT_LE(file->lower_bounds.at(2), min_name);
   EXPECT_GE(file->upper_bounds.at(2), max_name);
   // Every bound decodes as its column's type.

@@ -5,10 +5,10 @@
 #include "data_test_util.h"
 #include "skade/data/arrow_literal.h"
 #include "skade/data/arrow_schema.h"
-#include "skade/data/bucket_hash.h"
 #include "skade/data/fanout_data_writer.h"
 #include "skade/data/partition_path.h"
 #include "skade/data/partition_splitter.h"
+#include "skade/spec/bucket_hash.h"
 #include "testing/matchers.h"
 
 namespace skade::data {
@@ -124,7 +124,7 @@ TEST(PartitionSplitterTest, MultipleFieldsNestedSourceAndVoid) {
   // A null struct gives a null region, like a null region in a struct.
   for (int64_t id : {1, 2, 3, 4}) {
     std::string region = id <= 2 ? "eu" : "null";
-    std::string key = region + "/" + std::to_string(BucketOf(BucketHashLong(id), 2));
+    std::string key = region + "/" + std::to_string(spec::BucketOf(spec::BucketHashLong(id), 2));
     auto& ids = rows_by_key[key];
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << key;
   }

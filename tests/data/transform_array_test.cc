@@ -8,7 +8,7 @@
 #include <random>
 
 #include "data_test_util.h"
-#include "skade/data/bucket_hash.h"
+#include "skade/spec/bucket_hash.h"
 #include "testing/matchers.h"
 
 namespace skade::data {
@@ -36,7 +36,7 @@ void ExpectArray(const std::shared_ptr<arrow::Array>& actual,
   EXPECT_TRUE(actual->Equals(*expected)) << actual->ToString() << "\nexpected " << json;
 }
 
-int32_t Bucket(int32_t hash, int32_t n) { return BucketOf(hash, n); }
+int32_t Bucket(int32_t hash, int32_t n) { return spec::BucketOf(hash, n); }
 
 TEST(TransformArrayTest, IdentityReturnsTheInput) {
   auto values = ArrayFromJson(arrow::int64(), "[1, null, 3]");

@@ -126,7 +126,7 @@ Result<std::string> WriteCommand(const std::string& in, const std::string& out,
   } else {
     next_location = [&](const std::vector<spec::Literal>& partition) -> Result<std::string> {
       SKADE_ASSIGN_OR_RAISE(auto path, data::PartitionPath(*spec, *schema, partition));
-      return io::JoinLocation(io::JoinLocation(out, path), StrCat("part-", files++, ".parquet"));
+      return JoinLocation(JoinLocation(out, path), StrCat("part-", files++, ".parquet"));
     };
   }
   SKADE_ASSIGN_OR_RAISE(auto writer, data::FanoutDataWriter::Make(io::NewLocalFileIO(), schema,

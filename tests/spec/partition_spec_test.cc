@@ -66,6 +66,87 @@ TEST(PartitionSpecTest, RejectsInvalidFields) {
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "name that exists in schema"));
 }
 
+// Regression tests for the rules PartitionSpec::Validate and the metadata
+// builder once checked separately and differently; both now share
+// Validate/CheckCompatible, which follow Iceberg Java.
+
+Schema NestedSchema() {
+  return Schema(
+      0, {NestedField{1, "id", Type::Long(), true},
+          NestedField{2, "point", Type::Struct({NestedField{3, "x", Type::Long(), false}}), false},
+          NestedField{4, "tags",
+                      Type::List(NestedField{
+                          5, "element",
+                          Type::Struct({NestedField{6, "tag", Type::String(), false}}), false}),
+                      false}});
+}
+
+TEST(PartitionSpecDriftTest, VoidFieldMayNameADroppedColumn) {
+  // v1 tables replace a removed partition field by void; its column may be gone.
+  PartitionSpec spec{0, {Field(99, 1000, "gone_null", Transform::Void())}};
+  EXPECT_THAT(spec.Validate(SampleSchema()), IsOk());
+  EXPECT_THAT(spec.CheckCompatible(SampleSchema()), IsOk());
+}
+
+TEST(PartitionSpecDriftTest, NonPrimitiveSourceIsRejectedAsSuch) {
+  PartitionSpec identity{0, {Field(2, 1000, "p", Transform::Identity())}};
+  EXPECT_THAT(identity.Validate(NestedSchema()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Cannot partition by non-primitive source field: struct"));
+  // An unknown transform accepts every type, but not a struct.
+  PartitionSpec unknown{0, {Field(2, 1000, "p", *Transform::Parse("zorder"))}};
+  EXPECT_THAT(unknown.Validate(NestedSchema()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "non-primitive source field"));
+}
+
+TEST(PartitionSpecDriftTest, SourceInsideAListIsRejected) {
+  PartitionSpec spec{0, {Field(6, 1000, "tag", Transform::Identity())}};
+  EXPECT_THAT(spec.Validate(NestedSchema()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Invalid partition field parent"));
+  // Inside a struct is fine.
+  PartitionSpec in_struct{0, {Field(3, 1000, "x_bucket", Transform::Bucket(4))}};
+  EXPECT_THAT(in_struct.Validate(NestedSchema()), IsOk());
+}
+
+TEST(PartitionSpecDriftTest, EveryMultiArgumentSourceIsChecked) {
+  PartitionField field = Field(1, 1000, "multi", Transform::Identity());
+  field.source_ids = {1, 42};
+  EXPECT_THAT(PartitionSpec({0, {field}}).Validate(SampleSchema()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Cannot find source column"));
+  field.source_ids = {1, 2};
+  EXPECT_THAT(PartitionSpec({0, {field}}).Validate(SampleSchema()), IsOk());
+}
+
+TEST(PartitionSpecDriftTest, IdentityFromAnotherColumnNamesBothFacts) {
+  PartitionSpec spec{0, {Field(1, 1000, "name", Transform::Identity())}};
+  EXPECT_THAT(spec.Validate(SampleSchema()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Cannot create identity partition from name that exists in "
+                                 "schema but is sourced from a different field: name"));
+  PartitionSpec own{0, {Field(2, 1000, "name", Transform::Identity())}};
+  EXPECT_THAT(own.Validate(SampleSchema()), IsOk());
+}
+
+TEST(PartitionSpecDriftTest, CompatibleSpecsIgnoreFieldIds) {
+  PartitionSpec a{1, {Field(3, 1000, "ts_day", Transform::Day())}};
+  PartitionSpec b{2, {Field(3, 1005, "ts_day", Transform::Day())}};
+  EXPECT_TRUE(a.CompatibleWith(b));
+  PartitionSpec renamed{1, {Field(3, 1000, "day", Transform::Day())}};
+  EXPECT_FALSE(a.CompatibleWith(renamed));
+  PartitionSpec other_transform{1, {Field(3, 1000, "ts_day", Transform::Hour())}};
+  EXPECT_FALSE(a.CompatibleWith(other_transform));
+}
+
+TEST(PartitionSpecTest, SequentialIds) {
+  EXPECT_TRUE(PartitionSpec::Unpartitioned()->HasSequentialIds());
+  PartitionSpec sequential{
+      0, {Field(1, 1000, "a", Transform::Identity()), Field(2, 1001, "b", Transform::Identity())}};
+  EXPECT_TRUE(sequential.HasSequentialIds());
+  PartitionSpec gap{
+      0, {Field(1, 1000, "a", Transform::Identity()), Field(2, 1002, "b", Transform::Identity())}};
+  EXPECT_FALSE(gap.HasSequentialIds());
+}
+
 TEST(PartitionSpecTest, PartitionTypeFollowsTransforms) {
   PartitionSpec spec{
       0,
@@ -109,6 +190,17 @@ TEST(SortOrderTest, ValidatesSourcesAndTransforms) {
   EXPECT_THAT(bad.Validate(schema),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "Invalid source type"));
   EXPECT_TRUE(SortOrder::Unsorted()->IsUnsorted());
+}
+
+TEST(SortOrderDriftTest, NonPrimitiveAndMultiArgumentSources) {
+  SortOrder by_struct{1, {SortField{Transform::Identity(), 2}}};
+  EXPECT_THAT(by_struct.Validate(NestedSchema()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Cannot sort by non-primitive source field: struct"));
+  SortField multi{Transform::Identity(), 1, {1, 42}};
+  EXPECT_THAT(SortOrder({1, {multi}}).Validate(SampleSchema()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Cannot find source column for sort field: 42"));
 }
 
 }  // namespace

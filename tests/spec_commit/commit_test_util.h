@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "skade/spec/new_table_metadata.h"
 #include "skade/spec/table_metadata_builder.h"
 
 namespace skade::spec::testing {

@@ -1,6 +1,7 @@
+#include "skade/spec/new_table_metadata.h"
+
 #include <gtest/gtest.h>
 
-#include "skade/spec/table_metadata_builder.h"
 #include "skade/spec/table_properties.h"
 #include "skade/util/clock.h"
 #include "skade/util/uuid.h"

@@ -261,6 +261,16 @@ TEST(AddPartitionSpecTest, InvalidSpecsAreRejected) {
   EXPECT_FALSE(builder.HasChanges());
 }
 
+// The builder and PartitionSpec::Validate once reported this case with
+// different messages; they now share one rule.
+TEST(AddPartitionSpecTest, IdentityNamedAfterAnotherColumnIsRejected) {
+  auto builder = From(NewTable());
+  EXPECT_THAT(builder.AddPartitionSpec(Spec({PartitionBy(1, 0, "data", Transform::Identity())})),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "identity partition from name that exists in schema"));
+  EXPECT_FALSE(builder.HasChanges());
+}
+
 TEST(AddPartitionSpecTest, V1RequiresSequentialFieldIds) {
   auto builder = From(NewTable(1));
   EXPECT_THAT(builder.AddPartitionSpec(Spec({PartitionBy(3, 1001, "ts_day", Transform::Day())})),

@@ -55,7 +55,7 @@ TEST_F(FastAppendTest, FirstAppendWritesManifestListAndSummaryAsJava) {
                                         {"total-equality-deletes", "0"}}));
 
   // Names as Iceberg Java writes them.
-  const std::string dir = MetadataDirectory(m);
+  const std::string dir = spec::MetadataDirectory(m);
   EXPECT_EQ(snapshot->manifest_list,
             StrCat(dir, "/snap-", append.snapshot_id(), "-1-", append.commit_uuid(), ".avro"));
   avro::ManifestList list = ReadList(*io_, *snapshot);
@@ -177,14 +177,15 @@ TEST_F(FastAppendTest, HonoursWriteMetadataPath) {
   EXPECT_TRUE(
       committed->metadata().CurrentSnapshot()->manifest_list.starts_with(metadata_dir + "/snap-"));
   EXPECT_TRUE(Exists(StrCat(metadata_dir, "/", append.commit_uuid(), "-m0.avro")));
-  EXPECT_EQ(DataFileLocation(committed->metadata(), "a=1", "f.parquet"),
+  EXPECT_EQ(spec::DataFileLocation(committed->metadata(), "a=1", "f.parquet"),
             committed->metadata().location + "/data/a=1/f.parquet");
 }
 
 TEST_F(FastAppendTest, HonoursWriteDataPath) {
   Table table = Create("events", nullptr, {{"write.data.path", "file:///lake/data/"}});
-  EXPECT_EQ(DataFileLocation(table.metadata(), "", "f.parquet"), "file:///lake/data/f.parquet");
-  EXPECT_EQ(DataFileLocation(table.metadata(), "a=1", "f.parquet"),
+  EXPECT_EQ(spec::DataFileLocation(table.metadata(), "", "f.parquet"),
+            "file:///lake/data/f.parquet");
+  EXPECT_EQ(spec::DataFileLocation(table.metadata(), "a=1", "f.parquet"),
             "file:///lake/data/a=1/f.parquet");
 }
 

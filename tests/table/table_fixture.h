@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/spec/table_locations.h"
 #include "skade/table/table.h"
-#include "skade/table/table_locations.h"
 #include "skade/util/strings.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
@@ -69,8 +69,8 @@ class TableTest : public ::testing::Test {
   static spec::DataFile File(const Table& table, const std::string& name, int64_t records,
                              const std::string& region = "") {
     spec::DataFile file;
-    file.file_path = DataFileLocation(table.metadata(), region.empty() ? "" : "region=" + region,
-                                      name + ".parquet");
+    file.file_path = spec::DataFileLocation(
+        table.metadata(), region.empty() ? "" : "region=" + region, name + ".parquet");
     file.record_count = records;
     file.file_size_in_bytes = records * 10 + 100;
     file.spec_id = table.metadata().default_spec_id;
@@ -90,7 +90,7 @@ class TableTest : public ::testing::Test {
 
   /// The names in the table's metadata directory.
   std::vector<std::string> MetadataFiles(const Table& table) {
-    return *io_->ListDirectory(MetadataDirectory(table.metadata()));
+    return *io_->ListDirectory(spec::MetadataDirectory(table.metadata()));
   }
 
   skade::testing::TempDir dir_;

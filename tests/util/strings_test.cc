@@ -11,6 +11,13 @@ TEST(StringsTest, StrCatFormatsEveryPieceKind) {
             "aviewsc-57true");
 }
 
+TEST(StringsTest, JoinLocationPutsExactlyOneSlash) {
+  EXPECT_EQ(JoinLocation("file:///w/t", "metadata"), "file:///w/t/metadata");
+  EXPECT_EQ(JoinLocation("file:///w/t//", "/data"), "file:///w/t/data");
+  EXPECT_EQ(JoinLocation("s3://b/t/", "a=1/f.parquet"), "s3://b/t/a=1/f.parquet");
+  EXPECT_EQ(JoinLocation("/", "x"), "//x");
+}
+
 TEST(StringsTest, ParseIntRejectsPartialAndOverflow) {
   EXPECT_EQ(ParseInt64("42"), 42);
   EXPECT_EQ(ParseInt64("-9223372036854775808"), INT64_MIN);

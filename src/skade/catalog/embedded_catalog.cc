@@ -14,6 +14,8 @@
 #include "skade/io/location.h"
 #include "skade/io/tracking_file_io.h"
 #include "skade/spec/catalog_errors.h"
+#include "skade/spec/new_table_metadata.h"
+#include "skade/spec/table_locations.h"
 #include "skade/spec/table_metadata_builder.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/spec/table_properties.h"
@@ -245,12 +247,12 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
           request.write_order ? *request.write_order : *spec::SortOrder::Unsorted(), location,
           request.properties));
   if (request.stage_create) {
-    SKADE_RETURN_NOT_OK(CheckLocations(*metadata, NewMetadataLocation(*metadata, 0)));
+    SKADE_RETURN_NOT_OK(CheckLocations(*metadata, spec::NewMetadataLocation(*metadata, 0)));
     return LoadTableResult{
         "", metadata, std::make_shared<const std::string>(spec::TableMetadataToJson(*metadata))};
   }
-  PreparedCommit commit{
-      identifier, std::nullopt, metadata, nullptr, NewMetadataLocation(*metadata, 0), {}, {}};
+  std::string first_location = spec::NewMetadataLocation(*metadata, 0);
+  PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location, {}, {}};
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
   auto swapped = store_->SwapPointers({{identifier, std::nullopt, commit.new_location, {}}});
   if (!swapped) {
@@ -399,7 +401,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     SKADE_RETURN_NOT_OK(builder.SetLocation(DefaultTableLocation(request.identifier)));
     SKADE_RETURN_NOT_OK(builder.ApplyAll(request.updates));
     SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
-    commit.new_location = NewMetadataLocation(*commit.metadata, 0);
+    commit.new_location = spec::NewMetadataLocation(*commit.metadata, 0);
     for (const auto& snapshot : commit.metadata->snapshots) {
       commit.added_snapshot_ids.push_back(snapshot->snapshot_id);
     }
@@ -426,12 +428,12 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
   }
   SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
   commit.removed_log = builder.removed_metadata_log();
-  int64_t version = ParseMetadataVersion(record->metadata_location);
+  int64_t version = spec::ParseMetadataVersion(record->metadata_location);
   if (version == std::numeric_limits<int64_t>::max()) {  // a registered file may say so
     return InvalidArgument("Cannot commit to ", request.identifier.ToString(),
                            ": metadata version ", version, " cannot be incremented");
   }
-  commit.new_location = NewMetadataLocation(*commit.metadata, version + 1);
+  commit.new_location = spec::NewMetadataLocation(*commit.metadata, version + 1);
   return commit;
 }
 

@@ -1,16 +1,10 @@
-// Where a table's metadata files live and how they are named, read and
-// written — the one place that knows (as LevelDB's db/filename.h).
-//
-// Names follow Iceberg Java: `<metadata dir>/NNNNN-<uuid>.metadata.json`,
-// or `NNNNN-<uuid>.gz.metadata.json` when the table property
-// `write.metadata.compression-codec` is gzip. The metadata dir is
-// `<table location>/metadata` unless `write.metadata.path` is set. Files are
-// immutable: a commit always writes a new one. Stateless; thread-safe.
+// Reading and writing a table's metadata files (their names and directory
+// are spec/table_locations.h's). Files are immutable: a commit always writes
+// a new one. Stateless; thread-safe.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "skade/cache/metadata_file.h"
 #include "skade/io/file_io.h"
@@ -18,13 +12,6 @@
 #include "skade/util/result.h"
 
 namespace skade::catalog {
-
-/// The version number in a metadata file name ("00042-….metadata.json" →
-/// 42), or -1 if the name does not follow the pattern.
-int64_t ParseMetadataVersion(std::string_view location);
-
-/// The location for version `version` of `metadata`'s metadata file.
-std::string NewMetadataLocation(const spec::TableMetadata& metadata, int64_t version);
 
 /// The largest metadata file, manifest list or manifest skade reads: every
 /// one of them may be named by a client.

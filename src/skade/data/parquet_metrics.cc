@@ -13,7 +13,7 @@
 
 #include "skade/data/arrow_error_internal.h"
 #include "skade/data/decimal_internal.h"
-#include "skade/data/truncation.h"
+#include "skade/spec/truncation.h"
 
 namespace skade::data {
 
@@ -187,10 +187,10 @@ void EmitBounds(const ColumnMetrics& column, spec::DataFile* file) {
       (type == TypeId::kString || type == TypeId::kBinary)) {
     int32_t length = column.mode.length;
     bool is_string = type == TypeId::kString;
-    file->lower_bounds[id] = std::string(is_string ? TruncateUtf8(*column.lower, length)
-                                                   : TruncateBinary(*column.lower, length));
-    auto upper = is_string ? TruncateUtf8UpperBound(*column.upper, length)
-                           : TruncateBinaryUpperBound(*column.upper, length);
+    file->lower_bounds[id] = std::string(is_string ? spec::TruncateUtf8(*column.lower, length)
+                                                   : spec::TruncateBinary(*column.lower, length));
+    auto upper = is_string ? spec::TruncateUtf8UpperBound(*column.upper, length)
+                           : spec::TruncateBinaryUpperBound(*column.upper, length);
     if (upper) file->upper_bounds[id] = std::move(*upper);
     return;
   }

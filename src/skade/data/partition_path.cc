@@ -3,13 +3,17 @@
 #include <cstdio>
 
 #include "skade/data/decimal_internal.h"
-#include "skade/data/temporal_internal.h"
+#include "skade/spec/temporal_internal.h"
 #include "skade/util/strings.h"
 
 namespace skade::data {
 
 namespace {
 
+using spec::CivilDate;
+using spec::CivilFromDays;
+using spec::FloorDiv;
+using spec::FloorMod;
 using spec::TransformKind;
 using spec::TypeId;
 

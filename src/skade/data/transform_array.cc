@@ -5,17 +5,23 @@
 #include "skade/data/arrow_error_internal.h"
 #include "skade/data/arrow_schema.h"
 #include "skade/data/arrow_values_internal.h"
-#include "skade/data/bucket_hash.h"
 #include "skade/data/decimal_internal.h"
-#include "skade/data/temporal_internal.h"
-#include "skade/data/truncation.h"
+#include "skade/spec/bucket_hash.h"
+#include "skade/spec/transform_internal.h"
+#include "skade/spec/truncation.h"
 
 namespace skade::data {
 
 namespace {
 
+using spec::BucketHashBytes;
+using spec::BucketHashInt;
+using spec::BucketHashLong;
+using spec::BucketHashTimestampNanos;
+using spec::BucketOf;
 using spec::TransformKind;
 using spec::TypeId;
+namespace internal = spec::internal;
 
 // Builds an array of `type` with `fn(i)` at every slot where `in` has a
 // value and null elsewhere. `Builder` must match `type`.
@@ -128,27 +134,21 @@ Result<std::shared_ptr<arrow::Array>> Truncate(int32_t width, const spec::Type& 
     case TypeId::kInt: {
       if (!HoldsInt32(values)) break;
       const int32_t* raw = values.data()->GetValues<int32_t>(1);
-      return MapValues<arrow::Int32Builder>(values, values.type(), [&](int64_t i) {
-        int64_t v = raw[i];
-        // Wraps like Java's int arithmetic at the bottom of the range.
-        return static_cast<int32_t>(v - (((v % width) + width) % width));
-      });
+      return MapValues<arrow::Int32Builder>(
+          values, values.type(), [&](int64_t i) { return internal::TruncateInt(raw[i], width); });
     }
     case TypeId::kLong: {
       if (!HoldsInt64(values)) break;
       const int64_t* raw = values.data()->GetValues<int64_t>(1);
-      return MapValues<arrow::Int64Builder>(values, values.type(), [&](int64_t i) {
-        int64_t v = raw[i];
-        int64_t remainder = ((v % width) + width) % width;
-        return static_cast<int64_t>(static_cast<uint64_t>(v) - static_cast<uint64_t>(remainder));
-      });
+      return MapValues<arrow::Int64Builder>(
+          values, values.type(), [&](int64_t i) { return internal::TruncateLong(raw[i], width); });
     }
     case TypeId::kDecimal: {
       if (values.type_id() != arrow::Type::DECIMAL128) break;
       const auto& decimals = static_cast<const arrow::Decimal128Array&>(values);
       return MapValues<arrow::Decimal128Builder>(values, values.type(), [&](int64_t i) {
-        Int128 v = FromArrowDecimal128(decimals.GetValue(i));
-        Int128 truncated = v - (((v % width) + width) % width);
+        Int128 truncated =
+            internal::TruncateDecimal(FromArrowDecimal128(decimals.GetValue(i)), width);
         return arrow::Decimal128(static_cast<int64_t>(truncated >> 64),
                                  static_cast<uint64_t>(truncated));
       });
@@ -158,7 +158,8 @@ Result<std::shared_ptr<arrow::Array>> Truncate(int32_t width, const spec::Type& 
       BinaryValues bytes(values);
       bool is_string = source.id() == TypeId::kString;
       auto cut = [&](int64_t i) {
-        return is_string ? TruncateUtf8(bytes[i], width) : TruncateBinary(bytes[i], width);
+        return is_string ? spec::TruncateUtf8(bytes[i], width)
+                         : spec::TruncateBinary(bytes[i], width);
       };
       auto id = values.type_id();
       if (id == arrow::Type::STRING || id == arrow::Type::BINARY) {
@@ -183,9 +184,9 @@ Result<std::shared_ptr<arrow::Array>> Temporal(TransformKind kind, const spec::T
   auto from_days = [kind](int64_t days) -> int32_t {
     switch (kind) {
       case TransformKind::kYear:
-        return YearsFromEpoch(days);
+        return spec::YearsFromEpoch(days);
       case TransformKind::kMonth:
-        return MonthsFromEpoch(days);
+        return spec::MonthsFromEpoch(days);
       default:
         return static_cast<int32_t>(days);
     }
@@ -198,20 +199,18 @@ Result<std::shared_ptr<arrow::Array>> Temporal(TransformKind kind, const spec::T
   }
   if (source.id() != TypeId::kDate && values->type_id() == arrow::Type::TIMESTAMP) {
     const int64_t* raw = values->data()->GetValues<int64_t>(1);
-    int64_t divisor = IsNanos(source.id()) ? 1000 : 1;
-    auto micros = [&](int64_t i) { return FloorDiv(raw[i], divisor); };
+    bool nanos = IsNanos(source.id());
+    auto micros = [&](int64_t i) { return nanos ? internal::MicrosFromNanos(raw[i]) : raw[i]; };
     if (kind == TransformKind::kHour) {
-      return MapValues<arrow::Int32Builder>(*values, result_type, [&](int64_t i) {
-        return static_cast<int32_t>(FloorDiv(micros(i), kMicrosPerHour));
-      });
+      return MapValues<arrow::Int32Builder>(
+          *values, result_type, [&](int64_t i) { return internal::HourFromMicros(micros(i)); });
     }
     if (kind == TransformKind::kDay) {
-      return MapValues<arrow::Date32Builder>(*values, result_type, [&](int64_t i) {
-        return static_cast<int32_t>(FloorDiv(micros(i), kMicrosPerDay));
-      });
+      return MapValues<arrow::Date32Builder>(
+          *values, result_type, [&](int64_t i) { return internal::DayFromMicros(micros(i)); });
     }
     return MapValues<arrow::Int32Builder>(*values, result_type, [&](int64_t i) {
-      return from_days(FloorDiv(micros(i), kMicrosPerDay));
+      return from_days(internal::DayFromMicros(micros(i)));
     });
   }
   return InvalidArgument("Cannot apply a time transform to Arrow type ", values->type()->ToString(),

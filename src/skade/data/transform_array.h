@@ -21,13 +21,8 @@ namespace skade::data {
 /// The result is an array of the transform's result type: int32 for
 /// bucket, year, month and hour; date32 for day; the source's own
 /// representation for identity (`values` itself) and truncate; all nulls for
-/// void. Semantics: bucket[N] is (hash & INT32_MAX) % N with the hash of
-/// bucket_hash.h; truncate[W] is v - (((v % W) + W) % W) for int, long and
-/// the unscaled decimal (with Java's wrap-around at the type's limits), the
-/// first W code points of a string and the first W bytes of binary;
-/// year/month/day/hour count from 1970-01-01T00:00 with floor division, so
-/// instants before the epoch give negative values; nanosecond timestamps
-/// are first floored to microseconds.
+/// void. Each slot is what spec::Transform::Apply gives for that value: both
+/// compute through spec/transform_internal.h and spec/bucket_hash.h.
 ///
 /// kInvalidArgument if the transform does not apply to `source` or the
 /// array does not hold it; kUnsupported for an unknown transform.

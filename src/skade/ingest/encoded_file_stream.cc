@@ -1,21 +1,10 @@
 #include <algorithm>
-#include <cstdio>
 
 #include "skade/ingest/encoded_file_stream_internal.h"
-#include "skade/table/table_locations.h"
+#include "skade/spec/table_locations.h"
 #include "skade/util/clock.h"
 
 namespace skade::ingest {
-
-namespace {
-
-std::string FileName(const std::string& prefix, size_t seq) {
-  char digits[24];
-  std::snprintf(digits, sizeof(digits), "%08zu", seq);
-  return StrCat(prefix, "-", digits, ".parquet");
-}
-
-}  // namespace
 
 EncodedFileStream::EncodedFileStream(const spec::TableMetadata& metadata, DataFileEncoder encoder,
                                      const std::vector<RecordBatchGroup>& groups, WorkerPool& pool,
@@ -67,8 +56,8 @@ void EncodedFileStream::Produce() {
       group_pending_[next_group] = results[i]->size();
       if (results[i]->empty()) --groups_in_flight_;
       for (EncodedFile& file : *results[i]) {
-        file.data_file.file_path = table::DataFileLocation(metadata_, file.partition_path,
-                                                           FileName(prefix_, files_.size()));
+        file.data_file.file_path = spec::DataFileLocation(
+            metadata_, file.partition_path, spec::DataFileName(prefix_, files_.size()));
         files_.push_back(std::move(file));
         file_group_.push_back(next_group);
         ++live_files_;

@@ -1,7 +1,6 @@
 #include "skade/ingest/ingest.h"
 
 #include <atomic>
-#include <cstdio>
 #include <mutex>
 #include <thread>
 
@@ -13,7 +12,7 @@
 #include "skade/ingest/ordered_writer_internal.h"
 #include "skade/ingest/snapshot_committer_internal.h"
 #include "skade/ingest/worker_pool.h"
-#include "skade/table/table_locations.h"
+#include "skade/spec/table_locations.h"
 #include "skade/table/transaction.h"
 #include "skade/util/clock.h"
 #include "skade/util/uuid.h"
@@ -56,12 +55,6 @@ class ProgressReporter {
   IngestProgress progress_;
 };
 
-std::string FileName(const std::string& prefix, size_t seq) {
-  char digits[24];
-  std::snprintf(digits, sizeof(digits), "%08zu", seq);
-  return StrCat(prefix, "-", digits, ".parquet");
-}
-
 Result<data::DataWriterOptions> WriterOptions(const Table& table, const IngestOptions& options) {
   data::DataWriterOptions writer;
   if (options.writer_options) {
@@ -88,8 +81,8 @@ Result<std::vector<EncodedFile>> EncodeAndName(const Table& table,
   std::vector<EncodedFile> files;
   for (auto& group : encoded) {
     for (EncodedFile& file : group) {
-      file.data_file.file_path =
-          table::DataFileLocation(metadata, file.partition_path, FileName(prefix, files.size()));
+      file.data_file.file_path = spec::DataFileLocation(metadata, file.partition_path,
+                                                        spec::DataFileName(prefix, files.size()));
       files.push_back(std::move(file));
     }
   }
@@ -240,9 +233,9 @@ Result<IngestResult> Append(const Table& table, const RecordBatchGroup& batches,
       SKADE_ASSIGN_OR_RAISE(partition_path,
                             data::PartitionPath(*metadata.Spec(), *metadata.Schema(), partition));
     }
-    locations.push_back(
-        {table::DataFileLocation(metadata, partition_path, FileName(prefix, locations.size())),
-         nullptr});
+    locations.push_back({spec::DataFileLocation(metadata, partition_path,
+                                                spec::DataFileName(prefix, locations.size())),
+                         nullptr});
     return locations.back().location;
   };
   auto written = [&]() -> Result<std::vector<spec::DataFile>> {

@@ -156,7 +156,4 @@ Result<std::string> LocalPath(std::string_view location);
 /// empty when it has none.
 std::string ParentLocation(std::string_view location);
 
-/// `location` with exactly one '/' between it and `name`.
-std::string JoinLocation(std::string_view location, std::string_view name);
-
 }  // namespace skade::io

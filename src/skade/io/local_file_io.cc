@@ -323,10 +323,4 @@ std::string ParentLocation(std::string_view location) {
   return std::string(location.substr(0, end));
 }
 
-std::string JoinLocation(std::string_view location, std::string_view name) {
-  while (location.ends_with('/') && location.size() > 1) location.remove_suffix(1);
-  while (name.starts_with('/')) name.remove_prefix(1);
-  return StrCat(location, "/", name);
-}
-
 }  // namespace skade::io

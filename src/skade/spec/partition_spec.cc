@@ -32,6 +32,65 @@ Result<TypePtr> PartitionSpec::PartitionType(const Schema& schema) const {
   return Type::Struct(std::move(out));
 }
 
+bool PartitionSpec::CompatibleWith(const PartitionSpec& other) const {
+  if (fields.size() != other.fields.size()) return false;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const PartitionField& x = fields[i];
+    const PartitionField& y = other.fields[i];
+    if (x.source_id != y.source_id || x.source_ids != y.source_ids || x.name != y.name ||
+        x.transform != y.transform) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool PartitionSpec::HasSequentialIds() const {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].field_id != kPartitionDataIdStart + static_cast<int32_t>(i)) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Partition sources may only be nested in structs, never in lists or maps:
+// a row would have many values, or none, for one partition field.
+Status CheckStructParents(const Schema& schema, int32_t source_id) {
+  for (int32_t parent = schema.FindParentId(source_id); parent != -1;
+       parent = schema.FindParentId(parent)) {
+    const NestedField* field = schema.FindFieldById(parent);
+    if (field->type->id() != TypeId::kStruct) {
+      return InvalidArgument("Invalid partition field parent: ", field->type->ToString());
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status PartitionSpec::CheckCompatible(const Schema& schema) const {
+  for (const auto& field : fields) {
+    if (field.transform.kind() == TransformKind::kVoid) continue;
+    for (int32_t source_id : field.AllSourceIds()) {
+      const NestedField* source = schema.FindFieldById(source_id);
+      if (source == nullptr) {
+        return InvalidArgument("Cannot find source column for partition field: ", field.name);
+      }
+      if (!source->type->is_primitive()) {
+        return InvalidArgument("Cannot partition by non-primitive source field: ",
+                               source->type->ToString());
+      }
+      if (!field.transform.CanTransform(*source->type)) {
+        return InvalidArgument("Invalid source type ", source->type->ToString(),
+                               " for transform: ", field.transform.ToString());
+      }
+      SKADE_RETURN_NOT_OK(CheckStructParents(schema, source_id));
+    }
+  }
+  return OkStatus();
+}
+
 Status PartitionSpec::Validate(const Schema& schema) const {
   absl::flat_hash_set<std::string> names;
   absl::flat_hash_set<int32_t> field_ids;
@@ -43,22 +102,19 @@ Status PartitionSpec::Validate(const Schema& schema) const {
     if (!field_ids.insert(field.field_id).second) {
       return InvalidArgument("Cannot use partition field id more than once: ", field.field_id);
     }
-    const NestedField* source = schema.FindFieldById(field.source_id);
-    if (source == nullptr) {
-      return InvalidArgument("Cannot find source column for partition field: ", field.name);
-    }
-    if (!field.transform.CanTransform(*source->type)) {
-      return InvalidArgument("Invalid source type ", source->type->ToString(),
-                             " for transform: ", field.transform.ToString());
-    }
+    // A partition named after another column would shadow it in queries.
     const NestedField* same_name = schema.FindFieldByName(field.name);
-    if (same_name != nullptr && field.transform.kind() != TransformKind::kVoid &&
-        !(field.transform.kind() == TransformKind::kIdentity && same_name->id == field.source_id)) {
+    if (same_name == nullptr || field.transform.kind() == TransformKind::kVoid) continue;
+    if (field.transform.kind() != TransformKind::kIdentity) {
       return InvalidArgument("Cannot create partition from name that exists in schema: ",
                              field.name);
     }
+    if (same_name->id != field.source_id) {
+      return InvalidArgument("Cannot create identity partition from name that exists in schema ",
+                             "but is sourced from a different field: ", field.name);
+    }
   }
-  return OkStatus();
+  return CheckCompatible(schema);
 }
 
 std::shared_ptr<const PartitionSpec> PartitionSpec::Unpartitioned() {

@@ -22,6 +22,11 @@ struct PartitionField {
   std::string name;
   Transform transform;
 
+  /// Every source column: `source_ids`, or `source_id` alone.
+  std::vector<int32_t> AllSourceIds() const {
+    return source_ids.empty() ? std::vector<int32_t>{source_id} : source_ids;
+  }
+
   bool operator==(const PartitionField& other) const {
     return source_id == other.source_id && source_ids == other.source_ids &&
            field_id == other.field_id && name == other.name && transform == other.transform;
@@ -39,15 +44,31 @@ struct PartitionSpec {
 
   /// True when no field produces a value (no fields, or only void).
   bool IsUnpartitioned() const;
-  /// Same fields (source, field id, name, transform); the spec id is ignored.
-  bool CompatibleWith(const PartitionSpec& other) const { return fields == other.fields; }
+  /// Iceberg's "compatible" specs, which a table treats as the same spec:
+  /// fields with the same sources, transforms and names in the same order.
+  /// Field ids and the spec id are ignored.
+  bool CompatibleWith(const PartitionSpec& other) const;
+  /// Field ids 1000, 1001, … in order, as format v1 requires.
+  bool HasSequentialIds() const;
   /// The largest partition field id, or 999 when there are none.
   int32_t LastAssignedFieldId() const;
   /// The struct type of partition tuples under `schema`. Fields whose source
   /// column is missing (dropped) get type `unknown`.
   Result<TypePtr> PartitionType(const Schema& schema) const;
-  /// Checks sources exist in `schema`, transforms apply to them, and names
-  /// are unique and do not collide with other schema columns unless identity.
+
+  // The two binding rules (Iceberg Java's PartitionSpec.Builder and
+  // PartitionSpec.checkCompatibility). Errors are kInvalidArgument.
+
+  /// Whether `schema` can still evaluate this spec: every non-void field's
+  /// sources exist, are primitive, are nested only in structs (never in a
+  /// list or map) and suit the transform. Void fields may name dropped
+  /// columns (v1 tables keep removed partition fields as void). Checked for
+  /// a table's default spec after every schema change.
+  Status CheckCompatible(const Schema& schema) const;
+  /// The rule for a spec newly bound to `schema` (a new table, an added
+  /// spec, a spec from the CLI): non-empty names used once, field ids used
+  /// once, a name equal to a schema column only for an identity field of
+  /// that very column (void fields are exempt), and CheckCompatible.
   Status Validate(const Schema& schema) const;
 
   static std::shared_ptr<const PartitionSpec> Unpartitioned();

@@ -4,13 +4,19 @@ namespace skade::spec {
 
 Status SortOrder::Validate(const Schema& schema) const {
   for (const auto& field : fields) {
-    const NestedField* source = schema.FindFieldById(field.source_id);
-    if (source == nullptr) {
-      return InvalidArgument("Cannot find source column for sort field: ", field.source_id);
-    }
-    if (!field.transform.CanTransform(*source->type)) {
-      return InvalidArgument("Invalid source type ", source->type->ToString(),
-                             " for transform: ", field.transform.ToString());
+    for (int32_t source_id : field.AllSourceIds()) {
+      const NestedField* source = schema.FindFieldById(source_id);
+      if (source == nullptr) {
+        return InvalidArgument("Cannot find source column for sort field: ", source_id);
+      }
+      if (!source->type->is_primitive()) {
+        return InvalidArgument("Cannot sort by non-primitive source field: ",
+                               source->type->ToString());
+      }
+      if (!field.transform.CanTransform(*source->type)) {
+        return InvalidArgument("Invalid source type ", source->type->ToString(),
+                               " for transform: ", field.transform.ToString());
+      }
     }
   }
   return OkStatus();

@@ -24,6 +24,11 @@ struct SortField {
   SortDirection direction = SortDirection::kAsc;
   NullOrder null_order = NullOrder::kNullsFirst;
 
+  /// Every source column: `source_ids`, or `source_id` alone.
+  std::vector<int32_t> AllSourceIds() const {
+    return source_ids.empty() ? std::vector<int32_t>{source_id} : source_ids;
+  }
+
   bool operator==(const SortField& other) const {
     return transform == other.transform && source_id == other.source_id &&
            source_ids == other.source_ids && direction == other.direction &&
@@ -42,7 +47,8 @@ struct SortOrder {
   bool IsUnsorted() const { return fields.empty(); }
   /// Same fields; the order id is ignored.
   bool SameOrder(const SortOrder& other) const { return fields == other.fields; }
-  /// Checks sources exist in `schema` and transforms apply to them.
+  /// Iceberg Java's SortOrder.checkCompatibility: every source column exists
+  /// in `schema`, is primitive and suits the transform. kInvalidArgument.
   Status Validate(const Schema& schema) const;
 
   static std::shared_ptr<const SortOrder> Unsorted();

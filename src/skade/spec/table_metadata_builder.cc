@@ -29,121 +29,6 @@ struct Overloaded : Fs... {
 template <typename... Fs>
 Overloaded(Fs...) -> Overloaded<Fs...>;
 
-// The source columns of a partition or sort field: several for v3
-// multi-argument transforms, otherwise one.
-std::vector<int32_t> SourceIds(int32_t source_id, const std::vector<int32_t>& source_ids) {
-  return source_ids.empty() ? std::vector<int32_t>{source_id} : source_ids;
-}
-
-// Partition sources may only be nested in structs, never in lists or maps.
-Status CheckStructParents(const Schema& schema, int32_t source_id) {
-  for (int32_t parent = schema.FindParentId(source_id); parent != -1;
-       parent = schema.FindParentId(parent)) {
-    const NestedField* field = schema.FindFieldById(parent);
-    if (field->type->id() != TypeId::kStruct) {
-      return InvalidArgument("Invalid partition field parent: ", field->type->ToString());
-    }
-  }
-  return OkStatus();
-}
-
-// Java's PartitionSpec.checkCompatibility: every non-void field reads an
-// existing primitive column its transform accepts. Void fields may name
-// columns that were dropped (v1 tables keep removed partition fields as void).
-Status CheckSpecCompatible(const PartitionSpec& spec, const Schema& schema) {
-  for (const auto& field : spec.fields) {
-    if (field.transform.kind() == TransformKind::kVoid) continue;
-    for (int32_t source_id : SourceIds(field.source_id, field.source_ids)) {
-      const NestedField* source = schema.FindFieldById(source_id);
-      if (source == nullptr) {
-        return InvalidArgument("Cannot find source column for partition field: ", field.name);
-      }
-      if (!source->type->is_primitive()) {
-        return InvalidArgument("Cannot partition by non-primitive source field: ",
-                               source->type->ToString());
-      }
-      if (!field.transform.CanTransform(*source->type)) {
-        return InvalidArgument("Invalid source type ", source->type->ToString(),
-                               " for transform: ", field.transform.ToString());
-      }
-      SKADE_RETURN_NOT_OK(CheckStructParents(schema, source_id));
-    }
-  }
-  return OkStatus();
-}
-
-// The checks Iceberg makes when a spec is bound to a schema: unique,
-// non-empty names that do not shadow other columns, unique field ids.
-Status CheckNewSpec(const PartitionSpec& spec, const Schema& schema) {
-  absl::flat_hash_set<std::string> names;
-  absl::flat_hash_set<int32_t> field_ids;
-  for (const auto& field : spec.fields) {
-    if (field.name.empty()) return InvalidArgument("Cannot use empty partition name");
-    if (!names.insert(field.name).second) {
-      return InvalidArgument("Cannot use partition name more than once: ", field.name);
-    }
-    if (!field_ids.insert(field.field_id).second) {
-      return InvalidArgument("Cannot use partition field id more than once: ", field.field_id);
-    }
-    const NestedField* same_name = schema.FindFieldByName(field.name);
-    if (same_name == nullptr || field.transform.kind() == TransformKind::kVoid) continue;
-    if (field.transform.kind() != TransformKind::kIdentity) {
-      return InvalidArgument("Cannot create partition from name that exists in schema: ",
-                             field.name);
-    }
-    if (same_name->id != field.source_id) {
-      return InvalidArgument("Cannot create identity partition sourced from different field in ",
-                             "schema: ", field.name);
-    }
-  }
-  return CheckSpecCompatible(spec, schema);
-}
-
-// Java's SortOrder.checkCompatibility.
-Status CheckSortOrderCompatible(const SortOrder& order, const Schema& schema) {
-  for (const auto& field : order.fields) {
-    for (int32_t source_id : SourceIds(field.source_id, field.source_ids)) {
-      const NestedField* source = schema.FindFieldById(source_id);
-      if (source == nullptr) {
-        return InvalidArgument("Cannot find source column for sort field: ", source_id);
-      }
-      if (!source->type->is_primitive()) {
-        return InvalidArgument("Cannot sort by non-primitive source field: ",
-                               source->type->ToString());
-      }
-      if (!field.transform.CanTransform(*source->type)) {
-        return InvalidArgument("Invalid source type ", source->type->ToString(),
-                               " for transform: ", field.transform.ToString());
-      }
-    }
-  }
-  return OkStatus();
-}
-
-// Iceberg treats specs as the same when their fields read the same sources
-// through the same transforms under the same names; field ids do not matter.
-bool SameSpecFields(const PartitionSpec& a, const PartitionSpec& b) {
-  if (a.fields.size() != b.fields.size()) return false;
-  for (size_t i = 0; i < a.fields.size(); ++i) {
-    const PartitionField& x = a.fields[i];
-    const PartitionField& y = b.fields[i];
-    if (x.source_id != y.source_id || x.source_ids != y.source_ids || x.name != y.name ||
-        x.transform != y.transform) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool HasSequentialIds(const PartitionSpec& spec) {
-  for (size_t i = 0; i < spec.fields.size(); ++i) {
-    if (spec.fields[i].field_id != PartitionSpec::kPartitionDataIdStart + static_cast<int32_t>(i)) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // As Java's LocationUtil.stripTrailingSlash: "s3://b/t/" → "s3://b/t", but a
 // bare scheme ("file://") keeps its slashes.
 std::string StripTrailingSlash(std::string location) {
@@ -332,7 +217,7 @@ Status TableMetadataBuilder::SetCurrentSchema(int32_t schema_id) {
 
 std::optional<int32_t> TableMetadataBuilder::FindCompatibleSpecId(const PartitionSpec& spec) const {
   for (const auto& existing : metadata_.partition_specs) {
-    if (SameSpecFields(*existing, spec)) return existing->spec_id;
+    if (existing->CompatibleWith(spec)) return existing->spec_id;
   }
   return std::nullopt;
 }
@@ -369,8 +254,8 @@ Status TableMetadataBuilder::AddPartitionSpec(const PartitionSpecPtr& spec) {
     }
     field.field_id = static_cast<int32_t>(field_id);
   }
-  SKADE_RETURN_NOT_OK(CheckNewSpec(*added, *schema));
-  if (metadata_.format_version == 1 && !HasSequentialIds(*added)) {
+  SKADE_RETURN_NOT_OK(added->Validate(*schema));
+  if (metadata_.format_version == 1 && !added->HasSequentialIds()) {
     return InvalidArgument("Spec does not use sequential IDs that are required in v1");
   }
 
@@ -425,7 +310,7 @@ Status TableMetadataBuilder::AddSortOrder(const SortOrderPtr& order) {
   if (!order->IsUnsorted()) {
     SchemaPtr schema = metadata_.SchemaById(metadata_.current_schema_id);
     if (!schema) return InvalidArgument("Cannot add a sort order to a table without a schema");
-    SKADE_RETURN_NOT_OK(CheckSortOrderCompatible(*order, *schema));
+    SKADE_RETURN_NOT_OK(order->Validate(*schema));
     auto fresh = std::make_shared<SortOrder>(*order);
     fresh->order_id = order_id;
     added = std::move(fresh);
@@ -793,13 +678,13 @@ Status TableMetadataBuilder::ValidateResult() const {
     return InvalidArgument("Invalid table metadata: default partition spec ", m.default_spec_id,
                            " does not exist");
   }
-  SKADE_RETURN_NOT_OK(CheckSpecCompatible(*spec, *schema));
+  SKADE_RETURN_NOT_OK(spec->CheckCompatible(*schema));
   SortOrderPtr order = m.SortOrderById(m.default_sort_order_id);
   if (!order) {
     return InvalidArgument("Invalid table metadata: default sort order ", m.default_sort_order_id,
                            " does not exist");
   }
-  SKADE_RETURN_NOT_OK(CheckSortOrderCompatible(*order, *schema));
+  SKADE_RETURN_NOT_OK(order->Validate(*schema));
 
   if (m.format_version == 1 && m.last_sequence_number != 0) {
     return InvalidArgument("Sequence number must be 0 in v1: ", m.last_sequence_number);
@@ -849,140 +734,6 @@ Result<TableMetadataPtr> TableMetadataBuilder::Build() {
   metadata_.last_updated_ms = last_updated_ms;
   metadata_.Finalize();
   return std::make_shared<const TableMetadata>(std::move(metadata_));
-}
-
-namespace {
-
-TypePtr WithFreshIds(const TypePtr& type, int32_t* last_id);
-
-// Iceberg's TypeUtil.assignFreshIds order: a struct's own fields take
-// consecutive ids first, then each field's nested type is visited in turn.
-std::vector<NestedField> FieldsWithFreshIds(const std::vector<NestedField>& fields,
-                                            int32_t* last_id) {
-  std::vector<NestedField> out = fields;
-  for (auto& field : out) field.id = ++*last_id;
-  for (auto& field : out) field.type = WithFreshIds(field.type, last_id);
-  return out;
-}
-
-TypePtr WithFreshIds(const TypePtr& type, int32_t* last_id) {
-  switch (type->id()) {
-    case TypeId::kStruct:
-      return Type::Struct(FieldsWithFreshIds(type->fields(), last_id));
-    case TypeId::kList: {
-      NestedField element = type->list_element();
-      element.id = ++*last_id;
-      element.type = WithFreshIds(element.type, last_id);
-      return Type::List(std::move(element));
-    }
-    case TypeId::kMap: {
-      NestedField key = type->map_key();
-      NestedField value = type->map_value();
-      key.id = ++*last_id;
-      value.id = ++*last_id;
-      key.type = WithFreshIds(key.type, last_id);
-      value.type = WithFreshIds(value.type, last_id);
-      return Type::Map(std::move(key), std::move(value));
-    }
-    default:
-      return type;
-  }
-}
-
-// The id in `fresh` of the column that has `id` in `original`, matched by
-// full name.
-Result<int32_t> FreshSourceId(const Schema& original, const Schema& fresh, int32_t id,
-                              std::string_view what) {
-  std::string name = original.FindColumnName(id);
-  const NestedField* field = name.empty() ? nullptr : fresh.FindFieldByName(name);
-  if (field == nullptr) return InvalidArgument("Cannot find source column for ", what, ": ", id);
-  return field->id;
-}
-
-Result<std::vector<int32_t>> FreshSourceIds(const Schema& original, const Schema& fresh,
-                                            const std::vector<int32_t>& ids,
-                                            std::string_view what) {
-  std::vector<int32_t> out;
-  for (int32_t id : ids) {
-    SKADE_ASSIGN_OR_RAISE(int32_t fresh_id, FreshSourceId(original, fresh, id, what));
-    out.push_back(fresh_id);
-  }
-  return out;
-}
-
-bool IsReservedProperty(const std::string& key) {
-  for (const char* reserved : kReservedProperties) {
-    if (key == reserved) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-Result<TableMetadataPtr> NewTableMetadata(const Schema& schema, const PartitionSpec& spec,
-                                          const SortOrder& order, const std::string& location,
-                                          const std::map<std::string, std::string>& properties,
-                                          std::optional<int> format_version) {
-  int version = kDefaultFormatVersion;
-  if (format_version) {
-    version = *format_version;
-  } else if (auto it = properties.find(kFormatVersionProperty); it != properties.end()) {
-    auto parsed = ParseInt32(it->second);
-    if (!parsed) return InvalidArgument("Invalid format version: ", it->second);
-    version = *parsed;
-  }
-  if (version < kMinFormatVersion || version > kMaxFormatVersion) {
-    return InvalidArgument("Unsupported format version: v", version, " (supported: v",
-                           kMaxFormatVersion, ")");
-  }
-
-  int32_t last_column_id = 0;
-  auto fresh_struct = FieldsWithFreshIds(schema.fields(), &last_column_id);
-  Schema unkeyed(Schema::kInitialSchemaId, fresh_struct);
-  SKADE_ASSIGN_OR_RAISE(
-      auto identifier_ids,
-      FreshSourceIds(schema, unkeyed, schema.identifier_field_ids(), "identifier field"));
-  auto fresh_schema = std::make_shared<const Schema>(Schema::kInitialSchemaId,
-                                                     std::move(fresh_struct), identifier_ids);
-
-  auto fresh_spec = std::make_shared<PartitionSpec>();
-  for (const auto& field : spec.fields) {
-    PartitionField fresh = field;
-    SKADE_ASSIGN_OR_RAISE(fresh.source_id,
-                          FreshSourceId(schema, *fresh_schema, field.source_id, "partition field"));
-    SKADE_ASSIGN_OR_RAISE(fresh.source_ids, FreshSourceIds(schema, *fresh_schema, field.source_ids,
-                                                           "partition field"));
-    fresh.field_id =
-        PartitionSpec::kPartitionDataIdStart + static_cast<int32_t>(fresh_spec->fields.size());
-    fresh_spec->fields.push_back(std::move(fresh));
-  }
-
-  auto fresh_order = std::make_shared<SortOrder>();
-  for (const auto& field : order.fields) {
-    SortField fresh = field;
-    SKADE_ASSIGN_OR_RAISE(fresh.source_id,
-                          FreshSourceId(schema, *fresh_schema, field.source_id, "sort field"));
-    SKADE_ASSIGN_OR_RAISE(fresh.source_ids,
-                          FreshSourceIds(schema, *fresh_schema, field.source_ids, "sort field"));
-    fresh_order->fields.push_back(std::move(fresh));
-  }
-
-  // Iceberg writes new tables with zstd Parquet unless told otherwise.
-  std::map<std::string, std::string> persisted{{kParquetCompression, "zstd"}};
-  for (const auto& [key, value] : properties) {
-    if (!IsReservedProperty(key)) persisted[key] = value;
-  }
-
-  auto builder = TableMetadataBuilder::BuildFromEmpty(version);
-  SKADE_RETURN_NOT_OK(builder.AddSchema(fresh_schema, last_column_id));
-  SKADE_RETURN_NOT_OK(builder.SetCurrentSchema(kLastAdded));
-  SKADE_RETURN_NOT_OK(builder.AddPartitionSpec(fresh_spec));
-  SKADE_RETURN_NOT_OK(builder.SetDefaultSpec(kLastAdded));
-  SKADE_RETURN_NOT_OK(builder.AddSortOrder(fresh_order));
-  SKADE_RETURN_NOT_OK(builder.SetDefaultSortOrder(kLastAdded));
-  SKADE_RETURN_NOT_OK(builder.SetLocation(location));
-  SKADE_RETURN_NOT_OK(builder.SetProperties(persisted));
-  return builder.Build();
 }
 
 }  // namespace skade::spec

@@ -53,14 +53,16 @@ class TableMetadataBuilder {
   Status AddSchema(const SchemaPtr& schema, std::optional<int32_t> last_column_id = std::nullopt);
   /// `schema_id` kLastAdded means the schema of this commit's last AddSchema.
   Status SetCurrentSchema(int32_t schema_id);
-  /// Adds `spec`, bound to the current schema, unless a spec with the same
-  /// fields (source, transform, name; field ids ignored) exists. Fields whose
-  /// field_id is 0 (not given by the client) get last-partition-id + 1, … (v1:
-  /// 1000 + position, as v1 requires sequential ids). Raises last-partition-id.
+  /// Adds `spec` unless a compatible one exists (PartitionSpec::
+  /// CompatibleWith: field ids ignored). Fields whose field_id is 0 (not
+  /// given by the client) get last-partition-id + 1, … (v1: 1000 + position,
+  /// as v1 requires sequential ids); then PartitionSpec::Validate binds it
+  /// to the current schema. Raises last-partition-id.
   Status AddPartitionSpec(const PartitionSpecPtr& spec);
   Status SetDefaultSpec(int32_t spec_id);
   /// The unsorted order always has id 0; other orders reuse an identical
-  /// order's id or get max id + 1 (at least 1).
+  /// order's id or get max id + 1 (at least 1), after SortOrder::Validate
+  /// against the current schema.
   Status AddSortOrder(const SortOrderPtr& order);
   Status SetDefaultSortOrder(int32_t order_id);
   /// Adds a snapshot without moving any ref. kCommitFailed (retryable) when
@@ -97,7 +99,9 @@ class TableMetadataBuilder {
   const std::vector<TableUpdate>& changes() const { return changes_; }
   bool HasChanges() const { return !changes_.empty(); }
 
-  /// Validates the result and produces the new metadata: sets
+  /// Validates the result (the default spec must still be compatible with
+  /// the current schema, the default order valid for it, refs and the
+  /// current snapshot consistent) and produces the new metadata: sets
   /// last-updated-ms, appends the base file to metadata-log (trimmed to
   /// previous-versions-max), and finalizes snapshot-log. Without changes it
   /// returns the base unchanged. Afterwards only changes() and
@@ -136,17 +140,5 @@ class TableMetadataBuilder {
   std::optional<int64_t> commit_time_ms_;
   bool is_new_ = false;
 };
-
-/// Metadata for a new table as Iceberg's `newTableMetadata` builds it: fresh
-/// field ids for the schema (1…n, each struct's fields before their
-/// children), identifier fields remapped, spec fields re-bound to them with
-/// ids from 1000, the sort order re-bound (id 1, or 0 if unsorted), reserved
-/// properties removed, `write.parquet.compression-codec=zstd` unless set, and
-/// `format-version` taken from `format_version`, else from `properties`
-/// (default 2). Errors are kInvalidArgument.
-Result<TableMetadataPtr> NewTableMetadata(const Schema& schema, const PartitionSpec& spec,
-                                          const SortOrder& order, const std::string& location,
-                                          const std::map<std::string, std::string>& properties,
-                                          std::optional<int> format_version = std::nullopt);
 
 }  // namespace skade::spec

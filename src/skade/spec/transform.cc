@@ -1,5 +1,12 @@
 #include "skade/spec/transform.h"
 
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "skade/spec/bucket_hash.h"
+#include "skade/spec/transform_internal.h"
+#include "skade/spec/truncation.h"
 #include "skade/util/strings.h"
 
 namespace skade::spec {
@@ -99,6 +106,130 @@ Result<TypePtr> Transform::ResultType(const TypePtr& source) const {
     default:
       return source;
   }
+}
+
+namespace {
+
+bool IsNanos(TypeId id) { return id == TypeId::kTimestampNs || id == TypeId::kTimestampTzNs; }
+
+// The hash bucket[N] reduces; nullopt when `value` does not hold `id`.
+std::optional<int32_t> HashForBucket(TypeId id, const Literal::Value& value) {
+  switch (id) {
+    case TypeId::kInt:
+    case TypeId::kDate:
+      if (const auto* v = std::get_if<int32_t>(&value)) return BucketHashInt(*v);
+      break;
+    case TypeId::kLong:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      if (const auto* v = std::get_if<int64_t>(&value)) return BucketHashLong(*v);
+      break;
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      if (const auto* v = std::get_if<int64_t>(&value)) return BucketHashTimestampNanos(*v);
+      break;
+    case TypeId::kDecimal:
+      // Hashed in minimal form, whatever width the literal was read with.
+      if (const auto* v = std::get_if<std::string>(&value)) {
+        return BucketHashBytes(MinimalBigEndian(FromBigEndian(*v)));
+      }
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixed:
+    case TypeId::kUuid:
+      if (const auto* v = std::get_if<std::string>(&value)) return BucketHashBytes(*v);
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::optional<Literal::Value> TruncateValue(TypeId id, int32_t width, const Literal::Value& value) {
+  switch (id) {
+    case TypeId::kInt:
+      if (const auto* v = std::get_if<int32_t>(&value)) return internal::TruncateInt(*v, width);
+      break;
+    case TypeId::kLong:
+      if (const auto* v = std::get_if<int64_t>(&value)) return internal::TruncateLong(*v, width);
+      break;
+    case TypeId::kDecimal:
+      if (const auto* v = std::get_if<std::string>(&value)) {
+        return MinimalBigEndian(internal::TruncateDecimal(FromBigEndian(*v), width));
+      }
+      break;
+    case TypeId::kString:
+      if (const auto* v = std::get_if<std::string>(&value)) {
+        return std::string(TruncateUtf8(*v, width));
+      }
+      break;
+    case TypeId::kBinary:
+      if (const auto* v = std::get_if<std::string>(&value)) {
+        return std::string(TruncateBinary(*v, width));
+      }
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::optional<int32_t> TimeValue(TransformKind kind, TypeId id, const Literal::Value& value) {
+  int64_t days = 0;
+  if (id == TypeId::kDate) {
+    const auto* v = std::get_if<int32_t>(&value);
+    if (v == nullptr) return std::nullopt;
+    days = *v;
+  } else {
+    const auto* v = std::get_if<int64_t>(&value);
+    if (v == nullptr) return std::nullopt;
+    int64_t micros = IsNanos(id) ? internal::MicrosFromNanos(*v) : *v;
+    if (kind == TransformKind::kHour) return internal::HourFromMicros(micros);
+    days = internal::DayFromMicros(micros);
+  }
+  switch (kind) {
+    case TransformKind::kYear:
+      return YearsFromEpoch(days);
+    case TransformKind::kMonth:
+      return MonthsFromEpoch(days);
+    default:
+      return static_cast<int32_t>(days);
+  }
+}
+
+}  // namespace
+
+Result<Literal> Transform::Apply(const Literal& value) const {
+  if (kind_ == TransformKind::kUnknown) {
+    return Unsupported("Cannot apply the unknown transform ", ToString());
+  }
+  const TypePtr& source = value.type();
+  if (!source) return InvalidArgument("Cannot apply ", ToString(), " to an untyped value");
+  SKADE_ASSIGN_OR_RAISE(auto result_type, ResultType(source));
+  if (value.is_null() || kind_ == TransformKind::kVoid) return Literal::Null(result_type);
+  switch (kind_) {
+    case TransformKind::kIdentity:
+      return value;
+    case TransformKind::kBucket:
+      if (auto hash = HashForBucket(source->id(), value.value())) {
+        return Literal(result_type, BucketOf(*hash, param_));
+      }
+      break;
+    case TransformKind::kTruncate:
+      if (auto truncated = TruncateValue(source->id(), param_, value.value())) {
+        return Literal(result_type, std::move(*truncated));
+      }
+      break;
+    default:
+      if (auto transformed = TimeValue(kind_, source->id(), value.value())) {
+        return Literal(result_type, *transformed);
+      }
+      break;
+  }
+  return InvalidArgument("Cannot apply ", ToString(), " to ", value.ToString(), ": the value does ",
+                         "not hold a ", source->ToString());
 }
 
 }  // namespace skade::spec

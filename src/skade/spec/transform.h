@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "skade/spec/literal.h"
 #include "skade/spec/type.h"
 #include "skade/util/result.h"
 
@@ -56,6 +57,19 @@ class Transform {
   /// int, identity/truncate/void → the source type). kInvalidArgument if the
   /// source type is not supported.
   Result<TypePtr> ResultType(const TypePtr& source) const;
+
+  /// The transform of one value; `value`'s type is the source type. The
+  /// result is a literal of ResultType (null for a null value and for
+  /// void). Semantics as the spec defines them: bucket[N] is
+  /// (hash & INT32_MAX) % N with the hash of bucket_hash.h; truncate[W] is
+  /// v - (v mod W) for int, long and the unscaled decimal, the first W code
+  /// points of a string and the first W bytes of binary; year, month, day
+  /// and hour count from 1970-01-01T00:00 with floor division (nanosecond
+  /// timestamps floored to µs first). data/transform_array.h applies the
+  /// same rules to Arrow arrays. kInvalidArgument if the transform does not
+  /// apply to the type or the value does not hold it; kUnsupported for an
+  /// unknown transform.
+  Result<Literal> Apply(const Literal& value) const;
 
   bool operator==(const Transform& other) const {
     return kind_ == other.kind_ && param_ == other.param_ && unknown_name_ == other.unknown_name_;

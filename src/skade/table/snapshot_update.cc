@@ -4,8 +4,8 @@
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
+#include "skade/spec/table_locations.h"
 #include "skade/table/commit_retry_internal.h"
-#include "skade/table/table_locations.h"
 #include "skade/util/clock.h"
 #include "skade/util/random.h"
 #include "skade/util/uuid.h"
@@ -34,7 +34,7 @@ Status SnapshotUpdate::Validate(const spec::TableMetadata& /*current*/) { return
 
 Result<std::string> SnapshotUpdate::WriteNewManifest(const spec::TableMetadata& base,
                                                      std::string_view bytes) {
-  std::string location = ManifestLocation(base, commit_uuid_, manifest_count_++);
+  std::string location = spec::ManifestLocation(base, commit_uuid_, manifest_count_++);
   SKADE_RETURN_NOT_OK(io().WriteFile(location, bytes, table_.durable_files()));
   written_manifests_.push_back(location);
   return location;
@@ -78,7 +78,8 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base)
     snapshot->first_row_id = base.next_row_id;
     snapshot->added_rows = writer->next_row_id() - base.next_row_id;
   }
-  snapshot->manifest_list = ManifestListLocation(base, snapshot_id_, ++attempt_, commit_uuid_);
+  snapshot->manifest_list =
+      spec::ManifestListLocation(base, snapshot_id_, ++attempt_, commit_uuid_);
   SKADE_RETURN_NOT_OK(writer->WriteTo(io(), snapshot->manifest_list, table_.durable_files()));
   written_manifest_lists_.push_back(snapshot->manifest_list);
 

@@ -97,7 +97,7 @@ class SnapshotUpdate {
       const spec::TableMetadata& base, const std::vector<spec::ManifestFile>& current,
       SnapshotSummaryBuilder* summary) = 0;
 
-  /// Writes `bytes` as this update's next manifest (see table_locations.h)
+  /// Writes `bytes` as this update's next manifest (see spec/table_locations.h)
   /// and returns its location.
   Result<std::string> WriteNewManifest(const spec::TableMetadata& base, std::string_view bytes);
 

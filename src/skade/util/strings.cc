@@ -41,6 +41,12 @@ std::string Join(const std::vector<std::string>& pieces, std::string_view separa
   return out;
 }
 
+std::string JoinLocation(std::string_view location, std::string_view name) {
+  while (location.ends_with('/') && location.size() > 1) location.remove_suffix(1);
+  while (name.starts_with('/')) name.remove_prefix(1);
+  return StrCat(location, "/", name);
+}
+
 std::optional<int64_t> ParseInt64(std::string_view text) {
   int64_t value = 0;
   if (text.empty()) return std::nullopt;

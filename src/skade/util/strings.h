@@ -62,6 +62,9 @@ std::vector<std::string> Split(std::string_view text, char separator);
 /// Joins `pieces` with `separator`.
 std::string Join(const std::vector<std::string>& pieces, std::string_view separator);
 
+/// `location` (a file URI or path) with exactly one '/' between it and `name`.
+std::string JoinLocation(std::string_view location, std::string_view name);
+
 /// Parses the whole of `text` as a base-10 integer; nullopt if it is not one
 /// or does not fit.
 std::optional<int64_t> ParseInt64(std::string_view text);

@@ -1,4 +1,4 @@
-#include "skade/data/bucket_hash.h"
+#include "skade/spec/bucket_hash.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-namespace skade::data {
+namespace skade::spec {
 namespace {
 
 using std::chrono::days;
@@ -132,4 +132,4 @@ TEST(BucketHashTest, BucketDropsTheSignBit) {
 }
 
 }  // namespace
-}  // namespace skade::data
+}  // namespace skade::spec

@@ -1,12 +1,12 @@
-#include "skade/data/bucket_hash.h"
+#include "skade/spec/bucket_hash.h"
 
 #include <bit>
 #include <cmath>
 #include <cstring>
 
-#include "skade/data/temporal_internal.h"
+#include "skade/spec/temporal_internal.h"
 
-namespace skade::data {
+namespace skade::spec {
 
 namespace {
 
@@ -87,4 +87,4 @@ int32_t BucketHashDouble(double value) {
   return BucketHashLong(bits);
 }
 
-}  // namespace skade::data
+}  // namespace skade::spec

@@ -1,8 +1,8 @@
-#include "skade/data/truncation.h"
+#include "skade/spec/truncation.h"
 
 #include <gtest/gtest.h>
 
-namespace skade::data {
+namespace skade::spec {
 namespace {
 
 TEST(TruncationTest, Utf8CountsCodePointsNotBytes) {
@@ -62,4 +62,4 @@ TEST(TruncationTest, Binary) {
 }
 
 }  // namespace
-}  // namespace skade::data
+}  // namespace skade::spec

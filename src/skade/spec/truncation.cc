@@ -1,8 +1,8 @@
-#include "skade/data/truncation.h"
+#include "skade/spec/truncation.h"
 
 #include <vector>
 
-namespace skade::data {
+namespace skade::spec {
 
 namespace {
 
@@ -111,4 +111,4 @@ std::optional<std::string> TruncateBinaryUpperBound(std::string_view bytes, int3
   return std::nullopt;
 }
 
-}  // namespace skade::data
+}  // namespace skade::spec

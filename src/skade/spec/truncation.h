@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace skade::data {
+namespace skade::spec {
 
 /// The first `code_points` code points of `text` (all of it if shorter).
 /// Bytes that are not valid UTF-8 count as one code point each.
@@ -30,4 +30,4 @@ std::string_view TruncateBinary(std::string_view bytes, int32_t length);
 /// As TruncateUtf8UpperBound, in bytes.
 std::optional<std::string> TruncateBinaryUpperBound(std::string_view bytes, int32_t length);
 
-}  // namespace skade::data
+}  // namespace skade::spec

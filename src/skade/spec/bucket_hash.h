@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace skade::data {
+namespace skade::spec {
 
 /// Murmur3 x86_32 of `bytes` with `seed`.
 int32_t Murmur3X86Hash32(std::string_view bytes, uint32_t seed = 0);
@@ -34,4 +34,4 @@ int32_t BucketHashDouble(double value);
 /// The bucket of a hash: (hash & INT32_MAX) % buckets. `buckets` > 0.
 inline int32_t BucketOf(int32_t hash, int32_t buckets) { return (hash & 0x7FFFFFFF) % buckets; }
 
-}  // namespace skade::data
+}  // namespace skade::spec

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace skade::data {
+namespace skade::spec {
 
 inline constexpr int64_t kMicrosPerSecond = 1'000'000;
 inline constexpr int64_t kMicrosPerHour = 3600 * kMicrosPerSecond;
@@ -48,4 +48,4 @@ inline int32_t MonthsFromEpoch(int64_t days) {
   return static_cast<int32_t>((date.year - 1970) * 12 + (date.month - 1));
 }
 
-}  // namespace skade::data
+}  // namespace skade::spec
