@@ -52,11 +52,11 @@
 #include "ingest/bench_data.h"
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/ingest/ingest.h"
-#include "skade/ingest/latency_file_io.h"
 #include "skade/ingest/worker_pool.h"
 #include "skade/util/clock.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/strings.h"
+#include "testing/latency_file_io.h"
 
 namespace skade::bench {
 namespace {
@@ -263,7 +263,7 @@ Case IngestCase(const Args& args, const std::string& scenario, const std::string
   std::shared_ptr<io::FileIO> io = io::NewLocalFileIO();
   if (latency_ms > 0) {
     auto data_write = std::chrono::microseconds(latency_ms * 1000);
-    io = std::make_shared<ingest::LatencyFileIO>(io, data_write, data_write / 3);
+    io = std::make_shared<skade::testing::LatencyFileIO>(io, data_write, data_write / 3);
   }
   std::string name = StrCat(scenario, variant.empty() ? "" : "_", variant, "_", latency_ms);
   auto catalog = std::make_shared<Result<std::shared_ptr<catalog::EmbeddedCatalog>>>(

@@ -1,5 +1,7 @@
 #include "skade/table/table_locations.h"
 
+#include <cstdio>
+
 #include "skade/io/file_io.h"
 #include "skade/spec/table_properties.h"
 #include "skade/util/strings.h"
@@ -35,6 +37,12 @@ std::string ManifestListLocation(const spec::TableMetadata& metadata, int64_t sn
                                  int attempt, std::string_view commit_uuid) {
   return io::JoinLocation(MetadataDirectory(metadata),
                           StrCat("snap-", snapshot_id, "-", attempt, "-", commit_uuid, ".avro"));
+}
+
+std::string DataFileName(std::string_view prefix, int64_t seq) {
+  char digits[24];
+  std::snprintf(digits, sizeof(digits), "%08lld", static_cast<long long>(seq));
+  return StrCat(prefix, "-", digits, ".parquet");
 }
 
 std::string DataFileLocation(const spec::TableMetadata& metadata, std::string_view partition_path,

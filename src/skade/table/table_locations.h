@@ -31,6 +31,10 @@ std::string ManifestLocation(const spec::TableMetadata& metadata, std::string_vi
 std::string ManifestListLocation(const spec::TableMetadata& metadata, int64_t snapshot_id,
                                  int attempt, std::string_view commit_uuid);
 
+/// The `seq`-th (from 0) data file an ingest under `prefix` writes:
+/// `<prefix>-<seq:08>.parquet`.
+std::string DataFileName(std::string_view prefix, int64_t seq);
+
 /// A data file named `file_name` in the partition directory `partition_path`
 /// ("a=1/b=x", empty for an unpartitioned table).
 std::string DataFileLocation(const spec::TableMetadata& metadata, std::string_view partition_path,

@@ -1,7 +1,7 @@
 // LatencyFileIO: wraps a FileIO and makes every file write take longer, to
 // simulate a slow object store or a slow fsync in benchmarks and tests
 // (writes to an object store cost milliseconds each; so does an fsync on
-// many disks).
+// many disks). Used by tests/ingest and bench/ingest; not a product FileIO.
 //
 // A write (WriteFile, or Close() of a streamed file) first does the real
 // write, then sleeps: `metadata_write` for files in a `metadata/` directory
@@ -15,11 +15,12 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "skade/io/file_io.h"
 
-namespace skade::ingest {
+namespace skade::testing {
 
 class LatencyFileIO : public io::FileIO {
  public:
@@ -30,9 +31,17 @@ class LatencyFileIO : public io::FileIO {
   Result<std::string> ReadFile(std::string_view location) override {
     return base_->ReadFile(location);
   }
-  Status WriteFile(std::string_view location, std::string_view contents, bool durable) override;
+  Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
+    Status written = base_->WriteFile(location, contents, durable);
+    std::this_thread::sleep_for(LatencyOf(location));
+    return written;
+  }
   Result<std::unique_ptr<io::OutputFile>> NewOutputFile(std::string_view location,
-                                                        bool durable) override;
+                                                        bool durable) override {
+    SKADE_ASSIGN_OR_RAISE(auto file, base_->NewOutputFile(location, durable));
+    return std::unique_ptr<io::OutputFile>(
+        new LatencyOutputFile(std::move(file), LatencyOf(location)));
+  }
   Status DeleteFile(std::string_view location) override { return base_->DeleteFile(location); }
   Result<bool> Exists(std::string_view location) override { return base_->Exists(location); }
   Result<int64_t> FileSize(std::string_view location) override { return base_->FileSize(location); }
@@ -48,12 +57,35 @@ class LatencyFileIO : public io::FileIO {
   }
 
   /// The delay a write to `location` gets.
-  std::chrono::microseconds LatencyOf(std::string_view location) const;
+  std::chrono::microseconds LatencyOf(std::string_view location) const {
+    size_t slash = location.rfind('/');
+    std::string_view directory = location.substr(0, slash == std::string_view::npos ? 0 : slash);
+    return directory.ends_with("/metadata") || directory == "metadata" ? metadata_write_
+                                                                       : data_write_;
+  }
 
  private:
+  class LatencyOutputFile : public io::OutputFile {
+   public:
+    LatencyOutputFile(std::unique_ptr<io::OutputFile> base, std::chrono::microseconds latency)
+        : base_(std::move(base)), latency_(latency) {}
+
+    Status Write(std::string_view data) override { return base_->Write(data); }
+    int64_t BytesWritten() const override { return base_->BytesWritten(); }
+    Status Close() override {
+      Status closed = base_->Close();
+      std::this_thread::sleep_for(latency_);
+      return closed;
+    }
+
+   private:
+    std::unique_ptr<io::OutputFile> base_;
+    std::chrono::microseconds latency_;
+  };
+
   std::shared_ptr<io::FileIO> base_;
   std::chrono::microseconds data_write_;
   std::chrono::microseconds metadata_write_;
 };
 
-}  // namespace skade::ingest
+}  // namespace skade::testing
