@@ -31,6 +31,10 @@ class BufferOutputFile : public io::OutputFile {
 }  // namespace
 
 Result<std::vector<EncodedFile>> DataFileEncoder::Encode(const RecordBatchGroup& group) const {
+  return Encode(StreamOf(group));
+}
+
+Result<std::vector<EncodedFile>> DataFileEncoder::Encode(const BatchStream& batches) const {
   // Every file the writer starts, in that order (deque: stable addresses
   // for the buffers the sinks write to).
   struct Started {
@@ -54,7 +58,11 @@ Result<std::vector<EncodedFile>> DataFileEncoder::Encode(const RecordBatchGroup&
             }
             return data::DataFileSink{{}, std::make_unique<BufferOutputFile>(&file.file.bytes)};
           }));
-  for (const auto& batch : group) SKADE_RETURN_NOT_OK(writer->Write(batch));
+  for (;;) {
+    SKADE_ASSIGN_OR_RAISE(std::shared_ptr<arrow::RecordBatch> batch, batches());
+    if (batch == nullptr) break;
+    SKADE_RETURN_NOT_OK(writer->Write(batch));
+  }
   SKADE_ASSIGN_OR_RAISE(std::vector<spec::DataFile> finished, writer->Close());
 
   // Close() lists files by partition; a partition's files come in the

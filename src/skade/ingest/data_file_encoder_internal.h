@@ -42,6 +42,8 @@ class DataFileEncoder {
   /// Errors: kInvalidArgument for batches that do not conform to the schema
   /// or a spec the splitter cannot apply; kUnsupported codecs.
   Result<std::vector<EncodedFile>> Encode(const RecordBatchGroup& group) const;
+  /// As above for the group `batches` streams; a stream error fails it.
+  Result<std::vector<EncodedFile>> Encode(const BatchStream& batches) const;
 
   /// Encodes every group on `pool`: element i holds group i's files. The
   /// first error (in input order) wins.

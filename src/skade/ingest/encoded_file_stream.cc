@@ -42,7 +42,7 @@ void EncodedFileStream::Produce() {
     const int64_t started = MonotonicMicros();
     std::vector<Result<std::vector<EncodedFile>>> results(batch);
     pool_.ParallelFor(batch, [&](size_t i) {
-      Result<RecordBatchGroup> group = groups_.read(next_group + i);
+      Result<BatchStream> group = groups_.read(next_group + i);
       results[i] = group ? encoder_.Encode(*group) : tl::unexpected(std::move(group).error());
     });
     std::lock_guard lock(mutex_);

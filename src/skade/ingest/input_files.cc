@@ -77,13 +77,19 @@ Result<RecordBatchGroup> Batches(const arrow::Table& table, int64_t offset, int6
   return FromArrow(arrow::TableBatchReader(*slice).ToRecordBatches(), path);
 }
 
+// Streams `batches`, held by the stream.
+BatchStream StreamOwning(RecordBatchGroup batches) {
+  auto group = std::make_shared<RecordBatchGroup>(std::move(batches));
+  return [group, stream = StreamOf(*group)] { return stream(); };
+}
+
 // The rows of one input file, read by range.
 class InputFile {
  public:
   virtual ~InputFile() = default;
   virtual int64_t rows() const = 0;
   /// Rows [offset, offset + count), in order.
-  virtual Result<RecordBatchGroup> Read(int64_t offset, int64_t count) const = 0;
+  virtual Result<BatchStream> Read(int64_t offset, int64_t count) const = 0;
 };
 
 // A CSV or JSON file, in memory.
@@ -92,8 +98,9 @@ class TextInput : public InputFile {
   TextInput(std::string path, std::shared_ptr<arrow::Table> table)
       : path_(std::move(path)), table_(std::move(table)) {}
   int64_t rows() const override { return table_->num_rows(); }
-  Result<RecordBatchGroup> Read(int64_t offset, int64_t count) const override {
-    return Batches(*table_, offset, count, path_);
+  Result<BatchStream> Read(int64_t offset, int64_t count) const override {
+    SKADE_ASSIGN_OR_RAISE(RecordBatchGroup batches, Batches(*table_, offset, count, path_));
+    return StreamOwning(std::move(batches));
   }
 
  private:
@@ -133,17 +140,46 @@ class ParquetInput : public InputFile {
     return schema;
   }
 
-  Result<RecordBatchGroup> Read(int64_t offset, int64_t count) const override {
+  // Decodes the row groups the range spans batch by batch (the reader's
+  // batch size), dropping the rows before `offset` and after the range.
+  Result<BatchStream> Read(int64_t offset, int64_t count) const override {
     std::vector<int> row_groups;
     for (size_t i = 0; i + 1 < row_group_starts_.size(); ++i) {
       if (row_group_starts_[i + 1] > offset && row_group_starts_[i] < offset + count) {
         row_groups.push_back(static_cast<int>(i));
       }
     }
-    if (row_groups.empty()) return RecordBatchGroup{};
-    SKADE_ASSIGN_OR_RAISE(auto reader, NewReader());
-    SKADE_ASSIGN_OR_RAISE(auto table, FromArrow(reader->ReadRowGroups(row_groups), path_));
-    return Batches(*table, offset - row_group_starts_[row_groups.front()], count, path_);
+    if (row_groups.empty()) return StreamOwning({});
+    struct State {
+      std::unique_ptr<parquet::arrow::FileReader> file;  // outlives `batches`
+      std::unique_ptr<arrow::RecordBatchReader> batches;
+      int64_t skip;
+      int64_t left;
+    };
+    auto state = std::make_shared<State>();
+    SKADE_ASSIGN_OR_RAISE(state->file, NewReader());
+    SKADE_ASSIGN_OR_RAISE(state->batches,
+                          FromArrow(state->file->GetRecordBatchReader(row_groups), path_));
+    state->skip = offset - row_group_starts_[row_groups.front()];
+    state->left = count;
+    return [state, path = path_]() -> Result<std::shared_ptr<arrow::RecordBatch>> {
+      while (state->left > 0) {
+        std::shared_ptr<arrow::RecordBatch> batch;
+        arrow::Status status = state->batches->ReadNext(&batch);
+        if (!status.ok()) return InvalidArgument(path, ": ", status.message());
+        if (batch == nullptr) break;
+        if (state->skip >= batch->num_rows()) {
+          state->skip -= batch->num_rows();
+          continue;
+        }
+        int64_t rows = std::min(state->left, batch->num_rows() - state->skip);
+        if (state->skip > 0 || rows < batch->num_rows()) batch = batch->Slice(state->skip, rows);
+        state->skip = 0;
+        state->left -= rows;
+        return batch;
+      }
+      return nullptr;
+    };
   }
 
  private:
@@ -238,7 +274,7 @@ Result<GroupSource> InputGroups(const std::vector<std::string>& paths, std::stri
           {inputs->size() - 1, offset, std::min(rows_per_file, inputs->back()->rows() - offset)});
     }
   }
-  return GroupSource{slices->size(), [inputs, slices](size_t i) -> Result<RecordBatchGroup> {
+  return GroupSource{slices->size(), [inputs, slices](size_t i) -> Result<BatchStream> {
                        const Slice& slice = (*slices)[i];
                        return (*inputs)[slice.input]->Read(slice.offset, slice.count);
                      }};

@@ -6,10 +6,10 @@
 //   IngestPipelined(table, *groups, options);
 //
 // A Parquet file is read lazily: InputGroups() reads its footer only, and
-// each group is decoded from the row groups it spans (pre-buffered reads)
-// by the encode worker that takes it, so decoding runs on every core beside
-// the encode and memory holds only the groups in flight, whatever the
-// file's size. CSV and JSON files are read whole when InputGroups() opens
+// each group is decoded from the row groups it spans (pre-buffered reads),
+// batch by batch, by the encode worker that takes it, so decoding runs on
+// every core beside the encode and memory holds a few batches per worker,
+// whatever the file's size. CSV and JSON files are read whole when InputGroups() opens
 // them (Arrow's readers for them are sequential); their column types are
 // inferred, except that the table's primitive columns are read as the
 // table's types, so every file of an ingest lands on them (e.g.
