@@ -1,13 +1,16 @@
 // Input files for ingest (input_files.h): telling formats apart, the schema
 // a created table gets, and groups read on demand from Parquet (by row
-// group), CSV and JSON, through to a committed ingest.
+// group), CSV and JSON (when read, in file order), through to a committed
+// ingest.
 #include "skade/ingest/input_files.h"
 
 #include <arrow/api.h>
+#include <arrow/csv/writer.h>
 #include <arrow/io/file.h>
 #include <gtest/gtest.h>
 #include <parquet/arrow/writer.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "ingest_test_util.h"
@@ -42,6 +45,30 @@ Result<RecordBatchGroup> ReadGroup(const GroupSource& groups, size_t i) {
     if (batch == nullptr) return batches;
     batches.push_back(std::move(batch));
   }
+}
+
+// Every group of `groups`, read concurrently and out of order, as the
+// encode pool does; in group order, or the first error.
+Result<std::vector<RecordBatchGroup>> ReadConcurrently(const GroupSource& groups) {
+  std::vector<Result<RecordBatchGroup>> read(groups.count);
+  WorkerPool pool(4);
+  pool.ParallelFor(groups.count, [&](size_t i) {
+    size_t group = groups.count - 1 - i;
+    read[group] = ReadGroup(groups, group);
+  });
+  std::vector<RecordBatchGroup> in_order;
+  for (auto& group : read) {
+    if (!group) return tl::unexpected(std::move(group).error());
+    in_order.push_back(std::move(*group));
+  }
+  return in_order;
+}
+
+// The row count of each group.
+std::vector<int64_t> RowCounts(const std::vector<RecordBatchGroup>& groups) {
+  std::vector<int64_t> rows;
+  for (const auto& group : groups) rows.push_back(TableOf(group)->num_rows());
+  return rows;
 }
 
 void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
@@ -84,22 +111,10 @@ TEST_F(InputFilesTest, ParquetGroupsSpanRowGroupsAndKeepTheRowOrder) {
       InputGroups({dir_.Sub("a.parquet"), dir_.Sub("b.pq")}, "", 400, *EventArrowSchema());
   ASSERT_THAT(groups, IsOk());
   ASSERT_EQ(groups->count, 4u);
-  // Read concurrently and out of order, as the encode pool does.
-  std::vector<Result<RecordBatchGroup>> read(groups->count);
-  WorkerPool pool(4);
-  pool.ParallelFor(groups->count, [&](size_t i) {
-    size_t group = groups->count - 1 - i;
-    read[group] = ReadGroup(*groups, group);
-  });
-  std::vector<RecordBatchGroup> in_order;
-  std::vector<int64_t> rows;
-  for (auto& group : read) {
-    ASSERT_THAT(group, IsOk());
-    rows.push_back(TableOf(*group)->num_rows());
-    in_order.push_back(std::move(*group));
-  }
-  EXPECT_EQ(rows, (std::vector<int64_t>{400, 400, 200, 100}));
-  EXPECT_EQ(testing::RowsOf(in_order), testing::RowsOf(testing::EventGroups(1, 1100)));
+  auto in_order = ReadConcurrently(*groups);
+  ASSERT_THAT(in_order, IsOk());
+  EXPECT_EQ(RowCounts(*in_order), (std::vector<int64_t>{400, 400, 200, 100}));
+  EXPECT_EQ(testing::RowsOf(*in_order), testing::RowsOf(testing::EventGroups(1, 1100)));
 }
 
 TEST_F(InputFilesTest, TextColumnsOfTheTableAreReadAsItsTypes) {
@@ -125,6 +140,65 @@ TEST_F(InputFilesTest, TextColumnsOfTheTableAreReadAsItsTypes) {
   auto inferred = ReadInputSchema(dir_.Sub("a.csv"), InputFormat::kCsv);
   ASSERT_THAT(inferred, IsOk());
   EXPECT_EQ((*inferred)->GetFieldByName("name")->type()->id(), arrow::Type::INT64);
+}
+
+TEST_F(InputFilesTest, TextGroupsAreDecodedWhenReadNotUpFront) {
+  // a.csv: ids 1-5, b.jsonl: ids 6-8; groups of 2: a 0-2, b 3-4.
+  WriteText(dir_.Sub("a.csv"),
+            "id,score,name,region\n1,,a,eu\n2,,b,eu\n3,,c,eu\n4,,d,eu\n5,,e,eu\n");
+  const auto json = [](std::initializer_list<int> ids) {
+    std::string text;
+    for (int id : ids) text += StrCat("{\"id\": ", id, ", \"name\": \"j", id, "\"}\n");
+    return text;
+  };
+  WriteText(dir_.Sub("b.jsonl"), json({6, 7, 8}));
+  auto groups = InputGroups({dir_.Sub("a.csv"), dir_.Sub("b.jsonl")}, "", 2, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  ASSERT_EQ(groups->count, 5u);
+  // What the groups hold is read when they are, not when InputGroups()
+  // counted the rows: b's new rows are read, and a is never opened.
+  WriteText(dir_.Sub("b.jsonl"), json({60, 70, 80}));
+  std::filesystem::remove(dir_.Sub("a.csv"));
+  auto last = ReadGroup(*groups, 4);  // decodes group 3 on the way
+  ASSERT_THAT(last, IsOk());
+  EXPECT_EQ(testing::RowsOf({*last}), (std::vector<testing::Row>{{80, std::nullopt, "j80"}}));
+  auto before = ReadGroup(*groups, 3);
+  ASSERT_THAT(before, IsOk());
+  EXPECT_EQ(testing::RowsOf({*before}),
+            (std::vector<testing::Row>{{60, std::nullopt, "j60"}, {70, std::nullopt, "j70"}}));
+  EXPECT_THAT(ReadGroup(*groups, 0), IsError(ErrorKind::kNotFound));
+}
+
+TEST_F(InputFilesTest, ATextFileThatChangedItsRowCountIsAnError) {
+  WriteText(dir_.Sub("a.csv"), "id\n1\n2\n");
+  WriteText(dir_.Sub("b.jsonl"), "{\"id\": 1}\n\n  \n{\"id\": 2}\n");  // blank lines: no rows
+  auto groups = InputGroups({dir_.Sub("a.csv"), dir_.Sub("b.jsonl")}, "", 10, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  ASSERT_EQ(groups->count, 2u);
+  WriteText(dir_.Sub("a.csv"), "id\n1\n2\n3\n");
+  WriteText(dir_.Sub("b.jsonl"), "{\"id\": 1}\n");
+  EXPECT_THAT(ReadGroup(*groups, 0), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ReadGroup(*groups, 1), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST_F(InputFilesTest, CsvGroupsReadConcurrentlyKeepTheRowOrder) {
+  // 60000 rows (~1.6 MB): several reader blocks, groups not aligned to them.
+  {
+    auto out = arrow::io::FileOutputStream::Open(dir_.Sub("a.csv")).ValueOrDie();
+    ASSERT_TRUE(arrow::csv::WriteCSV(*TableOf(testing::EventGroup(0, 60000, 3)),
+                                     arrow::csv::WriteOptions::Defaults(), out.get())
+                    .ok());
+    ASSERT_TRUE(out->Close().ok());
+  }
+  auto groups = InputGroups({dir_.Sub("a.csv")}, "", 7000, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  ASSERT_EQ(groups->count, 9u);
+  auto in_order = ReadConcurrently(*groups);
+  ASSERT_THAT(in_order, IsOk());
+  std::vector<int64_t> rows(8, 7000);
+  rows.push_back(4000);
+  EXPECT_EQ(RowCounts(*in_order), rows);
+  EXPECT_EQ(testing::RowsOf(*in_order), testing::RowsOf(testing::EventGroups(1, 60000)));
 }
 
 TEST_F(InputFilesTest, ParquetSchemaComesFromTheFooter) {

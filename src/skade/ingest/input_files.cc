@@ -4,12 +4,15 @@
 #include <arrow/csv/api.h>
 #include <arrow/io/file.h>
 #include <arrow/json/api.h>
+#include <arrow/util/thread_pool.h>
 #include <parquet/arrow/reader.h>
 #include <parquet/exception.h>
 #include <parquet/file_reader.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "skade/util/strings.h"
 
@@ -42,39 +45,91 @@ std::vector<std::shared_ptr<arrow::Field>> ReaderTypes(const arrow::Schema& sche
   return fields;
 }
 
-// A CSV or JSON file read whole; its columns of `target` (when given) as
-// the target's types, the others inferred.
-Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path, InputFormat format,
-                                                   const arrow::Schema* target) {
-  SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
-  std::vector<std::shared_ptr<arrow::Field>> types;
-  if (target != nullptr) types = ReaderTypes(*target);
-  if (format == InputFormat::kCsv) {
-    auto convert = arrow::csv::ConvertOptions::Defaults();
-    for (const auto& field : types) convert.column_types[field->name()] = field->type();
-    SKADE_ASSIGN_OR_RAISE(auto reader, FromArrow(arrow::csv::TableReader::Make(
-                                                     arrow::io::default_io_context(), file,
-                                                     arrow::csv::ReadOptions::Defaults(),
-                                                     arrow::csv::ParseOptions::Defaults(), convert),
-                                                 path));
-    return FromArrow(reader->Read(), path);
-  }
+// How a CSV or JSON reader converts: the columns of `target` (when given)
+// as the target's types, the others inferred.
+arrow::csv::ConvertOptions CsvConvertOptions(const arrow::Schema* target) {
+  auto convert = arrow::csv::ConvertOptions::Defaults();
+  if (target == nullptr) return convert;
+  for (const auto& field : ReaderTypes(*target))
+    convert.column_types[field->name()] = field->type();
+  return convert;
+}
+
+arrow::json::ParseOptions JsonParseOptions(const arrow::Schema* target) {
   auto parse = arrow::json::ParseOptions::Defaults();
+  if (target == nullptr) return parse;
+  std::vector<std::shared_ptr<arrow::Field>> types = ReaderTypes(*target);
   if (!types.empty()) {
     parse.explicit_schema = arrow::schema(types);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
   }
-  SKADE_ASSIGN_OR_RAISE(auto reader, FromArrow(arrow::json::TableReader::Make(
-                                                   arrow::default_memory_pool(), file,
-                                                   arrow::json::ReadOptions::Defaults(), parse),
-                                               path));
+  return parse;
+}
+
+// A CSV or JSON file read whole (for its schema).
+Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path, InputFormat format) {
+  SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
+  if (format == InputFormat::kCsv) {
+    SKADE_ASSIGN_OR_RAISE(
+        auto reader,
+        FromArrow(arrow::csv::TableReader::Make(
+                      arrow::io::default_io_context(), file, arrow::csv::ReadOptions::Defaults(),
+                      arrow::csv::ParseOptions::Defaults(), CsvConvertOptions(nullptr)),
+                  path));
+    return FromArrow(reader->Read(), path);
+  }
+  SKADE_ASSIGN_OR_RAISE(
+      auto reader, FromArrow(arrow::json::TableReader::Make(arrow::default_memory_pool(), file,
+                                                            arrow::json::ReadOptions::Defaults(),
+                                                            JsonParseOptions(nullptr)),
+                             path));
   return FromArrow(reader->Read(), path);
 }
 
-Result<RecordBatchGroup> Batches(const arrow::Table& table, int64_t offset, int64_t count,
-                                 std::string_view path) {
-  auto slice = table.Slice(offset, count);
-  return FromArrow(arrow::TableBatchReader(*slice).ToRecordBatches(), path);
+// A CSV or JSON file's batches in order, decoded as they are read.
+Result<std::shared_ptr<arrow::RecordBatchReader>> StreamTextFile(const std::string& path,
+                                                                 InputFormat format,
+                                                                 const arrow::Schema* target) {
+  SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
+  if (format == InputFormat::kCsv) {
+    return FromArrow<std::shared_ptr<arrow::RecordBatchReader>>(
+        arrow::csv::StreamingReader::Make(
+            arrow::io::default_io_context(), file, arrow::csv::ReadOptions::Defaults(),
+            arrow::csv::ParseOptions::Defaults(), CsvConvertOptions(target)),
+        path);
+  }
+  return FromArrow<std::shared_ptr<arrow::RecordBatchReader>>(
+      arrow::json::StreamingReader::Make(file, arrow::json::ReadOptions::Defaults(),
+                                         JsonParseOptions(target)),
+      path);
+}
+
+// The rows of a CSV or JSON file, counted without decoding them: CSV by
+// Arrow's parser, JSON lines (one record per line, as Arrow's reader reads
+// them by default) as the lines that are not blank.
+Result<int64_t> CountTextRows(const std::string& path, InputFormat format) {
+  SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
+  if (format == InputFormat::kCsv) {
+    return FromArrow(arrow::csv::CountRowsAsync(
+                         arrow::io::default_io_context(), file, arrow::internal::GetCpuThreadPool(),
+                         arrow::csv::ReadOptions::Defaults(), arrow::csv::ParseOptions::Defaults())
+                         .result(),
+                     path);
+  }
+  int64_t rows = 0;
+  bool blank = true;
+  for (;;) {
+    SKADE_ASSIGN_OR_RAISE(auto chunk, FromArrow(file->Read(1 << 20), path));
+    if (chunk->size() == 0) return rows + (blank ? 0 : 1);
+    for (uint8_t c : std::string_view(*chunk)) {
+      if (c == '\n') {
+        rows += blank ? 0 : 1;
+        blank = true;
+      } else if (c != ' ' && c != '\t' && c != '\r') {
+        blank = false;
+      }
+    }
+  }
 }
 
 // Streams `batches`, held by the stream.
@@ -88,24 +143,99 @@ class InputFile {
  public:
   virtual ~InputFile() = default;
   virtual int64_t rows() const = 0;
-  /// Rows [offset, offset + count), in order.
-  virtual Result<BatchStream> Read(int64_t offset, int64_t count) const = 0;
+  /// Rows [offset, offset + count), in order. Thread-safe.
+  virtual Result<BatchStream> Read(int64_t offset, int64_t count) = 0;
 };
 
-// A CSV or JSON file, in memory.
+// A CSV or JSON file, read in groups of `group_rows` rows from its start
+// (their readers are sequential). InputGroups() only counts the rows; the
+// file is opened when a group of it is first read and closed after its
+// last row. A group read ahead of the others decodes the groups before it
+// and keeps them until they are read, so memory holds the groups in
+// flight, not the file. Reads of one file are serialized by a mutex.
 class TextInput : public InputFile {
  public:
-  TextInput(std::string path, std::shared_ptr<arrow::Table> table)
-      : path_(std::move(path)), table_(std::move(table)) {}
-  int64_t rows() const override { return table_->num_rows(); }
-  Result<BatchStream> Read(int64_t offset, int64_t count) const override {
-    SKADE_ASSIGN_OR_RAISE(RecordBatchGroup batches, Batches(*table_, offset, count, path_));
-    return StreamOwning(std::move(batches));
+  static Result<std::unique_ptr<TextInput>> Open(const std::string& path, InputFormat format,
+                                                 int64_t group_rows, const arrow::Schema& target) {
+    SKADE_ASSIGN_OR_RAISE(int64_t rows, CountTextRows(path, format));
+    return std::unique_ptr<TextInput>(new TextInput(path, format, group_rows, rows, target));
+  }
+
+  int64_t rows() const override { return rows_; }
+
+  // `offset` must start a group and `count` be its size; each group is
+  // read once.
+  Result<BatchStream> Read(int64_t offset, int64_t count) override {
+    std::lock_guard lock(mutex_);
+    if (auto parked = parked_.find(offset); parked != parked_.end()) {
+      RecordBatchGroup batches = std::move(parked->second);
+      parked_.erase(parked);
+      return StreamOwning(std::move(batches));
+    }
+    if (offset < cursor_ || count != std::min(group_rows_, rows_ - offset)) {
+      return InternalError("rows ", offset, "+", count, " of ", path_, " are not an unread group");
+    }
+    for (;;) {
+      const int64_t start = cursor_;
+      SKADE_ASSIGN_OR_RAISE(RecordBatchGroup batches,
+                            NextRows(std::min(group_rows_, rows_ - cursor_)));
+      if (start == offset) return StreamOwning(std::move(batches));
+      parked_.emplace(start, std::move(batches));
+    }
   }
 
  private:
-  std::string path_;
-  std::shared_ptr<arrow::Table> table_;
+  TextInput(std::string path, InputFormat format, int64_t group_rows, int64_t rows,
+            const arrow::Schema& target)
+      : path_(std::move(path)),
+        format_(format),
+        group_rows_(group_rows),
+        rows_(rows),
+        target_(arrow::schema(target.fields())) {}
+
+  // The next `count` rows, from the reader (opened on first use).
+  Result<RecordBatchGroup> NextRows(int64_t count) {
+    if (reader_ == nullptr) {
+      SKADE_ASSIGN_OR_RAISE(reader_, StreamTextFile(path_, format_, target_.get()));
+    }
+    RecordBatchGroup batches;
+    for (int64_t left = count; left > 0;) {
+      if (pending_ == nullptr) {
+        SKADE_ASSIGN_OR_RAISE(pending_, FromArrow(reader_->Next(), path_));
+        if (pending_ == nullptr) return InvalidArgument(path_, ": changed while being read");
+      }
+      if (pending_->num_rows() <= left) {
+        left -= pending_->num_rows();
+        batches.push_back(std::move(pending_));
+        pending_ = nullptr;
+      } else {
+        batches.push_back(pending_->Slice(0, left));
+        pending_ = pending_->Slice(left);
+        left = 0;
+      }
+    }
+    cursor_ += count;
+    if (cursor_ == rows_) {
+      // The count and the reader must agree: no rows may be left unread.
+      if (pending_ != nullptr) return InvalidArgument(path_, ": changed while being read");
+      SKADE_ASSIGN_OR_RAISE(auto extra, FromArrow(reader_->Next(), path_));
+      if (extra != nullptr) return InvalidArgument(path_, ": changed while being read");
+      reader_ = nullptr;  // closes the file
+    }
+    return batches;
+  }
+
+  const std::string path_;
+  const InputFormat format_;
+  const int64_t group_rows_;
+  const int64_t rows_;
+  const std::shared_ptr<arrow::Schema> target_;
+  std::mutex mutex_;
+  // Null before the first row is read and after the last.
+  std::shared_ptr<arrow::RecordBatchReader> reader_;
+  std::shared_ptr<arrow::RecordBatch> pending_;  // read, not yet in a group
+  int64_t cursor_ = 0;                           // rows decoded into groups
+  std::map<int64_t, RecordBatchGroup> parked_;   // decoded groups not yet read, by offset
 };
 
 // A Parquet file: its footer, parsed once; each Read decodes just the row
@@ -142,7 +272,7 @@ class ParquetInput : public InputFile {
 
   // Decodes the row groups the range spans batch by batch (the reader's
   // batch size), dropping the rows before `offset` and after the range.
-  Result<BatchStream> Read(int64_t offset, int64_t count) const override {
+  Result<BatchStream> Read(int64_t offset, int64_t count) override {
     std::vector<int> row_groups;
     for (size_t i = 0; i + 1 < row_group_starts_.size(); ++i) {
       if (row_group_starts_[i + 1] > offset && row_group_starts_[i] < offset + count) {
@@ -231,7 +361,7 @@ Result<std::shared_ptr<arrow::Schema>> ReadInputSchema(const std::string& path,
     SKADE_ASSIGN_OR_RAISE(auto input, ParquetInput::Open(path));
     return input->Schema();
   }
-  SKADE_ASSIGN_OR_RAISE(auto table, ReadTextFile(path, format, nullptr));
+  SKADE_ASSIGN_OR_RAISE(auto table, ReadTextFile(path, format));
   return table->schema();
 }
 
@@ -266,8 +396,8 @@ Result<GroupSource> InputGroups(const std::vector<std::string>& paths, std::stri
       SKADE_ASSIGN_OR_RAISE(auto input, ParquetInput::Open(path));
       inputs->push_back(std::move(input));
     } else {
-      SKADE_ASSIGN_OR_RAISE(auto table, ReadTextFile(path, kind, &table_schema));
-      inputs->push_back(std::make_unique<TextInput>(path, std::move(table)));
+      SKADE_ASSIGN_OR_RAISE(auto input, TextInput::Open(path, kind, rows_per_file, table_schema));
+      inputs->push_back(std::move(input));
     }
     for (int64_t offset = 0; offset < inputs->back()->rows(); offset += rows_per_file) {
       slices->push_back(

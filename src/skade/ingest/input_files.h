@@ -9,12 +9,15 @@
 // each group is decoded from the row groups it spans (pre-buffered reads),
 // batch by batch, by the encode worker that takes it, so decoding runs on
 // every core beside the encode and memory holds a few batches per worker,
-// whatever the file's size. CSV and JSON files are read whole when InputGroups() opens
-// them (Arrow's readers for them are sequential); their column types are
-// inferred, except that the table's primitive columns are read as the
-// table's types, so every file of an ingest lands on them (e.g.
-// timestamp[us], not timestamp[ns]). Batches are conformed to the table
-// schema when encoded (data/conform_batch.h).
+// whatever the file's size. CSV and JSON files are read lazily too:
+// InputGroups() only counts their rows (a pass that keeps none), and a
+// file is opened when one of its groups is first read; Arrow's streaming
+// readers decode it in file order, a group at a time, so memory holds the
+// groups in flight, not the input. Their column types are inferred (from
+// the file's first block), except that the table's primitive columns are
+// read as the table's types, so every file of an ingest lands on them
+// (e.g. timestamp[us], not timestamp[ns]). Batches are conformed to the
+// table schema when encoded (data/conform_batch.h).
 //
 // Functions are thread-safe; a GroupSource's read may be called
 // concurrently. Errors: kNotFound for a missing file, kInvalidArgument for
