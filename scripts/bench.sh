@@ -268,7 +268,7 @@ wants iceberg-rust && bench_iceberg_rust
 if wants ingest && [[ $mode != smoke ]]; then
   log "ingest: bench/ingest/run.sh"
   ingest_sizes=()
-  [[ $mode == quick ]] && ingest_sizes=(FILES=16 ROWS=50000 REPS=1)
+  [[ $mode == quick ]] && ingest_sizes=(FILES=16 ROWS=50000 REPS=1 CLI_ROWS=500000)
   if ! env "${ingest_sizes[@]}" RUN_ID="$run_id" OUT="${results%.jsonl}.ingest.jsonl" PYTHON="$python" \
       bench/ingest/run.sh "$build" > "${results%.jsonl}.ingest.log" 2>&1; then
     log "ingest: failed (see ${results%.jsonl}.ingest.log)"

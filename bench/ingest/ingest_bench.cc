@@ -52,12 +52,12 @@
 #include "ingest/bench_data.h"
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/ingest/ingest.h"
-#include "skade/ingest/latency_file_io.h"
 #include "skade/ingest/worker_pool.h"
 #include "skade/io/file_io_registry.h"
 #include "skade/util/clock.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/strings.h"
+#include "testing/latency_file_io.h"
 
 namespace skade::bench {
 namespace {
@@ -225,7 +225,7 @@ Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog(const Args& args,
   if (latency_ms > 0) {
     SKADE_ASSIGN_OR_RAISE(auto io, io::FileIORegistry::Default().Create(options.warehouse));
     auto data_write = std::chrono::microseconds(latency_ms * 1000);
-    options.file_io = std::make_shared<ingest::LatencyFileIO>(io, data_write, data_write / 3);
+    options.file_io = std::make_shared<skade::testing::LatencyFileIO>(io, data_write, data_write / 3);
   }
   SKADE_ASSIGN_OR_RAISE(auto catalog, catalog::EmbeddedCatalog::Open(options));
   SKADE_RETURN_NOT_OK(catalog->CreateNamespace({"bench"}, {}));

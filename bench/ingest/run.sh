@@ -4,8 +4,12 @@
 # commit-bound serial-vs-overlap runs at 0/5/20 ms) and its PyIceberg peer
 # on the same generated data, under one run id; then the ratios.
 #
+# Then the end-to-end shape (cli_file.py): `skade ingest` of one Parquet file
+# on disk vs PyIceberg reading and appending it.
+#
 # Usage: bench/ingest/run.sh [BUILD_DIR] [skade_ingest_bench options…]
 # Environment: FILES, ROWS (per file), FPC (files per commit), REPS, RUN_ID,
+# CLI_ROWS (rows of the end-to-end file; 0 skips it),
 # DURABILITY (immediate | eventual | none; PyIceberg fsyncs no table file),
 # OUT (default bench/results/ingest.jsonl), PYTHON (default .venv).
 set -euo pipefail
@@ -38,4 +42,9 @@ fi
 "$PYTHON" "$ROOT/bench/ingest/pyiceberg_append.py" --data "$SCRATCH/small.parquet" \
   --scenario ingest_commit_bound --files 40 --files-per-commit "$FPC" --reps "$REPS" \
   --run-id "$RUN_ID" --out "$OUT"
+CLI_ROWS=${CLI_ROWS:-4000000}
+if [[ $CLI_ROWS != 0 ]]; then
+  "$PYTHON" "$ROOT/bench/ingest/cli_file.py" --skade "$BUILD/bin/skade" --rows "$CLI_ROWS" \
+    --reps "$REPS" --durability "$DURABILITY" --run-id "$RUN_ID" --out "$OUT"
+fi
 "$PYTHON" "$ROOT/bench/ingest/summarize.py" --run-id "$RUN_ID" "$OUT"

@@ -4,6 +4,8 @@ the ratios issue 4 §7 sets targets for:
   skade ingest      >= 5 x PyIceberg's rows/s (PyIceberg fsyncs nothing, so the
                     commit-bound shape is also measured at skade durability=none)
   overlap           >= 1.3 x serial rows/s when commit latency dominates
+and the end-to-end shape of issue 10 (bench/ingest/cli_file.py):
+  `skade ingest`    >= 1.6 x PyIceberg read + append of one Parquet file on disk
 bench/report.py embeds the same section in BENCHMARKS.md.
 """
 import argparse
@@ -80,6 +82,15 @@ def markdown(records):
                   "(small files)",
                   find("skade-embedded", "ingest_commit_bound", variant, 0, "none"),
                   find("pyiceberg-sql", "ingest_commit_bound"), 5)
+    # One run of each; skade's at the run's durability (cli_file.py --durability).
+    cli, cli_pyiceberg, cli_raw = (
+        next((r for r in records if (r["target"], r["scenario"]) == (target, "ingest_cli_file")),
+             None) for target in ("skade-cli", "pyiceberg-sql", "arrow-parquet"))
+    ratio("`skade ingest` ÷ PyIceberg read + append (one Parquet file on disk)", cli,
+          cli_pyiceberg, 1.6)
+    # The limit of that shape here: Arrow's own read and encode on every core.
+    ratio("Arrow read + all-core encode ÷ PyIceberg read + append (same file)", cli_raw,
+          cli_pyiceberg)
     latencies = sorted({r.get("commit_latency_ms", 0) for r in records
                         if r["scenario"] == "ingest_commit_bound"})
     for latency in latencies:

@@ -116,7 +116,7 @@ Result<std::string> WriteCommand(const std::string& in, const std::string& out,
   SKADE_ASSIGN_OR_RAISE(auto options, data::DataWriterOptions::FromProperties(properties));
 
   int files = 0;
-  data::FanoutDataWriter::NextLocation next_location;
+  data::NextLocation next_location;
   if (spec->fields.empty()) {
     next_location = [&](const std::vector<spec::Literal>&) -> Result<std::string> {
       std::string_view stem = out;

@@ -5,9 +5,9 @@
 
 #include "ingest_test_util.h"
 #include "skade/data/arrow_schema.h"
-#include "skade/ingest/latency_file_io.h"
 #include "skade/ingest/worker_pool.h"
 #include "skade/table/partition_filter.h"
+#include "testing/latency_file_io.h"
 
 namespace skade::ingest {
 namespace {
@@ -15,15 +15,7 @@ namespace {
 using testing::IngestTest;
 using testing::IsError;
 using testing::IsOk;
-
-std::map<std::string, int64_t> RowsPerRegion(const table::Table& table) {
-  std::map<std::string, int64_t> counts;
-  for (const auto& entry : testing::CommittedInOrder(table)) {
-    counts[std::get<std::string>(entry.data_file.partition.at(0).value())] +=
-        entry.data_file.record_count;
-  }
-  return counts;
-}
+using testing::RowsPerRegion;
 
 TEST_F(IngestTest, AppendRollsFilesAndCommitsOnce) {
   table::Table table = Create("events", nullptr, {{"write.target-file-size-bytes", "20000"}});
@@ -221,10 +213,41 @@ TEST_F(IngestTest, SameBytesOnAPrivatePoolOfOneWorker) {
   }
 }
 
+TEST_F(IngestTest, AppendAndThePipelinesNameFilesByOneRule) {
+  // Partitioned and rolling, so files start in another order than the
+  // writer lists them.
+  catalog::Properties small = {{"write.target-file-size-bytes", "20000"}};
+  RecordBatchGroup batches;
+  for (int i = 0; i < 6; ++i) {
+    for (auto& batch : testing::EventGroup(i * 1000, 1000, 1)) batches.push_back(batch);
+  }
+  IngestOptions options;
+  options.file_prefix = "same";
+  auto appended = Append(Create("append", testing::RegionSpec(), small), batches, options);
+  auto pipelined =
+      IngestPipelined(Create("pipelined", testing::RegionSpec(), small), {batches}, options);
+  ASSERT_THAT(appended, IsOk());
+  ASSERT_THAT(pipelined, IsOk());
+  auto files = [](const table::Table& table) {
+    std::map<std::string, std::string> bytes;  // partition dir + name -> bytes
+    for (const auto& entry : testing::CommittedInOrder(table)) {
+      const std::string& path = entry.data_file.file_path;
+      std::string dir = path.substr(0, path.rfind('/'));
+      bytes[StrCat(dir.substr(dir.rfind('/') + 1), "/", testing::FileName(path))] =
+          *table.io().ReadFile(path);
+    }
+    return bytes;
+  };
+  auto expected = files(appended->table);
+  ASSERT_GT(expected.size(), 3u);
+  EXPECT_EQ(expected.count("region=eu/same-00000000.parquet"), 1u);
+  EXPECT_TRUE(files(pipelined->table) == expected);
+}
+
 TEST(LatencyFileIOTest, DelaysWritesByKind) {
   skade::testing::TempDir dir;
-  LatencyFileIO io(io::NewLocalFileIO(), std::chrono::milliseconds(1),
-                   std::chrono::milliseconds(30));
+  skade::testing::LatencyFileIO io(io::NewLocalFileIO(), std::chrono::milliseconds(1),
+                                   std::chrono::milliseconds(30));
   EXPECT_EQ(io.LatencyOf("file:///t/metadata/snap-1.avro"), std::chrono::milliseconds(30));
   EXPECT_EQ(io.LatencyOf("file:///t/data/a=1/f.parquet"), std::chrono::milliseconds(1));
   auto start = std::chrono::steady_clock::now();

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -200,6 +201,17 @@ inline std::vector<Row> CommittedRows(const table::Table& table) {
     for (Row& row : RowsOf(*ReadParquet(entry.data_file.file_path))) rows.push_back(row);
   }
   return rows;
+}
+
+/// Committed rows per value of the first partition field (a string, as in
+/// RegionSpec).
+inline std::map<std::string, int64_t> RowsPerRegion(const table::Table& table) {
+  std::map<std::string, int64_t> counts;
+  for (const auto& entry : CommittedInOrder(table)) {
+    counts[std::get<std::string>(entry.data_file.partition.at(0).value())] +=
+        entry.data_file.record_count;
+  }
+  return counts;
 }
 
 inline std::string FileName(const std::string& location) {

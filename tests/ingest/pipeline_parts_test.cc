@@ -1,15 +1,20 @@
-// The pipeline's building blocks: the encode pool, the bounded queue and
-// the ordered write stage.
+// The pipeline's building blocks: the encode pool, the encoder, the bounded
+// queue, the ordered write stage and the choice of snapshot.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "ingest_test_util.h"
+#include "skade/data/fanout_data_writer.h"
 #include "skade/ingest/bounded_queue.h"
+#include "skade/ingest/data_file_encoder_internal.h"
 #include "skade/ingest/ordered_writer_internal.h"
+#include "skade/ingest/snapshot_action_internal.h"
 #include "skade/ingest/worker_pool.h"
+#include "testing/memory_file_io.h"
 
 namespace skade::ingest {
 namespace {
@@ -156,6 +161,83 @@ TEST_F(OrderedWriterTest, ABlockedConsumerHoldsBackNewWrites) {
                   &stored),
               IsOk());
   EXPECT_EQ(writes.load(), 20);
+}
+
+TEST(DataFileEncoderTest, YieldsEachFileOnceAsStartedWithTheFileWritersBytes) {
+  auto schema = testing::EventSchema();
+  auto spec = testing::RegionSpec();
+  data::DataWriterOptions options;
+  options.target_file_size_bytes = 20000;  // every partition rolls
+  RecordBatchGroup group;
+  for (int i = 0; i < 6; ++i) {
+    for (auto& batch : testing::EventGroup(i * 1000, 1000, 1)) group.push_back(batch);
+  }
+  auto encoded = DataFileEncoder(schema, spec, options).Encode(group);
+  ASSERT_THAT(encoded, IsOk());
+
+  // The same rows through the file writer, into files named as it starts
+  // them.
+  auto memory = std::make_shared<skade::testing::MemoryFileIO>();
+  std::vector<std::string> started;
+  auto writer = data::FanoutDataWriter::Make(
+      memory, schema, spec, options, [&](const std::vector<spec::Literal>&) -> Result<std::string> {
+        started.push_back(StrCat("f", started.size()));
+        return started.back();
+      });
+  ASSERT_THAT(writer, IsOk());
+  for (const auto& batch : group) ASSERT_THAT((*writer)->Write(batch), IsOk());
+  auto written = (*writer)->Close();
+  ASSERT_THAT(written, IsOk());
+  std::map<std::string, spec::DataFile> by_location;
+  for (const spec::DataFile& file : *written) by_location[file.file_path] = file;
+
+  ASSERT_GT(started.size(), 3u);
+  ASSERT_EQ(encoded->size(), started.size());
+  bool reordered = false;  // the writer lists files by partition, not as started
+  for (size_t i = 0; i < started.size(); ++i) {
+    const EncodedFile& file = (*encoded)[i];
+    const spec::DataFile& expected = by_location.at(started[i]);
+    EXPECT_TRUE(file.data_file.file_path.empty()) << i;
+    EXPECT_EQ(file.bytes, *memory->ReadFile(started[i])) << i;
+    EXPECT_EQ(file.data_file.partition, expected.partition) << i;
+    EXPECT_EQ(file.data_file.record_count, expected.record_count) << i;
+    EXPECT_EQ(file.data_file.file_size_in_bytes, static_cast<int64_t>(file.bytes.size())) << i;
+    EXPECT_EQ(file.partition_path,
+              "region=" + std::get<std::string>(expected.partition.at(0).value()));
+    if ((*written)[i].file_path != started[i]) reordered = true;
+  }
+  EXPECT_TRUE(reordered);
+}
+
+TEST(SnapshotActionTest, ReplacesEachPartitionOnceAcrossSnapshots) {
+  const spec::PartitionSpecPtr region_spec = testing::RegionSpec();
+  const spec::PartitionSpec& spec = *region_spec;
+  auto file = [](const char* region) {
+    spec::DataFile data_file;
+    data_file.partition = {spec::Literal::String(region)};
+    return data_file;
+  };
+  auto region = [](const char* name) { return std::vector{spec::Literal::String(name)}; };
+  SnapshotAction action;
+  action.replace_partitions = true;
+  ReplacedPartitions replaced;
+  auto first = action.Replacing({file("eu"), file("us"), file("eu")}, &replaced);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_TRUE(first->Matches(spec, region("eu")));
+  EXPECT_TRUE(first->Matches(spec, region("us")));
+  EXPECT_FALSE(first->Matches(spec, region("ap")));
+  // A later snapshot replaces only the partitions it is the first to reach.
+  auto second = action.Replacing({file("eu"), file("ap")}, &replaced);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_FALSE(second->Matches(spec, region("eu")));
+  EXPECT_TRUE(second->Matches(spec, region("ap")));
+  EXPECT_FALSE(action.Replacing({file("us")}, &replaced).has_value());  // an append
+  EXPECT_FALSE(SnapshotAction{}.Replacing({file("us")}, &replaced).has_value());
+  // An overwrite filter replaces whatever it matches, in every snapshot.
+  action.overwrite = table::PartitionFilter::All();
+  auto both = action.Replacing({file("us")}, &replaced);
+  ASSERT_TRUE(both.has_value());
+  EXPECT_TRUE(both->Matches(spec, region("ap")));
 }
 
 }  // namespace

@@ -16,15 +16,7 @@ using testing::HookedFileIO;
 using testing::IngestTest;
 using testing::IsError;
 using testing::IsOk;
-
-std::map<std::string, int64_t> RowsPerRegion(const table::Table& table) {
-  std::map<std::string, int64_t> counts;
-  for (const auto& entry : testing::CommittedInOrder(table)) {
-    counts[std::get<std::string>(entry.data_file.partition.at(0).value())] +=
-        entry.data_file.record_count;
-  }
-  return counts;
-}
+using testing::RowsPerRegion;
 
 class ReplaceTest : public IngestTest, public ::testing::WithParamInterface<bool> {
  protected:

@@ -8,34 +8,11 @@
 
 namespace skade::data {
 
-namespace {
-
-// An unambiguous key for a partition tuple: per value a null flag, then its
-// length-prefixed single-value bytes.
-std::string TupleKey(const std::vector<spec::Literal>& partition) {
-  std::string key;
-  for (const auto& value : partition) {
-    if (value.is_null()) {
-      key.push_back('\0');
-      continue;
-    }
-    std::string bytes = value.ToBytes();
-    uint64_t size = bytes.size();
-    key.push_back('\1');
-    key.append(reinterpret_cast<const char*>(&size), sizeof(size));
-    key.append(bytes);
-  }
-  return key;
-}
-
-}  // namespace
-
 struct FanoutDataWriter::Impl {
-  std::shared_ptr<io::FileIO> io;
   spec::SchemaPtr schema;
   PartitionSplitter splitter;
   DataWriterOptions options;
-  NextLocation next_location;
+  OpenDataFileSink open_sink;
   // In first-seen order; the map indexes it by tuple key.
   std::vector<std::unique_ptr<RollingDataWriter>> writers;
   absl::flat_hash_map<std::string, size_t> writer_by_key;
@@ -45,20 +22,24 @@ FanoutDataWriter::FanoutDataWriter(std::unique_ptr<Impl> impl) : impl_(std::move
 
 FanoutDataWriter::~FanoutDataWriter() = default;
 
+Result<std::unique_ptr<FanoutDataWriter>> FanoutDataWriter::Make(spec::SchemaPtr schema,
+                                                                 spec::PartitionSpecPtr spec,
+                                                                 DataWriterOptions options,
+                                                                 OpenDataFileSink open_sink) {
+  SKADE_ASSIGN_OR_RAISE(auto splitter, PartitionSplitter::Make(schema, std::move(spec)));
+  auto impl = std::unique_ptr<Impl>(new Impl{
+      std::move(schema), std::move(splitter), std::move(options), std::move(open_sink), {}, {}});
+  return std::unique_ptr<FanoutDataWriter>(new FanoutDataWriter(std::move(impl)));
+}
+
 Result<std::unique_ptr<FanoutDataWriter>> FanoutDataWriter::Make(std::shared_ptr<io::FileIO> io,
                                                                  spec::SchemaPtr schema,
                                                                  spec::PartitionSpecPtr spec,
                                                                  DataWriterOptions options,
                                                                  NextLocation next_location) {
-  SKADE_ASSIGN_OR_RAISE(auto splitter, PartitionSplitter::Make(schema, std::move(spec)));
-  auto impl = std::unique_ptr<Impl>(new Impl{std::move(io),
-                                             std::move(schema),
-                                             std::move(splitter),
-                                             std::move(options),
-                                             std::move(next_location),
-                                             {},
-                                             {}});
-  return std::unique_ptr<FanoutDataWriter>(new FanoutDataWriter(std::move(impl)));
+  bool durable = options.durable;
+  return Make(std::move(schema), std::move(spec), std::move(options),
+              SinksThrough(std::move(io), durable, std::move(next_location)));
 }
 
 Status FanoutDataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch) {
@@ -66,13 +47,13 @@ Status FanoutDataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch)
   SKADE_ASSIGN_OR_RAISE(auto conformed, ConformBatch(batch, *impl.schema));
   SKADE_ASSIGN_OR_RAISE(auto parts, impl.splitter.Split(conformed));
   for (auto& part : parts) {
-    auto [it, inserted] = impl.writer_by_key.try_emplace(TupleKey(part.partition), 0);
+    auto [it, inserted] = impl.writer_by_key.try_emplace(PartitionKey(part.partition), 0);
     if (inserted) {
       it->second = impl.writers.size();
       auto partition = part.partition;
-      NextLocation next = impl.next_location;
+      OpenDataFileSink open = impl.open_sink;
       impl.writers.push_back(std::make_unique<RollingDataWriter>(
-          impl.io, impl.schema, impl.options, [next, partition] { return next(partition); },
+          impl.schema, impl.options, [open, partition] { return open(partition); },
           std::move(part.partition), impl.splitter.spec().spec_id));
     }
     SKADE_RETURN_NOT_OK(impl.writers[it->second]->Write(part.batch));

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "skade/data/data_file_sink.h"
 #include "skade/data/data_writer_options.h"
 #include "skade/data/partition_splitter.h"
 #include "skade/io/file_io.h"
@@ -34,13 +35,14 @@ namespace skade::data {
 
 class FanoutDataWriter {
  public:
-  /// Called once per new file with its partition tuple; returns a location
-  /// that does not exist yet (see partition_path.h), or an error that fails
-  /// the Write that needed the file.
-  using NextLocation =
-      std::function<Result<std::string>(const std::vector<spec::Literal>& partition)>;
-
-  /// Errors as PartitionSplitter::Make.
+  /// Where each new file goes: `open_sink(partition)`. Errors as
+  /// PartitionSplitter::Make.
+  static Result<std::unique_ptr<FanoutDataWriter>> Make(spec::SchemaPtr schema,
+                                                        spec::PartitionSpecPtr spec,
+                                                        DataWriterOptions options,
+                                                        OpenDataFileSink open_sink);
+  /// Files created through `io` at `next_location(partition)` (see
+  /// partition_path.h), fsynced as options.durable says.
   static Result<std::unique_ptr<FanoutDataWriter>> Make(std::shared_ptr<io::FileIO> io,
                                                         spec::SchemaPtr schema,
                                                         spec::PartitionSpecPtr spec,

@@ -161,12 +161,21 @@ Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(io::FileIO& i
                                                                    std::string location,
                                                                    spec::SchemaPtr schema,
                                                                    DataWriterOptions options) {
+  DataFileSink sink;
+  SKADE_ASSIGN_OR_RAISE(sink.file, io.NewOutputFile(location, options.durable));
+  sink.location = std::move(location);
+  return Open(std::move(sink), std::move(schema), std::move(options));
+}
+
+Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(DataFileSink sink,
+                                                                   spec::SchemaPtr schema,
+                                                                   DataWriterOptions options) {
   SKADE_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*schema));
   SKADE_ASSIGN_OR_RAISE(auto properties, WriterProperties(options));
   auto impl = std::make_unique<Impl>();
-  SKADE_ASSIGN_OR_RAISE(impl->file, io.NewOutputFile(location, options.durable));
+  impl->file = std::move(sink.file);
   impl->stream = std::make_shared<OutputFileStream>(impl->file.get());
-  impl->location = std::move(location);
+  impl->location = std::move(sink.location);
   impl->schema = std::move(schema);
   impl->options = std::move(options);
   // The Arrow schema is stored in the file so Arrow readers get back

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "skade/data/data_file_sink.h"
 #include "skade/data/data_writer_options.h"
 #include "skade/io/file_io.h"
 #include "skade/spec/data_file.h"
@@ -45,6 +46,10 @@ class ParquetDataWriter {
   static Result<std::unique_ptr<ParquetDataWriter>> Open(io::FileIO& io, std::string location,
                                                          spec::SchemaPtr schema,
                                                          DataWriterOptions options);
+  /// Writes into `sink` (its durability is the sink's; options.durable is
+  /// not consulted). Errors as above.
+  static Result<std::unique_ptr<ParquetDataWriter>> Open(DataFileSink sink, spec::SchemaPtr schema,
+                                                         DataWriterOptions options);
 
   ~ParquetDataWriter();
   ParquetDataWriter(const ParquetDataWriter&) = delete;
@@ -67,7 +72,7 @@ class ParquetDataWriter {
   const std::string& location() const;
 
   /// Writes the footer, closes (and, if options.durable, syncs) the file,
-  /// and returns its DataFile: path, PARQUET, size and the metrics of
+  /// and returns its DataFile: path (the sink's location), PARQUET, size and the metrics of
   /// parquet_metrics.h; partition and spec id are left to the caller. The
   /// writer cannot be used afterwards.
   Result<spec::DataFile> Close();

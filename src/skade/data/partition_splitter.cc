@@ -88,6 +88,22 @@ Result<std::shared_ptr<arrow::RecordBatch>> TakeRows(
 
 }  // namespace
 
+std::string PartitionKey(const std::vector<spec::Literal>& partition) {
+  std::string key;
+  for (const auto& value : partition) {
+    if (value.is_null()) {
+      key.push_back('\0');
+      continue;
+    }
+    std::string bytes = value.ToBytes();
+    uint64_t size = bytes.size();
+    key.push_back('\1');
+    key.append(reinterpret_cast<const char*>(&size), sizeof(size));
+    key.append(bytes);
+  }
+  return key;
+}
+
 Result<PartitionSplitter> PartitionSplitter::Make(spec::SchemaPtr schema,
                                                   spec::PartitionSpecPtr spec) {
   std::vector<Field> fields;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "skade/spec/literal.h"
@@ -24,6 +25,11 @@ struct PartitionedBatch {
   std::vector<spec::Literal> partition;
   std::shared_ptr<arrow::RecordBatch> batch;
 };
+
+/// An unambiguous byte key for a partition tuple (per value a null flag,
+/// then its length-prefixed single-value bytes), equal exactly when the
+/// tuples hold the same values — NaN included, unlike Literal's ==.
+std::string PartitionKey(const std::vector<spec::Literal>& partition);
 
 class PartitionSplitter {
  public:

@@ -6,15 +6,27 @@
 
 namespace skade::data {
 
-RollingDataWriter::RollingDataWriter(std::shared_ptr<io::FileIO> io, spec::SchemaPtr schema,
-                                     DataWriterOptions options, NextLocation next_location,
-                                     std::vector<spec::Literal> partition, int32_t spec_id)
-    : io_(std::move(io)),
-      schema_(std::move(schema)),
+RollingDataWriter::RollingDataWriter(spec::SchemaPtr schema, DataWriterOptions options,
+                                     OpenSink open_sink, std::vector<spec::Literal> partition,
+                                     int32_t spec_id)
+    : schema_(std::move(schema)),
       options_(std::move(options)),
-      next_location_(std::move(next_location)),
+      open_sink_(std::move(open_sink)),
       partition_(std::move(partition)),
       spec_id_(spec_id) {}
+
+RollingDataWriter::RollingDataWriter(std::shared_ptr<io::FileIO> io, spec::SchemaPtr schema,
+                                     DataWriterOptions options,
+                                     std::function<Result<std::string>()> next_location,
+                                     std::vector<spec::Literal> partition, int32_t spec_id)
+    : RollingDataWriter(
+          std::move(schema), options,
+          [open = SinksThrough(
+               std::move(io), options.durable,
+               [next_location = std::move(next_location)](const std::vector<spec::Literal>&) {
+                 return next_location();
+               })] { return open({}); },
+          std::move(partition), spec_id) {}
 
 RollingDataWriter::~RollingDataWriter() = default;
 
@@ -24,9 +36,8 @@ Status RollingDataWriter::Write(const std::shared_ptr<arrow::RecordBatch>& batch
   int64_t offset = 0;
   while (offset < conformed->num_rows()) {
     if (current_ == nullptr) {
-      SKADE_ASSIGN_OR_RAISE(auto location, next_location_());
-      SKADE_ASSIGN_OR_RAISE(current_,
-                            ParquetDataWriter::Open(*io_, std::move(location), schema_, options_));
+      SKADE_ASSIGN_OR_RAISE(DataFileSink sink, open_sink_());
+      SKADE_ASSIGN_OR_RAISE(current_, ParquetDataWriter::Open(std::move(sink), schema_, options_));
     }
     auto rest = offset == 0 ? conformed : conformed->Slice(offset);
     SKADE_ASSIGN_OR_RAISE(int64_t written,

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "skade/data/data_file_sink.h"
 #include "skade/data/data_writer_options.h"
 #include "skade/data/parquet_data_writer.h"
 #include "skade/io/file_io.h"
@@ -31,13 +32,17 @@ namespace skade::data {
 
 class RollingDataWriter {
  public:
-  /// Called once per new file for its location (which must not exist); an
-  /// error fails the Write that needed the file.
-  using NextLocation = std::function<Result<std::string>()>;
+  /// Called once per new file for where it goes; an error fails the Write
+  /// that needed the file.
+  using OpenSink = std::function<Result<DataFileSink>()>;
 
   /// Files get `partition` and `spec_id` in their DataFile.
+  RollingDataWriter(spec::SchemaPtr schema, DataWriterOptions options, OpenSink open_sink,
+                    std::vector<spec::Literal> partition = {}, int32_t spec_id = 0);
+  /// Files created through `io` at `next_location()` (which must not exist),
+  /// fsynced as options.durable says.
   RollingDataWriter(std::shared_ptr<io::FileIO> io, spec::SchemaPtr schema,
-                    DataWriterOptions options, NextLocation next_location,
+                    DataWriterOptions options, std::function<Result<std::string>()> next_location,
                     std::vector<spec::Literal> partition = {}, int32_t spec_id = 0);
   ~RollingDataWriter();
   RollingDataWriter(const RollingDataWriter&) = delete;
@@ -53,10 +58,9 @@ class RollingDataWriter {
  private:
   Status FinishFile();
 
-  std::shared_ptr<io::FileIO> io_;
   spec::SchemaPtr schema_;
   DataWriterOptions options_;
-  NextLocation next_location_;
+  OpenSink open_sink_;
   std::vector<spec::Literal> partition_;
   int32_t spec_id_;
   std::unique_ptr<ParquetDataWriter> current_;

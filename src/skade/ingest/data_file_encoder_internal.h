@@ -2,11 +2,12 @@
 // record batches to Parquet bytes in memory plus their DataFiles.
 //
 // A group is split by partition tuple; each partition's rows, in order,
-// become one file (more when one passes write.target-file-size-bytes), and
-// files come out in the order their partitions first appear. The bytes are
-// exactly what data::FanoutDataWriter writes, so the same group gives the
-// same bytes whichever thread or path encodes it. Files have no location
-// yet: the pipeline names them in submission order.
+// become one file (more when one passes write.target-file-size-bytes).
+// data::FanoutDataWriter writes them into in-memory sinks, and each file
+// comes out once, in the order the writer started it (DataFileNamer's
+// order), with its bytes, its DataFile and its partition directory. The
+// same group gives the same bytes whichever thread or path encodes it.
+// Files have no location yet: the pipeline names them (DataFileNamer).
 //
 // Immutable; Encode() is thread-safe.
 #pragma once
@@ -25,7 +26,7 @@
 namespace skade::ingest {
 
 struct EncodedFile {
-  /// Metrics, partition tuple and spec id; file_path is set when named.
+  /// Metrics, partition tuple and spec id; file_path is empty until named.
   spec::DataFile data_file;
   /// "a=1/b=x" (empty when unpartitioned), the directory under data/.
   std::string partition_path;
@@ -41,6 +42,8 @@ class DataFileEncoder {
   /// Errors: kInvalidArgument for batches that do not conform to the schema
   /// or a spec the splitter cannot apply; kUnsupported codecs.
   Result<std::vector<EncodedFile>> Encode(const RecordBatchGroup& group) const;
+  /// As above for the group `batches` streams; a stream error fails it.
+  Result<std::vector<EncodedFile>> Encode(const BatchStream& batches) const;
 
   /// Encodes every group on `pool`: element i holds group i's files. The
   /// first error (in input order) wins.

@@ -1,22 +1,20 @@
 #include <algorithm>
 
 #include "skade/ingest/encoded_file_stream_internal.h"
-#include "skade/spec/table_locations.h"
 #include "skade/util/clock.h"
 
 namespace skade::ingest {
 
-EncodedFileStream::EncodedFileStream(const spec::TableMetadata& metadata, DataFileEncoder encoder,
-                                     const std::vector<RecordBatchGroup>& groups, WorkerPool& pool,
-                                     std::string prefix, size_t max_groups, std::stop_token stop)
-    : metadata_(metadata),
+EncodedFileStream::EncodedFileStream(DataFileNamer namer, DataFileEncoder encoder,
+                                     GroupSource groups, WorkerPool& pool, size_t max_groups,
+                                     std::stop_token stop)
+    : namer_(std::move(namer)),
       encoder_(std::move(encoder)),
-      groups_(groups),
+      groups_(std::move(groups)),
       pool_(pool),
-      prefix_(std::move(prefix)),
       max_groups_(std::max<size_t>(max_groups, 1)),
       stop_(std::move(stop)),
-      group_pending_(groups.size(), 0) {
+      group_pending_(groups_.count, 0) {
   producer_ = std::thread([this] { Produce(); });
 }
 
@@ -27,14 +25,13 @@ EncodedFileStream::~EncodedFileStream() {
 
 void EncodedFileStream::Produce() {
   size_t next_group = 0;
-  while (next_group < groups_.size()) {
+  while (next_group < groups_.count) {
     size_t batch;
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] { return aborted_ || groups_in_flight_ < max_groups_; });
       if (aborted_) break;
-      batch =
-          std::min({max_groups_ - groups_in_flight_, pool_.size(), groups_.size() - next_group});
+      batch = std::min({max_groups_ - groups_in_flight_, pool_.size(), groups_.count - next_group});
       groups_in_flight_ += batch;
     }
     if (stop_.stop_requested()) {
@@ -44,8 +41,10 @@ void EncodedFileStream::Produce() {
     }
     const int64_t started = MonotonicMicros();
     std::vector<Result<std::vector<EncodedFile>>> results(batch);
-    pool_.ParallelFor(batch,
-                      [&](size_t i) { results[i] = encoder_.Encode(groups_[next_group + i]); });
+    pool_.ParallelFor(batch, [&](size_t i) {
+      Result<BatchStream> group = groups_.read(next_group + i);
+      results[i] = group ? encoder_.Encode(*group) : tl::unexpected(std::move(group).error());
+    });
     std::lock_guard lock(mutex_);
     encode_us_ += MonotonicMicros() - started;
     for (size_t i = 0; i < batch; ++i, ++next_group) {
@@ -56,8 +55,7 @@ void EncodedFileStream::Produce() {
       group_pending_[next_group] = results[i]->size();
       if (results[i]->empty()) --groups_in_flight_;
       for (EncodedFile& file : *results[i]) {
-        file.data_file.file_path = spec::DataFileLocation(
-            metadata_, file.partition_path, spec::DataFileName(prefix_, files_.size()));
+        file.data_file.file_path = namer_.Next(file.partition_path);
         files_.push_back(std::move(file));
         file_group_.push_back(next_group);
         ++live_files_;

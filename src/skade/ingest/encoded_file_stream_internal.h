@@ -8,10 +8,10 @@
 //
 // A producer thread submits up to `pool.size()` groups at a time to the
 // pool (never blocking a pool worker on the writer), so encode of the next
-// groups overlaps the writes of earlier ones. Files come out exactly as
-// DataFileEncoder::EncodeAll would give them, named
-// `<prefix>-<seq:08>.parquet`, so every path writes the same bytes under
-// the same names.
+// groups overlaps the writes of earlier ones. Each worker reads its group
+// from the GroupSource first, so reading an input runs on the pool too. Files come out exactly as
+// DataFileEncoder::EncodeAll would give them, named by `namer` in that
+// order, so every path writes the same bytes under the same names.
 //
 // Thread-safe: Next() from the write stage's threads (one at a time),
 // Delivered() and Abort() from any thread. The destructor aborts and joins
@@ -31,18 +31,18 @@
 #include <vector>
 
 #include "skade/ingest/data_file_encoder_internal.h"
+#include "skade/ingest/data_file_namer_internal.h"
 #include "skade/ingest/ordered_writer_internal.h"
 #include "skade/ingest/worker_pool.h"
-#include "skade/spec/table_metadata.h"
 
 namespace skade::ingest {
 
 class EncodedFileStream {
  public:
-  /// `groups` and `pool` must outlive the stream. `max_groups` ≥ 1.
-  EncodedFileStream(const spec::TableMetadata& metadata, DataFileEncoder encoder,
-                    const std::vector<RecordBatchGroup>& groups, WorkerPool& pool,
-                    std::string prefix, size_t max_groups, std::stop_token stop);
+  /// `pool` must outlive the stream. `max_groups` ≥ 1. A read error of a
+  /// group ends the stream like an encode error.
+  EncodedFileStream(DataFileNamer namer, DataFileEncoder encoder, GroupSource groups,
+                    WorkerPool& pool, size_t max_groups, std::stop_token stop);
   ~EncodedFileStream();
   EncodedFileStream(const EncodedFileStream&) = delete;
   EncodedFileStream& operator=(const EncodedFileStream&) = delete;
@@ -76,11 +76,10 @@ class EncodedFileStream {
  private:
   void Produce();
 
-  const spec::TableMetadata& metadata_;
+  DataFileNamer namer_;  // used by the producer thread only
   const DataFileEncoder encoder_;
-  const std::vector<RecordBatchGroup>& groups_;
+  const GroupSource groups_;
   WorkerPool& pool_;
-  const std::string prefix_;
   const size_t max_groups_;
   const std::stop_token stop_;
 

@@ -8,11 +8,12 @@
 #include "skade/data/partition_path.h"
 #include "skade/ingest/bounded_queue.h"
 #include "skade/ingest/data_file_encoder_internal.h"
+#include "skade/ingest/data_file_namer_internal.h"
 #include "skade/ingest/encoded_file_stream_internal.h"
 #include "skade/ingest/ordered_writer_internal.h"
+#include "skade/ingest/snapshot_action_internal.h"
 #include "skade/ingest/snapshot_committer_internal.h"
 #include "skade/ingest/worker_pool.h"
-#include "skade/spec/table_locations.h"
 #include "skade/table/transaction.h"
 #include "skade/util/clock.h"
 #include "skade/util/uuid.h"
@@ -21,7 +22,6 @@ namespace skade::ingest {
 
 namespace {
 
-using table::PartitionFilter;
 using table::Table;
 
 // Serializes progress reports from the writer and committer threads.
@@ -67,8 +67,17 @@ Result<data::DataWriterOptions> WriterOptions(const Table& table, const IngestOp
   return writer;
 }
 
+// What `committer` committed, into `stats`.
+void AddCommitted(const SnapshotCommitter& committer, IngestStats* stats) {
+  stats->rows = committer.committed_rows();
+  stats->files = committer.committed_files();
+  stats->bytes = committer.committed_bytes();
+  stats->commits = committer.commits();
+  stats->commit_us = committer.commit_us();
+}
+
 // The encode stage of IngestMulti: every group on the pool, flattened in
-// submission order and named by position, as EncodedFileStream names them.
+// submission order and named in that order, as EncodedFileStream names them.
 Result<std::vector<EncodedFile>> EncodeAndName(const Table& table,
                                                const std::vector<RecordBatchGroup>& groups,
                                                const IngestOptions& options,
@@ -78,11 +87,11 @@ Result<std::vector<EncodedFile>> EncodeAndName(const Table& table,
   DataFileEncoder encoder(metadata.Schema(), metadata.Spec(), std::move(writer_options));
   WorkerPool& pool = options.pool != nullptr ? *options.pool : WorkerPool::Default();
   SKADE_ASSIGN_OR_RAISE(auto encoded, encoder.EncodeAll(groups, pool));
+  DataFileNamer namer(metadata, prefix);
   std::vector<EncodedFile> files;
   for (auto& group : encoded) {
     for (EncodedFile& file : group) {
-      file.data_file.file_path = spec::DataFileLocation(metadata, file.partition_path,
-                                                        spec::DataFileName(prefix, files.size()));
+      file.data_file.file_path = namer.Next(file.partition_path);
       files.push_back(std::move(file));
     }
   }
@@ -119,24 +128,23 @@ tl::unexpected<Error> Failed(Error error, int64_t commits) {
 // IngestParallel, IngestPipelined and IngestPipelinedOverlap: encode
 // lazily (EncodedFileStream) → write in order → commit, after the writes
 // or (`overlap`) beside them.
-Result<IngestResult> RunPipeline(const Table& table, const std::vector<RecordBatchGroup>& groups,
+Result<IngestResult> RunPipeline(const Table& table, GroupSource groups,
                                  const IngestOptions& options, int64_t files_per_commit,
                                  bool overlap) {
   const int64_t start = MonotonicMicros();
   IngestStats stats;
-  const std::string prefix = options.file_prefix.empty() ? NewUuid() : options.file_prefix;
   const spec::TableMetadata& metadata = table.metadata();
   SKADE_ASSIGN_OR_RAISE(data::DataWriterOptions writer_options, WriterOptions(table, options));
   WorkerPool& pool = options.pool != nullptr ? *options.pool : WorkerPool::Default();
   const int depth = std::max(options.channel_depth, 1);
   EncodedFileStream stream(
-      metadata, DataFileEncoder(metadata.Schema(), metadata.Spec(), std::move(writer_options)),
-      groups, pool, prefix, static_cast<size_t>(depth) + pool.size(), options.stop);
+      DataFileNamer(metadata, options.file_prefix),
+      DataFileEncoder(metadata.Schema(), metadata.Spec(), std::move(writer_options)),
+      std::move(groups), pool, static_cast<size_t>(depth) + pool.size(), options.stop);
 
   ProgressReporter progress(options.progress, 0);
-  SnapshotCommitter committer(table, files_per_commit, options.overwrite,
-                              options.replace_partitions, options.isolation, options.summary,
-                              options.stop, [&] { progress.Committed(); });
+  SnapshotCommitter committer(table, files_per_commit, SnapshotAction::Of(options), options.stop,
+                              [&] { progress.Committed(); });
   auto next = [&] { return stream.Next(); };
   auto unblock = [&] { stream.Abort(); };
   // Hands file `i` on: its bytes are freed, its DataFile goes to `sink`.
@@ -200,11 +208,7 @@ Result<IngestResult> RunPipeline(const Table& table, const std::vector<RecordBat
 
   stats.encode_us = stream.encode_us();
   stats.peak_encoded_files = stream.peak_files();
-  stats.rows = committer.committed_rows();
-  stats.files = committer.committed_files();
-  stats.bytes = committer.committed_bytes();
-  stats.commits = committer.commits();
-  stats.commit_us = committer.commit_us();
+  AddCommitted(committer, &stats);
   stats.total_us = MonotonicMicros() - start;
   if (!status) {
     if (!committer.outcome_unknown()) {
@@ -225,7 +229,7 @@ Result<IngestResult> Append(const Table& table, const RecordBatchGroup& batches,
   IngestStats stats;
   const spec::TableMetadata& metadata = table.metadata();
   SKADE_ASSIGN_OR_RAISE(data::DataWriterOptions writer_options, WriterOptions(table, options));
-  const std::string prefix = options.file_prefix.empty() ? NewUuid() : options.file_prefix;
+  DataFileNamer namer(metadata, options.file_prefix);
   std::vector<FileToWrite> locations;  // every file started, for clean-up
   auto next_location = [&](const std::vector<spec::Literal>& partition) -> Result<std::string> {
     std::string partition_path;
@@ -233,9 +237,7 @@ Result<IngestResult> Append(const Table& table, const RecordBatchGroup& batches,
       SKADE_ASSIGN_OR_RAISE(partition_path,
                             data::PartitionPath(*metadata.Spec(), *metadata.Schema(), partition));
     }
-    locations.push_back({spec::DataFileLocation(metadata, partition_path,
-                                                spec::DataFileName(prefix, locations.size())),
-                         nullptr});
+    locations.push_back({namer.Next(partition_path), nullptr});
     return locations.back().location;
   };
   auto written = [&]() -> Result<std::vector<spec::DataFile>> {
@@ -263,17 +265,12 @@ Result<IngestResult> Append(const Table& table, const RecordBatchGroup& batches,
 
   ProgressReporter progress(options.progress, static_cast<int64_t>(written->size()));
   for (const spec::DataFile& file : *written) progress.Written(file);
-  SnapshotCommitter committer(table, 0, options.overwrite, options.replace_partitions,
-                              options.isolation, options.summary, options.stop,
+  SnapshotCommitter committer(table, 0, SnapshotAction::Of(options), options.stop,
                               [&] { progress.Committed(); });
   Status status;
   for (size_t i = 0; status && i < written->size(); ++i) status = committer.Add((*written)[i]);
   if (status) status = committer.Flush();
-  stats.rows = committer.committed_rows();
-  stats.files = committer.committed_files();
-  stats.bytes = committer.committed_bytes();
-  stats.commits = committer.commits();
-  stats.commit_us = committer.commit_us();
+  AddCommitted(committer, &stats);
   stats.total_us = MonotonicMicros() - start;
   if (!status) {
     if (!committer.outcome_unknown()) DeleteUncommitted(table.io(), locations, all_stored, 0);
@@ -284,17 +281,32 @@ Result<IngestResult> Append(const Table& table, const RecordBatchGroup& batches,
 
 Result<IngestResult> IngestParallel(const Table& table, const std::vector<RecordBatchGroup>& groups,
                                     const IngestOptions& options) {
+  return IngestParallel(table, GroupSource::Of(groups), options);
+}
+
+Result<IngestResult> IngestParallel(const Table& table, const GroupSource& groups,
+                                    const IngestOptions& options) {
   return RunPipeline(table, groups, options, 0, false);
 }
 
 Result<IngestResult> IngestPipelined(const Table& table,
                                      const std::vector<RecordBatchGroup>& groups,
                                      const IngestOptions& options) {
+  return IngestPipelined(table, GroupSource::Of(groups), options);
+}
+
+Result<IngestResult> IngestPipelined(const Table& table, const GroupSource& groups,
+                                     const IngestOptions& options) {
   return RunPipeline(table, groups, options, options.files_per_commit, false);
 }
 
 Result<IngestResult> IngestPipelinedOverlap(const Table& table,
                                             const std::vector<RecordBatchGroup>& groups,
+                                            const IngestOptions& options) {
+  return IngestPipelinedOverlap(table, GroupSource::Of(groups), options);
+}
+
+Result<IngestResult> IngestPipelinedOverlap(const Table& table, const GroupSource& groups,
                                             const IngestOptions& options) {
   return RunPipeline(table, groups, options, options.files_per_commit, true);
 }
@@ -344,25 +356,12 @@ Result<IngestMultiResult> IngestMulti(const std::vector<TableIngest>& tables,
   std::vector<table::Transaction> transactions;
   std::vector<table::Transaction*> pointers;
   transactions.reserve(tables.size());
+  const SnapshotAction action = SnapshotAction::Of(options);
   for (size_t t = 0; t < tables.size(); ++t) {
     transactions.emplace_back(tables[t].table);
     if (files[t].empty()) continue;
-    std::vector<spec::DataFile> data_files = DataFiles(files[t]);
-    std::vector<std::vector<spec::Literal>> replaced;
-    std::optional<PartitionFilter> overwrite = SnapshotCommitter::Replacing(
-        options.overwrite, options.replace_partitions, data_files, &replaced);
-    table::SnapshotUpdate* update;
-    if (overwrite) {
-      auto& overwrite_files = transactions.back().NewOverwrite(*overwrite);
-      overwrite_files.SetIsolationLevel(options.isolation);
-      for (auto& file : data_files) overwrite_files.AddFile(std::move(file));
-      update = &overwrite_files;
-    } else {
-      auto& append = transactions.back().NewFastAppend();
-      for (auto& file : data_files) append.AppendFile(std::move(file));
-      update = &append;
-    }
-    for (const auto& [key, value] : options.summary) update->SetSummaryProperty(key, value);
+    ReplacedPartitions replaced;
+    action.Stage(transactions.back(), DataFiles(files[t]), &replaced);
   }
   for (auto& transaction : transactions) pointers.push_back(&transaction);
 

@@ -14,10 +14,17 @@
 //   IngestMulti             many tables, one snapshot each, committed in
 //                           one atomic catalog transaction.
 //
+// Input: groups of record batches in memory, or a GroupSource that reads
+// each group on the encode worker that takes it (input files:
+// input_files.h), so a file's decode runs on every core and only the groups
+// in flight are in memory.
+//
 // Encode: each group becomes one data file per partition it touches, on a
 // pool of one worker per core, byte-identical whichever path encodes it.
-// Files are named `<file_prefix>-<seq:08>.parquet` under
-// `<data dir>/<partition path>/`, seq counting files in submission order.
+// Every path names files by one rule (data_file_namer_internal.h):
+// `<file_prefix>-<seq:08>.parquet` under `<data dir>/<partition path>/`,
+// seq counting files in the order they are started, groups in submission
+// order.
 // IngestParallel and the pipelines encode lazily, beside the writes: a
 // group is encoded only while fewer than channel_depth + workers groups
 // are encoded and not yet written, so memory holds about that many groups'
@@ -88,13 +95,19 @@ Result<IngestResult> Append(const table::Table& table, const RecordBatchGroup& b
 Result<IngestResult> IngestParallel(const table::Table& table,
                                     const std::vector<RecordBatchGroup>& groups,
                                     const IngestOptions& options = {});
+Result<IngestResult> IngestParallel(const table::Table& table, const GroupSource& groups,
+                                    const IngestOptions& options = {});
 
 Result<IngestResult> IngestPipelined(const table::Table& table,
                                      const std::vector<RecordBatchGroup>& groups,
                                      const IngestOptions& options = {});
+Result<IngestResult> IngestPipelined(const table::Table& table, const GroupSource& groups,
+                                     const IngestOptions& options = {});
 
 Result<IngestResult> IngestPipelinedOverlap(const table::Table& table,
                                             const std::vector<RecordBatchGroup>& groups,
+                                            const IngestOptions& options = {});
+Result<IngestResult> IngestPipelinedOverlap(const table::Table& table, const GroupSource& groups,
                                             const IngestOptions& options = {});
 
 struct TableIngest {

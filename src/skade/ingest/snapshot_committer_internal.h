@@ -3,16 +3,12 @@
 // `files_per_commit` files, advancing its own Table handle. Counts what it
 // committed.
 //
-// Replacing ingests: with `replace_partitions`, each snapshot is an
-// overwrite of just the partitions its files are the first of this ingest
-// to land in (a partition already replaced by an earlier snapshot gets
-// appended to, keeping that snapshot's files), and an append when there
-// are none. With an `overwrite` filter, `files_per_commit` is ignored and
-// everything is committed in one overwrite snapshot on Flush(): an
-// overwrite split over several snapshots would show readers the replaced
-// rows gone before the new ones all landed, and leave them gone after a
-// failure. Overwrites check concurrent commits at `isolation`
-// (table/isolation_level.h).
+// Each snapshot is the one SnapshotAction chooses (append, or an overwrite
+// of what it replaces). With an `overwrite` filter, `files_per_commit` is
+// ignored and everything is committed in one overwrite snapshot on
+// Flush(): an overwrite split over several snapshots would show readers the
+// replaced rows gone before the new ones all landed, and leave them gone
+// after a failure.
 //
 // A commit either lands whole or not at all (see table/snapshot_update.h);
 // files handed over but not yet committed are never committed after an
@@ -21,16 +17,11 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
-#include <optional>
 #include <stop_token>
-#include <string>
 #include <vector>
 
-#include "skade/ingest/ingest_options.h"
+#include "skade/ingest/snapshot_action_internal.h"
 #include "skade/spec/data_file.h"
-#include "skade/table/isolation_level.h"
-#include "skade/table/partition_filter.h"
 #include "skade/table/table.h"
 #include "skade/util/result.h"
 
@@ -39,17 +30,8 @@ namespace skade::ingest {
 class SnapshotCommitter {
  public:
   /// `on_commit` runs after each commit (for progress reports).
-  SnapshotCommitter(table::Table table, int64_t files_per_commit,
-                    std::optional<table::PartitionFilter> overwrite, bool replace_partitions,
-                    table::IsolationLevel isolation, std::map<std::string, std::string> summary,
+  SnapshotCommitter(table::Table table, int64_t files_per_commit, SnapshotAction action,
                     std::stop_token stop, std::function<void()> on_commit);
-
-  /// What a snapshot adding `files` removes: `overwrite`, and with
-  /// `replace_partitions` the partitions of `files` not in `replaced`
-  /// (which it extends by them). Unset: the snapshot only appends.
-  static std::optional<table::PartitionFilter> Replacing(
-      const std::optional<table::PartitionFilter>& overwrite, bool replace_partitions,
-      const std::vector<spec::DataFile>& files, std::vector<std::vector<spec::Literal>>* replaced);
 
   /// Takes the next file; commits once `files_per_commit` are pending.
   Status Add(spec::DataFile file);
@@ -69,12 +51,9 @@ class SnapshotCommitter {
  private:
   table::Table table_;
   int64_t files_per_commit_;
-  std::optional<table::PartitionFilter> overwrite_;
-  bool replace_partitions_;
-  table::IsolationLevel isolation_;
+  SnapshotAction action_;
   // The partitions committed snapshots of this ingest replaced.
-  std::vector<std::vector<spec::Literal>> replaced_;
-  std::map<std::string, std::string> summary_;
+  ReplacedPartitions replaced_;
   std::stop_token stop_;
   std::function<void()> on_commit_;
   std::vector<spec::DataFile> pending_;

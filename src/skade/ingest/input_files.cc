@@ -1,0 +1,413 @@
+#include "skade/ingest/input_files.h"
+
+#include <arrow/api.h>
+#include <arrow/csv/api.h>
+#include <arrow/io/file.h>
+#include <arrow/json/api.h>
+#include <arrow/util/thread_pool.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/exception.h>
+#include <parquet/file_reader.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "skade/util/strings.h"
+
+namespace skade::ingest {
+
+namespace {
+
+template <typename T>
+Result<T> FromArrow(arrow::Result<T> result, std::string_view what) {
+  if (!result.ok()) return InvalidArgument(what, ": ", result.status().message());
+  return std::move(result).ValueUnsafe();
+}
+
+Result<std::shared_ptr<arrow::io::ReadableFile>> OpenFile(const std::string& path) {
+  auto file = arrow::io::ReadableFile::Open(path);
+  if (file.status().IsIOError() && !std::filesystem::exists(path)) {
+    return MakeError(ErrorKind::kNotFound, "cannot read ", path, ": no such file");
+  }
+  return FromArrow(std::move(file), path);
+}
+
+// The top-level columns of `schema` a CSV or JSON reader can convert to
+// directly (primitive, not an extension type).
+std::vector<std::shared_ptr<arrow::Field>> ReaderTypes(const arrow::Schema& schema) {
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const auto& field : schema.fields()) {
+    const auto& type = *field->type();
+    if (type.num_fields() == 0 && type.id() != arrow::Type::EXTENSION) fields.push_back(field);
+  }
+  return fields;
+}
+
+// How a CSV or JSON reader converts: the columns of `target` (when given)
+// as the target's types, the others inferred.
+arrow::csv::ConvertOptions CsvConvertOptions(const arrow::Schema* target) {
+  auto convert = arrow::csv::ConvertOptions::Defaults();
+  if (target == nullptr) return convert;
+  for (const auto& field : ReaderTypes(*target))
+    convert.column_types[field->name()] = field->type();
+  return convert;
+}
+
+arrow::json::ParseOptions JsonParseOptions(const arrow::Schema* target) {
+  auto parse = arrow::json::ParseOptions::Defaults();
+  if (target == nullptr) return parse;
+  std::vector<std::shared_ptr<arrow::Field>> types = ReaderTypes(*target);
+  if (!types.empty()) {
+    parse.explicit_schema = arrow::schema(types);
+    parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
+  }
+  return parse;
+}
+
+// A CSV or JSON file read whole (for its schema).
+Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path, InputFormat format) {
+  SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
+  if (format == InputFormat::kCsv) {
+    SKADE_ASSIGN_OR_RAISE(
+        auto reader,
+        FromArrow(arrow::csv::TableReader::Make(
+                      arrow::io::default_io_context(), file, arrow::csv::ReadOptions::Defaults(),
+                      arrow::csv::ParseOptions::Defaults(), CsvConvertOptions(nullptr)),
+                  path));
+    return FromArrow(reader->Read(), path);
+  }
+  SKADE_ASSIGN_OR_RAISE(
+      auto reader, FromArrow(arrow::json::TableReader::Make(arrow::default_memory_pool(), file,
+                                                            arrow::json::ReadOptions::Defaults(),
+                                                            JsonParseOptions(nullptr)),
+                             path));
+  return FromArrow(reader->Read(), path);
+}
+
+// A CSV or JSON file's batches in order, decoded as they are read.
+Result<std::shared_ptr<arrow::RecordBatchReader>> StreamTextFile(const std::string& path,
+                                                                 InputFormat format,
+                                                                 const arrow::Schema* target) {
+  SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
+  if (format == InputFormat::kCsv) {
+    return FromArrow<std::shared_ptr<arrow::RecordBatchReader>>(
+        arrow::csv::StreamingReader::Make(
+            arrow::io::default_io_context(), file, arrow::csv::ReadOptions::Defaults(),
+            arrow::csv::ParseOptions::Defaults(), CsvConvertOptions(target)),
+        path);
+  }
+  return FromArrow<std::shared_ptr<arrow::RecordBatchReader>>(
+      arrow::json::StreamingReader::Make(file, arrow::json::ReadOptions::Defaults(),
+                                         JsonParseOptions(target)),
+      path);
+}
+
+// The rows of a CSV or JSON file, counted without decoding them: CSV by
+// Arrow's parser, JSON lines (one record per line, as Arrow's reader reads
+// them by default) as the lines that are not blank.
+Result<int64_t> CountTextRows(const std::string& path, InputFormat format) {
+  SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
+  if (format == InputFormat::kCsv) {
+    return FromArrow(arrow::csv::CountRowsAsync(
+                         arrow::io::default_io_context(), file, arrow::internal::GetCpuThreadPool(),
+                         arrow::csv::ReadOptions::Defaults(), arrow::csv::ParseOptions::Defaults())
+                         .result(),
+                     path);
+  }
+  int64_t rows = 0;
+  bool blank = true;
+  for (;;) {
+    SKADE_ASSIGN_OR_RAISE(auto chunk, FromArrow(file->Read(1 << 20), path));
+    if (chunk->size() == 0) return rows + (blank ? 0 : 1);
+    for (uint8_t c : std::string_view(*chunk)) {
+      if (c == '\n') {
+        rows += blank ? 0 : 1;
+        blank = true;
+      } else if (c != ' ' && c != '\t' && c != '\r') {
+        blank = false;
+      }
+    }
+  }
+}
+
+// Streams `batches`, held by the stream.
+BatchStream StreamOwning(RecordBatchGroup batches) {
+  auto group = std::make_shared<RecordBatchGroup>(std::move(batches));
+  return [group, stream = StreamOf(*group)] { return stream(); };
+}
+
+// The rows of one input file, read by range.
+class InputFile {
+ public:
+  virtual ~InputFile() = default;
+  virtual int64_t rows() const = 0;
+  /// Rows [offset, offset + count), in order. Thread-safe.
+  virtual Result<BatchStream> Read(int64_t offset, int64_t count) = 0;
+};
+
+// A CSV or JSON file, read in groups of `group_rows` rows from its start
+// (their readers are sequential). InputGroups() only counts the rows; the
+// file is opened when a group of it is first read and closed after its
+// last row. A group read ahead of the others decodes the groups before it
+// and keeps them until they are read, so memory holds the groups in
+// flight, not the file. Reads of one file are serialized by a mutex.
+class TextInput : public InputFile {
+ public:
+  static Result<std::unique_ptr<TextInput>> Open(const std::string& path, InputFormat format,
+                                                 int64_t group_rows, const arrow::Schema& target) {
+    SKADE_ASSIGN_OR_RAISE(int64_t rows, CountTextRows(path, format));
+    return std::unique_ptr<TextInput>(new TextInput(path, format, group_rows, rows, target));
+  }
+
+  int64_t rows() const override { return rows_; }
+
+  // `offset` must start a group and `count` be its size; each group is
+  // read once.
+  Result<BatchStream> Read(int64_t offset, int64_t count) override {
+    std::lock_guard lock(mutex_);
+    if (auto parked = parked_.find(offset); parked != parked_.end()) {
+      RecordBatchGroup batches = std::move(parked->second);
+      parked_.erase(parked);
+      return StreamOwning(std::move(batches));
+    }
+    if (offset < cursor_ || count != std::min(group_rows_, rows_ - offset)) {
+      return InternalError("rows ", offset, "+", count, " of ", path_, " are not an unread group");
+    }
+    for (;;) {
+      const int64_t start = cursor_;
+      SKADE_ASSIGN_OR_RAISE(RecordBatchGroup batches,
+                            NextRows(std::min(group_rows_, rows_ - cursor_)));
+      if (start == offset) return StreamOwning(std::move(batches));
+      parked_.emplace(start, std::move(batches));
+    }
+  }
+
+ private:
+  TextInput(std::string path, InputFormat format, int64_t group_rows, int64_t rows,
+            const arrow::Schema& target)
+      : path_(std::move(path)),
+        format_(format),
+        group_rows_(group_rows),
+        rows_(rows),
+        target_(arrow::schema(target.fields())) {}
+
+  // The next `count` rows, from the reader (opened on first use).
+  Result<RecordBatchGroup> NextRows(int64_t count) {
+    if (reader_ == nullptr) {
+      SKADE_ASSIGN_OR_RAISE(reader_, StreamTextFile(path_, format_, target_.get()));
+    }
+    RecordBatchGroup batches;
+    for (int64_t left = count; left > 0;) {
+      if (pending_ == nullptr) {
+        SKADE_ASSIGN_OR_RAISE(pending_, FromArrow(reader_->Next(), path_));
+        if (pending_ == nullptr) return InvalidArgument(path_, ": changed while being read");
+      }
+      if (pending_->num_rows() <= left) {
+        left -= pending_->num_rows();
+        batches.push_back(std::move(pending_));
+        pending_ = nullptr;
+      } else {
+        batches.push_back(pending_->Slice(0, left));
+        pending_ = pending_->Slice(left);
+        left = 0;
+      }
+    }
+    cursor_ += count;
+    if (cursor_ == rows_) {
+      // The count and the reader must agree: no rows may be left unread.
+      if (pending_ != nullptr) return InvalidArgument(path_, ": changed while being read");
+      SKADE_ASSIGN_OR_RAISE(auto extra, FromArrow(reader_->Next(), path_));
+      if (extra != nullptr) return InvalidArgument(path_, ": changed while being read");
+      reader_ = nullptr;  // closes the file
+    }
+    return batches;
+  }
+
+  const std::string path_;
+  const InputFormat format_;
+  const int64_t group_rows_;
+  const int64_t rows_;
+  const std::shared_ptr<arrow::Schema> target_;
+  std::mutex mutex_;
+  // Null before the first row is read and after the last.
+  std::shared_ptr<arrow::RecordBatchReader> reader_;
+  std::shared_ptr<arrow::RecordBatch> pending_;  // read, not yet in a group
+  int64_t cursor_ = 0;                           // rows decoded into groups
+  std::map<int64_t, RecordBatchGroup> parked_;   // decoded groups not yet read, by offset
+};
+
+// A Parquet file: its footer, parsed once; each Read decodes just the row
+// groups its range spans, with its own reader over the shared file (a
+// ReadableFile reads with pread, so concurrent readers are safe).
+class ParquetInput : public InputFile {
+ public:
+  static Result<std::unique_ptr<ParquetInput>> Open(const std::string& path) {
+    SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
+    auto input = std::unique_ptr<ParquetInput>(new ParquetInput(path, file));
+    try {
+      input->metadata_ = parquet::ParquetFileReader::Open(file)->metadata();
+    } catch (const parquet::ParquetException& e) {
+      return InvalidArgument(path, ": ", e.what());
+    }
+    int64_t start = 0;
+    for (int i = 0; i < input->metadata_->num_row_groups(); ++i) {
+      input->row_group_starts_.push_back(start);
+      start += input->metadata_->RowGroup(i)->num_rows();
+    }
+    input->row_group_starts_.push_back(start);
+    return input;
+  }
+
+  int64_t rows() const override { return row_group_starts_.back(); }
+
+  Result<std::shared_ptr<arrow::Schema>> Schema() const {
+    SKADE_ASSIGN_OR_RAISE(auto reader, NewReader());
+    std::shared_ptr<arrow::Schema> schema;
+    arrow::Status status = reader->GetSchema(&schema);
+    if (!status.ok()) return InvalidArgument(path_, ": ", status.message());
+    return schema;
+  }
+
+  // Decodes the row groups the range spans batch by batch (the reader's
+  // batch size), dropping the rows before `offset` and after the range.
+  Result<BatchStream> Read(int64_t offset, int64_t count) override {
+    std::vector<int> row_groups;
+    for (size_t i = 0; i + 1 < row_group_starts_.size(); ++i) {
+      if (row_group_starts_[i + 1] > offset && row_group_starts_[i] < offset + count) {
+        row_groups.push_back(static_cast<int>(i));
+      }
+    }
+    if (row_groups.empty()) return StreamOwning({});
+    struct State {
+      std::unique_ptr<parquet::arrow::FileReader> file;  // outlives `batches`
+      std::unique_ptr<arrow::RecordBatchReader> batches;
+      int64_t skip;
+      int64_t left;
+    };
+    auto state = std::make_shared<State>();
+    SKADE_ASSIGN_OR_RAISE(state->file, NewReader());
+    SKADE_ASSIGN_OR_RAISE(state->batches,
+                          FromArrow(state->file->GetRecordBatchReader(row_groups), path_));
+    state->skip = offset - row_group_starts_[row_groups.front()];
+    state->left = count;
+    return [state, path = path_]() -> Result<std::shared_ptr<arrow::RecordBatch>> {
+      while (state->left > 0) {
+        std::shared_ptr<arrow::RecordBatch> batch;
+        arrow::Status status = state->batches->ReadNext(&batch);
+        if (!status.ok()) return InvalidArgument(path, ": ", status.message());
+        if (batch == nullptr) break;
+        if (state->skip >= batch->num_rows()) {
+          state->skip -= batch->num_rows();
+          continue;
+        }
+        int64_t rows = std::min(state->left, batch->num_rows() - state->skip);
+        if (state->skip > 0 || rows < batch->num_rows()) batch = batch->Slice(state->skip, rows);
+        state->skip = 0;
+        state->left -= rows;
+        return batch;
+      }
+      return nullptr;
+    };
+  }
+
+ private:
+  ParquetInput(std::string path, std::shared_ptr<arrow::io::ReadableFile> file)
+      : path_(std::move(path)), file_(std::move(file)) {}
+
+  Result<std::unique_ptr<parquet::arrow::FileReader>> NewReader() const {
+    std::unique_ptr<parquet::ParquetFileReader> file_reader;
+    try {
+      file_reader =
+          parquet::ParquetFileReader::Open(file_, parquet::default_reader_properties(), metadata_);
+    } catch (const parquet::ParquetException& e) {
+      return InvalidArgument(path_, ": ", e.what());
+    }
+    parquet::ArrowReaderProperties properties;
+    // One request per row group's columns instead of one per page; the
+    // pool's workers read different groups at once, so no extra threads.
+    properties.set_pre_buffer(true);
+    properties.set_use_threads(false);
+    return FromArrow(parquet::arrow::FileReader::Make(arrow::default_memory_pool(),
+                                                      std::move(file_reader), properties),
+                     path_);
+  }
+
+  std::string path_;
+  std::shared_ptr<arrow::io::ReadableFile> file_;
+  std::shared_ptr<parquet::FileMetaData> metadata_;
+  std::vector<int64_t> row_group_starts_;  // per row group, then the row count
+};
+
+}  // namespace
+
+Result<InputFormat> InputFormatOf(std::string_view path, std::string_view format) {
+  std::string name = AsciiLower(format.empty() ? std::string(path) : StrCat(".", format));
+  for (const char* suffix : {".parquet", ".pq"}) {
+    if (name.ends_with(suffix)) return InputFormat::kParquet;
+  }
+  if (name.ends_with(".csv")) return InputFormat::kCsv;
+  for (const char* suffix : {".json", ".jsonl", ".ndjson"}) {
+    if (name.ends_with(suffix)) return InputFormat::kJson;
+  }
+  return InvalidArgument("cannot tell the format of ", path,
+                         " (use --format parquet|csv|json, or a .parquet/.csv/.jsonl name)");
+}
+
+Result<std::shared_ptr<arrow::Schema>> ReadInputSchema(const std::string& path,
+                                                       InputFormat format) {
+  if (format == InputFormat::kParquet) {
+    SKADE_ASSIGN_OR_RAISE(auto input, ParquetInput::Open(path));
+    return input->Schema();
+  }
+  SKADE_ASSIGN_OR_RAISE(auto table, ReadTextFile(path, format));
+  return table->schema();
+}
+
+std::shared_ptr<arrow::Schema> TableSchemaFor(const arrow::Schema& input) {
+  std::vector<std::shared_ptr<arrow::Field>> fields;
+  for (const auto& field : input.fields()) {
+    auto type = field->type();
+    if (type->id() == arrow::Type::TIMESTAMP) {
+      const auto& timestamp = static_cast<const arrow::TimestampType&>(*type);
+      if (timestamp.unit() == arrow::TimeUnit::NANO) {
+        type = arrow::timestamp(arrow::TimeUnit::MICRO, timestamp.timezone());
+      }
+    }
+    fields.push_back(field->WithType(type));
+  }
+  return arrow::schema(fields, input.metadata());
+}
+
+Result<GroupSource> InputGroups(const std::vector<std::string>& paths, std::string_view format,
+                                int64_t rows_per_file, const arrow::Schema& table_schema) {
+  if (rows_per_file < 1) return InvalidArgument("rows per file must be at least 1");
+  struct Slice {
+    size_t input;
+    int64_t offset;
+    int64_t count;
+  };
+  auto inputs = std::make_shared<std::vector<std::unique_ptr<InputFile>>>();
+  auto slices = std::make_shared<std::vector<Slice>>();
+  for (const std::string& path : paths) {
+    SKADE_ASSIGN_OR_RAISE(InputFormat kind, InputFormatOf(path, format));
+    if (kind == InputFormat::kParquet) {
+      SKADE_ASSIGN_OR_RAISE(auto input, ParquetInput::Open(path));
+      inputs->push_back(std::move(input));
+    } else {
+      SKADE_ASSIGN_OR_RAISE(auto input, TextInput::Open(path, kind, rows_per_file, table_schema));
+      inputs->push_back(std::move(input));
+    }
+    for (int64_t offset = 0; offset < inputs->back()->rows(); offset += rows_per_file) {
+      slices->push_back(
+          {inputs->size() - 1, offset, std::min(rows_per_file, inputs->back()->rows() - offset)});
+    }
+  }
+  return GroupSource{slices->size(), [inputs, slices](size_t i) -> Result<BatchStream> {
+                       const Slice& slice = (*slices)[i];
+                       return (*inputs)[slice.input]->Read(slice.offset, slice.count);
+                     }};
+}
+
+}  // namespace skade::ingest

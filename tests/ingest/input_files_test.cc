@@ -1,0 +1,255 @@
+// Input files for ingest (input_files.h): telling formats apart, the schema
+// a created table gets, and groups read on demand from Parquet (by row
+// group), CSV and JSON (when read, in file order), through to a committed
+// ingest.
+#include "skade/ingest/input_files.h"
+
+#include <arrow/api.h>
+#include <arrow/csv/writer.h>
+#include <arrow/io/file.h>
+#include <gtest/gtest.h>
+#include <parquet/arrow/writer.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ingest_test_util.h"
+#include "skade/data/arrow_schema.h"
+#include "skade/ingest/ingest.h"
+#include "skade/ingest/worker_pool.h"
+
+namespace skade::ingest {
+namespace {
+
+using testing::IngestTest;
+using testing::IsError;
+using testing::IsOk;
+
+std::shared_ptr<arrow::Table> TableOf(const RecordBatchGroup& batches) {
+  return arrow::Table::FromRecordBatches(batches).ValueOrDie();
+}
+
+void WriteParquet(const std::string& path, const arrow::Table& table, int64_t row_group_rows) {
+  auto out = arrow::io::FileOutputStream::Open(path).ValueOrDie();
+  ASSERT_TRUE(
+      parquet::arrow::WriteTable(table, arrow::default_memory_pool(), out, row_group_rows).ok());
+  ASSERT_TRUE(out->Close().ok());
+}
+
+// Group `i` of `groups`, read to its end.
+Result<RecordBatchGroup> ReadGroup(const GroupSource& groups, size_t i) {
+  SKADE_ASSIGN_OR_RAISE(BatchStream stream, groups.read(i));
+  RecordBatchGroup batches;
+  for (;;) {
+    SKADE_ASSIGN_OR_RAISE(auto batch, stream());
+    if (batch == nullptr) return batches;
+    batches.push_back(std::move(batch));
+  }
+}
+
+// Every group of `groups`, read concurrently and out of order, as the
+// encode pool does; in group order, or the first error.
+Result<std::vector<RecordBatchGroup>> ReadConcurrently(const GroupSource& groups) {
+  std::vector<Result<RecordBatchGroup>> read(groups.count);
+  WorkerPool pool(4);
+  pool.ParallelFor(groups.count, [&](size_t i) {
+    size_t group = groups.count - 1 - i;
+    read[group] = ReadGroup(groups, group);
+  });
+  std::vector<RecordBatchGroup> in_order;
+  for (auto& group : read) {
+    if (!group) return tl::unexpected(std::move(group).error());
+    in_order.push_back(std::move(*group));
+  }
+  return in_order;
+}
+
+// The row count of each group.
+std::vector<int64_t> RowCounts(const std::vector<RecordBatchGroup>& groups) {
+  std::vector<int64_t> rows;
+  for (const auto& group : groups) rows.push_back(TableOf(group)->num_rows());
+  return rows;
+}
+
+void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+TEST(InputFormatTest, ComesFromTheFormatOptionOrTheName) {
+  EXPECT_EQ(*InputFormatOf("in/a.PARQUET", ""), InputFormat::kParquet);
+  EXPECT_EQ(*InputFormatOf("a.pq", ""), InputFormat::kParquet);
+  EXPECT_EQ(*InputFormatOf("a.csv", ""), InputFormat::kCsv);
+  EXPECT_EQ(*InputFormatOf("a.json", ""), InputFormat::kJson);
+  EXPECT_EQ(*InputFormatOf("a.jsonl", ""), InputFormat::kJson);
+  EXPECT_EQ(*InputFormatOf("a.ndjson", ""), InputFormat::kJson);
+  EXPECT_EQ(*InputFormatOf("a.parquet", "CSV"), InputFormat::kCsv);
+  EXPECT_THAT(InputFormatOf("a.txt", ""), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(InputFormatOf("a.csv", "xml"), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST(TableSchemaForTest, NanosecondTimestampsBecomeMicroseconds) {
+  auto input = arrow::schema({arrow::field("ts", arrow::timestamp(arrow::TimeUnit::NANO, "UTC")),
+                              arrow::field("local", arrow::timestamp(arrow::TimeUnit::NANO)),
+                              arrow::field("id", arrow::int64(), false)});
+  auto schema = TableSchemaFor(*input);
+  EXPECT_TRUE(schema->field(0)->type()->Equals(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")));
+  EXPECT_TRUE(schema->field(1)->type()->Equals(arrow::timestamp(arrow::TimeUnit::MICRO)));
+  EXPECT_TRUE(schema->field(2)->Equals(*input->field(2)));
+}
+
+class InputFilesTest : public IngestTest {
+ protected:
+  std::shared_ptr<arrow::Schema> EventArrowSchema() {
+    return *data::ToArrowSchema(*testing::EventSchema());
+  }
+};
+
+TEST_F(InputFilesTest, ParquetGroupsSpanRowGroupsAndKeepTheRowOrder) {
+  // a: 1000 rows in row groups of 300; b: 100 rows. Groups of 400 rows:
+  // a[0,400) spans row groups 0-1, a[400,800) 1-2, a[800,1000) 2-3; b whole.
+  WriteParquet(dir_.Sub("a.parquet"), *TableOf(testing::EventGroup(0, 1000, 3)), 300);
+  WriteParquet(dir_.Sub("b.pq"), *TableOf(testing::EventGroup(1000, 100)), 1000);
+  auto groups =
+      InputGroups({dir_.Sub("a.parquet"), dir_.Sub("b.pq")}, "", 400, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  ASSERT_EQ(groups->count, 4u);
+  auto in_order = ReadConcurrently(*groups);
+  ASSERT_THAT(in_order, IsOk());
+  EXPECT_EQ(RowCounts(*in_order), (std::vector<int64_t>{400, 400, 200, 100}));
+  EXPECT_EQ(testing::RowsOf(*in_order), testing::RowsOf(testing::EventGroups(1, 1100)));
+}
+
+TEST_F(InputFilesTest, TextColumnsOfTheTableAreReadAsItsTypes) {
+  // "7" would be inferred as a number; the table says name is a string.
+  WriteText(dir_.Sub("a.csv"), "id,score,name,region\n1,0.5,7,eu\n2,,8,us\n");
+  WriteText(dir_.Sub("b.jsonl"),
+            "{\"id\": 3, \"score\": 1.5, \"name\": \"9\", \"region\": \"ap\"}\n");
+  auto groups = InputGroups({dir_.Sub("a.csv"), dir_.Sub("b.jsonl")}, "", 10, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  ASSERT_EQ(groups->count, 2u);
+  std::vector<RecordBatchGroup> all;
+  for (size_t i = 0; i < groups->count; ++i) {
+    auto group = ReadGroup(*groups, i);
+    ASSERT_THAT(group, IsOk());
+    for (const auto& batch : *group) {
+      EXPECT_EQ(batch->schema()->GetFieldByName("name")->type()->id(), arrow::Type::STRING);
+    }
+    all.push_back(std::move(*group));
+  }
+  EXPECT_EQ(testing::RowsOf(all),
+            (std::vector<testing::Row>{{1, 0.5, "7"}, {2, std::nullopt, "8"}, {3, 1.5, "9"}}));
+  // Without a table, the types are inferred.
+  auto inferred = ReadInputSchema(dir_.Sub("a.csv"), InputFormat::kCsv);
+  ASSERT_THAT(inferred, IsOk());
+  EXPECT_EQ((*inferred)->GetFieldByName("name")->type()->id(), arrow::Type::INT64);
+}
+
+TEST_F(InputFilesTest, TextGroupsAreDecodedWhenReadNotUpFront) {
+  // a.csv: ids 1-5, b.jsonl: ids 6-8; groups of 2: a 0-2, b 3-4.
+  WriteText(dir_.Sub("a.csv"),
+            "id,score,name,region\n1,,a,eu\n2,,b,eu\n3,,c,eu\n4,,d,eu\n5,,e,eu\n");
+  const auto json = [](std::initializer_list<int> ids) {
+    std::string text;
+    for (int id : ids) text += StrCat("{\"id\": ", id, ", \"name\": \"j", id, "\"}\n");
+    return text;
+  };
+  WriteText(dir_.Sub("b.jsonl"), json({6, 7, 8}));
+  auto groups = InputGroups({dir_.Sub("a.csv"), dir_.Sub("b.jsonl")}, "", 2, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  ASSERT_EQ(groups->count, 5u);
+  // What the groups hold is read when they are, not when InputGroups()
+  // counted the rows: b's new rows are read, and a is never opened.
+  WriteText(dir_.Sub("b.jsonl"), json({60, 70, 80}));
+  std::filesystem::remove(dir_.Sub("a.csv"));
+  auto last = ReadGroup(*groups, 4);  // decodes group 3 on the way
+  ASSERT_THAT(last, IsOk());
+  EXPECT_EQ(testing::RowsOf({*last}), (std::vector<testing::Row>{{80, std::nullopt, "j80"}}));
+  auto before = ReadGroup(*groups, 3);
+  ASSERT_THAT(before, IsOk());
+  EXPECT_EQ(testing::RowsOf({*before}),
+            (std::vector<testing::Row>{{60, std::nullopt, "j60"}, {70, std::nullopt, "j70"}}));
+  EXPECT_THAT(ReadGroup(*groups, 0), IsError(ErrorKind::kNotFound));
+}
+
+TEST_F(InputFilesTest, ATextFileThatChangedItsRowCountIsAnError) {
+  WriteText(dir_.Sub("a.csv"), "id\n1\n2\n");
+  WriteText(dir_.Sub("b.jsonl"), "{\"id\": 1}\n\n  \n{\"id\": 2}\n");  // blank lines: no rows
+  auto groups = InputGroups({dir_.Sub("a.csv"), dir_.Sub("b.jsonl")}, "", 10, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  ASSERT_EQ(groups->count, 2u);
+  WriteText(dir_.Sub("a.csv"), "id\n1\n2\n3\n");
+  WriteText(dir_.Sub("b.jsonl"), "{\"id\": 1}\n");
+  EXPECT_THAT(ReadGroup(*groups, 0), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(ReadGroup(*groups, 1), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST_F(InputFilesTest, CsvGroupsReadConcurrentlyKeepTheRowOrder) {
+  // 60000 rows (~1.6 MB): several reader blocks, groups not aligned to them.
+  {
+    auto out = arrow::io::FileOutputStream::Open(dir_.Sub("a.csv")).ValueOrDie();
+    ASSERT_TRUE(arrow::csv::WriteCSV(*TableOf(testing::EventGroup(0, 60000, 3)),
+                                     arrow::csv::WriteOptions::Defaults(), out.get())
+                    .ok());
+    ASSERT_TRUE(out->Close().ok());
+  }
+  auto groups = InputGroups({dir_.Sub("a.csv")}, "", 7000, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  ASSERT_EQ(groups->count, 9u);
+  auto in_order = ReadConcurrently(*groups);
+  ASSERT_THAT(in_order, IsOk());
+  std::vector<int64_t> rows(8, 7000);
+  rows.push_back(4000);
+  EXPECT_EQ(RowCounts(*in_order), rows);
+  EXPECT_EQ(testing::RowsOf(*in_order), testing::RowsOf(testing::EventGroups(1, 60000)));
+}
+
+TEST_F(InputFilesTest, ParquetSchemaComesFromTheFooter) {
+  WriteParquet(dir_.Sub("a.parquet"), *TableOf(testing::EventGroup(0, 10)), 5);
+  auto schema = ReadInputSchema(dir_.Sub("a.parquet"), InputFormat::kParquet);
+  ASSERT_THAT(schema, IsOk());
+  EXPECT_EQ((*schema)->num_fields(), 4);
+  EXPECT_EQ((*schema)->field(0)->name(), "id");
+  EXPECT_EQ((*schema)->field(0)->type()->id(), arrow::Type::INT64);
+}
+
+TEST_F(InputFilesTest, MissingOrUnreadableFilesAreErrors) {
+  EXPECT_THAT(InputGroups({dir_.Sub("none.parquet")}, "", 10, *EventArrowSchema()),
+              IsError(ErrorKind::kNotFound));
+  WriteText(dir_.Sub("bad.parquet"), "not parquet at all");
+  EXPECT_THAT(InputGroups({dir_.Sub("bad.parquet")}, "", 10, *EventArrowSchema()),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(InputGroups({dir_.Sub("bad.parquet")}, "", 0, *EventArrowSchema()),
+              IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST_F(InputFilesTest, IngestsFilesThroughThePipelines) {
+  WriteParquet(dir_.Sub("a.parquet"), *TableOf(testing::EventGroup(0, 900, 3)), 250);
+  auto groups = InputGroups({dir_.Sub("a.parquet")}, "", 300, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  IngestOptions options;
+  options.files_per_commit = 2;
+  auto result = IngestPipelinedOverlap(Create("events"), *groups, options);
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(result->stats.files, 3);
+  EXPECT_EQ(result->stats.commits, 2);
+  EXPECT_EQ(testing::CommittedRows(result->table), testing::RowsOf(testing::EventGroups(1, 900)));
+}
+
+TEST_F(InputFilesTest, AFileThatDoesNotFitTheTableCommitsNothing) {
+  WriteParquet(dir_.Sub("ok.parquet"), *TableOf(testing::EventGroup(0, 10)), 10);
+  arrow::StringBuilder ids;
+  ASSERT_TRUE(ids.Append("not a number").ok());
+  auto bad = arrow::Table::Make(arrow::schema({arrow::field("id", arrow::utf8())}),
+                                {ids.Finish().ValueOrDie()});
+  WriteParquet(dir_.Sub("bad.parquet"), *bad, 10);
+  auto groups =
+      InputGroups({dir_.Sub("ok.parquet"), dir_.Sub("bad.parquet")}, "", 100, *EventArrowSchema());
+  ASSERT_THAT(groups, IsOk());
+  table::Table table = Create("events");
+  auto result = IngestPipelined(table, *groups);
+  ASSERT_THAT(result, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_NE(result.error().message.find("id"), std::string::npos) << result.error().message;
+  EXPECT_TRUE(table.Refresh()->metadata().snapshots.empty());
+  EXPECT_TRUE(DataFilesOnDisk(table).empty());
+}
+
+}  // namespace
+}  // namespace skade::ingest
