@@ -42,6 +42,13 @@ class CatalogStoreTest : public ::testing::TestWithParam<testing::CatalogStoreIm
     return OkStatus();
   }
 
+  // Namespace "n" with tables "a" and "b" at "a0" and "b0".
+  void CreateTablesAAndB(const spec::TableIdentifier& a, const spec::TableIdentifier& b) {
+    ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+    ASSERT_THAT(CreateTable(a, "a0"), IsOk());
+    ASSERT_THAT(CreateTable(b, "b0"), IsOk());
+  }
+
   testing::TempDir dir_;
   std::unique_ptr<CatalogStore> store_;
 };
@@ -142,11 +149,9 @@ TEST_P(CatalogStoreTest, SwapPointersIsCompareAndSwap) {
 }
 
 TEST_P(CatalogStoreTest, MultiTableSwapIsAllOrNothing) {
-  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   spec::TableIdentifier a{{"n"}, "a"};
   spec::TableIdentifier b{{"n"}, "b"};
-  ASSERT_THAT(CreateTable(a, "a0"), IsOk());
-  ASSERT_THAT(CreateTable(b, "b0"), IsOk());
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
   uint64_t seq_before = *store_->CommitSeq();
   // b's expectation is stale, so a must not move either.
   EXPECT_THAT(store_->SwapPointers({{a, "a0", "a1", {}}, {b, "stale", "b1", {}}}),
@@ -167,11 +172,9 @@ TEST_P(CatalogStoreTest, MultiTableSwapIsAllOrNothing) {
 // Multi-table transactions: tables that were only read assert, in the same
 // write transaction, that they are still at the version read.
 TEST_P(CatalogStoreTest, CompareOnlySwapsCheckWithoutWriting) {
-  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   spec::TableIdentifier a{{"n"}, "a"};
   spec::TableIdentifier b{{"n"}, "b"};
-  ASSERT_THAT(CreateTable(a, "a0"), IsOk());
-  ASSERT_THAT(CreateTable(b, "b0"), IsOk());
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
   uint64_t seq_before = *store_->CommitSeq();
   uint64_t b_id = (*store_->GetTable(b))->table_id;
 
@@ -268,11 +271,9 @@ TEST_P(CatalogStoreTest, ConcurrentSwapsLoseNothing) {
 }
 
 TEST_P(CatalogStoreTest, ChangesLogNamesEveryTableAWriteTouched) {
-  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
-  spec::TableIdentifier t0{{"n"}, "t0"};
-  spec::TableIdentifier t1{{"n"}, "t1"};
-  ASSERT_THAT(CreateTable(t0, "x0"), IsOk());
-  ASSERT_THAT(CreateTable(t1, "x0"), IsOk());
+  spec::TableIdentifier t0{{"n"}, "a"};
+  spec::TableIdentifier t1{{"n"}, "b"};
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(t0, t1));
   uint64_t before = store_->LastVersion();
   ASSERT_THAT(store_->RenameTable(t0, {{"n"}, "renamed"}), IsOk());
   ASSERT_TRUE(store_->DropTable(t1));
@@ -287,7 +288,7 @@ TEST_P(CatalogStoreTest, ChangesLogNamesEveryTableAWriteTouched) {
   }
   EXPECT_EQ(seen, (std::map<std::string, std::optional<std::string>>{
                       {TableKey(t0), std::nullopt},
-                      {TableKey({{"n"}, "renamed"}), "x0"},
+                      {TableKey({{"n"}, "renamed"}), "a0"},
                       {TableKey(t1), std::nullopt},
                       {TableKey({{"n"}, "registered"}), "r0"}}));
   auto nothing = store_->ReadTablePointersChangedAfter(changed->version);

@@ -9,17 +9,17 @@
 // Commits are optimistic: read the current metadata, check the requirements,
 // apply the updates with TableMetadataBuilder, write the new metadata file,
 // then compare-and-swap the pointer in one short store write transaction
-// that also appends the commit log. Losing the swap to another writer (thread or
-// process) re-reads and re-checks; only a failed requirement reaches the
-// caller as kCommitFailed. In-process commits to one table are serialized by
+// that also appends the commit log. Losing the swap to another writer
+// (thread or process) re-reads and re-checks; only a failed requirement
+// reaches the caller as kCommitFailed. In-process commits to one table are serialized by
 // a striped lock so they do not waste work racing each other; concurrent
 // commits to different tables share one store transaction and one sync
 // (group commit, where the store has it).
 //
-// Reads go through two in-memory layers and touch neither the store nor a lock
-// when warm: the TablePointerMirror (table -> current metadata location,
-// fresh across processes) and the MetadataCache (location -> parsed metadata
-// and JSON). Both are updated before a commit returns, so a read that starts
+// Reads go through two in-memory layers and touch neither the store nor a
+// lock when warm: the TablePointerMirror (table -> current metadata
+// location, fresh across processes) and the MetadataCache (location ->
+// parsed metadata and JSON). Both are updated before a commit returns, so a read that starts
 // after a commit returned sees it.
 //
 // Several processes may open the same warehouse at once. Thread-safe.
@@ -149,8 +149,7 @@ class EmbeddedCatalog : public Catalog {
   void DiscardFile(const std::string& location);
 
   /// kForbidden unless `metadata`'s location and `metadata_file` are allowed.
-  Status CheckLocations(const spec::TableMetadata& metadata,
-                        const std::string& metadata_file) const;
+  Status CheckLocations(const spec::TableMetadata& metadata, const std::string& metadata_file) const;
 
   std::string warehouse_location_;
   std::unique_ptr<LocationPolicy> location_policy_;

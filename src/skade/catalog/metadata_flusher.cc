@@ -76,8 +76,7 @@ Status MetadataFlusher::Round() {
   // The bulk, while commits go on.
   Status status = SyncFiles(files, &failed);
   // The files written meanwhile, then the store, with commits held off. If
-  // the store cannot hold them, the files written meanwhile stay with the
-  // FileIO for the next round.
+  // commits cannot be held, those files stay tracked for the next round.
   Status synced = store_->Sync([&]() -> Status {
     KeepFirst(&status, SyncFiles(io_->TakeWritten(), &failed));
     if (failed.empty()) return OkStatus();

@@ -5,10 +5,11 @@
 // not yet known durable), then the store — in that order, so a durable
 // pointer never names a file that is not.
 //
-// The store sync runs while the store holds commits off (CatalogStore::Sync),
-// after a last pass over the files written meanwhile: a commit acknowledged before the
-// sync wrote its files before it committed, so they are in that pass, and
-// commits that wrote files later wait for the sync to finish. The price is
+// The store sync runs while the store holds commits off
+// (CatalogStore::Sync), after a last pass over the files written meanwhile:
+// a commit acknowledged before the sync wrote its files before it committed,
+// so they are in that pass, and commits that wrote files later wait for the
+// sync to finish. The price is
 // one writer stall per round, as long as that pass and the store sync take.
 //
 // Errors cannot be reported to the commits they concern (already
