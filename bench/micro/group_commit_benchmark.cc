@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/store/lmdb/lmdb_catalog_store.h"
 #include "skade/util/strings.h"
 #include "testing/fast_append.h"
 
@@ -73,7 +74,9 @@ CommitFixture& GetFixture(bool group_commit) {
 void BM_GroupCommit(benchmark::State& state) {
   CommitFixture& fixture = GetFixture(state.range(0) != 0);
   const TableIdentifier& table = fixture.table(state.thread_index());
-  uint64_t first_txn = fixture.catalog().store().env().LastTxnId();
+  // The default store is LMDB: count its transactions.
+  auto& lmdb_store = dynamic_cast<store::lmdb::LmdbCatalogStore&>(fixture.catalog().store());
+  uint64_t first_txn = lmdb_store.env().LastTxnId();
   for (auto _ : state) {
     auto committed = testing::FastAppend(fixture.catalog(), table);
     if (!committed) state.SkipWithError(committed.error().ToString().c_str());
@@ -81,7 +84,7 @@ void BM_GroupCommit(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
   if (state.thread_index() == 0) {
     // The timed region ends with a barrier, so every thread is done here.
-    uint64_t txns = fixture.catalog().store().env().LastTxnId() - first_txn;
+    uint64_t txns = lmdb_store.env().LastTxnId() - first_txn;
     double commits = static_cast<double>(state.iterations()) * state.threads();
     state.counters["commits_per_txn"] = txns == 0 ? 0 : commits / static_cast<double>(txns);
   }

@@ -5,7 +5,7 @@
 //   skade_micro_bench --benchmark_filter=Mirror
 //
 // The mirror is driven through its CommitListener interface, as the store
-// drives it, so the measurement excludes LMDB and the file system.
+// drives it, so the measurement excludes the store and the file system.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "skade/catalog/table_pointer_mirror.h"
-#include "skade/store/keys.h"
+#include "skade/store/table_key.h"
 #include "skade/util/strings.h"
 
 namespace skade::catalog {
@@ -34,18 +34,19 @@ void BM_MirrorCommitApply(benchmark::State& state) {
   std::string pattern = (std::filesystem::temp_directory_path() / "skade-bench-XXXXXX").string();
   std::string dir = mkdtemp(pattern.data());
   store::CatalogStoreOptions options;
-  options.lmdb.map_size = 1ull << 30;
-  options.lmdb.durability = store::Durability::kNone;
+  options.map_size = 1ull << 30;
+  options.durability = store::Durability::kNone;
   auto store = std::move(*store::CatalogStore::Open(dir, options));
   auto mirror = std::move(*TablePointerMirror::Open(store.get()));
-  uint64_t txn = mirror->synced_txn();
+  uint64_t version = mirror->synced_version();
   std::vector<store::TableChange> changes;
   for (int64_t i = 0; i < tables; ++i) {
     changes.push_back(
         {TableKeyFor(i), store::TableRecord{static_cast<uint64_t>(i + 1), LocationFor(i, 0)}});
     if (changes.size() == 10000 || i + 1 == tables) {
-      mirror->OnCommitting(++txn);
-      mirror->OnCommitted(txn, changes);
+      mirror->OnCommitting(version, version + 1);
+      mirror->OnCommitted(version, version + 1, changes);
+      ++version;
       changes.clear();
     }
   }
@@ -59,8 +60,9 @@ void BM_MirrorCommitApply(benchmark::State& state) {
   }
   size_t next = 0;
   for (auto _ : state) {
-    mirror->OnCommitting(++txn);
-    mirror->OnCommitted(txn, commits[next++ % commits.size()]);
+    mirror->OnCommitting(version, version + 1);
+    mirror->OnCommitted(version, version + 1, commits[next++ % commits.size()]);
+    ++version;
   }
   state.SetItemsProcessed(state.iterations());
   mirror.reset();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/store/lmdb/lmdb_catalog_store.h"
 #include "skade/util/strings.h"
 #include "testing/fast_append.h"
 #include "testing/matchers.h"
@@ -46,7 +47,9 @@ TEST_P(GroupCommitCatalogTest, SixteenThreadsTimesHundredCommitsOverSixteenTable
         0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
     ASSERT_TRUE(catalog->CreateTable(ids.back().ns, request));
   }
-  uint64_t txn_before = catalog->store().env().LastTxnId();
+  // The default store is LMDB: count its transactions.
+  auto& lmdb_store = dynamic_cast<store::lmdb::LmdbCatalogStore&>(catalog->store());
+  uint64_t txn_before = lmdb_store.env().LastTxnId();
   std::mutex mutex;
   std::vector<std::set<int64_t>> acknowledged(kTables);
   std::vector<std::thread> threads;
@@ -62,7 +65,7 @@ TEST_P(GroupCommitCatalogTest, SixteenThreadsTimesHundredCommitsOverSixteenTable
     });
   }
   for (auto& thread : threads) thread.join();
-  uint64_t txns = catalog->store().env().LastTxnId() - txn_before;
+  uint64_t txns = lmdb_store.env().LastTxnId() - txn_before;
 
   size_t total = 0;
   for (int table = 0; table < kTables; ++table) {

@@ -1,7 +1,8 @@
-// TablePointerMirror against the store it mirrors: built exactly, kept
-// exact write-through by its own store's commits, and caught up on commits
-// made through another store instance (which it sees exactly as another
-// process's commits: only through LMDB).
+// TablePointerMirror against the store it mirrors, for every CatalogStore
+// implementation: built exactly, kept exact write-through by its own store's
+// commits, and caught up on commits made through another store instance
+// (which it sees exactly as another process's commits: only through the
+// store).
 #include "skade/catalog/table_pointer_mirror.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 
 #include "skade/cache/epoch.h"
 #include "skade/util/strings.h"
+#include "testing/catalog_store_implementations.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
 
@@ -19,14 +21,13 @@ namespace {
 using spec::TableIdentifier;
 using testing::IsOk;
 
-class TablePointerMirrorTest : public ::testing::Test {
+class TablePointerMirrorTest
+    : public ::testing::TestWithParam<testing::CatalogStoreImplementation> {
  protected:
   void SetUp() override {
-    store::CatalogStoreOptions options;
-    options.lmdb.map_size = 1ull << 30;
-    options.lmdb.durability = store::Durability::kNone;
-    own_ = std::move(*store::CatalogStore::Open(dir_.Sub("store"), options));
-    other_ = std::move(*store::CatalogStore::Open(dir_.Sub("store"), options));
+    std::string location = GetParam().location(dir_.path());
+    own_ = std::move(*store::CatalogStore::Open(location, GetParam().options));
+    other_ = std::move(*store::CatalogStore::Open(location, GetParam().options));
     ASSERT_THAT(other_->CreateNamespace({"n"}, {}), IsOk());
   }
 
@@ -57,7 +58,7 @@ class TablePointerMirrorTest : public ::testing::Test {
   std::unique_ptr<TablePointerMirror> mirror_;
 };
 
-TEST_F(TablePointerMirrorTest, BuiltFromTheStoreThenCaughtUpOnOtherWriters) {
+TEST_P(TablePointerMirrorTest, BuiltFromTheStoreThenCaughtUpOnOtherWriters) {
   TableIdentifier a{{"n"}, "a"}, b{{"n"}, "b"}, c{{"n"}, "c"}, d{{"n"}, "d"};
   ASSERT_THAT(Create(*other_, a, "a0"), IsOk());
   ASSERT_THAT(Create(*other_, b, "b0"), IsOk());
@@ -67,7 +68,7 @@ TEST_F(TablePointerMirrorTest, BuiltFromTheStoreThenCaughtUpOnOtherWriters) {
 
   ASSERT_TRUE(other_->SwapPointers({{a, "a0", "a1", {}}}));
   ExpectExact(a);
-  EXPECT_EQ(mirror_->synced_txn(), own_->env().LastTxnId());
+  EXPECT_EQ(mirror_->synced_version(), own_->LastVersion());
   ASSERT_THAT(other_->RenameTable(b, d), IsOk());
   ExpectExact(b);
   ExpectExact(d);
@@ -82,26 +83,26 @@ TEST_F(TablePointerMirrorTest, BuiltFromTheStoreThenCaughtUpOnOtherWriters) {
   for (const auto& id : {a, b, c, d}) ExpectExact(id);
 }
 
-TEST_F(TablePointerMirrorTest, ItsOwnStoresCommitsApplyBeforeTheyReturn) {
+TEST_P(TablePointerMirrorTest, ItsOwnStoresCommitsApplyBeforeTheyReturn) {
   mirror_ = std::move(*TablePointerMirror::Open(own_.get()));
   TableIdentifier a{{"n"}, "a"};
   ASSERT_THAT(Create(*own_, a, "a0"), IsOk());
   // Applied by the commit itself: no catch-up needed by the next read.
-  EXPECT_EQ(mirror_->synced_txn(), own_->env().LastTxnId());
+  EXPECT_EQ(mirror_->synced_version(), own_->LastVersion());
   ASSERT_TRUE(own_->SwapPointers({{a, "a0", "a1", {}}}));
-  EXPECT_EQ(mirror_->synced_txn(), own_->env().LastTxnId());
+  EXPECT_EQ(mirror_->synced_version(), own_->LastVersion());
   ASSERT_THAT(own_->CreateNamespace({"x"}, {}), IsOk());  // changes no table
-  EXPECT_EQ(mirror_->synced_txn(), own_->env().LastTxnId());
+  EXPECT_EQ(mirror_->synced_version(), own_->LastVersion());
   ExpectExact(a);
   // A failed commit leaves the mirror as it was.
   EXPECT_FALSE(own_->SwapPointers({{a, "stale", "a2", {}}}));
-  EXPECT_EQ(mirror_->synced_txn(), own_->env().LastTxnId());
+  EXPECT_EQ(mirror_->synced_version(), own_->LastVersion());
   ExpectExact(a);
 }
 
 // Random creates, swaps, renames and drops through both stores; the mirror
 // must agree with the store on every name after every step.
-TEST_F(TablePointerMirrorTest, RandomHistoryThroughTwoWritersStaysExact) {
+TEST_P(TablePointerMirrorTest, RandomHistoryThroughTwoWritersStaysExact) {
   mirror_ = std::move(*TablePointerMirror::Open(own_.get()));
   std::mt19937 random(7);
   std::vector<TableIdentifier> names;
@@ -133,6 +134,10 @@ TEST_F(TablePointerMirrorTest, RandomHistoryThroughTwoWritersStaysExact) {
   }
   for (const auto& id : names) ExpectExact(id);
 }
+
+INSTANTIATE_TEST_SUITE_P(Implementations, TablePointerMirrorTest,
+                         ::testing::ValuesIn(testing::CatalogStoreImplementations()),
+                         testing::CatalogStoreImplementationName);
 
 }  // namespace
 }  // namespace skade::catalog

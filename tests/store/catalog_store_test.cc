@@ -1,11 +1,18 @@
+// The CatalogStore contract, run against every implementation
+// (testing/catalog_store_implementations.h), through the interface only.
 #include "skade/store/catalog_store.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
 #include <set>
 #include <thread>
 
+#include "skade/store/table_key.h"
+#include "testing/catalog_store_implementations.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
 
@@ -16,15 +23,17 @@ using testing::IsError;
 using testing::IsErrorWithMessage;
 using testing::IsOk;
 
-class CatalogStoreTest : public ::testing::Test {
+class CatalogStoreTest : public ::testing::TestWithParam<testing::CatalogStoreImplementation> {
  protected:
   void SetUp() override {
-    CatalogStoreOptions options;
-    options.lmdb.map_size = 1ull << 30;
-    options.lmdb.durability = Durability::kNone;
-    auto opened = CatalogStore::Open(dir_.Sub("store"), options);
+    auto opened = OpenInstance();
     ASSERT_TRUE(opened) << opened.error().ToString();
     store_ = std::move(*opened);
+  }
+
+  // Another instance of the same store.
+  Result<std::unique_ptr<CatalogStore>> OpenInstance() {
+    return CatalogStore::Open(GetParam().location(dir_.path()), GetParam().options);
   }
 
   Status CreateTable(const spec::TableIdentifier& id, const std::string& location) {
@@ -33,11 +42,18 @@ class CatalogStoreTest : public ::testing::Test {
     return OkStatus();
   }
 
+  // Namespace "n" with tables "a" and "b" at "a0" and "b0".
+  void CreateTablesAAndB(const spec::TableIdentifier& a, const spec::TableIdentifier& b) {
+    ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+    ASSERT_THAT(CreateTable(a, "a0"), IsOk());
+    ASSERT_THAT(CreateTable(b, "b0"), IsOk());
+  }
+
   testing::TempDir dir_;
   std::unique_ptr<CatalogStore> store_;
 };
 
-TEST_F(CatalogStoreTest, NamespacesNestAndListDirectChildren) {
+TEST_P(CatalogStoreTest, NamespacesNestAndListDirectChildren) {
   ASSERT_THAT(store_->CreateNamespace({"a"}, {{"owner", "x"}}), IsOk());
   ASSERT_THAT(store_->CreateNamespace({"a", "b"}, {}), IsOk());
   ASSERT_THAT(store_->CreateNamespace({"a", "b", "c"}, {}), IsOk());
@@ -56,7 +72,7 @@ TEST_F(CatalogStoreTest, NamespacesNestAndListDirectChildren) {
   EXPECT_EQ((*store_->GetNamespace({"a"}))->at("owner"), "x");
 }
 
-TEST_F(CatalogStoreTest, NamespaceRulesAreCheckedInTheTransaction) {
+TEST_P(CatalogStoreTest, NamespaceRulesAreCheckedInTheTransaction) {
   EXPECT_THAT(
       store_->CreateNamespace({"p", "c"}, {}),
       IsErrorWithMessage(ErrorKind::kNoSuchNamespace, "Parent namespace does not exist: p"));
@@ -74,7 +90,7 @@ TEST_F(CatalogStoreTest, NamespaceRulesAreCheckedInTheTransaction) {
   EXPECT_THAT(store_->DropNamespace({"p"}), IsError(ErrorKind::kNoSuchNamespace));
 }
 
-TEST_F(CatalogStoreTest, NamespacePropertiesUpdateReportsMissingKeys) {
+TEST_P(CatalogStoreTest, NamespacePropertiesUpdateReportsMissingKeys) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {{"a", "1"}, {"b", "2"}}), IsOk());
   auto missing = store_->UpdateNamespaceProperties({"n"}, {"a", "zz"}, {{"c", "3"}});
   ASSERT_TRUE(missing);
@@ -82,7 +98,7 @@ TEST_F(CatalogStoreTest, NamespacePropertiesUpdateReportsMissingKeys) {
   EXPECT_EQ(**store_->GetNamespace({"n"}), (Properties{{"b", "2"}, {"c", "3"}}));
 }
 
-TEST_F(CatalogStoreTest, ListingsPageWithOpaqueTokens) {
+TEST_P(CatalogStoreTest, ListingsPageWithOpaqueTokens) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   for (int i = 0; i < 7; ++i) {
     ASSERT_THAT(store_->CreateNamespace({"n", "child" + std::to_string(i)}, {}), IsOk());
@@ -114,7 +130,7 @@ TEST_F(CatalogStoreTest, ListingsPageWithOpaqueTokens) {
   EXPECT_EQ(tables.back().name, "t6");
 }
 
-TEST_F(CatalogStoreTest, SwapPointersIsCompareAndSwap) {
+TEST_P(CatalogStoreTest, SwapPointersIsCompareAndSwap) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   spec::TableIdentifier id{{"n"}, "t"};
   ASSERT_THAT(CreateTable(id, "v0"), IsOk());
@@ -132,12 +148,10 @@ TEST_F(CatalogStoreTest, SwapPointersIsCompareAndSwap) {
               IsError(ErrorKind::kNoSuchTable));
 }
 
-TEST_F(CatalogStoreTest, MultiTableSwapIsAllOrNothing) {
-  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+TEST_P(CatalogStoreTest, MultiTableSwapIsAllOrNothing) {
   spec::TableIdentifier a{{"n"}, "a"};
   spec::TableIdentifier b{{"n"}, "b"};
-  ASSERT_THAT(CreateTable(a, "a0"), IsOk());
-  ASSERT_THAT(CreateTable(b, "b0"), IsOk());
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
   uint64_t seq_before = *store_->CommitSeq();
   // b's expectation is stale, so a must not move either.
   EXPECT_THAT(store_->SwapPointers({{a, "a0", "a1", {}}, {b, "stale", "b1", {}}}),
@@ -157,12 +171,10 @@ TEST_F(CatalogStoreTest, MultiTableSwapIsAllOrNothing) {
 
 // Multi-table transactions: tables that were only read assert, in the same
 // write transaction, that they are still at the version read.
-TEST_F(CatalogStoreTest, CompareOnlySwapsCheckWithoutWriting) {
-  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+TEST_P(CatalogStoreTest, CompareOnlySwapsCheckWithoutWriting) {
   spec::TableIdentifier a{{"n"}, "a"};
   spec::TableIdentifier b{{"n"}, "b"};
-  ASSERT_THAT(CreateTable(a, "a0"), IsOk());
-  ASSERT_THAT(CreateTable(b, "b0"), IsOk());
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
   uint64_t seq_before = *store_->CommitSeq();
   uint64_t b_id = (*store_->GetTable(b))->table_id;
 
@@ -197,15 +209,15 @@ TEST_F(CatalogStoreTest, CompareOnlySwapsCheckWithoutWriting) {
               IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(store_->SwapPointers({{b, "b1", "", {7}}}), IsError(ErrorKind::kInvalidArgument));
   // A transaction of checks alone commits nothing.
-  uint64_t txn_before = store_->env().LastTxnId();
+  uint64_t version_before = store_->LastVersion();
   ASSERT_THAT(store_->SwapPointers({PointerSwap::CompareOnly(b, "b1")}), IsOk());
   EXPECT_EQ(*store_->CommitSeq(), seq_before + 2);
-  auto changed = store_->ReadTablePointersChangedAfter(txn_before);
+  auto changed = store_->ReadTablePointersChangedAfter(version_before);
   ASSERT_TRUE(changed);
   EXPECT_TRUE(changed->tables.empty());
 }
 
-TEST_F(CatalogStoreTest, RenameKeepsTheTableIdAndChecksBothEnds) {
+TEST_P(CatalogStoreTest, RenameKeepsTheTableIdAndChecksBothEnds) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   ASSERT_THAT(store_->CreateNamespace({"m"}, {}), IsOk());
   spec::TableIdentifier from{{"n"}, "t"};
@@ -221,7 +233,7 @@ TEST_F(CatalogStoreTest, RenameKeepsTheTableIdAndChecksBothEnds) {
   EXPECT_EQ((*store_->GetTable(to))->table_id, id);
 }
 
-TEST_F(CatalogStoreTest, RegisterCreatesOrOverwrites) {
+TEST_P(CatalogStoreTest, RegisterCreatesOrOverwrites) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   spec::TableIdentifier id{{"n"}, "t"};
   ASSERT_TRUE(store_->RegisterTable(id, "m1", false));
@@ -230,7 +242,7 @@ TEST_F(CatalogStoreTest, RegisterCreatesOrOverwrites) {
   EXPECT_EQ((*store_->GetTable(id))->metadata_location, "m2");
 }
 
-TEST_F(CatalogStoreTest, ConcurrentSwapsLoseNothing) {
+TEST_P(CatalogStoreTest, ConcurrentSwapsLoseNothing) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   spec::TableIdentifier id{{"n"}, "t"};
   ASSERT_THAT(CreateTable(id, "0"), IsOk());
@@ -258,15 +270,194 @@ TEST_F(CatalogStoreTest, ConcurrentSwapsLoseNothing) {
   EXPECT_EQ((*store_->GetTable(id))->metadata_location, std::to_string(kThreads * kCommits));
 }
 
-TEST_F(CatalogStoreTest, ReopeningInTheSameProcessSharesTheEnvironment) {
+TEST_P(CatalogStoreTest, ChangesLogNamesEveryTableAWriteTouched) {
+  spec::TableIdentifier t0{{"n"}, "a"};
+  spec::TableIdentifier t1{{"n"}, "b"};
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(t0, t1));
+  uint64_t before = store_->LastVersion();
+  ASSERT_THAT(store_->RenameTable(t0, {{"n"}, "renamed"}), IsOk());
+  ASSERT_TRUE(store_->DropTable(t1));
+  ASSERT_TRUE(store_->RegisterTable({{"n"}, "registered"}, "r0", false));
+  auto changed = store_->ReadTablePointersChangedAfter(before);
+  ASSERT_TRUE(changed);
+  EXPECT_EQ(changed->version, store_->LastVersion());
+  std::map<std::string, std::optional<std::string>> seen;
+  for (const auto& change : changed->tables) {
+    seen[change.table_key] =
+        change.record ? std::optional<std::string>(change.record->metadata_location) : std::nullopt;
+  }
+  EXPECT_EQ(seen, (std::map<std::string, std::optional<std::string>>{
+                      {TableKey(t0), std::nullopt},
+                      {TableKey({{"n"}, "renamed"}), "a0"},
+                      {TableKey(t1), std::nullopt},
+                      {TableKey({{"n"}, "registered"}), "r0"}}));
+  auto nothing = store_->ReadTablePointersChangedAfter(changed->version);
+  ASSERT_TRUE(nothing);
+  EXPECT_TRUE(nothing->tables.empty());
+}
+
+// Records what the store tells its listener.
+class RecordingListener : public CommitListener {
+ public:
+  struct Call {
+    std::string what;
+    uint64_t previous = 0;
+    uint64_t version = 0;
+    std::vector<TableChange> changes;
+  };
+  void OnCommitting(uint64_t previous, uint64_t version) override {
+    calls.push_back({"committing", previous, version, {}});
+  }
+  void OnCommitted(uint64_t previous, uint64_t version,
+                   const std::vector<TableChange>& changes) override {
+    calls.push_back({"committed", previous, version, changes});
+  }
+  void OnCommitFailed(uint64_t version) override { calls.push_back({"failed", 0, version, {}}); }
+  std::vector<Call> calls;
+};
+
+// Every committed write gets a larger change version, told to the listener
+// with the version it started from; writes that commit nothing tell nothing.
+TEST_P(CatalogStoreTest, EveryCommittedWriteGetsALargerVersionAndIsHeardOnce) {
+  RecordingListener listener;
+  store_->SetCommitListener(&listener);
+  spec::TableIdentifier id{{"n"}, "t"};
+  uint64_t v0 = store_->LastVersion();
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  uint64_t v1 = store_->LastVersion();
+  ASSERT_THAT(CreateTable(id, "t0"), IsOk());
+  uint64_t v2 = store_->LastVersion();
+  EXPECT_LT(v0, v1);
+  EXPECT_LT(v1, v2);
+  // Neither a lost swap nor a check alone commits.
+  EXPECT_THAT(store_->SwapPointers({{id, "stale", "t1", {}}}), IsError(ErrorKind::kCommitFailed));
+  ASSERT_THAT(store_->SwapPointers({PointerSwap::CompareOnly(id, "t0")}), IsOk());
+  EXPECT_THAT(store_->CreateNamespace({"n"}, {}), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_EQ(store_->LastVersion(), v2);
+  store_->SetCommitListener(nullptr);
+
+  ASSERT_EQ(listener.calls.size(), 4u);
+  EXPECT_EQ(listener.calls[0].what, "committing");
+  EXPECT_EQ(listener.calls[1].what, "committed");
+  EXPECT_EQ(listener.calls[2].what, "committing");
+  EXPECT_EQ(listener.calls[3].what, "committed");
+  for (int i : {0, 1}) {
+    EXPECT_EQ(listener.calls[i].previous, v0);
+    EXPECT_EQ(listener.calls[i].version, v1);
+  }
+  for (int i : {2, 3}) {
+    EXPECT_EQ(listener.calls[i].previous, v1);
+    EXPECT_EQ(listener.calls[i].version, v2);
+  }
+  EXPECT_TRUE(listener.calls[1].changes.empty());
+  auto record = store_->GetTable(id);
+  ASSERT_TRUE(record && *record);
+  EXPECT_EQ(listener.calls[3].changes, (std::vector<TableChange>{{TableKey(id), **record}}));
+}
+
+// Another instance of the store (as another process would) sees the writes
+// and their versions.
+TEST_P(CatalogStoreTest, AnotherInstanceSeesWritesByVersion) {
+  auto other = OpenInstance();
+  ASSERT_THAT(other, IsOk());
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  uint64_t before = (*other)->LastVersion();
+  spec::TableIdentifier id{{"n"}, "t"};
+  ASSERT_THAT(CreateTable(id, "t0"), IsOk());
+  EXPECT_EQ((*other)->LastVersion(), store_->LastVersion());
+  auto changed = (*other)->ReadTablePointersChangedAfter(before);
+  ASSERT_THAT(changed, IsOk());
+  EXPECT_EQ(changed->version, store_->LastVersion());
+  ASSERT_EQ(changed->tables.size(), 1u);
+  EXPECT_EQ(changed->tables[0].table_key, TableKey(id));
+  EXPECT_EQ(changed->tables[0].record->metadata_location, "t0");
+  auto all = (*other)->ReadTablePointers();
+  ASSERT_THAT(all, IsOk());
+  EXPECT_EQ(all->version, store_->LastVersion());
+  EXPECT_EQ(all->tables, changed->tables);
+}
+
+// Sync() runs its callback while no write commits (the flusher relies on it
+// to sync the files that commits name before the store), and does not sync
+// if the callback fails.
+TEST_P(CatalogStoreTest, SyncHoldsCommitsWhileItsCallbackRuns) {
+  auto other = OpenInstance();
+  ASSERT_THAT(other, IsOk());
+  std::thread writer;
+  std::atomic<bool> written{false};
+  bool seen_during_hold = true;
+  Status synced = store_->Sync([&]() -> Status {
+    writer = std::thread([&] {
+      EXPECT_THAT((*other)->CreateNamespace({"during"}, {}), IsOk());
+      written = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    seen_during_hold = written.load();
+    return OkStatus();
+  });
+  writer.join();
+  EXPECT_THAT(synced, IsOk());
+  EXPECT_FALSE(seen_during_hold) << "a write committed while Sync() held commits";
+  EXPECT_TRUE(*store_->GetNamespace({"during"}));
+
+  EXPECT_THAT(store_->Sync([] { return IoError("the files did not sync"); }),
+              IsErrorWithMessage(ErrorKind::kIo, "the files did not sync"));
+  // Commits go on afterwards.
+  EXPECT_THAT(store_->CreateNamespace({"after"}, {}), IsOk());
+}
+
+INSTANTIATE_TEST_SUITE_P(Implementations, CatalogStoreTest,
+                         ::testing::ValuesIn(testing::CatalogStoreImplementations()),
+                         testing::CatalogStoreImplementationName);
+
+// --- Opening by location ------------------------------------------------------
+
+CatalogStoreOptions SmallOptions() {
   CatalogStoreOptions options;
-  options.lmdb.map_size = 1ull << 30;
-  options.lmdb.durability = Durability::kNone;
-  auto again = CatalogStore::Open(dir_.Sub("store"), options);
-  ASSERT_TRUE(again);
-  EXPECT_EQ(&(*again)->env(), &store_->env());
-  ASSERT_THAT(store_->CreateNamespace({"shared"}, {}), IsOk());
-  EXPECT_TRUE(*(*again)->GetNamespace({"shared"}));
+  options.map_size = 1ull << 30;
+  options.durability = Durability::kNone;
+  return options;
+}
+
+TEST(CatalogStoreOpenTest, APlainPathAndAnLmdbLocationOpenTheSameStore) {
+  testing::TempDir dir;
+  auto by_path = CatalogStore::Open(dir.Sub("store"), SmallOptions());
+  ASSERT_THAT(by_path, IsOk());
+  ASSERT_THAT((*by_path)->CreateNamespace({"n"}, {}), IsOk());
+  auto by_scheme = CatalogStore::Open("lmdb:" + dir.Sub("store"), SmallOptions());
+  ASSERT_THAT(by_scheme, IsOk());
+  EXPECT_TRUE(*(*by_scheme)->GetNamespace({"n"}));
+}
+
+TEST(CatalogStoreOpenTest, UnknownSchemesAreRefused) {
+  EXPECT_THAT(CatalogStore::Open("nosuchstore://host/db", SmallOptions()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Unknown catalog store scheme 'nosuchstore'"));
+}
+
+// A kind of store added from outside: Open() hands it the whole location.
+// (The registration outlives the test, so the opener owns what it uses.)
+TEST(CatalogStoreOpenTest, RegisteredSchemesOpenThroughTheirOpener) {
+  testing::TempDir dir;
+  auto opened = std::make_shared<std::vector<std::string>>();
+  std::string path = dir.Sub("store");
+  ASSERT_THAT(CatalogStore::RegisterScheme(
+                  "contract-test",
+                  [opened, path](const std::string& location, const CatalogStoreOptions& options) {
+                    opened->push_back(location);
+                    return CatalogStore::Open(path, options);
+                  }),
+              IsOk());
+  EXPECT_THAT(CatalogStore::RegisterScheme("contract-test", nullptr),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(CatalogStore::RegisterScheme("lmdb", nullptr), IsError(ErrorKind::kAlreadyExists));
+  auto store = CatalogStore::Open("contract-test:anything", SmallOptions());
+  ASSERT_THAT(store, IsOk());
+  ASSERT_THAT((*store)->CreateNamespace({"n"}, {}), IsOk());
+  EXPECT_EQ(*opened, std::vector<std::string>{"contract-test:anything"});
+  auto direct = CatalogStore::Open(path, SmallOptions());
+  ASSERT_THAT(direct, IsOk());
+  EXPECT_TRUE(*(*direct)->GetNamespace({"n"}));
 }
 
 }  // namespace

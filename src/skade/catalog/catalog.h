@@ -1,6 +1,6 @@
 // The catalog interface: namespaces and tables of Iceberg tables, with
-// atomic commits. EmbeddedCatalog implements it on LMDB; the REST server and
-// the CLI are written against it.
+// atomic commits. EmbeddedCatalog implements it on a store::CatalogStore;
+// the REST server and the CLI are written against it.
 //
 // All methods are thread-safe. Errors use the catalog kinds of ErrorKind
 // (kNoSuchNamespace, kNoSuchTable, kAlreadyExists, kNamespaceNotEmpty,

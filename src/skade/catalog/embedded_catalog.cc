@@ -19,6 +19,7 @@
 #include "skade/spec/table_metadata_builder.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/spec/table_properties.h"
+#include "skade/store/table_key.h"
 #include "skade/util/log.h"
 #include "skade/util/random.h"
 #include "skade/util/strings.h"
@@ -100,16 +101,21 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   cache_options.capacity_bytes = options.metadata_cache_bytes;
   SKADE_ASSIGN_OR_RAISE(catalog->metadata_cache_, cache::MetadataCache::Make(cache_options));
   store::CatalogStoreOptions store_options;
-  store_options.lmdb.map_size = options.store_map_size;
-  store_options.lmdb.durability = options.durability;
+  store_options.durability = options.durability;
   store_options.group_commit = options.group_commit;
+  store_options.map_size = options.store_map_size;
   std::string store_path = StrCat(path, "/", kReservedNamespace, "/catalog");
-  SKADE_ASSIGN_OR_RAISE(catalog->store_, store::CatalogStore::Open(store_path, store_options));
-  // LMDB syncs its files, not the directories they are in: without this a
-  // power loss soon after the warehouse was created could take the whole
-  // store. Cheap on every later open (the directories are clean).
-  SKADE_ASSIGN_OR_RAISE(auto store_io, io::FileIORegistry::Default().Create(store_path));
-  SKADE_RETURN_NOT_OK(store_io->SyncDirectory(store_path));
+  SKADE_ASSIGN_OR_RAISE(
+      catalog->store_,
+      store::CatalogStore::Open(options.store.empty() ? store_path : options.store, store_options));
+  if (options.store.empty()) {
+    // The default store syncs its files, not the directories they are in:
+    // without this a power loss soon after the warehouse was created could
+    // take the whole store. Cheap on every later open (the directories are
+    // clean).
+    SKADE_ASSIGN_OR_RAISE(auto store_io, io::FileIORegistry::Default().Create(store_path));
+    SKADE_RETURN_NOT_OK(store_io->SyncDirectory(store_path));
+  }
   SKADE_ASSIGN_OR_RAISE(catalog->mirror_, TablePointerMirror::Open(catalog->store_.get()));
   if (tracking_io) {
     // At none the flusher has no thread: it runs once, at the clean close.
@@ -117,7 +123,7 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
                           ? std::max(1, options.flush_interval_ms)
                           : 0;
     catalog->flusher_ =
-        std::make_unique<MetadataFlusher>(tracking_io.get(), &catalog->store_->env(), interval_ms);
+        std::make_unique<MetadataFlusher>(tracking_io.get(), catalog->store_.get(), interval_ms);
   }
   return catalog;
 }

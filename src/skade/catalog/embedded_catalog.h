@@ -1,24 +1,25 @@
-// EmbeddedCatalog: the Catalog on an LMDB store inside a warehouse directory.
+// EmbeddedCatalog: the Catalog on a store::CatalogStore, by default one
+// inside the warehouse directory.
 //
-// Layout: the store lives in `<warehouse>/.skade/catalog/` (LMDB); tables
+// Layout: the default store lives in `<warehouse>/.skade/catalog/`; tables
 // default to `<warehouse>/<namespace levels>/<table>`. Metadata files are
 // written through FileIO; table pointers, the commit log and the global
 // commit sequence live in the store.
 //
 // Commits are optimistic: read the current metadata, check the requirements,
 // apply the updates with TableMetadataBuilder, write the new metadata file,
-// then compare-and-swap the pointer in one short LMDB write transaction that
-// also appends the commit log. Losing the swap to another writer (thread or
-// process) re-reads and re-checks; only a failed requirement reaches the
-// caller as kCommitFailed. In-process commits to one table are serialized by
+// then compare-and-swap the pointer in one short store write transaction
+// that also appends the commit log. Losing the swap to another writer
+// (thread or process) re-reads and re-checks; only a failed requirement
+// reaches the caller as kCommitFailed. In-process commits to one table are serialized by
 // a striped lock so they do not waste work racing each other; concurrent
-// commits to different tables share one LMDB transaction and one sync
-// (group commit, see store::CatalogStore).
+// commits to different tables share one store transaction and one sync
+// (group commit, where the store has it).
 //
-// Reads go through two in-memory layers and touch neither LMDB nor a lock
-// when warm: the TablePointerMirror (table -> current metadata location,
-// fresh across processes) and the MetadataCache (location -> parsed metadata
-// and JSON). Both are updated before a commit returns, so a read that starts
+// Reads go through two in-memory layers and touch neither the store nor a
+// lock when warm: the TablePointerMirror (table -> current metadata
+// location, fresh across processes) and the MetadataCache (location ->
+// parsed metadata and JSON). Both are updated before a commit returns, so a read that starts
 // after a commit returned sees it.
 //
 // Several processes may open the same warehouse at once. Thread-safe.
@@ -39,6 +40,7 @@
 #include "skade/io/file_io_registry.h"
 #include "skade/store/catalog_store.h"
 #include "skade/store/durability.h"
+#include "skade/store/table_record.h"
 
 namespace skade::catalog {
 
@@ -51,7 +53,14 @@ struct EmbeddedCatalogOptions {
   /// Files (metadata, manifests, manifest lists, data files written through
   /// file_io_ptr()) and their directories are synced before the store.
   int flush_interval_ms = 1000;
-  /// Upper bound of the LMDB file (virtual; the file grows as needed).
+  /// Where the catalog store is (store::CatalogStore::Open: a registered
+  /// "<scheme>:…" location or a local directory). Empty: the default, in the
+  /// warehouse at `.skade/catalog`, whose directory the catalog also makes
+  /// durable; a store named here sees to its own.
+  std::string store;
+  /// Upper bound of the store's file, for stores that map one
+  /// (store::CatalogStoreOptions::map_size; virtual, the file grows as
+  /// needed).
   uint64_t store_map_size = 64ull << 30;
   /// How many times a commit re-reads and retries after losing the pointer
   /// swap to a concurrent writer before giving up with kCommitFailed.

@@ -19,8 +19,9 @@ void KeepFirst(Status* first, Status status) {
 
 }  // namespace
 
-MetadataFlusher::MetadataFlusher(io::TrackingFileIO* io, store::LmdbEnv* env, int interval_ms)
-    : io_(io), env_(env), interval_ms_(interval_ms) {
+MetadataFlusher::MetadataFlusher(io::TrackingFileIO* io, store::CatalogStore* store,
+                                 int interval_ms)
+    : io_(io), store_(store), interval_ms_(interval_ms) {
   if (interval_ms_ > 0) thread_ = std::thread([this] { Run(); });
 }
 
@@ -74,22 +75,16 @@ Status MetadataFlusher::Round() {
   std::vector<std::string> failed;
   // The bulk, while commits go on.
   Status status = SyncFiles(files, &failed);
-  // The files written meanwhile, then the store, with commits held off.
-  auto writer = env_->BeginWrite();
-  if (!writer) {
-    failed_ = std::move(failed);
-    for (auto& location : io_->TakeWritten()) failed_.push_back(std::move(location));
-    return tl::unexpected(writer.error());
-  }
-  KeepFirst(&status, SyncFiles(io_->TakeWritten(), &failed));
-  if (failed.empty()) {
-    KeepFirst(&status, env_->Sync());
-  } else {
-    status = IoError(status.error().message, " (", failed.size(),
-                     " files pending; the store is not synced until they are)");
-  }
+  // The files written meanwhile, then the store, with commits held off. If
+  // commits cannot be held, those files stay tracked for the next round.
+  Status synced = store_->Sync([&]() -> Status {
+    KeepFirst(&status, SyncFiles(io_->TakeWritten(), &failed));
+    if (failed.empty()) return OkStatus();
+    return IoError(status.error().message, " (", failed.size(),
+                   " files pending; the store is not synced until they are)");
+  });
   failed_ = std::move(failed);
-  return status;
+  return synced;
 }
 
 void MetadataFlusher::Run() {

@@ -2,13 +2,14 @@
 // fsyncs the files written without sync since the last round (metadata
 // files, manifests, manifest lists, data files: everything written through
 // the catalog's TrackingFileIO), then their directories (and any ancestors
-// not yet known durable), then the LMDB store — in that order, so a durable
+// not yet known durable), then the store — in that order, so a durable
 // pointer never names a file that is not.
 //
-// The store sync runs while holding the store's writer lock, after a last
-// pass over the files written meanwhile: a commit acknowledged before the
-// sync wrote its files before it committed, so they are in that pass, and
-// commits that wrote files later wait for the sync to finish. The price is
+// The store sync runs while the store holds commits off
+// (CatalogStore::Sync), after a last pass over the files written meanwhile:
+// a commit acknowledged before the sync wrote its files before it committed,
+// so they are in that pass, and commits that wrote files later wait for the
+// sync to finish. The price is
 // one writer stall per round, as long as that pass and the store sync take.
 //
 // Errors cannot be reported to the commits they concern (already
@@ -29,15 +30,15 @@
 #include <vector>
 
 #include "skade/io/tracking_file_io.h"
-#include "skade/store/lmdb.h"
+#include "skade/store/catalog_store.h"
 #include "skade/util/result.h"
 
 namespace skade::catalog {
 
 class MetadataFlusher {
  public:
-  /// `io` and `env` must outlive the flusher.
-  MetadataFlusher(io::TrackingFileIO* io, store::LmdbEnv* env, int interval_ms);
+  /// `io` and `store` must outlive the flusher.
+  MetadataFlusher(io::TrackingFileIO* io, store::CatalogStore* store, int interval_ms);
   /// Stops the thread and runs a final round.
   ~MetadataFlusher();
   MetadataFlusher(const MetadataFlusher&) = delete;
@@ -59,7 +60,7 @@ class MetadataFlusher {
   Status SyncFiles(const std::vector<std::string>& files, std::vector<std::string>* failed);
 
   io::TrackingFileIO* io_;
-  store::LmdbEnv* env_;
+  store::CatalogStore* store_;
   int interval_ms_;
 
   std::mutex round_mutex_;

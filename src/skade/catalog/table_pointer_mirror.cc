@@ -8,7 +8,7 @@
 
 #include "skade/cache/epoch.h"
 #include "skade/cache/metadata_cache.h"
-#include "skade/store/keys.h"
+#include "skade/store/table_key.h"
 
 namespace skade::catalog {
 
@@ -45,7 +45,7 @@ Result<std::unique_ptr<TablePointerMirror>> TablePointerMirror::Open(store::Cata
   {
     std::lock_guard<std::mutex> lock(mirror->update_mutex_);
     mirror->ApplyLocked(pointers.tables);
-    mirror->synced_txn_.store(pointers.txn_id);
+    mirror->synced_version_.store(pointers.version);
   }
   store->SetCommitListener(mirror.get());
   return mirror;
@@ -70,22 +70,22 @@ Result<const TablePointerMirror::Entry*> TablePointerMirror::Find(
 }
 
 Status TablePointerMirror::EnsureFresh() {
-  uint64_t synced = synced_txn_.load();
-  uint64_t last = store_->env().LastTxnId();
+  uint64_t synced = synced_version_.load();
+  uint64_t last = store_->LastVersion();
   if (last == synced) return OkStatus();
-  if (last == synced + 1 && committing_txn_.load() == last) return OkStatus();
+  if (last == committing_version_.load()) return OkStatus();
   std::lock_guard<std::mutex> lock(update_mutex_);
   // Whoever held the mutex may have caught up (or published) meanwhile.
-  if (synced_txn_.load() == store_->env().LastTxnId()) return OkStatus();
+  if (synced_version_.load() == store_->LastVersion()) return OkStatus();
   return CatchUpLocked();
 }
 
 Status TablePointerMirror::CatchUpLocked() {
-  uint64_t synced = synced_txn_.load();
+  uint64_t synced = synced_version_.load();
   SKADE_ASSIGN_OR_RAISE(auto changed, store_->ReadTablePointersChangedAfter(synced));
-  if (changed.txn_id <= synced) return OkStatus();
+  if (changed.version <= synced) return OkStatus();
   ApplyLocked(changed.tables);
-  synced_txn_.store(changed.txn_id);
+  synced_version_.store(changed.version);
   return OkStatus();
 }
 
@@ -110,31 +110,31 @@ void TablePointerMirror::ApplyLocked(const std::vector<store::TableChange>& chan
   }
 }
 
-void TablePointerMirror::OnCommitting(uint64_t txn_id) {
+void TablePointerMirror::OnCommitting(uint64_t previous, uint64_t version) {
   std::lock_guard<std::mutex> lock(update_mutex_);
-  committing_txn_.store(synced_txn_.load() + 1 == txn_id ? txn_id : 0);
+  committing_version_.store(synced_version_.load() == previous ? version : 0);
 }
 
-void TablePointerMirror::OnCommitted(uint64_t txn_id,
+void TablePointerMirror::OnCommitted(uint64_t previous, uint64_t version,
                                      const std::vector<store::TableChange>& changes) {
   std::lock_guard<std::mutex> lock(update_mutex_);
-  uint64_t synced = synced_txn_.load();
-  if (synced + 1 == txn_id) {
+  uint64_t synced = synced_version_.load();
+  if (synced == previous) {
     ApplyLocked(changes);
-    synced_txn_.store(txn_id);
-  } else if (synced < txn_id) {
+    synced_version_.store(version);
+  } else if (synced < version) {
     // Another process (or store instance) committed in between: read
-    // everything since, which includes this transaction. If that fails, the
-    // mirror stays behind LMDB's last transaction id and the next Find()
+    // everything since, which includes this commit. If that fails, the
+    // mirror stays behind the store's last version and the next Find()
     // retries, so the error has nowhere better to go.
     (void)CatchUpLocked();
   }
-  committing_txn_.store(0);
+  committing_version_.store(0);
 }
 
-void TablePointerMirror::OnCommitFailed(uint64_t /*txn_id*/) {
+void TablePointerMirror::OnCommitFailed(uint64_t /*version*/) {
   std::lock_guard<std::mutex> lock(update_mutex_);
-  committing_txn_.store(0);
+  committing_version_.store(0);
 }
 
 }  // namespace skade::catalog

@@ -1,5 +1,5 @@
 // TablePointerMirror (L1): every table's current pointer — table id and
-// metadata location — in memory, read without locks and without LMDB.
+// metadata location — in memory, read without locks and without the store.
 //
 // Structure: 64 shards (by key hash) of a cache::HashIndex from the table's
 // store key to an immutable Entry. A commit replaces one Entry (one atomic
@@ -11,26 +11,27 @@
 // (a lock and a shared reference count per read in libstdc++ 12; see
 // cache/epoch.h and bench/micro).
 //
-// Freshness. The mirror's contents equal the store as of LMDB transaction
-// `synced_txn`. It is built from the store at open and registers itself as
-// the store's CommitListener: this process's commits are applied while the
-// committing thread still holds the writer lock, before the commit returns to
-// its caller (write-through). Before answering, Find() compares `synced_txn`
-// with LMDB's last transaction id (a read of the shared map, no lock):
+// Freshness. The mirror's contents equal the store as of its change version
+// `synced_version` (store/table_change.h). It is built from the store at
+// open and registers itself as the store's CommitListener: this process's
+// commits are applied while the committing thread still excludes every other
+// writer, before the commit returns to its caller (write-through). Before
+// answering, Find() compares `synced_version` with the store's
+// LastVersion() (cheap, no lock):
 //   - equal: nothing committed since; answer from memory;
-//   - one ahead and that transaction is this process's commit in progress:
-//     it has not returned to its caller yet, so answering without it is
-//     correct (the writer lock, held across processes until the commit is
-//     applied here, guarantees no other process's commit slips in between);
+//   - it is the version of this process's commit in progress, which started
+//     from `synced_version`: that commit has not returned to its caller yet,
+//     so answering without it is correct (no other writer in any process
+//     commits until it is applied here, see CommitListener);
 //   - otherwise another process (or another store instance) committed:
-//     catch up first — read the keys that transactions after `synced_txn`
-//     changed (the store's table_changes log) and their current pointers, in
-//     one read transaction — then answer.
+//     catch up first — read the current pointers of the tables that writes
+//     after `synced_version` changed, from one read snapshot
+//     (CatalogStore::ReadTablePointersChangedAfter) — then answer.
 // So a commit that returned in any process is visible to every later Find().
 //
 // Threading: thread-safe. Find() runs inside the caller's EpochGuard and is
-// lock-free unless it has to catch up (then it takes the update mutex and one
-// LMDB read transaction). Changes to the contents are serialized by the update
+// lock-free unless it has to catch up (then it takes the update mutex and
+// reads the store). Changes to the contents are serialized by the update
 // mutex.
 #pragma once
 
@@ -45,6 +46,9 @@
 #include "skade/cache/hash_index.h"
 #include "skade/spec/table_identifier.h"
 #include "skade/store/catalog_store.h"
+#include "skade/store/commit_listener.h"
+#include "skade/store/table_change.h"
+#include "skade/store/table_record.h"
 #include "skade/util/result.h"
 
 namespace skade::catalog {
@@ -58,7 +62,7 @@ class TablePointerMirror : public store::CommitListener {
     static void Free(void* entry);
 
     uint64_t hash() const { return hash_; }
-    /// The table's store key (store::TableKey).
+    /// The table's key (store::TableKey).
     std::string_view key() const { return {chars(), key_size_}; }
     uint64_t table_id() const { return table_id_; }
     std::string_view metadata_location() const { return {chars() + key_size_, location_size_}; }
@@ -90,13 +94,14 @@ class TablePointerMirror : public store::CommitListener {
   /// process's commits fails (kIo, kCorruption).
   Result<const Entry*> Find(const spec::TableIdentifier& identifier);
 
-  /// The LMDB transaction the contents reflect.
-  uint64_t synced_txn() const { return synced_txn_.load(); }
+  /// The store's change version the contents reflect.
+  uint64_t synced_version() const { return synced_version_.load(); }
 
   // store::CommitListener
-  void OnCommitting(uint64_t txn_id) override;
-  void OnCommitted(uint64_t txn_id, const std::vector<store::TableChange>& changes) override;
-  void OnCommitFailed(uint64_t txn_id) override;
+  void OnCommitting(uint64_t previous, uint64_t version) override;
+  void OnCommitted(uint64_t previous, uint64_t version,
+                   const std::vector<store::TableChange>& changes) override;
+  void OnCommitFailed(uint64_t version) override;
 
  private:
   static constexpr int kShardBits = 6;
@@ -109,10 +114,10 @@ class TablePointerMirror : public store::CommitListener {
 
   store::CatalogStore* store_;
   std::array<cache::HashIndex<Entry>, 1 << kShardBits> shards_;
-  std::atomic<uint64_t> synced_txn_{0};
-  // This process's transaction that is committing right after synced_txn_
-  // (so it is allowed to be missing), or 0.
-  std::atomic<uint64_t> committing_txn_{0};
+  std::atomic<uint64_t> synced_version_{0};
+  // The version of this process's commit in progress if it started from
+  // synced_version_ (so it is allowed to be missing), or 0.
+  std::atomic<uint64_t> committing_version_{0};
   std::mutex update_mutex_;
 };
 

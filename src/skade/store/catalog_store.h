@@ -1,233 +1,179 @@
-// The catalog's persistent state in LMDB: namespaces, table pointers, the
-// commit log and the global commit sequence (layout in keys.h).
+// CatalogStore: the catalog's persistent state — namespaces, table
+// pointers, the commit log and the global commit sequence — behind one
+// interface. The catalog talks to nothing else; implementations live in
+// subdirectories (lmdb/: LMDB files in a local directory, the default).
 //
-// Every method is one short LMDB transaction and checks its preconditions
-// inside it, so concurrent threads and processes see each operation as
-// atomic. Thread-safe. Errors: the catalog kinds (kNoSuchNamespace,
-// kNoSuchTable, kAlreadyExists, kNamespaceNotEmpty, kCommitFailed) with
-// Iceberg's messages, kIo/kCorruption from LMDB.
+// Contract for every implementation:
+// - Each method is atomic: it checks its preconditions and writes in one
+//   transaction of the store, so concurrent threads, processes and store
+//   instances see it whole or not at all.
+// - A write that returned is visible to every later read of any instance.
+// - Every committed write gets a change version (see table_change.h), told
+//   to the CommitListener, and the tables whose pointers it changed can be
+//   read back by version (ReadTablePointersChangedAfter): that is how an
+//   in-memory mirror of the pointers stays exact across processes.
+// - Durability as the Durability level given at open: at kImmediate a write
+//   is durable when it returns; below, once Sync() returned.
+// - Thread-safe. Errors: the catalog kinds (kNoSuchNamespace, kNoSuchTable,
+//   kAlreadyExists, kNamespaceNotEmpty, kCommitFailed, kCommitStateUnknown)
+//   with Iceberg's messages; kIo/kCorruption from the storage below.
 //
-// Group commit (LevelDB's DBImpl::Write): concurrent SwapPointers() calls
-// queue up; the first in line becomes the leader, waits for the writer lock,
-// takes every request queued by then (up to 256), applies each in its own
-// nested transaction (so a request that fails — lost compare-and-swap, table
-// exists, … — writes nothing and fails alone), commits the batch as one LMDB
-// transaction (one fsync), and hands every caller its own result. Requests
-// for the same table in one batch are applied in queue order, each against
-// the state the previous ones left. The others keep queueing meanwhile and
-// form the next batch. The leader catches whatever the commit path throws,
-// so a batch always gets its results and the lead always passes on.
-//
-// A write that fills the map (LmdbOptions::max_map_size above map_size) is
-// redone from the start in a fresh transaction on a map twice as large,
-// still under the writer lock; a batch is redone whole.
-//
-// Every write transaction records the table keys whose pointers it changed
-// in `table_changes` (keyed by LMDB transaction id) and reports its commit to
-// the CommitListener, so an in-memory mirror of the pointers can be kept
-// exact within this process and caught up cheaply on other processes'
-// commits.
+// Adding a kind of store: implement this interface in store/<kind>/ and add
+// its opener to the table in catalog_store.cc (Open() dispatches on the
+// location's scheme).
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "skade/spec/table_identifier.h"
-#include "skade/store/keys.h"
-#include "skade/store/lmdb.h"
+#include "skade/store/commit_listener.h"
+#include "skade/store/commit_log_record.h"
+#include "skade/store/durability.h"
+#include "skade/store/pointer_swap.h"
+#include "skade/store/store_page.h"
+#include "skade/store/table_change.h"
+#include "skade/store/table_record.h"
 #include "skade/util/result.h"
 
 namespace skade::store {
 
 using Properties = std::map<std::string, std::string>;
 
-/// One table's part of an atomic commit: move its pointer from
-/// `expected_location` to `new_location`. No `expected_location` means the
-/// table is being created and must not exist yet.
-///
-/// An empty `new_location` makes it compare-only (see CompareOnly()): the
-/// pointer must still be at `expected_location`, and nothing is written for
-/// it — no pointer change, no commit-log entry, no commit_seq step. That is
-/// how a multi-table transaction pins the tables it read but did not change.
-struct PointerSwap {
-  spec::TableIdentifier identifier;
-  std::optional<std::string> expected_location;
-  std::string new_location;
-  std::vector<int64_t> added_snapshot_ids;
-
-  /// Asserts that `identifier` still points at `location`.
-  static PointerSwap CompareOnly(spec::TableIdentifier identifier, std::string location) {
-    return {std::move(identifier), std::move(location), {}, {}};
-  }
-  bool compare_only() const { return new_location.empty(); }
-};
-
-template <typename T>
-struct StorePage {
-  std::vector<T> items;
-  std::string next_page_token;  // empty on the last page
-};
-
-/// A table pointer as a write transaction left it.
-struct TableChange {
-  std::string table_key;              // TableKey() of the table
-  std::optional<TableRecord> record;  // nullopt: the table no longer exists
-  bool operator==(const TableChange&) const = default;
-};
-
-/// Table pointers as of LMDB transaction `txn_id`.
-struct TablePointers {
-  uint64_t txn_id = 0;
-  std::vector<TableChange> tables;
-};
-
-/// Observes a CatalogStore's write transactions (all of them, also those that
-/// change no table). The store calls it on the writing thread while holding
-/// the writer lock (see lmdb.h), so calls arrive one at a time in commit
-/// order and no other writer in any process commits in between. Implementations
-/// must not call back into the store's write methods.
-class CommitListener {
- public:
-  virtual ~CommitListener() = default;
-  /// Transaction `txn_id` is about to commit.
-  virtual void OnCommitting(uint64_t txn_id) = 0;
-  /// It committed; `changes` are the table pointers it changed, in order.
-  virtual void OnCommitted(uint64_t txn_id, const std::vector<TableChange>& changes) = 0;
-  /// Its commit failed; it may or may not have reached the store
-  /// (kCommitStateUnknown), so the listener must not assume either.
-  virtual void OnCommitFailed(uint64_t txn_id) = 0;
-};
-
 struct CatalogStoreOptions {
-  LmdbOptions lmdb;
-  /// Coalesce concurrent SwapPointers() calls into one transaction. Off, each
-  /// call commits (and syncs) on its own.
+  Durability durability = Durability::kImmediate;
+  /// Coalesce concurrent SwapPointers() calls into one transaction (and one
+  /// sync). Off, each call commits on its own. A store that cannot coalesce
+  /// ignores it.
   bool group_commit = true;
+  /// LMDB only: the map size the store starts with, an upper bound on its
+  /// file (virtual; the file grows as needed). Other stores ignore it.
+  uint64_t map_size = 64ull << 30;
 };
 
 class CatalogStore {
  public:
-  /// Opens or creates the store in directory `path`.
-  static Result<std::unique_ptr<CatalogStore>> Open(const std::string& path,
+  using Opener = std::function<Result<std::unique_ptr<CatalogStore>>(
+      const std::string& location, const CatalogStoreOptions& options)>;
+
+  /// Opens or creates the store at `location`: "<scheme>:<rest>" for a
+  /// registered scheme ("lmdb:<directory>" is built in), or a local
+  /// directory path, which is an LMDB store. kInvalidArgument for an unknown
+  /// scheme; otherwise the implementation's errors.
+  static Result<std::unique_ptr<CatalogStore>> Open(const std::string& location,
                                                     const CatalogStoreOptions& options);
 
-  /// Sets (or clears, with null) the listener for this store's commits. Call
-  /// before the store is used concurrently; `listener` must outlive its use.
-  void SetCommitListener(CommitListener* listener) { listener_ = listener; }
+  /// Makes `opener` open the locations "<scheme>:…" (it gets the whole
+  /// location). For kinds of store built outside the product library, such
+  /// as tests'; the product's own are listed in catalog_store.cc.
+  /// kAlreadyExists if the scheme is taken. Thread-safe.
+  static Status RegisterScheme(const std::string& scheme, Opener opener);
+
+  virtual ~CatalogStore() = default;
+
+  /// Sets (or clears, with null) the listener for this instance's writes.
+  /// Call before the store is used concurrently; `listener` must outlive its
+  /// use.
+  virtual void SetCommitListener(CommitListener* listener) = 0;
 
   // --- Namespaces ---------------------------------------------------------
   /// kAlreadyExists if present; kNoSuchNamespace if the parent is missing.
-  Status CreateNamespace(const spec::Namespace& ns, const Properties& properties);
+  virtual Status CreateNamespace(const spec::Namespace& ns, const Properties& properties) = 0;
   /// The properties, or nullopt if the namespace does not exist.
-  Result<std::optional<Properties>> GetNamespace(const spec::Namespace& ns);
-  /// Direct children of `parent` (top-level when empty), in key order.
-  /// kNoSuchNamespace if `parent` is given and missing.
-  Result<StorePage<spec::Namespace>> ListNamespaces(const spec::Namespace& parent,
-                                                    const std::string& page_token,
-                                                    size_t page_size);
+  virtual Result<std::optional<Properties>> GetNamespace(const spec::Namespace& ns) = 0;
+  /// Direct children of `parent` (top-level when empty), in key order
+  /// (NamespaceKey). kNoSuchNamespace if `parent` is given and missing.
+  /// `page_size` 0 means all; kInvalidArgument for a token this store did
+  /// not issue.
+  virtual Result<StorePage<spec::Namespace>> ListNamespaces(const spec::Namespace& parent,
+                                                            const std::string& page_token,
+                                                            size_t page_size) = 0;
   /// kNamespaceNotEmpty if it has tables or children.
-  Status DropNamespace(const spec::Namespace& ns);
+  virtual Status DropNamespace(const spec::Namespace& ns) = 0;
   /// Applies removals then updates; returns the keys that were missing.
-  Result<std::vector<std::string>> UpdateNamespaceProperties(
+  virtual Result<std::vector<std::string>> UpdateNamespaceProperties(
       const spec::Namespace& ns, const std::vector<std::string>& removals,
-      const Properties& updates);
+      const Properties& updates) = 0;
 
   // --- Tables -------------------------------------------------------------
-  Result<std::optional<TableRecord>> GetTable(const spec::TableIdentifier& identifier);
-  /// kNoSuchNamespace if `ns` is missing.
-  Result<StorePage<spec::TableIdentifier>> ListTables(const spec::Namespace& ns,
-                                                      const std::string& page_token,
-                                                      size_t page_size);
+  virtual Result<std::optional<TableRecord>> GetTable(const spec::TableIdentifier& identifier) = 0;
+  /// The tables of `ns` in name order; kNoSuchNamespace if `ns` is missing.
+  /// Paging as ListNamespaces().
+  virtual Result<StorePage<spec::TableIdentifier>> ListTables(const spec::Namespace& ns,
+                                                              const std::string& page_token,
+                                                              size_t page_size) = 0;
   /// Removes the pointer and returns what it was; kNoSuchTable if missing.
-  Result<TableRecord> DropTable(const spec::TableIdentifier& identifier);
-  Status RenameTable(const spec::TableIdentifier& from, const spec::TableIdentifier& to);
+  virtual Result<TableRecord> DropTable(const spec::TableIdentifier& identifier) = 0;
+  /// Keeps the table id. kNoSuchTable, kNoSuchNamespace (for `to`'s),
+  /// kAlreadyExists (`to` taken).
+  virtual Status RenameTable(const spec::TableIdentifier& from,
+                             const spec::TableIdentifier& to) = 0;
   /// Points `identifier` at an existing metadata file. With `overwrite`, an
-  /// existing table keeps its id and gets the new pointer.
-  Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
-                                    const std::string& metadata_location, bool overwrite);
+  /// existing table keeps its id and gets the new pointer. Appends a
+  /// commit-log entry and advances commit_seq.
+  virtual Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
+                                            const std::string& metadata_location,
+                                            bool overwrite) = 0;
 
   /// Applies all swaps in one transaction, or none, in order: each table's
   /// pointer must still be at its expected location (else kCommitFailed,
   /// retryable), and created tables must not exist (kAlreadyExists) in
-  /// existing namespaces. Compare-only swaps are checked the same way and
-  /// write nothing; one without an expected location or with snapshot ids is
-  /// kInvalidArgument. Appends one commit-log entry per real swap and
-  /// advances commit_seq. Returns the tables' records after the commit (for a
-  /// compare-only swap, the unchanged record). Group-committed with
-  /// concurrent calls (see above); durable when it returns, per the
-  /// durability level. Never throws: if the commit path throws (a callback,
-  /// std::bad_alloc), every request in the batch fails — kCommitStateUnknown
-  /// if the LMDB commit had begun, else kCommitFailed (retryable; nothing was
-  /// written) — and the next caller in line leads.
-  Result<std::vector<TableRecord>> SwapPointers(const std::vector<PointerSwap>& swaps);
+  /// existing namespaces (kNoSuchNamespace); a new table gets the next table
+  /// id. Compare-only swaps are checked the same way and write nothing; one
+  /// without an expected location or with snapshot ids is kInvalidArgument.
+  /// Appends one commit-log entry per real swap, advances commit_seq by one
+  /// per real swap, and records its snapshots for FindSnapshot(). Returns
+  /// the tables' records after the commit (for a compare-only swap, the
+  /// unchanged record). A call of only compare-only swaps commits nothing
+  /// (no change version). Durable when it returns, per the durability
+  /// level. Never throws: if the commit path throws (a listener,
+  /// std::bad_alloc), the call fails — kCommitStateUnknown if the commit had
+  /// begun, else kCommitFailed (retryable; nothing was written). With group
+  /// commit, concurrent calls may share a transaction, but each succeeds or
+  /// fails on its own, as if it had run alone after the ones before it.
+  virtual Result<std::vector<TableRecord>> SwapPointers(const std::vector<PointerSwap>& swaps) = 0;
 
-  /// Every table pointer, from one read snapshot.
-  Result<TablePointers> ReadTablePointers();
-  /// The current pointer (or absence) of every table that a write
-  /// transaction with id greater than `txn_id` changed, from one read
-  /// snapshot (whose id is returned). Cost is proportional to those changes.
-  Result<TablePointers> ReadTablePointersChangedAfter(uint64_t txn_id);
+  // --- Change tracking (for the pointer mirror) ---------------------------
+  /// Every table pointer, from one read snapshot, and that snapshot's
+  /// change version.
+  virtual Result<TablePointers> ReadTablePointers() = 0;
+  /// The current pointer (or absence) of every table that a write with a
+  /// change version greater than `version` changed, from one read snapshot
+  /// (whose version is returned; if it is not greater than `version`,
+  /// nothing is listed). Cost is proportional to those changes.
+  virtual Result<TablePointers> ReadTablePointersChangedAfter(uint64_t version) = 0;
+  /// The change version of the last committed write, by any process or
+  /// instance. Called on every read of the pointer mirror, so it must be
+  /// cheap (no I/O; LMDB reads it from the shared map). It may run ahead of
+  /// what a read snapshot sees while a commit is still in progress, never
+  /// behind a commit that returned.
+  virtual uint64_t LastVersion() = 0;
 
+  // --- History --------------------------------------------------------------
   /// The metadata location of the commit that added `snapshot_id` to the
   /// table with `table_id`, or nullopt.
-  Result<std::optional<std::string>> FindSnapshot(uint64_t table_id, int64_t snapshot_id);
-
+  virtual Result<std::optional<std::string>> FindSnapshot(uint64_t table_id,
+                                                          int64_t snapshot_id) = 0;
   /// Commit-log entries with commit_seq > `after`, in order, at most `limit`.
-  Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadCommitLog(uint64_t after,
-                                                                          size_t limit);
-
+  virtual Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadCommitLog(uint64_t after,
+                                                                                  size_t limit) = 0;
   /// The number of commits ever made (the last commit_seq).
-  Result<uint64_t> CommitSeq();
+  virtual Result<uint64_t> CommitSeq() = 0;
 
-  LmdbEnv& env() { return *env_; }
-
- private:
-  struct SwapRequest;
-  struct Counters;
-
-  CatalogStore(std::shared_ptr<LmdbEnv> env, bool group_commit)
-      : env_(std::move(env)), group_commit_(group_commit) {}
-  /// Runs `body` (which writes in the transaction and commits it) under the
-  /// writer lock; if it failed on a full map that may grow, grows the map and
-  /// runs it again in a fresh transaction.
-  template <typename Body>
-  auto Write(Body&& body) -> decltype(body(std::declval<WriteTxn&>()));
-  /// Records `changes` in table_changes and commits `txn`, telling the
-  /// listener. Sets `*commit_started` (if given) just before LMDB's commit.
-  Status Commit(WriteTxn& txn, const std::vector<TableChange>& changes,
-                bool* commit_started = nullptr);
-  /// Applies `batch` in `txn`, commits it and sets each request's result,
-  /// growing the map and starting over if it fills up.
-  void CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch, bool* commit_started);
-  /// One attempt of CommitBatch.
-  void TryCommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch, bool* commit_started);
-  /// Sets every request's result after the commit path threw `what`.
-  static void FailThrownBatch(const std::vector<SwapRequest*>& batch, bool commit_started,
-                              std::string_view what);
-  Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const std::vector<PointerSwap>& swaps,
-                                              Counters* counters,
-                                              std::vector<TableChange>* changes);
-
-  std::shared_ptr<LmdbEnv> env_;
-  const bool group_commit_;
-  CommitListener* listener_ = nullptr;
-  MDB_dbi namespaces_ = 0;
-  MDB_dbi tables_ = 0;
-  MDB_dbi snapshots_ = 0;
-  MDB_dbi commit_log_ = 0;
-  MDB_dbi table_changes_ = 0;
-  MDB_dbi meta_ = 0;
-
-  std::mutex queue_mutex_;
-  std::deque<SwapRequest*> queue_;  // front = the current leader's batch
+  // --- Durability -----------------------------------------------------------
+  /// Makes every write committed so far durable (below kImmediate, writes
+  /// are acknowledged before). First runs `with_commits_held` while no write
+  /// of this store commits in any process, so the caller can make durable
+  /// what those writes depend on before they are (the flusher syncs the
+  /// files they name); if it fails, the store is not synced and its error is
+  /// returned. kIo if holding commits or the sync fails.
+  virtual Status Sync(const std::function<Status()>& with_commits_held) = 0;
 };
 
 }  // namespace skade::store

@@ -14,14 +14,14 @@ namespace skade::store {
 /// use); "their directories" includes new ancestors up to one known durable.
 ///
 /// - kImmediate (default): before a commit is acknowledged its files and
-///   their directories are fsynced, then the LMDB transaction is committed
-///   with a full sync. An acknowledged commit survives a process crash, an
-///   OS crash and power loss.
-/// - kEventual: nothing is fsynced on the commit path (LMDB MDB_NOSYNC); a
+///   their directories are fsynced, then the store commits with a full sync
+///   (LMDB: of its transaction). An acknowledged commit survives a process
+///   crash, an OS crash and power loss.
+/// - kEventual: nothing is fsynced on the commit path (LMDB: MDB_NOSYNC); a
 ///   background flusher, every `flush_interval_ms` (default 1000), fsyncs
 ///   the files written since its last round, then their directories, then
-///   the store, holding commits off for the store sync so a synced pointer
-///   never names an unsynced file. A failed sync is logged and retried the
+///   the store (CatalogStore::Sync), holding commits off for the store sync
+///   so a synced pointer never names an unsynced file. A failed sync is logged and retried the
 ///   next round, and the store is not synced until it succeeds. A process
 ///   crash (kill -9) loses nothing — the data is in the OS page cache. An OS
 ///   crash or power loss may lose the commits acknowledged after the last

@@ -1,4 +1,4 @@
-#include "skade/store/lmdb.h"
+#include "skade/store/lmdb/lmdb_env.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -15,7 +15,7 @@
 
 #include "skade/util/strings.h"
 
-namespace skade::store {
+namespace skade::store::lmdb {
 
 namespace {
 
@@ -404,4 +404,4 @@ uint64_t LmdbEnv::LastTxnId() {
   return info.me_last_txnid;
 }
 
-}  // namespace skade::store
+}  // namespace skade::store::lmdb

@@ -1,5 +1,7 @@
 // LmdbEnv's sharing of one environment per directory, and map growth while
 // other transactions of the process are open.
+#include "skade/store/lmdb/lmdb_env.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,12 +11,11 @@
 #include <thread>
 #include <vector>
 
-#include "skade/store/catalog_store.h"
-#include "skade/store/lmdb.h"
+#include "skade/store/lmdb/lmdb_catalog_store.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
 
-namespace skade::store {
+namespace skade::store::lmdb {
 namespace {
 
 using testing::IsError;
@@ -50,13 +51,13 @@ TEST(LmdbEnvTest, SecondOpenWithOtherDurabilityIsRefused) {
 
 TEST(LmdbEnvTest, SecondOpenWithLargerMapSizeGrowsTheSharedMap) {
   testing::TempDir dir;
-  CatalogStoreOptions small;
+  LmdbCatalogStoreOptions small;
   small.lmdb = Options(1 * kMiB);
-  auto first = CatalogStore::Open(dir.Sub("env"), small);
+  auto first = LmdbCatalogStore::Open(dir.Sub("env"), small);
   ASSERT_THAT(first, IsOk());
-  CatalogStoreOptions large;
+  LmdbCatalogStoreOptions large;
   large.lmdb = Options(64 * kMiB);
-  auto second = CatalogStore::Open(dir.Sub("env"), large);
+  auto second = LmdbCatalogStore::Open(dir.Sub("env"), large);
   ASSERT_THAT(second, IsOk());
   EXPECT_EQ(&(*first)->env(), &(*second)->env());
   EXPECT_GE((*first)->env().MapSize(), 64 * kMiB);
@@ -66,16 +67,16 @@ TEST(LmdbEnvTest, SecondOpenWithLargerMapSizeGrowsTheSharedMap) {
     ASSERT_THAT((*first)->CreateNamespace({"n" + std::to_string(i)}, {{"p", big}}), IsOk());
   }
   // A smaller map size later never shrinks it.
-  auto third = CatalogStore::Open(dir.Sub("env"), small);
+  auto third = LmdbCatalogStore::Open(dir.Sub("env"), small);
   ASSERT_THAT(third, IsOk());
   EXPECT_GE((*third)->env().MapSize(), 64 * kMiB);
 }
 
 TEST(LmdbEnvTest, FullMapWithoutRoomToGrowIsKIo) {
   testing::TempDir dir;
-  CatalogStoreOptions options;
+  LmdbCatalogStoreOptions options;
   options.lmdb = Options(1 * kMiB);
-  auto store = CatalogStore::Open(dir.Sub("env"), options);
+  auto store = LmdbCatalogStore::Open(dir.Sub("env"), options);
   ASSERT_THAT(store, IsOk());
   std::string big(256 * 1024, 'x');
   Status status = OkStatus();
@@ -91,12 +92,12 @@ TEST(LmdbEnvTest, FullMapWithoutRoomToGrowIsKIo) {
 // the larger map, not lost.
 TEST(LmdbEnvTest, MapGrowsUnderConcurrentReadersWithoutLosingWrites) {
   testing::TempDir dir;
-  CatalogStoreOptions options;
+  LmdbCatalogStoreOptions options;
   options.lmdb = Options(1 * kMiB);
   options.lmdb.max_map_size = 1ull << 30;
-  auto opened = CatalogStore::Open(dir.Sub("env"), options);
+  auto opened = LmdbCatalogStore::Open(dir.Sub("env"), options);
   ASSERT_THAT(opened, IsOk());
-  CatalogStore& store = **opened;
+  LmdbCatalogStore& store = **opened;
   ASSERT_THAT(store.CreateNamespace({"n"}, {}), IsOk());
 
   constexpr int kWriters = 2;
@@ -163,13 +164,13 @@ TEST(LmdbEnvTest, MapGrowsUnderConcurrentReadersWithoutLosingWrites) {
 // waiting forever, and the same write succeeds once the reader is gone.
 TEST(LmdbEnvTest, ResizeBlockedByAnOpenReaderFailsRetryablyInsteadOfHanging) {
   testing::TempDir dir;
-  CatalogStoreOptions options;
+  LmdbCatalogStoreOptions options;
   options.lmdb = Options(1 * kMiB);
   options.lmdb.max_map_size = 64 * kMiB;
   options.lmdb.resize_wait_ms = 200;
-  auto opened = CatalogStore::Open(dir.Sub("env"), options);
+  auto opened = LmdbCatalogStore::Open(dir.Sub("env"), options);
   ASSERT_THAT(opened, IsOk());
-  CatalogStore& store = **opened;
+  LmdbCatalogStore& store = **opened;
   Properties big{{"p", std::string(2 * kMiB, 'x')}};
   {
     auto reader = store.env().BeginRead();
@@ -218,11 +219,11 @@ int GrowFromAnotherProcess(const std::string& path, uint64_t map_size, size_t by
 // this process, which keep going meanwhile.
 TEST(LmdbEnvTest, MapGrownByAnotherProcessIsAdoptedUnderConcurrentReaders) {
   testing::TempDir dir;
-  CatalogStoreOptions options;
+  LmdbCatalogStoreOptions options;
   options.lmdb = Options(1 * kMiB);
-  auto opened = CatalogStore::Open(dir.Sub("env"), options);
+  auto opened = LmdbCatalogStore::Open(dir.Sub("env"), options);
   ASSERT_THAT(opened, IsOk());
-  CatalogStore& store = **opened;
+  LmdbCatalogStore& store = **opened;
   ASSERT_THAT(store.CreateNamespace({"n"}, {{"k", "v"}}), IsOk());
 
   // Before any thread exists here, so the child is a plain copy.
@@ -255,4 +256,4 @@ TEST(LmdbEnvTest, MapGrownByAnotherProcessIsAdoptedUnderConcurrentReaders) {
 }
 
 }  // namespace
-}  // namespace skade::store
+}  // namespace skade::store::lmdb

@@ -59,7 +59,7 @@
 #include "skade/store/durability.h"
 #include "skade/util/result.h"
 
-namespace skade::store {
+namespace skade::store::lmdb {
 
 struct LmdbOptions {
   /// The map size the environment starts with (a larger existing file wins).
@@ -259,4 +259,4 @@ class LmdbEnv {
 /// An LMDB return code as an Error (kIo, or kCorruption for MDB_CORRUPTED).
 tl::unexpected<Error> LmdbError(std::string_view what, int rc);
 
-}  // namespace skade::store
+}  // namespace skade::store::lmdb

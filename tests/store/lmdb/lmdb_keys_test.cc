@@ -1,22 +1,13 @@
-#include "skade/store/keys.h"
+#include "skade/store/lmdb/lmdb_keys.h"
 
 #include <gtest/gtest.h>
 
 #include "testing/matchers.h"
 
-namespace skade::store {
+namespace skade::store::lmdb {
 namespace {
 
 using testing::IsError;
-
-TEST(KeysTest, TableKeysRoundTripAndGroupByNamespace) {
-  spec::TableIdentifier identifier{{"sales", "eu"}, "orders"};
-  std::string key = TableKey(identifier);
-  EXPECT_TRUE(key.starts_with(TablePrefix({"sales", "eu"})));
-  EXPECT_FALSE(key.starts_with(TablePrefix({"sales"})));
-  EXPECT_EQ(TableIdentifierFromKey(key), identifier);
-  EXPECT_EQ(NamespaceFromKey(NamespaceKey({"a", "b", "c"})), (spec::Namespace{"a", "b", "c"}));
-}
 
 TEST(KeysTest, BigEndianKeysSortNumerically) {
   EXPECT_LT(CommitLogKey(255), CommitLogKey(256));
@@ -46,4 +37,4 @@ TEST(KeysTest, PageTokensRoundTripAndRejectGarbage) {
 }
 
 }  // namespace
-}  // namespace skade::store
+}  // namespace skade::store::lmdb

@@ -1,0 +1,631 @@
+#include "skade/store/lmdb/lmdb_catalog_store.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <filesystem>
+#include <set>
+
+#include "skade/store/lmdb/lmdb_keys.h"
+#include "skade/util/json_reader.h"
+#include "skade/util/json_writer.h"
+#include "skade/util/strings.h"
+
+namespace skade::store::lmdb {
+
+namespace {
+
+std::string EncodeProperties(const Properties& properties) {
+  JsonWriter writer;
+  writer.StartObject();
+  for (const auto& [key, value] : properties) writer.Field(key, value);
+  writer.EndObject();
+  return writer.Take();
+}
+
+Result<Properties> DecodeProperties(std::string_view bytes) {
+  thread_local simdjson::dom::parser parser;
+  SKADE_ASSIGN_OR_RAISE(auto element, json::Parse(parser, bytes));
+  auto properties = json::ToStringMap(element, "namespace properties");
+  if (!properties) return Corruption("Invalid namespace record in the catalog store");
+  return std::move(*properties);
+}
+
+tl::unexpected<Error> NoSuchNamespace(const spec::Namespace& ns) {
+  return MakeError(ErrorKind::kNoSuchNamespace,
+                   "Namespace does not exist: ", spec::NamespaceToString(ns));
+}
+
+tl::unexpected<Error> NoSuchTable(const spec::TableIdentifier& identifier) {
+  return MakeError(ErrorKind::kNoSuchTable, "Table does not exist: ", identifier.ToString());
+}
+
+tl::unexpected<Error> TableAlreadyExists(const spec::TableIdentifier& identifier) {
+  return MakeError(ErrorKind::kAlreadyExists, "Table already exists: ", identifier.ToString());
+}
+
+template <typename Txn>
+Result<bool> KeyExists(const Txn& txn, MDB_dbi dbi, std::string_view key) {
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(dbi, key));
+  return value.has_value();
+}
+
+/// True if some key in `dbi` starts with `prefix`.
+Result<bool> HasPrefix(MDB_txn* txn, MDB_dbi dbi, std::string_view prefix) {
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn, dbi));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(prefix));
+  return found && cursor.key().starts_with(prefix);
+}
+
+template <typename Txn>
+Result<uint64_t> ReadCounter(const Txn& txn, MDB_dbi meta, std::string_view key) {
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(meta, key));
+  if (!value) return uint64_t{0};
+  auto decoded = DecodeU64(*value);
+  if (!decoded) return Corruption("Invalid counter ", key, " in the catalog store");
+  return *decoded;
+}
+
+// A leader takes at most this many queued requests into one transaction.
+constexpr size_t kMaxBatch = 256;
+
+}  // namespace
+
+/// One caller of SwapPointers() waiting in the group-commit queue.
+struct LmdbCatalogStore::SwapRequest {
+  const std::vector<PointerSwap>* swaps;
+  Result<std::vector<TableRecord>> result;
+  bool applied = false;  // in the batch's transaction; set by the leader
+  bool done = false;     // under queue_mutex_
+  std::condition_variable wake;
+};
+
+/// The counters a batch advances, read once and written once per transaction.
+struct LmdbCatalogStore::Counters {
+  uint64_t commit_seq = 0;
+  uint64_t next_table_id = 0;
+};
+
+Result<std::unique_ptr<CatalogStore>> OpenLmdbCatalogStore(const std::string& location,
+                                                           const CatalogStoreOptions& options) {
+  std::string_view path = location;
+  ConsumePrefix(&path, "lmdb:");
+  LmdbCatalogStoreOptions lmdb_options;
+  lmdb_options.lmdb.map_size = options.map_size;
+  lmdb_options.lmdb.durability = options.durability;
+  lmdb_options.group_commit = options.group_commit;
+  SKADE_ASSIGN_OR_RAISE(auto store, LmdbCatalogStore::Open(std::string(path), lmdb_options));
+  return std::unique_ptr<CatalogStore>(std::move(store));
+}
+
+Result<std::unique_ptr<LmdbCatalogStore>> LmdbCatalogStore::Open(
+    const std::string& path, const LmdbCatalogStoreOptions& options) {
+  SKADE_ASSIGN_OR_RAISE(auto env, LmdbEnv::Open(path, options.lmdb));
+  std::unique_ptr<LmdbCatalogStore> store(
+      new LmdbCatalogStore(std::move(env), options.group_commit));
+  SKADE_ASSIGN_OR_RAISE(store->namespaces_, store->env_->OpenDatabase("namespaces"));
+  SKADE_ASSIGN_OR_RAISE(store->tables_, store->env_->OpenDatabase("tables"));
+  SKADE_ASSIGN_OR_RAISE(store->snapshots_, store->env_->OpenDatabase("snapshots"));
+  SKADE_ASSIGN_OR_RAISE(store->commit_log_, store->env_->OpenDatabase("commit_log"));
+  SKADE_ASSIGN_OR_RAISE(store->table_changes_, store->env_->OpenDatabase("table_changes"));
+  SKADE_ASSIGN_OR_RAISE(store->meta_, store->env_->OpenDatabase("meta"));
+  return store;
+}
+
+template <typename Body>
+auto LmdbCatalogStore::Write(Body&& body) -> decltype(body(std::declval<WriteTxn&>())) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginWrite());
+  while (true) {
+    auto result = body(txn);
+    if (result || !txn.map_full()) return result;
+    // A full map dooms the transaction; on a larger map the same writes fit.
+    // Its error says why not: the map is at its limit, or (retryable) other
+    // transactions of this process kept the resize out.
+    Status grown = env_->GrowMap(txn);
+    if (!grown) return tl::unexpected(grown.error());
+  }
+}
+
+Status LmdbCatalogStore::Commit(WriteTxn& txn, const std::vector<TableChange>& changes,
+                                bool* commit_started) {
+  uint64_t txn_id = txn.id();
+  if (!changes.empty()) {
+    std::vector<std::string> keys;
+    keys.reserve(changes.size());
+    for (const auto& change : changes) keys.push_back(change.table_key);
+    SKADE_RETURN_NOT_OK(txn.Put(table_changes_, TableChangesKey(txn_id), EncodeTableKeys(keys)));
+  }
+  // A write transaction's id is one past the last committed one (LMDB).
+  if (listener_ != nullptr) listener_->OnCommitting(txn_id - 1, txn_id);
+  if (commit_started != nullptr) *commit_started = true;
+  Status committed = txn.Commit();
+  if (listener_ != nullptr) {
+    if (committed) {
+      listener_->OnCommitted(txn_id - 1, txn_id, changes);
+    } else {
+      listener_->OnCommitFailed(txn_id);
+    }
+  }
+  return committed;
+}
+
+// --- Namespaces -------------------------------------------------------------
+
+Status LmdbCatalogStore::CreateNamespace(const spec::Namespace& ns, const Properties& properties) {
+  return Write([&](WriteTxn& txn) -> Status {
+    std::string key = NamespaceKey(ns);
+    SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, key));
+    if (exists) {
+      return MakeError(ErrorKind::kAlreadyExists,
+                       "Namespace already exists: ", spec::NamespaceToString(ns));
+    }
+    if (ns.size() > 1) {
+      spec::Namespace parent(ns.begin(), ns.end() - 1);
+      SKADE_ASSIGN_OR_RAISE(bool parent_exists, KeyExists(txn, namespaces_, NamespaceKey(parent)));
+      if (!parent_exists) {
+        return MakeError(ErrorKind::kNoSuchNamespace, "Cannot create namespace ",
+                         spec::NamespaceToString(ns),
+                         ". Parent namespace does not exist: ", spec::NamespaceToString(parent));
+      }
+    }
+    SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
+    return Commit(txn, {});
+  });
+}
+
+Result<std::optional<Properties>> LmdbCatalogStore::GetNamespace(const spec::Namespace& ns) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(namespaces_, NamespaceKey(ns)));
+  if (!value) return std::optional<Properties>();
+  SKADE_ASSIGN_OR_RAISE(auto properties, DecodeProperties(*value));
+  return std::optional<Properties>(std::move(properties));
+}
+
+Result<StorePage<spec::Namespace>> LmdbCatalogStore::ListNamespaces(const spec::Namespace& parent,
+                                                                    const std::string& page_token,
+                                                                    size_t page_size) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  std::string prefix;
+  if (!parent.empty()) {
+    prefix = NamespaceKey(parent);
+    SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, prefix));
+    if (!exists) return NoSuchNamespace(parent);
+    prefix.push_back(kNamespaceSeparator);
+  }
+  std::string start = prefix;
+  if (!page_token.empty()) {
+    SKADE_ASSIGN_OR_RAISE(std::string last, DecodePageToken(page_token));
+    // Resume after the last child returned and all of its descendants.
+    start = last + '\x20';
+  }
+  StorePage<spec::Namespace> page;
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), namespaces_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(start));
+  while (found && cursor.key().starts_with(prefix)) {
+    std::string_view rest = cursor.key().substr(prefix.size());
+    size_t separator = rest.find(kNamespaceSeparator);
+    std::string child_key = StrCat(prefix, rest.substr(0, separator));
+    if (page_size != 0 && page.items.size() == page_size) {
+      page.next_page_token = EncodePageToken(NamespaceKey(page.items.back()));
+      break;
+    }
+    page.items.push_back(NamespaceFromKey(child_key));
+    // Skip the child's descendants: they sort between "<child>\x1F" and "<child>\x20".
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Seek(child_key + '\x20'));
+  }
+  return page;
+}
+
+Status LmdbCatalogStore::DropNamespace(const spec::Namespace& ns) {
+  return Write([&](WriteTxn& txn) -> Status {
+    std::string key = NamespaceKey(ns);
+    SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, key));
+    if (!exists) return NoSuchNamespace(ns);
+    SKADE_ASSIGN_OR_RAISE(bool has_tables, HasPrefix(txn.raw(), tables_, TablePrefix(ns)));
+    if (has_tables) {
+      return MakeError(ErrorKind::kNamespaceNotEmpty, "Namespace ", spec::NamespaceToString(ns),
+                       " is not empty: it contains tables");
+    }
+    SKADE_ASSIGN_OR_RAISE(bool has_children,
+                          HasPrefix(txn.raw(), namespaces_, key + kNamespaceSeparator));
+    if (has_children) {
+      return MakeError(ErrorKind::kNamespaceNotEmpty, "Namespace ", spec::NamespaceToString(ns),
+                       " is not empty: it contains namespaces");
+    }
+    SKADE_RETURN_NOT_OK(txn.Delete(namespaces_, key));
+    return Commit(txn, {});
+  });
+}
+
+Result<std::vector<std::string>> LmdbCatalogStore::UpdateNamespaceProperties(
+    const spec::Namespace& ns, const std::vector<std::string>& removals,
+    const Properties& updates) {
+  return Write([&](WriteTxn& txn) -> Result<std::vector<std::string>> {
+    std::string key = NamespaceKey(ns);
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(namespaces_, key));
+    if (!value) return NoSuchNamespace(ns);
+    SKADE_ASSIGN_OR_RAISE(Properties properties, DecodeProperties(*value));
+    std::vector<std::string> missing;
+    for (const auto& removal : removals) {
+      if (properties.erase(removal) == 0) missing.push_back(removal);
+    }
+    for (const auto& [k, v] : updates) properties[k] = v;
+    SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
+    SKADE_RETURN_NOT_OK(Commit(txn, {}));
+    return missing;
+  });
+}
+
+// --- Tables -----------------------------------------------------------------
+
+Result<std::optional<TableRecord>> LmdbCatalogStore::GetTable(
+    const spec::TableIdentifier& identifier) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, TableKey(identifier)));
+  if (!value) return std::optional<TableRecord>();
+  SKADE_ASSIGN_OR_RAISE(auto record, DecodeTableRecord(*value));
+  return std::optional<TableRecord>(std::move(record));
+}
+
+Result<StorePage<spec::TableIdentifier>> LmdbCatalogStore::ListTables(const spec::Namespace& ns,
+                                                                      const std::string& page_token,
+                                                                      size_t page_size) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, NamespaceKey(ns)));
+  if (!exists) return NoSuchNamespace(ns);
+  std::string prefix = TablePrefix(ns);
+  std::string start = prefix;
+  std::string after;
+  if (!page_token.empty()) {
+    SKADE_ASSIGN_OR_RAISE(after, DecodePageToken(page_token));
+    start = after;
+  }
+  StorePage<spec::TableIdentifier> page;
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), tables_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(start));
+  std::string last_key;
+  while (found && cursor.key().starts_with(prefix)) {
+    if (cursor.key() != after) {
+      if (page_size != 0 && page.items.size() == page_size) {
+        page.next_page_token = EncodePageToken(last_key);
+        break;
+      }
+      last_key = std::string(cursor.key());
+      page.items.push_back(TableIdentifierFromKey(cursor.key()));
+    }
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return page;
+}
+
+Result<TableRecord> LmdbCatalogStore::DropTable(const spec::TableIdentifier& identifier) {
+  return Write([&](WriteTxn& txn) -> Result<TableRecord> {
+    std::string key = TableKey(identifier);
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+    if (!value) return NoSuchTable(identifier);
+    SKADE_ASSIGN_OR_RAISE(TableRecord record, DecodeTableRecord(*value));
+    SKADE_RETURN_NOT_OK(txn.Delete(tables_, key));
+    SKADE_RETURN_NOT_OK(Commit(txn, {{key, std::nullopt}}));
+    return record;
+  });
+}
+
+Status LmdbCatalogStore::RenameTable(const spec::TableIdentifier& from,
+                                     const spec::TableIdentifier& to) {
+  return Write([&](WriteTxn& txn) -> Status {
+    std::string from_key = TableKey(from);
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, from_key));
+    if (!value) return NoSuchTable(from);
+    std::string record(*value);
+    SKADE_ASSIGN_OR_RAISE(TableRecord decoded, DecodeTableRecord(record));
+    SKADE_ASSIGN_OR_RAISE(bool to_ns_exists, KeyExists(txn, namespaces_, NamespaceKey(to.ns)));
+    if (!to_ns_exists) return NoSuchNamespace(to.ns);
+    std::string to_key = TableKey(to);
+    SKADE_ASSIGN_OR_RAISE(bool to_exists, KeyExists(txn, tables_, to_key));
+    if (to_exists) return TableAlreadyExists(to);
+    SKADE_RETURN_NOT_OK(txn.Delete(tables_, from_key));
+    SKADE_RETURN_NOT_OK(txn.Put(tables_, to_key, record));
+    return Commit(txn, {{from_key, std::nullopt}, {to_key, std::move(decoded)}});
+  });
+}
+
+Result<TableRecord> LmdbCatalogStore::RegisterTable(const spec::TableIdentifier& identifier,
+                                                    const std::string& metadata_location,
+                                                    bool overwrite) {
+  return Write([&](WriteTxn& txn) -> Result<TableRecord> {
+    SKADE_ASSIGN_OR_RAISE(bool ns_exists, KeyExists(txn, namespaces_, NamespaceKey(identifier.ns)));
+    if (!ns_exists) return NoSuchNamespace(identifier.ns);
+    std::string key = TableKey(identifier);
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+    TableRecord record;
+    if (value) {
+      if (!overwrite) return TableAlreadyExists(identifier);
+      SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
+    } else {
+      SKADE_ASSIGN_OR_RAISE(uint64_t next_id, ReadCounter(txn, meta_, kNextTableIdKey));
+      record.table_id = next_id + 1;
+      SKADE_RETURN_NOT_OK(txn.Put(meta_, kNextTableIdKey, EncodeU64(record.table_id)));
+    }
+    record.metadata_location = metadata_location;
+    SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
+    SKADE_ASSIGN_OR_RAISE(uint64_t seq, ReadCounter(txn, meta_, kCommitSeqKey));
+    ++seq;
+    SKADE_RETURN_NOT_OK(txn.Put(meta_, kCommitSeqKey, EncodeU64(seq)));
+    SKADE_RETURN_NOT_OK(txn.Put(commit_log_, CommitLogKey(seq),
+                                EncodeCommitLogRecord({record.table_id, metadata_location, {}})));
+    SKADE_RETURN_NOT_OK(Commit(txn, {{key, record}}));
+    return record;
+  });
+}
+
+Result<std::vector<TableRecord>> LmdbCatalogStore::SwapPointers(
+    const std::vector<PointerSwap>& swaps) {
+  SwapRequest request{&swaps, {}};
+  if (!group_commit_) {
+    bool commit_started = false;
+    try {
+      auto txn = env_->BeginWrite();
+      if (!txn) return tl::unexpected(txn.error());
+      CommitBatch(*txn, {&request}, &commit_started);
+    } catch (const std::exception& e) {
+      FailThrownBatch({&request}, commit_started, e.what());
+    } catch (...) {
+      FailThrownBatch({&request}, commit_started, "unknown exception");
+    }
+    return std::move(request.result);
+  }
+  std::unique_lock<std::mutex> lock(queue_mutex_);
+  queue_.push_back(&request);
+  while (!request.done && queue_.front() != &request) request.wake.wait(lock);
+  if (request.done) return std::move(request.result);
+
+  // The leader. It takes the batch only once it holds the writer lock, so
+  // everyone who queued while it waited (for another batch's sync, another
+  // process, …) rides along. Whatever happens in between, it must hand every
+  // member a result and pass the lead on, or they wait forever: exceptions
+  // are caught here.
+  lock.unlock();
+  std::vector<SwapRequest*> batch;
+  bool commit_started = false;
+  try {
+    auto txn = env_->BeginWrite();
+    lock.lock();
+    batch.assign(queue_.begin(), queue_.begin() + std::min(queue_.size(), kMaxBatch));
+    lock.unlock();
+    if (txn) {
+      CommitBatch(*txn, batch, &commit_started);
+    } else {
+      for (SwapRequest* member : batch) member->result = tl::unexpected(txn.error());
+    }
+    // Destroying txn releases the writer lock before anyone wakes: the next
+    // leader needs it.
+  } catch (const std::exception& e) {
+    if (lock.owns_lock()) lock.unlock();
+    if (batch.empty()) batch.push_back(&request);
+    FailThrownBatch(batch, commit_started, e.what());
+  } catch (...) {
+    if (lock.owns_lock()) lock.unlock();
+    if (batch.empty()) batch.push_back(&request);
+    FailThrownBatch(batch, commit_started, "unknown exception");
+  }
+  lock.lock();
+  for (SwapRequest* member : batch) {
+    queue_.pop_front();
+    member->done = true;
+    if (member != &request) member->wake.notify_one();
+  }
+  if (!queue_.empty()) queue_.front()->wake.notify_one();
+  return std::move(request.result);
+}
+
+void LmdbCatalogStore::FailThrownBatch(const std::vector<SwapRequest*>& batch, bool commit_started,
+                                       std::string_view what) {
+  for (SwapRequest* request : batch) {
+    if (!commit_started) {
+      // Nothing reached the store; even a request that had failed on its own
+      // gets the same answer, since its result may not have been set yet.
+      request->result = MakeRetryableError(
+          ErrorKind::kCommitFailed, "Commit not applied: the commit path failed (", what, ")");
+    } else if (request->applied) {
+      request->result = MakeError(ErrorKind::kCommitStateUnknown,
+                                  "Commit state unknown: the commit path failed (", what, ")");
+    }
+  }
+}
+
+void LmdbCatalogStore::CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch,
+                                   bool* commit_started) {
+  while (true) {
+    TryCommitBatch(txn, batch, commit_started);
+    if (!txn.map_full()) return;
+    // A full map dooms the transaction; on a larger map the batch fits.
+    Status grown = env_->GrowMap(txn);
+    if (!grown) {
+      // Nothing was committed: those that had fit, and those that failed on
+      // the full map (kIo), fail with the reason it could not grow.
+      for (SwapRequest* request : batch) {
+        if (request->applied ||
+            (!request->result && request->result.error().kind == ErrorKind::kIo)) {
+          request->result = tl::unexpected(grown.error());
+        }
+      }
+      return;
+    }
+  }
+}
+
+void LmdbCatalogStore::TryCommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch,
+                                      bool* commit_started) {
+  // A previous attempt that filled the map did not commit.
+  *commit_started = false;
+  for (SwapRequest* request : batch) request->applied = false;
+  auto fail_all = [&](const Error& error) {
+    for (SwapRequest* request : batch) request->result = tl::unexpected(error);
+  };
+  auto seq = ReadCounter(txn, meta_, kCommitSeqKey);
+  auto next_table_id = ReadCounter(txn, meta_, kNextTableIdKey);
+  if (!seq) return fail_all(seq.error());
+  if (!next_table_id) return fail_all(next_table_id.error());
+  Counters counters{*seq, *next_table_id};
+
+  std::vector<TableChange> changes;
+  std::vector<SwapRequest*> applied;
+  for (SwapRequest* request : batch) {
+    // A nested transaction per request: one that fails leaves no trace.
+    auto nested = txn.BeginNested();
+    if (!nested) {
+      request->result = tl::unexpected(nested.error());
+      continue;
+    }
+    Counters before = counters;
+    size_t changes_before = changes.size();
+    request->result = ApplySwaps(*nested, *request->swaps, &counters, &changes);
+    if (request->result) {
+      Status merged = nested->Commit();
+      if (merged) {
+        applied.push_back(request);
+        request->applied = true;
+        continue;
+      }
+      request->result = tl::unexpected(merged.error());
+    }
+    counters = before;
+    changes.resize(changes_before);
+  }
+  // A full map fails every later request too: the caller grows the map and
+  // redoes the whole batch, so nothing of this attempt may commit.
+  if (txn.map_full()) return;
+  // Nothing to write (all failed, or only compare-only swaps): the checks
+  // were made under the writer lock, so the results stand without a commit.
+  if (applied.empty() || (changes.empty() && counters.commit_seq == *seq &&
+                          counters.next_table_id == *next_table_id)) {
+    return;
+  }
+
+  Status committed = txn.Put(meta_, kCommitSeqKey, EncodeU64(counters.commit_seq));
+  if (committed) committed = txn.Put(meta_, kNextTableIdKey, EncodeU64(counters.next_table_id));
+  if (committed) committed = Commit(txn, changes, commit_started);
+  if (!committed) {
+    for (SwapRequest* request : applied) request->result = tl::unexpected(committed.error());
+  }
+}
+
+Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
+                                                              const std::vector<PointerSwap>& swaps,
+                                                              Counters* counters,
+                                                              std::vector<TableChange>* changes) {
+  std::vector<TableRecord> records;
+  records.reserve(swaps.size());
+  for (const auto& swap : swaps) {
+    std::string key = TableKey(swap.identifier);
+    if (swap.compare_only() && (!swap.expected_location || !swap.added_snapshot_ids.empty())) {
+      return InvalidArgument("A compare-only pointer swap for ", swap.identifier.ToString(),
+                             " needs an expected location and no snapshots");
+    }
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+    TableRecord record;
+    if (!swap.expected_location) {
+      if (value) return TableAlreadyExists(swap.identifier);
+      SKADE_ASSIGN_OR_RAISE(bool ns_exists,
+                            KeyExists(txn, namespaces_, NamespaceKey(swap.identifier.ns)));
+      if (!ns_exists) return NoSuchNamespace(swap.identifier.ns);
+      record.table_id = ++counters->next_table_id;
+    } else {
+      if (!value) return NoSuchTable(swap.identifier);
+      SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
+      if (record.metadata_location != *swap.expected_location) {
+        return MakeRetryableError(ErrorKind::kCommitFailed, "Commit conflict: table ",
+                                  swap.identifier.ToString(), " was changed concurrently");
+      }
+      if (swap.compare_only()) {
+        records.push_back(std::move(record));
+        continue;
+      }
+    }
+    record.metadata_location = swap.new_location;
+    SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
+    uint64_t seq = ++counters->commit_seq;
+    SKADE_RETURN_NOT_OK(txn.Put(
+        commit_log_, CommitLogKey(seq),
+        EncodeCommitLogRecord({record.table_id, swap.new_location, swap.added_snapshot_ids})));
+    for (int64_t snapshot_id : swap.added_snapshot_ids) {
+      SKADE_RETURN_NOT_OK(
+          txn.Put(snapshots_, SnapshotKey(record.table_id, snapshot_id), swap.new_location));
+    }
+    changes->push_back({std::move(key), record});
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+Result<TablePointers> LmdbCatalogStore::ReadTablePointers() {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  TablePointers pointers{txn.id(), {}};
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), tables_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(""));
+  while (found) {
+    SKADE_ASSIGN_OR_RAISE(auto record, DecodeTableRecord(cursor.value()));
+    pointers.tables.push_back({std::string(cursor.key()), std::move(record)});
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return pointers;
+}
+
+Result<TablePointers> LmdbCatalogStore::ReadTablePointersChangedAfter(uint64_t version) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  TablePointers pointers{txn.id(), {}};
+  if (pointers.version <= version) return pointers;
+  std::set<std::string> keys;
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), table_changes_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(TableChangesKey(version + 1)));
+  while (found) {
+    SKADE_ASSIGN_OR_RAISE(auto changed, DecodeTableKeys(cursor.value()));
+    keys.insert(std::make_move_iterator(changed.begin()), std::make_move_iterator(changed.end()));
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  for (const auto& key : keys) {
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
+    std::optional<TableRecord> record;
+    if (value) {
+      SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
+    }
+    pointers.tables.push_back({key, std::move(record)});
+  }
+  return pointers;
+}
+
+Result<std::optional<std::string>> LmdbCatalogStore::FindSnapshot(uint64_t table_id,
+                                                                  int64_t snapshot_id) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(snapshots_, SnapshotKey(table_id, snapshot_id)));
+  if (!value) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(*value));
+}
+
+Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::ReadCommitLog(
+    uint64_t after, size_t limit) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), commit_log_));
+  std::vector<std::pair<uint64_t, CommitLogRecord>> out;
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(CommitLogKey(after + 1)));
+  while (found && out.size() < limit) {
+    SKADE_ASSIGN_OR_RAISE(auto record, DecodeCommitLogRecord(cursor.value()));
+    out.emplace_back(ReadBigEndian(cursor.key()), std::move(record));
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return out;
+}
+
+Result<uint64_t> LmdbCatalogStore::CommitSeq() {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  return ReadCounter(txn, meta_, kCommitSeqKey);
+}
+
+Status LmdbCatalogStore::Sync(const std::function<Status()>& with_commits_held) {
+  // An open write transaction is the writer lock; it writes nothing.
+  SKADE_ASSIGN_OR_RAISE(auto writer, env_->BeginWrite());
+  SKADE_RETURN_NOT_OK(with_commits_held());
+  return env_->Sync();
+}
+
+}  // namespace skade::store::lmdb

@@ -1,0 +1,143 @@
+// LmdbCatalogStore: the CatalogStore in LMDB files in a local directory
+// (layout in lmdb_keys.h, LMDB's caveats in lmdb_env.h).
+//
+// Every method is one short LMDB transaction and checks its preconditions
+// inside it, so concurrent threads and processes see each operation as
+// atomic. Thread-safe. Errors as CatalogStore says, kIo/kCorruption from
+// LMDB.
+//
+// Group commit (LevelDB's DBImpl::Write): concurrent SwapPointers() calls
+// queue up; the first in line becomes the leader, waits for the writer lock,
+// takes every request queued by then (up to 256), applies each in its own
+// nested transaction (so a request that fails — lost compare-and-swap, table
+// exists, … — writes nothing and fails alone), commits the batch as one LMDB
+// transaction (one fsync), and hands every caller its own result. Requests
+// for the same table in one batch are applied in queue order, each against
+// the state the previous ones left. The others keep queueing meanwhile and
+// form the next batch. The leader catches whatever the commit path throws,
+// so a batch always gets its results and the lead always passes on.
+//
+// A write that fills the map (LmdbOptions::max_map_size above map_size) is
+// redone from the start in a fresh transaction on a map twice as large,
+// still under the writer lock; a batch is redone whole.
+//
+// Change versions are LMDB transaction ids. Every write transaction records
+// the table keys whose pointers it changed in `table_changes` (keyed by its
+// id) and reports its commit to the CommitListener while it holds the writer
+// lock (which outlasts the LMDB commit, see lmdb_env.h).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "skade/store/catalog_store.h"
+#include "skade/store/lmdb/lmdb_env.h"
+
+namespace skade::store::lmdb {
+
+struct LmdbCatalogStoreOptions {
+  LmdbOptions lmdb;
+  /// Coalesce concurrent SwapPointers() calls into one transaction. Off, each
+  /// call commits (and syncs) on its own.
+  bool group_commit = true;
+};
+
+/// The opener of plain directory paths and "lmdb:<directory>" locations
+/// (CatalogStore::Open): `options` onto LmdbCatalogStoreOptions.
+Result<std::unique_ptr<CatalogStore>> OpenLmdbCatalogStore(const std::string& location,
+                                                           const CatalogStoreOptions& options);
+
+class LmdbCatalogStore : public CatalogStore {
+ public:
+  /// Opens or creates the store in directory `path`. Instances of one
+  /// directory in a process share its environment (lmdb_env.h).
+  static Result<std::unique_ptr<LmdbCatalogStore>> Open(const std::string& path,
+                                                        const LmdbCatalogStoreOptions& options);
+
+  void SetCommitListener(CommitListener* listener) override { listener_ = listener; }
+
+  Status CreateNamespace(const spec::Namespace& ns, const Properties& properties) override;
+  Result<std::optional<Properties>> GetNamespace(const spec::Namespace& ns) override;
+  Result<StorePage<spec::Namespace>> ListNamespaces(const spec::Namespace& parent,
+                                                    const std::string& page_token,
+                                                    size_t page_size) override;
+  Status DropNamespace(const spec::Namespace& ns) override;
+  Result<std::vector<std::string>> UpdateNamespaceProperties(
+      const spec::Namespace& ns, const std::vector<std::string>& removals,
+      const Properties& updates) override;
+
+  Result<std::optional<TableRecord>> GetTable(const spec::TableIdentifier& identifier) override;
+  Result<StorePage<spec::TableIdentifier>> ListTables(const spec::Namespace& ns,
+                                                      const std::string& page_token,
+                                                      size_t page_size) override;
+  Result<TableRecord> DropTable(const spec::TableIdentifier& identifier) override;
+  Status RenameTable(const spec::TableIdentifier& from, const spec::TableIdentifier& to) override;
+  Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
+                                    const std::string& metadata_location, bool overwrite) override;
+  /// Group-committed with concurrent calls (see above).
+  Result<std::vector<TableRecord>> SwapPointers(const std::vector<PointerSwap>& swaps) override;
+
+  Result<TablePointers> ReadTablePointers() override;
+  Result<TablePointers> ReadTablePointersChangedAfter(uint64_t version) override;
+  /// LmdbEnv::LastTxnId(): no system call.
+  uint64_t LastVersion() override { return env_->LastTxnId(); }
+
+  Result<std::optional<std::string>> FindSnapshot(uint64_t table_id, int64_t snapshot_id) override;
+  Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadCommitLog(uint64_t after,
+                                                                          size_t limit) override;
+  Result<uint64_t> CommitSeq() override;
+
+  /// Holds commits with the writer lock (across processes), then
+  /// mdb_env_sync().
+  Status Sync(const std::function<Status()>& with_commits_held) override;
+
+  LmdbEnv& env() { return *env_; }
+
+ private:
+  struct SwapRequest;
+  struct Counters;
+
+  LmdbCatalogStore(std::shared_ptr<LmdbEnv> env, bool group_commit)
+      : env_(std::move(env)), group_commit_(group_commit) {}
+  /// Runs `body` (which writes in the transaction and commits it) under the
+  /// writer lock; if it failed on a full map that may grow, grows the map and
+  /// runs it again in a fresh transaction.
+  template <typename Body>
+  auto Write(Body&& body) -> decltype(body(std::declval<WriteTxn&>()));
+  /// Records `changes` in table_changes and commits `txn`, telling the
+  /// listener. Sets `*commit_started` (if given) just before LMDB's commit.
+  Status Commit(WriteTxn& txn, const std::vector<TableChange>& changes,
+                bool* commit_started = nullptr);
+  /// Applies `batch` in `txn`, commits it and sets each request's result,
+  /// growing the map and starting over if it fills up.
+  void CommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch, bool* commit_started);
+  /// One attempt of CommitBatch.
+  void TryCommitBatch(WriteTxn& txn, const std::vector<SwapRequest*>& batch, bool* commit_started);
+  /// Sets every request's result after the commit path threw `what`.
+  static void FailThrownBatch(const std::vector<SwapRequest*>& batch, bool commit_started,
+                              std::string_view what);
+  Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const std::vector<PointerSwap>& swaps,
+                                              Counters* counters,
+                                              std::vector<TableChange>* changes);
+
+  std::shared_ptr<LmdbEnv> env_;
+  const bool group_commit_;
+  CommitListener* listener_ = nullptr;
+  MDB_dbi namespaces_ = 0;
+  MDB_dbi tables_ = 0;
+  MDB_dbi snapshots_ = 0;
+  MDB_dbi commit_log_ = 0;
+  MDB_dbi table_changes_ = 0;
+  MDB_dbi meta_ = 0;
+
+  std::mutex queue_mutex_;
+  std::deque<SwapRequest*> queue_;  // front = the current leader's batch
+};
+
+}  // namespace skade::store::lmdb
