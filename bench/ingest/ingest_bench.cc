@@ -30,7 +30,7 @@
 // is trimmed before each run, but allocators keep some, so a scenario run
 // after a hungrier one can report that one's peak: compare targets with
 // one scenario per process (--scenarios).
-// Records are JSON lines (DESIGN.md "Front door" fields plus rows_per_sec,
+// Records are JSON lines (bench/README.md "Records" fields plus rows_per_sec,
 // mb_per_sec, commit_latency_ms, files, commits, peak_rss_mb, …) appended
 // to --out.
 #include <arrow/api.h>

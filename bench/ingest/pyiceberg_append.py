@@ -4,7 +4,7 @@ PyIceberg SqlCatalog (SQLite) warehouse, one append per files_per_commit
 files — the same snapshots skade's IngestPipelined makes.
 
 Appends one JSON line per run (target pyiceberg-sql, scenario
-ingest_append, or ingest_commit_bound on the commit-bound data) with the fields of DESIGN.md "Front door" plus rows_per_sec,
+ingest_append, or ingest_commit_bound on the commit-bound data) with the fields of bench/README.md "Records" plus rows_per_sec,
 mb_per_sec and commit_latency_ms, like skade_ingest_bench.
 """
 import argparse

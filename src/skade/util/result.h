@@ -8,12 +8,28 @@
 
 namespace skade {
 
-/// A value or an Error. Same API as C++23 std::expected.
+/// A value or an Error. Same API as C++23 std::expected (it is one, with
+/// [[nodiscard]] added: a dropped error does not compile, since the build
+/// turns -Wunused-result into an error; discard on purpose with `(void)`).
 template <typename T>
-using Result = tl::expected<T, Error>;
+class [[nodiscard]] Result : public tl::expected<T, Error> {
+ public:
+  using tl::expected<T, Error>::expected;
+  // What the monadic operations (and_then, map, …) return.
+  Result(tl::expected<T, Error> other) : tl::expected<T, Error>(std::move(other)) {}
+};
 
 /// Success or an Error.
 using Status = Result<void>;
+
+}  // namespace skade
+
+// and_then/or_else accept callables that return a Result, as they accept
+// those that return a tl::expected.
+template <typename T>
+struct tl::detail::is_expected_impl<skade::Result<T>> : std::true_type {};
+
+namespace skade {
 
 /// The success value of a Status.
 inline Status OkStatus() { return {}; }

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
-#include <filesystem>
 #include <set>
 
+#include "skade/spec/catalog_errors.h"
 #include "skade/store/lmdb/lmdb_keys.h"
 #include "skade/util/json_reader.h"
 #include "skade/util/json_writer.h"
@@ -31,18 +31,9 @@ Result<Properties> DecodeProperties(std::string_view bytes) {
   return std::move(*properties);
 }
 
-tl::unexpected<Error> NoSuchNamespace(const spec::Namespace& ns) {
-  return MakeError(ErrorKind::kNoSuchNamespace,
-                   "Namespace does not exist: ", spec::NamespaceToString(ns));
-}
-
-tl::unexpected<Error> NoSuchTable(const spec::TableIdentifier& identifier) {
-  return MakeError(ErrorKind::kNoSuchTable, "Table does not exist: ", identifier.ToString());
-}
-
-tl::unexpected<Error> TableAlreadyExists(const spec::TableIdentifier& identifier) {
-  return MakeError(ErrorKind::kAlreadyExists, "Table already exists: ", identifier.ToString());
-}
+using spec::NoSuchNamespace;
+using spec::NoSuchTable;
+using spec::TableAlreadyExists;
 
 template <typename Txn>
 Result<bool> KeyExists(const Txn& txn, MDB_dbi dbi, std::string_view key) {
@@ -155,10 +146,7 @@ Status LmdbCatalogStore::CreateNamespace(const spec::Namespace& ns, const Proper
   return Write([&](WriteTxn& txn) -> Status {
     std::string key = NamespaceKey(ns);
     SKADE_ASSIGN_OR_RAISE(bool exists, KeyExists(txn, namespaces_, key));
-    if (exists) {
-      return MakeError(ErrorKind::kAlreadyExists,
-                       "Namespace already exists: ", spec::NamespaceToString(ns));
-    }
+    if (exists) return spec::NamespaceAlreadyExists(ns);
     if (ns.size() > 1) {
       spec::Namespace parent(ns.begin(), ns.end() - 1);
       SKADE_ASSIGN_OR_RAISE(bool parent_exists, KeyExists(txn, namespaces_, NamespaceKey(parent)));
