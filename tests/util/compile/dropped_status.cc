@@ -8,9 +8,8 @@ int main() {
   Fallible();
 #else
   (void)Fallible();
-  skade::Result<int> value = skade::Result<int>(2).and_then([](int v) -> skade::Result<int> {
-    return v + 1;
-  });
+  skade::Result<int> value =
+      skade::Result<int>(2).and_then([](int v) -> skade::Result<int> { return v + 1; });
   return *value == 3 ? 0 : 1;
 #endif
 }
