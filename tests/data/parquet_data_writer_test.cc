@@ -15,6 +15,7 @@
 #include "skade/data/arrow_schema.h"
 #include "skade/data/conform_batch.h"
 #include "skade/data/rolling_data_writer.h"
+#include "skade/io/forwarding_file_io.h"
 #include "skade/spec/table_properties.h"
 #include "skade/spec/truncation.h"
 #include "testing/matchers.h"
@@ -679,31 +680,15 @@ namespace {
 
 // Local files whose writes fail once `budget` bytes have been written: a
 // full disk in the middle of a Parquet file.
-class FullDiskFileIO : public io::FileIO {
+class FullDiskFileIO : public io::ForwardingFileIO {
  public:
-  explicit FullDiskFileIO(int64_t budget) : local_(io::NewLocalFileIO()), budget_(budget) {}
+  explicit FullDiskFileIO(int64_t budget)
+      : ForwardingFileIO(io::NewLocalFileIO()), budget_(budget) {}
 
-  Result<std::string> ReadFile(std::string_view location) override {
-    return local_->ReadFile(location);
-  }
-  Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
-    return local_->WriteFile(location, contents, durable);
-  }
   Result<std::unique_ptr<io::OutputFile>> NewOutputFile(std::string_view location,
                                                         bool durable) override {
-    SKADE_ASSIGN_OR_RAISE(auto file, local_->NewOutputFile(location, durable));
+    SKADE_ASSIGN_OR_RAISE(auto file, inner().NewOutputFile(location, durable));
     return std::unique_ptr<io::OutputFile>(new FullDiskFile(std::move(file), budget_));
-  }
-  Status DeleteFile(std::string_view location) override { return local_->DeleteFile(location); }
-  Result<bool> Exists(std::string_view location) override { return local_->Exists(location); }
-  Result<int64_t> FileSize(std::string_view location) override {
-    return local_->FileSize(location);
-  }
-  Result<std::vector<std::string>> ListDirectory(std::string_view location) override {
-    return local_->ListDirectory(location);
-  }
-  Status RemoveEmptyDirectory(std::string_view location) override {
-    return local_->RemoveEmptyDirectory(location);
   }
 
  private:
@@ -725,7 +710,6 @@ class FullDiskFileIO : public io::FileIO {
     int64_t budget_;
   };
 
-  std::shared_ptr<io::FileIO> local_;
   int64_t budget_;
 };
 

@@ -20,6 +20,7 @@
 
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/ingest/record_batch_group.h"
+#include "skade/io/forwarding_file_io.h"
 #include "skade/table/snapshot_scan.h"
 #include "skade/table/table.h"
 #include "skade/util/strings.h"
@@ -34,40 +35,25 @@ using skade::testing::IsOk;
 /// Local files, with a hook run before every write (WriteFile, or
 /// NewOutputFile for a streamed one): an error from it fails the write
 /// before anything is stored. The hook may sleep to reorder completions.
-class HookedFileIO : public io::FileIO {
+class HookedFileIO : public io::ForwardingFileIO {
  public:
   using Hook = std::function<Status(std::string_view location)>;
 
   explicit HookedFileIO(Hook hook = nullptr)
-      : local_(io::NewLocalFileIO()), hook_(std::move(hook)) {}
+      : ForwardingFileIO(io::NewLocalFileIO()), hook_(std::move(hook)) {}
   void set_hook(Hook hook) { hook_ = std::move(hook); }
 
-  Result<std::string> ReadFile(std::string_view location) override {
-    return local_->ReadFile(location);
-  }
   Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
     if (hook_) SKADE_RETURN_NOT_OK(hook_(location));
-    return local_->WriteFile(location, contents, durable);
+    return inner().WriteFile(location, contents, durable);
   }
   Result<std::unique_ptr<io::OutputFile>> NewOutputFile(std::string_view location,
                                                         bool durable) override {
     if (hook_) SKADE_RETURN_NOT_OK(hook_(location));
-    return local_->NewOutputFile(location, durable);
-  }
-  Status DeleteFile(std::string_view location) override { return local_->DeleteFile(location); }
-  Result<bool> Exists(std::string_view location) override { return local_->Exists(location); }
-  Result<int64_t> FileSize(std::string_view location) override {
-    return local_->FileSize(location);
-  }
-  Result<std::vector<std::string>> ListDirectory(std::string_view location) override {
-    return local_->ListDirectory(location);
-  }
-  Status RemoveEmptyDirectory(std::string_view location) override {
-    return local_->RemoveEmptyDirectory(location);
+    return inner().NewOutputFile(location, durable);
   }
 
  private:
-  std::shared_ptr<io::FileIO> local_;
   Hook hook_;
 };
 
