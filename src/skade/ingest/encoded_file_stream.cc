@@ -5,7 +5,7 @@
 
 namespace skade::ingest {
 
-EncodedFileStream::EncodedFileStream(DataFileNamer namer, DataFileEncoder encoder,
+EncodedFileStream::EncodedFileStream(data::DataFileNamer namer, DataFileEncoder encoder,
                                      GroupSource groups, WorkerPool& pool, size_t max_groups,
                                      std::stop_token stop)
     : namer_(std::move(namer)),

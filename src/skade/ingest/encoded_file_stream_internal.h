@@ -30,8 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "skade/data/data_file_namer.h"
 #include "skade/ingest/data_file_encoder_internal.h"
-#include "skade/ingest/data_file_namer_internal.h"
 #include "skade/ingest/ordered_writer_internal.h"
 #include "skade/ingest/worker_pool.h"
 
@@ -41,7 +41,7 @@ class EncodedFileStream {
  public:
   /// `pool` must outlive the stream. `max_groups` ≥ 1. A read error of a
   /// group ends the stream like an encode error.
-  EncodedFileStream(DataFileNamer namer, DataFileEncoder encoder, GroupSource groups,
+  EncodedFileStream(data::DataFileNamer namer, DataFileEncoder encoder, GroupSource groups,
                     WorkerPool& pool, size_t max_groups, std::stop_token stop);
   ~EncodedFileStream();
   EncodedFileStream(const EncodedFileStream&) = delete;
@@ -76,7 +76,7 @@ class EncodedFileStream {
  private:
   void Produce();
 
-  DataFileNamer namer_;  // used by the producer thread only
+  data::DataFileNamer namer_;  // used by the producer thread only
   const DataFileEncoder encoder_;
   const GroupSource groups_;
   WorkerPool& pool_;

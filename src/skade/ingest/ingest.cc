@@ -4,11 +4,11 @@
 #include <mutex>
 #include <thread>
 
+#include "skade/data/data_file_namer.h"
 #include "skade/data/fanout_data_writer.h"
 #include "skade/data/partition_path.h"
 #include "skade/ingest/bounded_queue.h"
 #include "skade/ingest/data_file_encoder_internal.h"
-#include "skade/ingest/data_file_namer_internal.h"
 #include "skade/ingest/encoded_file_stream_internal.h"
 #include "skade/ingest/ordered_writer_internal.h"
 #include "skade/ingest/snapshot_action_internal.h"
@@ -87,7 +87,7 @@ Result<std::vector<EncodedFile>> EncodeAndName(const Table& table,
   DataFileEncoder encoder(metadata.Schema(), metadata.Spec(), std::move(writer_options));
   WorkerPool& pool = options.pool != nullptr ? *options.pool : WorkerPool::Default();
   SKADE_ASSIGN_OR_RAISE(auto encoded, encoder.EncodeAll(groups, pool));
-  DataFileNamer namer(metadata, prefix);
+  data::DataFileNamer namer(metadata, prefix);
   std::vector<EncodedFile> files;
   for (auto& group : encoded) {
     for (EncodedFile& file : group) {
@@ -138,7 +138,7 @@ Result<IngestResult> RunPipeline(const Table& table, GroupSource groups,
   WorkerPool& pool = options.pool != nullptr ? *options.pool : WorkerPool::Default();
   const int depth = std::max(options.channel_depth, 1);
   EncodedFileStream stream(
-      DataFileNamer(metadata, options.file_prefix),
+      data::DataFileNamer(metadata, options.file_prefix),
       DataFileEncoder(metadata.Schema(), metadata.Spec(), std::move(writer_options)),
       std::move(groups), pool, static_cast<size_t>(depth) + pool.size(), options.stop);
 
@@ -229,7 +229,7 @@ Result<IngestResult> Append(const Table& table, const RecordBatchGroup& batches,
   IngestStats stats;
   const spec::TableMetadata& metadata = table.metadata();
   SKADE_ASSIGN_OR_RAISE(data::DataWriterOptions writer_options, WriterOptions(table, options));
-  DataFileNamer namer(metadata, options.file_prefix);
+  data::DataFileNamer namer(metadata, options.file_prefix);
   std::vector<FileToWrite> locations;  // every file started, for clean-up
   auto next_location = [&](const std::vector<spec::Literal>& partition) -> Result<std::string> {
     std::string partition_path;

@@ -21,7 +21,7 @@
 //
 // Encode: each group becomes one data file per partition it touches, on a
 // pool of one worker per core, byte-identical whichever path encodes it.
-// Every path names files by one rule (data_file_namer_internal.h):
+// Every path names files by one rule (data/data_file_namer.h):
 // `<file_prefix>-<seq:08>.parquet` under `<data dir>/<partition path>/`,
 // seq counting files in the order they are started, groups in submission
 // order.

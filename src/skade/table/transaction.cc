@@ -25,6 +25,13 @@ DeleteFiles& Transaction::NewDelete(PartitionFilter filter) {
   return ref;
 }
 
+RowDelta& Transaction::NewRowDelta() {
+  auto update = std::make_unique<RowDelta>(table_);
+  RowDelta& ref = *update;
+  updates_.push_back(std::move(update));
+  return ref;
+}
+
 std::vector<SnapshotUpdate*> Transaction::Updates() const {
   std::vector<SnapshotUpdate*> updates;
   for (const auto& update : updates_) updates.push_back(update.get());

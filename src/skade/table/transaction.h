@@ -19,6 +19,7 @@
 #include "skade/table/fast_append.h"
 #include "skade/table/overwrite_files.h"
 #include "skade/table/partition_filter.h"
+#include "skade/table/row_delta.h"
 #include "skade/table/table.h"
 #include "skade/util/result.h"
 
@@ -35,6 +36,7 @@ class Transaction {
   FastAppend& NewFastAppend();
   OverwriteFiles& NewOverwrite(PartitionFilter filter);
   DeleteFiles& NewDelete(PartitionFilter filter);
+  RowDelta& NewRowDelta();
 
   /// Commits every update (none: returns the table unchanged) and returns
   /// the table as committed. Errors as SnapshotUpdate::Commit.

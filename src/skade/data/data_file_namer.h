@@ -1,7 +1,8 @@
-// DataFileNamer: the one rule by which ingest names the data files it
-// writes — Append, the pipelines, IngestMulti and `skade ingest` alike.
+// DataFileNamer: the one rule by which skade names the data files it
+// writes — ingest (Append, the pipelines, IngestMulti, `skade ingest`) and
+// the coalescing committer's flushes alike.
 //
-// The files of one ingest are numbered in the order they are started:
+// The files of one ingest (or flush) are numbered in the order they are started:
 // groups in submission order, and within a group in the order the writer
 // starts them (a partition's first file when the partition first appears,
 // a rolled file when its predecessor fills). File `seq` is
@@ -18,7 +19,7 @@
 
 #include "skade/spec/table_metadata.h"
 
-namespace skade::ingest {
+namespace skade::data {
 
 class DataFileNamer {
  public:
@@ -37,4 +38,4 @@ class DataFileNamer {
   int64_t next_ = 0;
 };
 
-}  // namespace skade::ingest
+}  // namespace skade::data

@@ -1,0 +1,285 @@
+#include "skade/commit/coalescing_committer.h"
+
+#include <arrow/record_batch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <deque>
+#include <map>
+#include <mutex>
+
+#include "skade/commit/commit_properties.h"
+#include "skade/commit/pending_write_internal.h"
+#include "skade/commit/row_encoder_internal.h"
+#include "skade/commit/table_flush_internal.h"
+#include "skade/commit/upsert_keys_internal.h"
+#include "skade/data/conform_batch.h"
+#include "skade/data/record_batches.h"
+#include "skade/store/table_key.h"
+#include "skade/table/table.h"
+#include "skade/table/transaction.h"
+
+namespace skade::commit {
+
+namespace {
+
+constexpr std::chrono::microseconds kMaxDelayCap = std::chrono::seconds(1);
+
+}  // namespace
+
+class CoalescingCommitter::Impl {
+ public:
+  Impl(std::shared_ptr<catalog::EmbeddedCatalog> catalog, CoalescingCommitterOptions options)
+      : catalog_(std::move(catalog)), options_(options) {
+    options_.max_delay = std::clamp(options_.max_delay, std::chrono::microseconds(0), kMaxDelayCap);
+    options_.max_ops = std::max<size_t>(1, options_.max_ops);
+  }
+
+  Result<CommitReceipt> Write(PendingWrite::Kind kind, const spec::TableIdentifier& table,
+                              const std::shared_ptr<arrow::RecordBatch>& batch,
+                              std::vector<spec::DataFile> files,
+                              const std::vector<std::string>& key_columns,
+                              const WriteOptions& options);
+
+  CoalescingCommitterStats stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {logical_writes_.load(), failed_writes_.load(), physical_commits_.load(),
+            data_files_.load(), static_cast<int64_t>(queue_.size())};
+  }
+
+ private:
+  bool durable() const { return catalog_->durability() == store::Durability::kImmediate; }
+  // Fills `write` on the calling thread: conforms the rows, or writes them
+  // when they are too large to defer. An error fails the write alone.
+  Status Prepare(PendingWrite* write, const std::shared_ptr<arrow::RecordBatch>& batch);
+  // The queue: waits until a flush has taken `write`, or leads one.
+  Result<CommitReceipt> Submit(PendingWrite* write);
+  // One physical commit of `batch` (the front of the queue). Never throws.
+  void Flush(const std::vector<PendingWrite*>& batch);
+  void FlushOrThrow(const std::vector<PendingWrite*>& batch);
+
+  std::shared_ptr<catalog::EmbeddedCatalog> catalog_;
+  CoalescingCommitterOptions options_;
+
+  mutable std::mutex mutex_;
+  std::deque<PendingWrite*> queue_;  // guarded by mutex_; front = the leader
+  int64_t buffered_bytes_ = 0;       // guarded by mutex_
+  std::condition_variable room_;     // buffered_bytes_ went down
+
+  std::atomic<int64_t> logical_writes_{0};
+  std::atomic<int64_t> failed_writes_{0};
+  std::atomic<int64_t> physical_commits_{0};
+  std::atomic<int64_t> data_files_{0};
+};
+
+Status CoalescingCommitter::Impl::Prepare(PendingWrite* write,
+                                          const std::shared_ptr<arrow::RecordBatch>& batch) {
+  SKADE_ASSIGN_OR_RAISE(spec::TableMetadataPtr metadata, catalog_->ResolveMetadata(write->table));
+  SKADE_ASSIGN_OR_RAISE(CommitProperties properties, CommitProperties::Of(*metadata));
+  if (write->kind == PendingWrite::Kind::kUpsert) {
+    SKADE_ASSIGN_OR_RAISE(write->key_field_ids,
+                          ResolveKeyFields(*metadata->Schema(), *metadata->Spec(),
+                                           write->key_columns, metadata->format_version));
+  }
+  if (!batch) return OkStatus();
+  SKADE_ASSIGN_OR_RAISE(auto rows, data::ConformBatch(batch, *metadata->Schema()));
+  int64_t bytes = data::BatchBytes(*rows);
+  if (bytes < properties.deferred_max_bytes) {
+    write->rows = std::move(rows);
+    write->schema_id = metadata->Schema()->schema_id();
+    write->bytes = bytes;
+    return OkStatus();
+  }
+  // Too large to hold: encode and write it here, so no flush waits on it.
+  std::vector<std::string> written;
+  auto encoded = EncodeRows(*metadata, catalog_->file_io_ptr(), durable(), {rows},
+                            write->key_field_ids, &written);
+  if (!encoded) {
+    DeleteFiles(catalog_->file_io(), written);
+    return tl::unexpected(encoded.error());
+  }
+  write->data_files = std::move(encoded->data_files);
+  write->delete_files = std::move(encoded->delete_files);
+  write->owns_files = true;
+  return OkStatus();
+}
+
+Result<CommitReceipt> CoalescingCommitter::Impl::Write(
+    PendingWrite::Kind kind, const spec::TableIdentifier& table,
+    const std::shared_ptr<arrow::RecordBatch>& batch, std::vector<spec::DataFile> files,
+    const std::vector<std::string>& key_columns, const WriteOptions& options) {
+  auto fail = [&](Error error) -> Result<CommitReceipt> {
+    ++failed_writes_;
+    return tl::unexpected(std::move(error));
+  };
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(table));
+  if (batch && batch->num_rows() == 0 && options.requirements.empty()) {
+    // Nothing to commit: where the table is now.
+    auto metadata = catalog_->ResolveMetadata(table);
+    if (!metadata) return fail(metadata.error());
+    CommitReceipt receipt;
+    if (auto current = (*metadata)->CurrentSnapshot()) {
+      receipt.snapshot_id = current->snapshot_id;
+      receipt.sequence_number = current->sequence_number;
+    }
+    return receipt;
+  }
+  PendingWrite write;
+  write.kind = kind;
+  write.table = table;
+  write.table_key = store::TableKey(table);
+  write.options = options;
+  write.data_files = std::move(files);
+  write.key_columns = key_columns;
+  Status prepared = Prepare(&write, batch);
+  if (!prepared) return fail(prepared.error());
+  auto result = Submit(&write);
+  if (!result) {
+    ++failed_writes_;
+  } else {
+    ++logical_writes_;
+  }
+  return result;
+}
+
+Result<CommitReceipt> CoalescingCommitter::Impl::Submit(PendingWrite* write) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  room_.wait(lock, [&] {
+    return queue_.empty() || buffered_bytes_ + write->bytes <= options_.max_buffered_bytes;
+  });
+  buffered_bytes_ += write->bytes;
+  queue_.push_back(write);
+  // With a delay, a waiting leader may now have enough to flush.
+  if (options_.max_delay.count() > 0 && queue_.size() > 1) queue_.front()->wake.notify_one();
+  write->wake.wait(lock, [&] { return write->done || queue_.front() == write; });
+  if (write->done) return std::move(write->result);
+
+  // The leader. Wait for company only if asked to.
+  auto full = [&] {
+    int64_t bytes = 0;
+    for (const PendingWrite* queued : queue_) bytes += queued->bytes;
+    return queue_.size() >= options_.max_ops || bytes >= options_.max_bytes;
+  };
+  if (options_.max_delay.count() > 0) {
+    write->wake.wait_for(lock, options_.max_delay, full);
+  }
+  std::vector<PendingWrite*> batch;
+  int64_t batch_bytes = 0;
+  for (PendingWrite* queued : queue_) {
+    if (!batch.empty() &&
+        (batch.size() >= options_.max_ops || batch_bytes + queued->bytes > options_.max_bytes)) {
+      break;
+    }
+    batch.push_back(queued);
+    batch_bytes += queued->bytes;
+  }
+  lock.unlock();
+  Flush(batch);
+  lock.lock();
+  for (PendingWrite* taken : batch) {
+    queue_.pop_front();
+    buffered_bytes_ -= taken->bytes;
+    taken->done = true;
+    if (taken != write) taken->wake.notify_one();
+  }
+  room_.notify_all();
+  if (!queue_.empty()) queue_.front()->wake.notify_one();
+  return std::move(write->result);
+}
+
+void CoalescingCommitter::Impl::Flush(const std::vector<PendingWrite*>& batch) {
+  try {
+    FlushOrThrow(batch);
+  } catch (const std::exception& e) {
+    // Past the first staged file the commit may have begun: say so.
+    for (PendingWrite* write : batch) {
+      if (!write->settled) {
+        write->result = MakeError(ErrorKind::kCommitStateUnknown,
+                                  "Commit state unknown: the flush failed: ", e.what());
+      }
+    }
+  }
+}
+
+void CoalescingCommitter::Impl::FlushOrThrow(const std::vector<PendingWrite*>& batch) {
+  // The writes of each table, tables in order of first arrival.
+  std::vector<std::vector<PendingWrite*>> by_table;
+  std::map<std::string_view, size_t> table_index;
+  for (PendingWrite* write : batch) {
+    auto [it, added] = table_index.emplace(write->table_key, by_table.size());
+    if (added) by_table.emplace_back();
+    by_table[it->second].push_back(write);
+  }
+  std::vector<std::unique_ptr<TableFlush>> tables;
+  std::vector<table::Transaction*> transactions;
+  for (auto& writes : by_table) {
+    auto table =
+        table::Table::Load(catalog_, catalog_->file_io_ptr(), writes.front()->table, durable());
+    if (!table) {
+      for (PendingWrite* write : writes) {
+        DeleteFiles(catalog_->file_io(), write->OwnedLocations());
+        write->result = tl::unexpected(table.error());
+        write->settled = true;
+      }
+      continue;
+    }
+    auto flush = std::make_unique<TableFlush>(std::move(*table), std::move(writes));
+    if (!flush->Stage()) continue;
+    transactions.push_back(&flush->transaction());
+    tables.push_back(std::move(flush));
+  }
+  if (tables.empty()) return;
+  int64_t writes_in_commit = 0;
+  for (const auto& flush : tables) {
+    writes_in_commit += static_cast<int64_t>(flush->staged_writes());
+    data_files_ += static_cast<int64_t>(flush->files_written());
+  }
+  auto committed = table::CommitTransactions(transactions);
+  if (!committed) {
+    for (auto& flush : tables) flush->Failed(committed.error());
+    return;
+  }
+  ++physical_commits_;
+  for (size_t i = 0; i < tables.size(); ++i)
+    tables[i]->Committed((*committed)[i], writes_in_commit);
+}
+
+// --- The public face ----------------------------------------------------------
+
+Result<std::unique_ptr<CoalescingCommitter>> CoalescingCommitter::Make(
+    std::shared_ptr<catalog::EmbeddedCatalog> catalog, CoalescingCommitterOptions options) {
+  if (!catalog) return InvalidArgument("A coalescing committer needs a catalog");
+  if (options.max_bytes <= 0 || options.max_buffered_bytes <= 0) {
+    return InvalidArgument("The committer's byte limits must be positive");
+  }
+  return std::unique_ptr<CoalescingCommitter>(
+      new CoalescingCommitter(std::make_unique<Impl>(std::move(catalog), options)));
+}
+
+CoalescingCommitter::CoalescingCommitter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CoalescingCommitter::~CoalescingCommitter() = default;
+
+Result<CommitReceipt> CoalescingCommitter::Append(const spec::TableIdentifier& table,
+                                                  const std::shared_ptr<arrow::RecordBatch>& batch,
+                                                  const WriteOptions& options) {
+  if (!batch) return InvalidArgument("Cannot append a null batch");
+  return impl_->Write(PendingWrite::Kind::kAppend, table, batch, {}, {}, options);
+}
+
+Result<CommitReceipt> CoalescingCommitter::AppendFiles(const spec::TableIdentifier& table,
+                                                       std::vector<spec::DataFile> files,
+                                                       const WriteOptions& options) {
+  return impl_->Write(PendingWrite::Kind::kAppend, table, nullptr, std::move(files), {}, options);
+}
+
+Result<CommitReceipt> CoalescingCommitter::Upsert(const spec::TableIdentifier& table,
+                                                  const std::shared_ptr<arrow::RecordBatch>& batch,
+                                                  const std::vector<std::string>& key_columns,
+                                                  const WriteOptions& options) {
+  if (!batch) return InvalidArgument("Cannot upsert a null batch");
+  return impl_->Write(PendingWrite::Kind::kUpsert, table, batch, {}, key_columns, options);
+}
+
+CoalescingCommitterStats CoalescingCommitter::stats() const { return impl_->stats(); }
+
+}  // namespace skade::commit

@@ -1,0 +1,82 @@
+#include "skade/commit/row_encoder_internal.h"
+#include "skade/commit/upsert_keys_internal.h"
+#include "skade/data/data_file_namer.h"
+#include "skade/data/data_writer_options.h"
+#include "skade/data/fanout_data_writer.h"
+#include "skade/data/partition_path.h"
+#include "skade/data/record_batches.h"
+
+namespace skade::commit {
+
+namespace {
+
+Result<std::vector<spec::DataFile>> WriteFiles(
+    const spec::TableMetadata& metadata, const std::shared_ptr<io::FileIO>& io,
+    const data::DataWriterOptions& options, spec::SchemaPtr schema,
+    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches, data::DataFileNamer* namer,
+    std::vector<std::string>* written) {
+  auto next_location = [&](const std::vector<spec::Literal>& partition) -> Result<std::string> {
+    std::string partition_path;
+    if (!metadata.Spec()->fields.empty()) {
+      SKADE_ASSIGN_OR_RAISE(partition_path,
+                            data::PartitionPath(*metadata.Spec(), *metadata.Schema(), partition));
+    }
+    written->push_back(namer->Next(partition_path));
+    return written->back();
+  };
+  SKADE_ASSIGN_OR_RAISE(
+      auto writer,
+      data::FanoutDataWriter::Make(io, std::move(schema), metadata.Spec(), options, next_location));
+  for (const auto& batch : batches) SKADE_RETURN_NOT_OK(writer->Write(batch));
+  return writer->Close();
+}
+
+std::vector<std::string> KeyNames(const spec::Schema& schema,
+                                  const std::vector<int32_t>& key_field_ids) {
+  std::vector<std::string> names;
+  for (int32_t id : key_field_ids) names.push_back(schema.FindFieldById(id)->name);
+  return names;
+}
+
+}  // namespace
+
+Result<EncodedRows> EncodeRows(const spec::TableMetadata& metadata,
+                               const std::shared_ptr<io::FileIO>& io, bool durable,
+                               const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
+                               const std::vector<int32_t>& key_field_ids,
+                               std::vector<std::string>* written) {
+  EncodedRows encoded;
+  if (batches.empty()) return encoded;
+  SKADE_ASSIGN_OR_RAISE(data::DataWriterOptions options,
+                        data::DataWriterOptions::FromProperties(metadata.properties));
+  options.durable = durable;
+  data::DataFileNamer namer(metadata, "");
+  if (key_field_ids.empty()) {
+    SKADE_ASSIGN_OR_RAISE(encoded.data_files, WriteFiles(metadata, io, options, metadata.Schema(),
+                                                         batches, &namer, written));
+    return encoded;
+  }
+  // Later rows of a key replace earlier ones: the delete file (same
+  // sequence number) cannot remove rows of its own snapshot.
+  std::vector<std::string> keys = KeyNames(*metadata.Schema(), key_field_ids);
+  SKADE_ASSIGN_OR_RAISE(auto rows, data::ConcatenateBatches(batches));
+  SKADE_ASSIGN_OR_RAISE(rows, data::LastRowPerKey(rows, keys));
+  SKADE_ASSIGN_OR_RAISE(encoded.data_files, WriteFiles(metadata, io, options, metadata.Schema(),
+                                                       {rows}, &namer, written));
+  SKADE_ASSIGN_OR_RAISE(auto key_rows, data::SelectColumns(rows, keys));
+  SKADE_ASSIGN_OR_RAISE(
+      encoded.delete_files,
+      WriteFiles(metadata, io, options, KeySchema(*metadata.Schema(), key_field_ids), {key_rows},
+                 &namer, written));
+  for (spec::DataFile& file : encoded.delete_files) {
+    file.content = spec::DataFileContent::kEqualityDeletes;
+    file.equality_ids = key_field_ids;
+  }
+  return encoded;
+}
+
+void DeleteFiles(io::FileIO& io, const std::vector<std::string>& locations) {
+  for (const std::string& location : locations) (void)io.DeleteFile(location);
+}
+
+}  // namespace skade::commit

@@ -1,0 +1,150 @@
+#include "skade/commit/row_encoder_internal.h"
+#include "skade/commit/table_flush_internal.h"
+#include "skade/commit/upsert_keys_internal.h"
+#include "skade/data/conform_batch.h"
+
+namespace skade::commit {
+
+TableFlush::TableFlush(table::Table table, std::vector<PendingWrite*> writes)
+    : table_(table), writes_(std::move(writes)), transaction_(std::move(table)) {}
+
+void TableFlush::Fail(PendingWrite* write, Error error) {
+  write->result = tl::unexpected(std::move(error));
+  write->settled = true;
+}
+
+bool TableFlush::Admit(PendingWrite* write) {
+  const spec::TableMetadata& metadata = table_.metadata();
+  for (const auto& requirement : write->options.requirements) {
+    Status held = requirement.Validate(&metadata);
+    if (!held) {
+      Fail(write, held.error());
+      return false;
+    }
+  }
+  if (write->kind == PendingWrite::Kind::kUpsert) {
+    auto keys = ResolveKeyFields(*metadata.Schema(), *metadata.Spec(), write->key_columns,
+                                 metadata.format_version);
+    if (!keys) {
+      Fail(write, keys.error());
+      return false;
+    }
+    // Pre-written delete files carry the ids they were written with.
+    if (!write->deferred() && *keys != write->key_field_ids) {
+      Fail(write, InvalidArgument("Cannot upsert into ", write->table.ToString(),
+                                  ": its schema changed while the write was queued")
+                      .value());
+      return false;
+    }
+    write->key_field_ids = std::move(*keys);
+  }
+  if (write->deferred() && write->schema_id != metadata.Schema()->schema_id()) {
+    // The schema changed while the write waited: conform again, by name.
+    auto conformed = data::ConformBatch(write->rows, *metadata.Schema());
+    if (!conformed) {
+      Fail(write, conformed.error());
+      return false;
+    }
+    write->rows = std::move(*conformed);
+    write->schema_id = metadata.Schema()->schema_id();
+  }
+  return true;
+}
+
+bool TableFlush::Joins(const Run& run, const PendingWrite& write, HistoryMode mode) const {
+  if (mode == HistoryMode::kPerTransaction || run.kind != write.kind) return false;
+  if (write.kind == PendingWrite::Kind::kAppend) return true;
+  // Upserts merge only when every row's key can be compared in memory.
+  if (!write.deferred() || !run.writes.front()->deferred()) return false;
+  return run.writes.front()->key_field_ids == write.key_field_ids;
+}
+
+Status TableFlush::StageRun(Run& run) {
+  std::vector<std::shared_ptr<arrow::RecordBatch>> deferred;
+  for (PendingWrite* write : run.writes) {
+    if (write->deferred()) deferred.push_back(write->rows);
+  }
+  const std::vector<int32_t> no_key;
+  const std::vector<int32_t>& key =
+      run.kind == PendingWrite::Kind::kUpsert ? run.writes.front()->key_field_ids : no_key;
+  SKADE_ASSIGN_OR_RAISE(EncodedRows encoded,
+                        EncodeRows(table_.metadata(), table_.io_ptr(), table_.durable_files(),
+                                   deferred, key, &written_));
+  for (PendingWrite* write : run.writes) {
+    encoded.data_files.insert(encoded.data_files.end(), write->data_files.begin(),
+                              write->data_files.end());
+    encoded.delete_files.insert(encoded.delete_files.end(), write->delete_files.begin(),
+                                write->delete_files.end());
+  }
+  if (run.kind == PendingWrite::Kind::kAppend) {
+    table::FastAppend& append = transaction_.NewFastAppend();
+    for (auto& file : encoded.data_files) append.AppendFile(std::move(file));
+    run.update = &append;
+  } else {
+    table::RowDelta& delta = transaction_.NewRowDelta();
+    for (auto& file : encoded.data_files) delta.AddRows(std::move(file));
+    for (auto& file : encoded.delete_files) delta.AddDeletes(std::move(file));
+    run.update = &delta;
+  }
+  run.update->SetSummaryProperty(kLogicalWritesSummary, std::to_string(run.writes.size()));
+  return OkStatus();
+}
+
+bool TableFlush::Stage() {
+  auto properties = CommitProperties::Of(table_.metadata());
+  if (!properties) {
+    for (PendingWrite* write : writes_) Fail(write, properties.error());
+    return false;
+  }
+  for (PendingWrite* write : writes_) {
+    if (!Admit(write)) continue;
+    if (runs_.empty() || !Joins(runs_.back(), *write, properties->history_mode)) {
+      runs_.push_back(Run{write->kind, {}, nullptr});
+    }
+    runs_.back().writes.push_back(write);
+  }
+  for (Run& run : runs_) {
+    Status staged = StageRun(run);
+    if (!staged) {
+      Failed(staged.error());
+      runs_.clear();
+      return false;
+    }
+  }
+  return !runs_.empty();
+}
+
+size_t TableFlush::staged_writes() const {
+  size_t count = 0;
+  for (const Run& run : runs_) count += run.writes.size();
+  return count;
+}
+
+void TableFlush::Committed(const table::Table& committed, int64_t writes_in_commit) {
+  for (const Run& run : runs_) {
+    spec::SnapshotPtr snapshot = committed.metadata().SnapshotById(run.update->snapshot_id());
+    CommitReceipt receipt;
+    receipt.snapshot_id = run.update->snapshot_id();
+    receipt.sequence_number = snapshot ? snapshot->sequence_number : 0;
+    receipt.metadata_location = committed.metadata_location();
+    receipt.writes_in_snapshot = static_cast<int64_t>(run.writes.size());
+    receipt.writes_in_commit = writes_in_commit;
+    for (PendingWrite* write : run.writes) {
+      write->result = receipt;
+      write->settled = true;
+    }
+  }
+}
+
+void TableFlush::Failed(const Error& error) {
+  bool unknown = error.kind == ErrorKind::kCommitStateUnknown;
+  for (const Run& run : runs_) {
+    for (PendingWrite* write : run.writes) {
+      if (!unknown) DeleteFiles(table_.io(), write->OwnedLocations());
+      Fail(write, error);
+    }
+  }
+  if (!unknown) DeleteFiles(table_.io(), written_);
+}
+
+}  // namespace skade::commit

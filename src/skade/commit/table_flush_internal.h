@@ -1,0 +1,70 @@
+// TableFlush: one table's part of a flush — the writes of one flush to one
+// table, checked against its current version and staged as snapshot
+// updates on one table::Transaction.
+//
+// Stage() fails the writes that cannot go in (a requirement that does not
+// hold, rows that no longer conform, a key that no longer resolves) and
+// groups the rest into runs, each one snapshot: in merged mode a run is a
+// sequence of writes of the same kind (appends, or upserts on the same key
+// without pre-written files), in per-transaction mode every write is its own
+// run. Deferred rows of a run are encoded together (row_encoder_internal.h).
+// If writing a run's files fails, every write of the table fails with that
+// error and nothing of the table is staged.
+//
+// After the flush's commit, Committed() or Failed() sets every staged
+// write's result. Not thread-safe: the flush's leader drives it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skade/commit/commit_properties.h"
+#include "skade/commit/pending_write_internal.h"
+#include "skade/table/transaction.h"
+
+namespace skade::commit {
+
+class TableFlush {
+ public:
+  /// `writes` are to `table` (its current version), in arrival order.
+  TableFlush(table::Table table, std::vector<PendingWrite*> writes);
+
+  /// See above. Returns false when nothing of the table is to be committed
+  /// (every write already has its result).
+  bool Stage();
+
+  table::Transaction& transaction() { return transaction_; }
+  /// Writes staged for the commit.
+  size_t staged_writes() const;
+  /// Data and delete files the flush wrote for the table.
+  size_t files_written() const { return written_.size(); }
+
+  /// The commit succeeded: `committed` is the table after it.
+  void Committed(const table::Table& committed, int64_t writes_in_commit);
+  /// The commit failed with `error`: every staged write gets it; the files
+  /// the committer wrote are deleted unless the outcome is unknown.
+  void Failed(const Error& error);
+
+ private:
+  struct Run {
+    PendingWrite::Kind kind;
+    std::vector<PendingWrite*> writes;
+    table::SnapshotUpdate* update = nullptr;
+  };
+
+  // Fails `write` alone.
+  static void Fail(PendingWrite* write, Error error);
+  // Checks one write against the table; false if it failed.
+  bool Admit(PendingWrite* write);
+  bool Joins(const Run& run, const PendingWrite& write, HistoryMode mode) const;
+  Status StageRun(Run& run);
+
+  table::Table table_;
+  std::vector<PendingWrite*> writes_;
+  table::Transaction transaction_;
+  std::vector<Run> runs_;
+  std::vector<std::string> written_;  // files this flush wrote
+};
+
+}  // namespace skade::commit

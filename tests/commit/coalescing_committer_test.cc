@@ -1,0 +1,333 @@
+#include "skade/commit/coalescing_committer.h"
+
+#include <gmock/gmock.h>
+
+#include <atomic>
+#include <thread>
+
+#include "commit/committer_test_util.h"
+#include "skade/ingest/ingest.h"
+
+namespace skade::commit::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::SizeIs;
+
+std::string Name(int64_t id) { return StrCat("name-", id); }
+
+// Runs `writes` appends of one row each (ids first, first + 1, …) to `table`
+// from one thread each; returns their receipts in id order.
+std::vector<Result<CommitReceipt>> AppendConcurrently(CoalescingCommitter& committer,
+                                                      const std::string& table, int64_t first,
+                                                      int writes) {
+  std::vector<Result<CommitReceipt>> receipts(writes, CommitReceipt{});
+  std::vector<std::thread> threads;
+  for (int i = 0; i < writes; ++i) {
+    threads.emplace_back([&, i] {
+      int64_t id = first + i;
+      receipts[i] = committer.Append({{"db"}, table}, Events({{id, Name(id)}}));
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  return receipts;
+}
+
+TEST_F(CommitterTest, AnIdleWriteCommitsAtOnceWithItsReceipt) {
+  Create("t");
+  MakeCommitter();
+  auto receipt = committer_->Append({{"db"}, "t"}, Events({{1, "a"}, {2, "b"}}));
+  ASSERT_TRUE(receipt) << receipt.error().ToString();
+  table::Table table = Load("t");
+  auto current = table.metadata().CurrentSnapshot();
+  ASSERT_TRUE(current);
+  EXPECT_EQ(receipt->snapshot_id, current->snapshot_id);
+  EXPECT_EQ(receipt->sequence_number, current->sequence_number);
+  EXPECT_EQ(receipt->metadata_location, table.metadata_location());
+  EXPECT_EQ(receipt->writes_in_snapshot, 1);
+  EXPECT_EQ(current->summary.at(kLogicalWritesSummary), "1");
+  EXPECT_EQ(current->summary.at("added-records"), "2");
+  EXPECT_THAT(VisibleRows(table), SizeIs(2));
+  EXPECT_EQ(committer_->stats().physical_commits, 1);
+  EXPECT_EQ(committer_->stats().logical_writes, 1);
+}
+
+// The first flush is held in its data-file write while 24 more writes queue:
+// they all go into the second flush, one snapshot and one data file.
+TEST_F(CommitterTest, WritesThatArriveDuringAFlushShareTheNextOne) {
+  Gate gate(".parquet");
+  OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
+  Create("t");
+  MakeCommitter();
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "zero"}}))); });
+  gate.WaitUntilHeld();
+  std::vector<Result<CommitReceipt>> receipts;
+  std::thread rest([&] { receipts = AppendConcurrently(*committer_, "t", 1, 24); });
+  WaitForQueued(25);
+  gate.Release();
+  first.join();
+  rest.join();
+
+  for (const auto& receipt : receipts) {
+    ASSERT_TRUE(receipt) << receipt.error().ToString();
+    EXPECT_EQ(receipt->snapshot_id, receipts.front()->snapshot_id);
+    EXPECT_EQ(receipt->writes_in_snapshot, 24);
+    EXPECT_EQ(receipt->writes_in_commit, 24);
+  }
+  EXPECT_EQ(committer_->stats().physical_commits, 2);
+  EXPECT_EQ(committer_->stats().logical_writes, 25);
+  table::Table table = Load("t");
+  EXPECT_THAT(table.metadata().snapshots, SizeIs(2));
+  EXPECT_EQ(table.metadata().CurrentSnapshot()->summary.at(kLogicalWritesSummary), "24");
+  EXPECT_EQ(table.metadata().CurrentSnapshot()->summary.at("added-data-files"), "1");
+  std::vector<Row> rows = VisibleRows(table);
+  ASSERT_THAT(rows, SizeIs(25));
+  EXPECT_EQ(rows[0].name, "zero");
+  for (int64_t id = 1; id < 25; ++id) EXPECT_EQ(rows[id].name, Name(id));
+}
+
+TEST_F(CommitterTest, PerTransactionHistoryChainsOneSnapshotPerWriteInOneMetadataCommit) {
+  Gate gate(".parquet");
+  OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
+  Create("t", nullptr, {{kHistoryModeProperty, "per-transaction"}});
+  MakeCommitter();
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "zero"}}))); });
+  gate.WaitUntilHeld();
+  std::vector<Result<CommitReceipt>> receipts;
+  std::thread rest([&] { receipts = AppendConcurrently(*committer_, "t", 1, 10); });
+  WaitForQueued(11);
+  gate.Release();
+  first.join();
+  rest.join();
+
+  std::set<int64_t> snapshot_ids;
+  for (const auto& receipt : receipts) {
+    ASSERT_TRUE(receipt) << receipt.error().ToString();
+    EXPECT_EQ(receipt->writes_in_snapshot, 1);
+    EXPECT_EQ(receipt->metadata_location, receipts.front()->metadata_location);
+    snapshot_ids.insert(receipt->snapshot_id);
+  }
+  EXPECT_THAT(snapshot_ids, SizeIs(10));
+  EXPECT_EQ(committer_->stats().physical_commits, 2);
+  table::Table table = Load("t");
+  ASSERT_THAT(table.metadata().snapshots, SizeIs(11));
+  // One chain: each snapshot's parent is the one before, sequence numbers 1…11.
+  for (size_t i = 1; i < table.metadata().snapshots.size(); ++i) {
+    const auto& snapshot = table.metadata().snapshots[i];
+    EXPECT_EQ(snapshot->parent_snapshot_id, table.metadata().snapshots[i - 1]->snapshot_id);
+    EXPECT_EQ(snapshot->sequence_number, static_cast<int64_t>(i + 1));
+    EXPECT_EQ(snapshot->summary.at("added-data-files"), "1");
+  }
+  // Two metadata commits after the create: the first flush and the second.
+  EXPECT_THAT(table.metadata().metadata_log, SizeIs(2));
+  EXPECT_THAT(VisibleRows(table), SizeIs(11));
+}
+
+TEST_F(CommitterTest, DeferredRowsBecomeOneFilePerPartition) {
+  Gate gate(".parquet");
+  OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
+  Create("t", ingest::testing::RegionSpec());
+  MakeCommitter();
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "x"}}))); });
+  gate.WaitUntilHeld();
+  std::vector<std::thread> threads;
+  const char* regions[] = {"eu", "us", "ap"};
+  for (int i = 1; i <= 12; ++i) {
+    threads.emplace_back([&, i] {
+      ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{i, Name(i)}}, regions[i % 3])));
+    });
+  }
+  WaitForQueued(13);
+  gate.Release();
+  first.join();
+  for (auto& thread : threads) thread.join();
+  table::Table table = Load("t");
+  auto snapshot = table.metadata().CurrentSnapshot();
+  EXPECT_EQ(snapshot->summary.at("added-data-files"), "3");
+  EXPECT_EQ(snapshot->summary.at(kLogicalWritesSummary), "12");
+  auto per_region = ingest::testing::RowsPerRegion(table);
+  EXPECT_EQ(per_region["eu"], 1 + 4);
+  EXPECT_EQ(per_region["us"], 4);
+  EXPECT_EQ(per_region["ap"], 4);
+}
+
+TEST_F(CommitterTest, OneFlushIsOnePhysicalCommitAcrossTables) {
+  Gate gate(".parquet");
+  OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
+  for (const char* name : {"a", "b", "c", "d"}) Create(name);
+  MakeCommitter();
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "d"}, Events({{0, "x"}}))); });
+  gate.WaitUntilHeld();
+  auto seq_before = catalog_->store().CommitSeq();
+  ASSERT_TRUE(seq_before);
+  std::vector<std::thread> threads;
+  std::vector<std::string> tables = {"a", "b", "c"};
+  for (int i = 0; i < 9; ++i) {
+    threads.emplace_back([&, i] {
+      ASSERT_TRUE(committer_->Append({{"db"}, tables[i % 3]}, Events({{i, Name(i)}})));
+    });
+  }
+  WaitForQueued(10);
+  gate.Release();
+  first.join();
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(committer_->stats().physical_commits, 2);
+  // The second flush: three tables, one metadata file each, committed in
+  // one store transaction (commit-log entries in a row, nothing between).
+  auto log = catalog_->store().ReadCommitLog(*seq_before, 100);
+  ASSERT_TRUE(log);
+  ASSERT_THAT(*log, SizeIs(4));  // the first flush's, then a, b, c
+  for (const std::string& name : tables) {
+    table::Table table = Load(name);
+    EXPECT_THAT(table.metadata().snapshots, SizeIs(1));
+    EXPECT_THAT(table.metadata().metadata_log, SizeIs(1));
+    EXPECT_THAT(VisibleRows(table), SizeIs(3));
+  }
+}
+
+TEST_F(CommitterTest, LargeBatchesAreWrittenByTheCallerAndStillCoalesce) {
+  Create("t", nullptr, {{kDeferredMaxBytesProperty, "1"}});
+  MakeCommitter();
+  auto receipts = AppendConcurrently(*committer_, "t", 0, 8);
+  for (const auto& receipt : receipts) ASSERT_TRUE(receipt) << receipt.error().ToString();
+  table::Table table = Load("t");
+  EXPECT_THAT(VisibleRows(table), SizeIs(8));
+  auto files = table::CurrentDataFiles(table);
+  ASSERT_TRUE(files);
+  EXPECT_THAT(*files, SizeIs(8));  // one per write: nothing was deferred
+}
+
+TEST_F(CommitterTest, ABadWriteFailsAloneAndTheOthersCommit) {
+  Gate gate(".parquet");
+  OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
+  Create("t");
+  MakeCommitter();
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "x"}}))); });
+  gate.WaitUntilHeld();
+  // A requirement that will not hold when the flush runs: the table's main
+  // is not at snapshot 12345.
+  WriteOptions stale;
+  stale.requirements.push_back(spec::TableRequirement(spec::AssertRefSnapshotId{"main", 12345}));
+  Result<CommitReceipt> failed = CommitReceipt{};
+  std::thread bad([&] {
+    failed = committer_->Append({{"db"}, "t"}, Events({{99, "bad"}}), stale);
+  });
+  WaitForQueued(2);
+  std::vector<Result<CommitReceipt>> good;
+  std::thread rest([&] { good = AppendConcurrently(*committer_, "t", 1, 5); });
+  WaitForQueued(7);
+  // Bad before the queue: an unknown table.
+  EXPECT_THAT(committer_->Append({{"db"}, "missing"}, Events({{1, "x"}})),
+              IsError(ErrorKind::kNoSuchTable));
+  gate.Release();
+  first.join();
+  bad.join();
+  rest.join();
+  EXPECT_THAT(failed, IsError(ErrorKind::kCommitFailed));
+  for (const auto& receipt : good) ASSERT_TRUE(receipt) << receipt.error().ToString();
+  std::vector<Row> rows = VisibleRows(Load("t"));
+  EXPECT_THAT(rows, SizeIs(6));
+  for (const Row& row : rows) EXPECT_NE(row.id, 99);
+}
+
+TEST_F(CommitterTest, RowsThatDoNotConformFailBeforeTheQueue) {
+  Create("t");
+  MakeCommitter();
+  arrow::Int64Builder builder;
+  ASSERT_TRUE(builder.AppendValues({1, 2}).ok());
+  std::shared_ptr<arrow::Array> ids = builder.Finish().ValueOrDie();
+  auto extra = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64(), false),
+                                                       arrow::field("nope", arrow::int64())}),
+                                        2, std::vector<std::shared_ptr<arrow::Array>>{ids, ids});
+  EXPECT_THAT(committer_->Append({{"db"}, "t"}, extra), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(committer_->stats().failed_writes, 1);
+  EXPECT_EQ(committer_->stats().physical_commits, 0);
+}
+
+TEST_F(CommitterTest, AFailedFlushFailsEveryWriteInItAndLeavesNothing) {
+  auto hook = std::make_shared<HookedFileIO>();
+  OpenWithIO(hook);
+  Create("t");
+  MakeCommitter();
+  ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "x"}})));
+  std::vector<std::string> files_before = DataFilesOnDisk(Load("t"));
+  Gate gate(".parquet");
+  auto gate_hook = gate.Hook();
+  auto fail = ingest::testing::FailNthWrite(".metadata.json", 2);
+  hook->set_hook([&](std::string_view location) -> Status {
+    SKADE_RETURN_NOT_OK(gate_hook(location));
+    return fail(location);
+  });
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{1, "y"}}))); });
+  gate.WaitUntilHeld();
+  std::vector<Result<CommitReceipt>> receipts;
+  std::thread rest([&] { receipts = AppendConcurrently(*committer_, "t", 10, 6); });
+  WaitForQueued(7);
+  gate.Release();
+  first.join();
+  rest.join();
+  for (const auto& receipt : receipts) {
+    ASSERT_FALSE(receipt);
+    EXPECT_EQ(receipt.error().message, receipts.front().error().message);
+  }
+  table::Table table = Load("t");
+  EXPECT_THAT(VisibleRows(table), SizeIs(2));
+  // The failed flush's data file is gone: only the two committed remain.
+  EXPECT_THAT(DataFilesOnDisk(table), SizeIs(files_before.size() + 1));
+  EXPECT_EQ(committer_->stats().failed_writes, 6);
+}
+
+TEST_F(CommitterTest, BackPressureBoundsTheQueueWithoutDeadlock) {
+  Create("t");
+  CoalescingCommitterOptions options;
+  options.max_buffered_bytes = 1;  // every write waits for an empty queue
+  options.max_ops = 3;
+  MakeCommitter(options);
+  auto receipts = AppendConcurrently(*committer_, "t", 0, 32);
+  for (const auto& receipt : receipts) ASSERT_TRUE(receipt) << receipt.error().ToString();
+  EXPECT_THAT(VisibleRows(Load("t")), SizeIs(32));
+}
+
+TEST_F(CommitterTest, MaxOpsCapsAFlush) {
+  Gate gate(".parquet");
+  OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
+  Create("t");
+  CoalescingCommitterOptions options;
+  options.max_ops = 4;
+  MakeCommitter(options);
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "x"}}))); });
+  gate.WaitUntilHeld();
+  std::vector<Result<CommitReceipt>> receipts;
+  std::thread rest([&] { receipts = AppendConcurrently(*committer_, "t", 1, 12); });
+  WaitForQueued(13);
+  gate.Release();
+  first.join();
+  rest.join();
+  for (const auto& receipt : receipts) {
+    ASSERT_TRUE(receipt);
+    EXPECT_EQ(receipt->writes_in_commit, 4);
+  }
+  EXPECT_EQ(committer_->stats().physical_commits, 4);
+}
+
+TEST_F(CommitterTest, AppendFilesCommitsTheCallersFiles) {
+  table::Table table = Create("t");
+  MakeCommitter();
+  auto written = ingest::Append(table, EventGroup(0, 10), {});
+  ASSERT_TRUE(written) << written.error().ToString();
+  auto files = table::CurrentDataFiles(written->table);
+  ASSERT_TRUE(files);
+  auto receipt = committer_->AppendFiles({{"db"}, "t"}, *files);
+  ASSERT_TRUE(receipt) << receipt.error().ToString();
+  EXPECT_THAT(VisibleRows(Load("t")), SizeIs(20));  // the same file twice
+}
+
+TEST_F(CommitterTest, TheHistoryModePropertyIsChecked) {
+  Create("t", nullptr, {{kHistoryModeProperty, "sometimes"}});
+  MakeCommitter();
+  EXPECT_THAT(committer_->Append({{"db"}, "t"}, Events({{1, "x"}})),
+              IsError(ErrorKind::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace skade::commit::testing
