@@ -1,6 +1,7 @@
-// Runs tests/catalog/commit_worker in a child process and collects the
-// commits it acknowledged. The worker's path comes from the build
-// (SKADE_COMMIT_WORKER).
+// Runs a worker program in a child process and collects the commits it
+// acknowledged ("ACK <id>" lines on its stdout). Start(args) runs
+// tests/catalog/commit_worker, whose path comes from the build
+// (SKADE_COMMIT_WORKER); Start(program, args) any other.
 #pragma once
 
 #include <fcntl.h>
@@ -22,13 +23,19 @@ namespace skade::testing {
 class WorkerProcess {
  public:
   struct Outcome {
-    int exit_code = -1;    // -1 when killed by a signal
+    int exit_code = -1;  // -1 when killed by a signal
     int signal = 0;
     std::vector<int64_t> acks;
     std::string stderr_text;
   };
 
+#ifdef SKADE_COMMIT_WORKER
   static WorkerProcess Start(const std::vector<std::string>& args) {
+    return Start(SKADE_COMMIT_WORKER, args);
+  }
+#endif
+
+  static WorkerProcess Start(const std::string& program, const std::vector<std::string>& args) {
     WorkerProcess worker;
     int out[2];
     int err[2];
@@ -37,13 +44,12 @@ class WorkerProcess {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-    std::vector<std::string> argv_storage{SKADE_COMMIT_WORKER};
+    std::vector<std::string> argv_storage{program};
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& arg : argv_storage) argv.push_back(arg.data());
     argv.push_back(nullptr);
-    if (posix_spawn(&worker.pid_, SKADE_COMMIT_WORKER, &actions, nullptr, argv.data(),
-                    environ) != 0) {
+    if (posix_spawn(&worker.pid_, program.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
       std::abort();
     }
     posix_spawn_file_actions_destroy(&actions);
