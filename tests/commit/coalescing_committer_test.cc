@@ -310,6 +310,22 @@ TEST_F(CommitterTest, MaxOpsCapsAFlush) {
   EXPECT_EQ(committer_->stats().physical_commits, 4);
 }
 
+// With a delay, the first write waits for company: the leader flushes once
+// max_ops writes are queued, well before the (one second) delay runs out.
+TEST_F(CommitterTest, MaxDelayLetsTheLeaderWaitForCompany) {
+  Create("t");
+  CoalescingCommitterOptions options;
+  options.max_delay = std::chrono::seconds(30);  // capped at one second
+  options.max_ops = 6;
+  MakeCommitter(options);
+  auto receipts = AppendConcurrently(*committer_, "t", 0, 6);
+  for (const auto& receipt : receipts) {
+    ASSERT_TRUE(receipt) << receipt.error().ToString();
+    EXPECT_EQ(receipt->writes_in_commit, 6);
+  }
+  EXPECT_EQ(committer_->stats().physical_commits, 1);
+}
+
 TEST_F(CommitterTest, AppendFilesCommitsTheCallersFiles) {
   table::Table table = Create("t");
   MakeCommitter();
