@@ -62,7 +62,10 @@ arrow::csv::ConvertOptions CsvConvertOptions(const arrow::Schema* target) {
 arrow::json::ParseOptions JsonParseOptions(const arrow::Schema* target) {
   auto parse = arrow::json::ParseOptions::Defaults();
   if (target == nullptr) return parse;
-  std::vector<std::shared_ptr<arrow::Field>> types = ReaderTypes(*target);
+  // Nullable: a missing required value is left to ConformBatch, whose
+  // error names the column (Arrow's does not).
+  std::vector<std::shared_ptr<arrow::Field>> types;
+  for (const auto& field : ReaderTypes(*target)) types.push_back(field->WithNullable(true));
   if (!types.empty()) {
     parse.explicit_schema = arrow::schema(types);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
