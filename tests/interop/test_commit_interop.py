@@ -11,9 +11,11 @@ What the pinned readers do with equality deletes (the upserts), pinned here:
   - PyIceberg 0.12.0: refuses the scan with ValueError "PyIceberg does not
     yet support equality deletes" (test_pyiceberg_refuses_equality_deletes).
   - DuckDB 2.0.0: its iceberg extension is downloaded on first use and cannot
-    be had offline; where it loads, test_duckdb_iceberg_scan checks the rows
-    (by hand, DuckDB 1.4.4 with the PyPI duckdb-ext-iceberg 1.4.4 applied
-    the equality deletes correctly).
+    be had offline; where it loads, test_duckdb_iceberg_scan checks the rows,
+    selecting every column. By hand, DuckDB 1.4.4 with PyPI's
+    duckdb-ext-iceberg 1.4.4 applies equality deletes only when the query
+    selects the key columns (otherwise "Not implemented: Equality deletes
+    need the relevant columns to be selected"); see the README.
 
 Everything runs against one `skade serve` on a warehouse that `skade ingest`
 (a second process) writes into; Spark is one session for the module.
