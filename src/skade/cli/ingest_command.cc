@@ -1,15 +1,22 @@
 // `skade ingest`: Parquet, CSV and JSON-lines files into a table, through
 // the ingest pipeline (ingest/ingest.h) reading them with
-// ingest/input_files.h.
+// ingest/input_files.h; or, with --coalesce and --stream, through the
+// coalescing committer (coalesce_ingest.h, stream_ingest.h).
+#include <arrow/type.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
+#include "skade/cli/coalesce_ingest.h"
 #include "skade/cli/commands.h"
 #include "skade/cli/partition_expression.h"
+#include "skade/cli/stream_ingest.h"
+#include "skade/commit/coalescing_committer.h"
 #include "skade/data/arrow_schema.h"
 #include "skade/data/partition_path.h"
 #include "skade/ingest/ingest.h"
@@ -35,7 +42,56 @@ struct IngestArgs {
   int64_t files_per_commit = 0;
   int channel_depth = 4;
   int64_t rows_per_file = 1 << 20;
+  // Through the coalescing committer.
+  bool coalesce = false;
+  bool stream = false;
+  std::string upsert_key;  // col[,col]
+  int64_t batch_rows = 10000;
+  int64_t batch_ms = 100;
+  bool skip_bad = false;
+  bool ack = false;
+  int writers = 8;
+  int64_t max_delay_ms = 0;
 };
+
+// --upsert-key's columns, trimmed; empty without it.
+std::vector<std::string> UpsertKeys(const IngestArgs& args) {
+  std::vector<std::string> keys;
+  if (args.upsert_key.empty()) return keys;
+  for (const std::string& key : Split(args.upsert_key, ',')) {
+    keys.emplace_back(StripWhitespace(key));
+  }
+  return keys;
+}
+
+// Creates the table (and its namespace) for input of schema `input`; the
+// upsert key columns become required, as equality delete keys must be.
+Result<catalog::LoadTableResult> CreateTableFor(
+    const std::shared_ptr<catalog::EmbeddedCatalog>& catalog,
+    const spec::TableIdentifier& identifier, const arrow::Schema& input, const IngestArgs& args,
+    const std::vector<std::string>& required) {
+  SKADE_ASSIGN_OR_RAISE(bool ns_exists, catalog->NamespaceExists(identifier.ns));
+  if (!ns_exists) SKADE_RETURN_NOT_OK(catalog->CreateNamespace(identifier.ns, {}));
+  std::shared_ptr<arrow::Schema> schema = ingest::TableSchemaFor(input);
+  for (const std::string& name : required) {
+    int index = schema->GetFieldIndex(name);
+    if (index < 0) {
+      return InvalidArgument("cannot create ", args.table, " keyed by '", name,
+                             "': the input has no such column");
+    }
+    auto set = schema->SetField(index, schema->field(index)->WithNullable(false));
+    if (!set.ok()) return InvalidArgument(set.status().message());
+    schema = *set;
+  }
+  catalog::CreateTableRequest request;
+  request.name = identifier.name;
+  SKADE_ASSIGN_OR_RAISE(request.schema, data::FromArrowSchema(*schema));
+  if (!args.partition_by.empty()) {
+    SKADE_ASSIGN_OR_RAISE(auto spec, ParsePartitionBy(args.partition_by, *request.schema));
+    request.partition_spec = std::make_shared<spec::PartitionSpec>(std::move(spec));
+  }
+  return catalog->CreateTable(identifier.ns, request);
+}
 
 // Loads the target table, creating it (and its namespace) with --create
 // from the first input's schema.
@@ -52,17 +108,8 @@ Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& 
     const std::string& first = args.files.front();
     SKADE_ASSIGN_OR_RAISE(ingest::InputFormat format, ingest::InputFormatOf(first, args.format));
     SKADE_ASSIGN_OR_RAISE(auto input_schema, ingest::ReadInputSchema(first, format));
-    SKADE_ASSIGN_OR_RAISE(bool ns_exists, catalog->NamespaceExists(identifier.ns));
-    if (!ns_exists) SKADE_RETURN_NOT_OK(catalog->CreateNamespace(identifier.ns, {}));
-    catalog::CreateTableRequest request;
-    request.name = identifier.name;
-    SKADE_ASSIGN_OR_RAISE(request.schema,
-                          data::FromArrowSchema(*ingest::TableSchemaFor(*input_schema)));
-    if (!args.partition_by.empty()) {
-      SKADE_ASSIGN_OR_RAISE(auto spec, ParsePartitionBy(args.partition_by, *request.schema));
-      request.partition_spec = std::make_shared<spec::PartitionSpec>(std::move(spec));
-    }
-    SKADE_ASSIGN_OR_RAISE(auto created, catalog->CreateTable(identifier.ns, request));
+    SKADE_ASSIGN_OR_RAISE(
+        auto created, CreateTableFor(catalog, identifier, *input_schema, args, UpsertKeys(args)));
     return table::Table(identifier, std::move(created), catalog, catalog->file_io_ptr(), durable);
   }
   return table::Table::Load(catalog, catalog->file_io_ptr(), identifier, durable);
@@ -175,18 +222,150 @@ Status DeleteWhere(const CliContext& context, const IngestArgs& args) {
   return OkStatus();
 }
 
-Status Ingest(const CliContext& context, const IngestArgs& args) {
-  if (args.files.empty() && !args.overwrite_where.empty()) return DeleteWhere(context, args);
-  if (args.files.empty()) return InvalidArgument("no input files");
-  if (args.rows_per_file < 1) return InvalidArgument("--rows-per-file must be at least 1");
-  if (args.channel_depth < 1) return InvalidArgument("--channel-depth must be at least 1");
-  if (args.files_per_commit < 0) return InvalidArgument("--files-per-commit must be >= 0");
+// Every input file has a known format and can be read, before anything is.
+Status CheckInputFiles(const IngestArgs& args) {
   for (const auto& path : args.files) {
     SKADE_RETURN_NOT_OK(ingest::InputFormatOf(path, args.format));
     std::error_code ec;
     (void)std::filesystem::file_size(path, ec);  // a readable regular file
     if (ec) return MakeError(ErrorKind::kNotFound, "cannot read ", path, ": ", ec.message());
   }
+  return OkStatus();
+}
+
+// The options of the plain pipeline that a committed write cannot take.
+Status CheckCommitterFlags(const IngestArgs& args) {
+  const char* mode = args.stream ? "--stream" : "--coalesce";
+  if (args.stream && args.coalesce)
+    return InvalidArgument("--stream and --coalesce exclude each other");
+  if (args.stream && !args.files.empty()) {
+    return InvalidArgument("--stream reads standard input; got input files (", args.files.front(),
+                           ")");
+  }
+  if (args.overwrite || args.replace_partitions || !args.overwrite_where.empty()) {
+    return InvalidArgument(mode, " appends or upserts; it cannot overwrite or replace partitions");
+  }
+  if (args.overlap || args.files_per_commit != 0) {
+    return InvalidArgument(mode,
+                           " commits through the coalescing committer; --overlap and "
+                           "--files-per-commit do not apply");
+  }
+  if (args.writers < 1) return InvalidArgument("--writers must be at least 1");
+  if (args.max_delay_ms < 0 || args.max_delay_ms > 1000) {
+    return InvalidArgument("--max-delay-ms must be 0 to 1000");
+  }
+  if (!args.upsert_key.empty()) {
+    for (const std::string& key : UpsertKeys(args)) {
+      if (key.empty()) return InvalidArgument("--upsert-key has an empty column name");
+    }
+  }
+  return OkStatus();
+}
+
+// --upsert-key on a table that cannot take it, told before any input is
+// read; the committer checks the rest of the key rules on the first write.
+Status CheckUpsertTarget(const spec::TableMetadata& metadata, const IngestArgs& args) {
+  if (args.upsert_key.empty()) return OkStatus();
+  if (metadata.format_version < 2) {
+    return InvalidArgument("cannot upsert into ", args.table, ": it is a format version ",
+                           metadata.format_version,
+                           " table, and upserts write equality deletes, which need version 2 or "
+                           "later");
+  }
+  for (const std::string& key : UpsertKeys(args)) {
+    if (metadata.Schema()->FindFieldByName(key) == nullptr) {
+      return InvalidArgument("cannot upsert into ", args.table, " by '", key,
+                             "': the table has no such column");
+    }
+  }
+  return OkStatus();
+}
+
+// --stream and --coalesce: through a CoalescingCommitter.
+Status IngestThroughCommitter(const CliContext& context, const IngestArgs& args) {
+  SKADE_RETURN_NOT_OK(CheckCommitterFlags(args));
+  if (args.coalesce && args.files.empty()) return InvalidArgument("no input files");
+  SKADE_RETURN_NOT_OK(CheckInputFiles(args));
+  std::string format = args.format;
+  if (args.stream && format.empty()) format = "jsonl";
+  ingest::InputFormat stream_format = ingest::InputFormat::kJson;
+  if (args.stream) {
+    SKADE_ASSIGN_OR_RAISE(stream_format, ingest::InputFormatOf("standard input", format));
+  }
+  // Before the catalog starts its threads, so they all inherit the mask.
+  std::optional<StopSignals> signals;
+  if (args.stream) signals.emplace();
+
+  SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
+  SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args.table));
+  SKADE_ASSIGN_OR_RAISE(bool exists, catalog->TableExists(identifier));
+  if (exists && !args.partition_by.empty()) {
+    return InvalidArgument("table ", args.table,
+                           " exists; --partition-by only applies when --create creates it");
+  }
+  spec::SchemaPtr schema;
+  if (exists || !args.create) {
+    SKADE_ASSIGN_OR_RAISE(auto loaded, catalog->LoadTable(identifier));
+    SKADE_RETURN_NOT_OK(CheckUpsertTarget(*loaded.metadata, args));
+    schema = loaded.metadata->Schema();
+  } else if (args.coalesce) {
+    const std::string& first = args.files.front();
+    SKADE_ASSIGN_OR_RAISE(ingest::InputFormat kind, ingest::InputFormatOf(first, format));
+    SKADE_ASSIGN_OR_RAISE(auto input_schema, ingest::ReadInputSchema(first, kind));
+    SKADE_ASSIGN_OR_RAISE(
+        auto created, CreateTableFor(catalog, identifier, *input_schema, args, UpsertKeys(args)));
+    schema = created.metadata->Schema();
+  }
+
+  commit::CoalescingCommitterOptions committer_options;
+  committer_options.max_delay = std::chrono::milliseconds(args.max_delay_ms);
+  SKADE_ASSIGN_OR_RAISE(auto committer,
+                        commit::CoalescingCommitter::Make(catalog, committer_options));
+  CommitSubmitterOptions submit;
+  submit.writers = args.writers;
+  submit.queue_depth = static_cast<size_t>(args.writers) * 2;
+  submit.upsert_keys = UpsertKeys(args);
+
+  if (args.coalesce) {
+    CoalesceIngestOptions options;
+    options.format = format;
+    options.rows_per_group = args.rows_per_file;
+    options.submit = std::move(submit);
+    return CoalesceIngest(args.files, *committer, identifier, *schema, options);
+  }
+  StreamIngestOptions options;
+  options.format = stream_format;
+  options.batch_rows = args.batch_rows;
+  options.batch_ms = args.batch_ms;
+  options.skip_bad = args.skip_bad;
+  options.ack = args.ack;
+  options.submit = std::move(submit);
+  StreamTarget target{identifier, schema, nullptr};
+  if (!schema) {
+    target.create = [&](const arrow::Schema& input) -> Result<spec::SchemaPtr> {
+      SKADE_ASSIGN_OR_RAISE(auto created,
+                            CreateTableFor(catalog, identifier, input, args, UpsertKeys(args)));
+      return created.metadata->Schema();
+    };
+  }
+  return StreamIngest(STDIN_FILENO, *signals, *committer, std::move(target), options);
+}
+
+Status Ingest(const CliContext& context, IngestArgs args) {
+  if (args.table.empty()) {
+    // `skade ingest [options] NS.TABLE [FILES…]`: the first positional names the table.
+    if (args.files.empty()) return InvalidArgument("no table (NS.TABLE or --table)");
+    args.table = args.files.front();
+    args.files.erase(args.files.begin());
+  }
+  if (args.rows_per_file < 1) return InvalidArgument("--rows-per-file must be at least 1");
+  if (args.stream || args.coalesce) return IngestThroughCommitter(context, args);
+  if (!args.upsert_key.empty()) return InvalidArgument("--upsert-key needs --stream or --coalesce");
+  if (args.files.empty() && !args.overwrite_where.empty()) return DeleteWhere(context, args);
+  if (args.files.empty()) return InvalidArgument("no input files");
+  if (args.channel_depth < 1) return InvalidArgument("--channel-depth must be at least 1");
+  if (args.files_per_commit < 0) return InvalidArgument("--files-per-commit must be >= 0");
+  SKADE_RETURN_NOT_OK(CheckInputFiles(args));
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
   const int64_t start = MonotonicMicros();
   SKADE_ASSIGN_OR_RAISE(table::Table table, OpenTable(catalog, args));
@@ -234,11 +413,21 @@ Status Ingest(const CliContext& context, const IngestArgs& args) {
 void AddIngestCommand(CLI::App& app, const CliContext& context) {
   auto args = std::make_shared<IngestArgs>();
   auto* command = app.add_subcommand(
-      "ingest", "Ingest Parquet, CSV or JSON-lines files into a table (Arrow readers)");
-  command->add_option("--table,-t", args->table, "NS.TABLE")->required();
-  command->add_option("files", args->files, "Input files (.parquet, .csv, .json/.jsonl)");
+      "ingest",
+      "Ingest Parquet, CSV or JSON-lines files into a table (Arrow readers); with --stream, JSON "
+      "lines or CSV from standard input, committed as they come");
+  command->footer(
+      "Examples:\n"
+      "  skade ingest --create db.events a.parquet b.csv\n"
+      "  skade ingest --coalesce db.events small/*.jsonl\n"
+      "  producer | skade ingest --stream --upsert-key id db.events");
+  command->add_option("--table,-t", args->table,
+                      "NS.TABLE (or give it as the first positional argument)");
+  command->add_option("files", args->files,
+                      "[NS.TABLE] then input files (.parquet, .csv, .json/.jsonl)");
   command->add_flag("--create", args->create,
-                    "Create the table (and namespace) from the first file's schema if missing");
+                    "Create the table (and namespace) if missing, from the first file's schema "
+                    "(--stream: the first batch's)");
   command
       ->add_option("--partition-by", args->partition_by,
                    "With --create: partition expression, e.g. day(ts) or bucket(16, id)")
@@ -250,7 +439,9 @@ void AddIngestCommand(CLI::App& app, const CliContext& context) {
   command->add_flag("--overlap", args->overlap, "Commit beside the writes (overlapped pipeline)");
   command->add_option("--rows-per-file", args->rows_per_file,
                       "Rows per data file and partition (default 1048576)");
-  command->add_option("--format", args->format, "Input format: parquet, csv or json");
+  command->add_option("--format", args->format,
+                      "Input format: parquet, csv or json (jsonl); --stream: jsonl (default) or "
+                      "csv (a header line first)");
   command->add_flag("--replace-partitions", args->replace_partitions,
                     "Replace the partitions the input writes to (dynamic overwrite); with "
                     "--files-per-commit, each snapshot replaces the partitions it is the first "
@@ -263,6 +454,40 @@ void AddIngestCommand(CLI::App& app, const CliContext& context) {
                    "Replace the partitions whose field shows this value, e.g. ts_day=2026-11-01 "
                    "(repeatable, all must match); without input files, delete them")
       ->allow_extra_args(false);
+  command->add_flag("--coalesce", args->coalesce,
+                    "Commit each file (each --rows-per-file group of it) as its own write "
+                    "through the coalescing committer, from --writers threads: many small files, "
+                    "few commits. Not one snapshot: on an error, the files before it stay "
+                    "committed and the error names those that are not");
+  command->add_flag("--stream", args->stream,
+                    "Read JSON lines or CSV from standard input and commit as it goes, through "
+                    "the coalescing committer; nothing is acknowledged before it is committed. "
+                    "At end of input: commit the rest, exit 0. A bad line stops it (exit 1): "
+                    "the lines before it are committed, none from it on, and the error names "
+                    "its line number. SIGINT/SIGTERM: stop reading, commit what was read, exit "
+                    "0; a second signal exits at once naming the lines not acknowledged");
+  command->add_option("--upsert-key", args->upsert_key,
+                      "With --stream or --coalesce: upsert by these columns (col[,col]) instead "
+                      "of appending: the new rows replace every row with the same key (an "
+                      "equality delete file; format v2+ tables, required key columns). Upserts "
+                      "are submitted in input order, so the last row of a key wins");
+  command->add_option("--batch-rows", args->batch_rows,
+                      "--stream: most lines per batch (default 10000)");
+  command->add_option("--batch-ms", args->batch_ms,
+                      "--stream: send a batch at most this long after its first line arrived "
+                      "(default 100)");
+  command->add_flag("--skip-bad", args->skip_bad,
+                    "--stream: report a bad line on stderr and leave it out instead of stopping");
+  command->add_flag("--ack", args->ack,
+                    "--stream: print one JSON line per committed batch on stdout "
+                    "({first_line, last_line, rows, snapshot_id, sequence_number}); the summary "
+                    "goes to stderr");
+  command->add_option("--writers", args->writers,
+                      "--stream/--coalesce: threads submitting appends to the committer "
+                      "(default 8; upserts use one, in order)");
+  command->add_option("--max-delay-ms", args->max_delay_ms,
+                      "--stream/--coalesce: how long a commit waits for more writes to join it "
+                      "(the committer's max_delay; default 0, at most 1000)");
   command->callback(
       [&context, args] { throw CLI::RuntimeError(Run([&] { return Ingest(context, *args); })); });
 }

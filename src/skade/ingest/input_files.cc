@@ -3,6 +3,7 @@
 #include <arrow/api.h>
 #include <arrow/csv/api.h>
 #include <arrow/io/file.h>
+#include <arrow/io/memory.h>
 #include <arrow/json/api.h>
 #include <arrow/util/thread_pool.h>
 #include <parquet/arrow/reader.h>
@@ -22,7 +23,10 @@ namespace {
 
 template <typename T>
 Result<T> FromArrow(arrow::Result<T> result, std::string_view what) {
-  if (!result.ok()) return InvalidArgument(what, ": ", result.status().message());
+  if (!result.ok()) {
+    if (what.empty()) return InvalidArgument(result.status().message());
+    return InvalidArgument(what, ": ", result.status().message());
+  }
   return std::move(result).ValueUnsafe();
 }
 
@@ -58,7 +62,10 @@ arrow::csv::ConvertOptions CsvConvertOptions(const arrow::Schema* target) {
 arrow::json::ParseOptions JsonParseOptions(const arrow::Schema* target) {
   auto parse = arrow::json::ParseOptions::Defaults();
   if (target == nullptr) return parse;
-  std::vector<std::shared_ptr<arrow::Field>> types = ReaderTypes(*target);
+  // Nullable: a missing required value is left to ConformBatch, whose
+  // error names the column (Arrow's does not).
+  std::vector<std::shared_ptr<arrow::Field>> types;
+  for (const auto& field : ReaderTypes(*target)) types.push_back(field->WithNullable(true));
   if (!types.empty()) {
     parse.explicit_schema = arrow::schema(types);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;
@@ -408,6 +415,42 @@ Result<GroupSource> InputGroups(const std::vector<std::string>& paths, std::stri
                        const Slice& slice = (*slices)[i];
                        return (*inputs)[slice.input]->Read(slice.offset, slice.count);
                      }};
+}
+
+Result<std::shared_ptr<arrow::Table>> ParseTextRows(
+    std::shared_ptr<arrow::Buffer> text, InputFormat format,
+    const std::vector<std::string>& csv_column_names, const arrow::Schema* table_schema) {
+  auto input = std::make_shared<arrow::io::BufferReader>(std::move(text));
+  if (format == InputFormat::kCsv) {
+    auto read = arrow::csv::ReadOptions::Defaults();
+    read.column_names = csv_column_names;
+    SKADE_ASSIGN_OR_RAISE(auto reader, FromArrow(arrow::csv::TableReader::Make(
+                                                     arrow::io::default_io_context(), input, read,
+                                                     arrow::csv::ParseOptions::Defaults(),
+                                                     CsvConvertOptions(table_schema)),
+                                                 ""));
+    return FromArrow(reader->Read(), "");
+  }
+  if (format != InputFormat::kJson) return InvalidArgument("only CSV and JSON text can be parsed");
+  SKADE_ASSIGN_OR_RAISE(
+      auto reader, FromArrow(arrow::json::TableReader::Make(arrow::default_memory_pool(), input,
+                                                            arrow::json::ReadOptions::Defaults(),
+                                                            JsonParseOptions(table_schema)),
+                             ""));
+  return FromArrow(reader->Read(), "");
+}
+
+Result<std::vector<std::string>> ParseCsvHeader(std::string_view line) {
+  auto text = arrow::Buffer::FromString(StrCat(line, "\n"));
+  auto input = std::make_shared<arrow::io::BufferReader>(std::move(text));
+  SKADE_ASSIGN_OR_RAISE(
+      auto reader,
+      FromArrow(arrow::csv::TableReader::Make(
+                    arrow::io::default_io_context(), input, arrow::csv::ReadOptions::Defaults(),
+                    arrow::csv::ParseOptions::Defaults(), CsvConvertOptions(nullptr)),
+                "CSV header"));
+  SKADE_ASSIGN_OR_RAISE(auto table, FromArrow(reader->Read(), "CSV header"));
+  return table->schema()->field_names();
 }
 
 }  // namespace skade::ingest

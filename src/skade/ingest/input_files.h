@@ -34,7 +34,9 @@
 #include "skade/util/result.h"
 
 namespace arrow {
+class Buffer;
 class Schema;
+class Table;
 }  // namespace arrow
 
 namespace skade::ingest {
@@ -60,5 +62,18 @@ std::shared_ptr<arrow::Schema> TableSchemaFor(const arrow::Schema& input);
 /// schema (data/arrow_schema.h), for the CSV and JSON column types.
 Result<GroupSource> InputGroups(const std::vector<std::string>& paths, std::string_view format,
                                 int64_t rows_per_file, const arrow::Schema& table_schema);
+
+/// The rows of CSV or JSON-lines `text` held in memory (e.g. lines read from
+/// a stream), decoded as InputGroups decodes such files: the table's
+/// primitive columns as `table_schema`'s types (when not null), the others
+/// inferred. CSV `text` has no header line: `csv_column_names` names its
+/// columns. kInvalidArgument with the reader's message when it rejects the
+/// text; the result is not yet conformed to the table.
+Result<std::shared_ptr<arrow::Table>> ParseTextRows(
+    std::shared_ptr<arrow::Buffer> text, InputFormat format,
+    const std::vector<std::string>& csv_column_names, const arrow::Schema* table_schema);
+
+/// The column names of a CSV header line, as Arrow's CSV reader splits it.
+Result<std::vector<std::string>> ParseCsvHeader(std::string_view line);
 
 }  // namespace skade::ingest

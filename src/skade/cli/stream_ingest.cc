@@ -1,0 +1,499 @@
+#include "skade/cli/stream_ingest.h"
+
+#include <arrow/api.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "skade/data/arrow_schema.h"
+#include "skade/data/conform_batch.h"
+#include "skade/util/clock.h"
+#include "skade/util/strings.h"
+
+namespace skade::cli {
+
+namespace {
+
+sigset_t StopSignalSet() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+// The signal pending on a signalfd (0 if none could be read).
+int ReadSignal(int fd) {
+  signalfd_siginfo info{};
+  ssize_t n = ::read(fd, &info, sizeof(info));
+  return n == static_cast<ssize_t>(sizeof(info)) ? static_cast<int>(info.ssi_signo) : 0;
+}
+
+const char* SignalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
+
+struct LineRange {
+  int64_t first;
+  int64_t last;
+};
+
+// "1-500, 1001" with adjacent and overlapping ranges joined.
+std::string RangesToString(std::vector<LineRange> ranges) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const LineRange& a, const LineRange& b) { return a.first < b.first; });
+  std::vector<LineRange> joined;
+  for (const LineRange& range : ranges) {
+    if (!joined.empty() && range.first <= joined.back().last + 1) {
+      joined.back().last = std::max(joined.back().last, range.last);
+    } else {
+      joined.push_back(range);
+    }
+  }
+  std::vector<std::string> parts;
+  for (const LineRange& range : joined) {
+    parts.push_back(range.first == range.last ? StrCat(range.first)
+                                              : StrCat(range.first, "-", range.last));
+  }
+  return Join(parts, ", ");
+}
+
+// Lines read and not yet sent, each kept with its newline and number.
+class LineBatch {
+ public:
+  bool empty() const { return numbers_.empty(); }
+  size_t size() const { return numbers_.size(); }
+  int64_t opened_at() const { return opened_at_; }
+  int64_t number(size_t i) const { return numbers_[i]; }
+
+  void Add(std::string_view line, int64_t number) {
+    if (numbers_.empty()) opened_at_ = MonotonicMicros();
+    starts_.push_back(text_.size());
+    numbers_.push_back(number);
+    text_.append(line);
+    text_.push_back('\n');
+  }
+
+  /// Lines [begin, end) as one text.
+  std::string_view Text(size_t begin, size_t end) const {
+    size_t from = starts_[begin];
+    size_t to = end < starts_.size() ? starts_[end] : text_.size();
+    return std::string_view(text_).substr(from, to - from);
+  }
+
+  void Clear() {
+    text_.clear();
+    starts_.clear();
+    numbers_.clear();
+  }
+
+ private:
+  std::string text_;
+  std::vector<size_t> starts_;
+  std::vector<int64_t> numbers_;
+  int64_t opened_at_ = 0;
+};
+
+// What became of the batches sent: read by the main thread and the
+// second-signal watcher while submitter threads write it.
+class Ledger {
+ public:
+  explicit Ledger(bool ack) : ack_(ack) {}
+
+  void Sent(const Submission& submission) {
+    std::lock_guard lock(mutex_);
+    in_flight_[submission.first_line] = {submission.first_line, submission.last_line};
+    ++batches_;
+  }
+
+  void Done(const Submission& submission, const Result<commit::CommitReceipt>& result) {
+    std::lock_guard lock(mutex_);
+    in_flight_.erase(submission.first_line);
+    LineRange range{submission.first_line, submission.last_line};
+    if (result) {
+      rows_ += submission.rows->num_rows();
+      if (ack_) {
+        std::printf(
+            "{\"first_line\":%lld,\"last_line\":%lld,\"rows\":%lld,\"snapshot_id\":%lld,"
+            "\"sequence_number\":%lld}\n",
+            static_cast<long long>(range.first), static_cast<long long>(range.last),
+            static_cast<long long>(submission.rows->num_rows()),
+            static_cast<long long>(result->snapshot_id),
+            static_cast<long long>(result->sequence_number));
+        std::fflush(stdout);
+      }
+      return;
+    }
+    not_committed_.push_back(range);
+    if (result.error().kind != ErrorKind::kCancelled && !error_) {
+      error_ = Error{result.error().kind,
+                     StrCat("commit of lines ", range.first, "-", range.last,
+                            " failed: ", result.error().message),
+                     result.error().retryable};
+    }
+  }
+
+  int64_t rows() const {
+    std::lock_guard lock(mutex_);
+    return rows_;
+  }
+  int64_t batches() const {
+    std::lock_guard lock(mutex_);
+    return batches_;
+  }
+  std::optional<Error> error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+  }
+  std::vector<LineRange> not_committed() const {
+    std::lock_guard lock(mutex_);
+    return not_committed_;
+  }
+  std::vector<LineRange> in_flight() const {
+    std::lock_guard lock(mutex_);
+    std::vector<LineRange> ranges;
+    for (const auto& [first, range] : in_flight_) ranges.push_back(range);
+    return ranges;
+  }
+
+ private:
+  const bool ack_;
+  mutable std::mutex mutex_;
+  std::map<int64_t, LineRange> in_flight_;  // by first line
+  std::vector<LineRange> not_committed_;
+  std::optional<Error> error_;
+  int64_t rows_ = 0;
+  int64_t batches_ = 0;
+};
+
+class StreamReader {
+ public:
+  StreamReader(int input_fd, const StopSignals& signals, commit::CoalescingCommitter& committer,
+               StreamTarget target, const StreamIngestOptions& options)
+      : input_fd_(input_fd),
+        signals_(signals),
+        committer_(committer),
+        target_(std::move(target)),
+        options_(options),
+        ledger_(options.ack) {}
+
+  Status Run() {
+    const int64_t start = MonotonicMicros();
+    if (target_.schema) {
+      SKADE_ASSIGN_OR_RAISE(arrow_schema_, data::ToArrowSchema(*target_.schema));
+    }
+    CommitSubmitter submitter(
+        committer_, target_.table, options_.submit,
+        [this](const Submission& submission, const Result<commit::CommitReceipt>& result) {
+          ledger_.Done(submission, result);
+        });
+    submitter_ = &submitter;
+    Status read = ReadAll();
+    if (read && !stopped_) read = Send();
+    Drain();
+    submitter_ = nullptr;
+    return Summarize(read, static_cast<double>(MonotonicMicros() - start) / 1e6);
+  }
+
+ private:
+  // Reads lines until the end of the input, a signal, a bad line or a
+  // failed commit, sending batches as they fill or age.
+  Status ReadAll() {
+    std::string partial;  // the start of a line whose newline has not come
+    std::vector<char> buffer(1 << 16);
+    for (;;) {
+      int timeout = -1;
+      if (!batch_.empty()) {
+        int64_t due = batch_.opened_at() + options_.batch_ms * 1000 - MonotonicMicros();
+        timeout = static_cast<int>(std::max<int64_t>(0, (due + 999) / 1000));
+      }
+      pollfd fds[2] = {{input_fd_, POLLIN, 0}, {signals_.fd(), POLLIN, 0}};
+      int ready = ::poll(fds, signals_.fd() >= 0 ? 2 : 1, timeout);
+      if (ready < 0) {
+        if (errno == EINTR) continue;
+        return IoError("cannot wait for input: ", std::strerror(errno));
+      }
+      if (signals_.fd() >= 0 && (fds[1].revents & POLLIN) != 0) {
+        signal_ = ReadSignal(signals_.fd());
+        signals_seen_ = 1;
+        std::fprintf(stderr, "skade: %s: stopping after line %lld, committing what was read\n",
+                     SignalName(signal_), static_cast<long long>(line_));
+        return OkStatus();
+      }
+      if (ready == 0) {
+        SKADE_RETURN_NOT_OK(Send());
+        if (stopped_) return OkStatus();
+        continue;
+      }
+      ssize_t n = ::read(input_fd_, buffer.data(), buffer.size());
+      if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        return IoError("cannot read input after line ", line_, ": ", std::strerror(errno));
+      }
+      if (n == 0) {
+        if (!partial.empty()) SKADE_RETURN_NOT_OK(AddLine(partial));
+        return OkStatus();
+      }
+      std::string_view chunk(buffer.data(), static_cast<size_t>(n));
+      for (size_t newline; (newline = chunk.find('\n')) != std::string_view::npos;) {
+        if (partial.empty()) {
+          SKADE_RETURN_NOT_OK(AddLine(chunk.substr(0, newline)));
+        } else {
+          partial.append(chunk.substr(0, newline));
+          SKADE_RETURN_NOT_OK(AddLine(partial));
+          partial.clear();
+        }
+        if (stopped_) return OkStatus();
+        chunk.remove_prefix(newline + 1);
+      }
+      partial.append(chunk);
+    }
+  }
+
+  Status AddLine(std::string_view line) {
+    ++line_;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return OkStatus();
+    if (options_.format == ingest::InputFormat::kCsv && csv_columns_.empty()) {
+      auto header = ingest::ParseCsvHeader(line);
+      if (!header)
+        return InvalidArgument("line ", line_, ": bad CSV header: ", header.error().message);
+      csv_columns_ = std::move(*header);
+      return OkStatus();
+    }
+    batch_.Add(line, line_);
+    if (static_cast<int64_t>(batch_.size()) >= options_.batch_rows) return Send();
+    return OkStatus();
+  }
+
+  // Lines as rows of the table: parsed, then conformed to its schema.
+  Result<std::shared_ptr<arrow::RecordBatch>> Parse(std::string_view text) {
+    SKADE_ASSIGN_OR_RAISE(
+        auto table, ingest::ParseTextRows(arrow::Buffer::FromString(std::string(text)),
+                                          options_.format, csv_columns_, arrow_schema_.get()));
+    auto combined = table->CombineChunksToBatch();
+    if (!combined.ok()) return InvalidArgument(combined.status().message());
+    return data::ConformBatch(*combined, *target_.schema);
+  }
+
+  // With --create, the first batch makes the table, from its inferred types.
+  Status CreateTable() {
+    auto table =
+        ingest::ParseTextRows(arrow::Buffer::FromString(std::string(batch_.Text(0, batch_.size()))),
+                              options_.format, csv_columns_, nullptr);
+    if (!table) {
+      return InvalidArgument("lines ", batch_.number(0), "-", batch_.number(batch_.size() - 1),
+                             ": cannot create the table from them: ", table.error().message);
+    }
+    SKADE_ASSIGN_OR_RAISE(target_.schema, target_.create(*(*table)->schema()));
+    SKADE_ASSIGN_OR_RAISE(arrow_schema_, data::ToArrowSchema(*target_.schema));
+    return OkStatus();
+  }
+
+  // Sends the batch read so far; finds its bad lines if it does not parse.
+  Status Send() {
+    if (batch_.empty()) return OkStatus();
+    if (!target_.schema) SKADE_RETURN_NOT_OK(CreateTable());
+    const size_t lines = batch_.size();
+    auto rows = Parse(batch_.Text(0, lines));
+    if (rows) {
+      Submit(std::move(*rows), batch_.number(0), batch_.number(lines - 1));
+      batch_.Clear();
+      return OkStatus();
+    }
+    // Which lines? Each is parsed alone; the good ones go on as one batch.
+    std::string good;
+    std::vector<int64_t> good_numbers;
+    for (size_t i = 0; i < lines; ++i) {
+      auto one = Parse(batch_.Text(i, i + 1));
+      if (one) {
+        good.append(batch_.Text(i, i + 1));
+        good_numbers.push_back(batch_.number(i));
+        continue;
+      }
+      if (!options_.skip_bad) {
+        // The lines before it are committed; none from it on.
+        if (i > 0) {
+          auto prefix = Parse(batch_.Text(0, i));
+          if (!prefix) return LinesError(0, i - 1, prefix.error());
+          Submit(std::move(*prefix), batch_.number(0), batch_.number(i - 1));
+        }
+        stopped_ = true;
+        bad_line_ = batch_.number(i);
+        return InvalidArgument("line ", bad_line_, ": ", one.error().message);
+      }
+      ++skipped_;
+      std::fprintf(stderr, "skade: skipping line %lld: %s\n",
+                   static_cast<long long>(batch_.number(i)), one.error().message.c_str());
+    }
+    if (good_numbers.size() == lines) {
+      // Every line parses alone: the lines disagree with each other.
+      stopped_ = true;
+      return LinesError(0, lines - 1, rows.error());
+    }
+    if (!good_numbers.empty()) {
+      auto kept = Parse(good);
+      if (!kept) {
+        stopped_ = true;
+        return LinesError(0, lines - 1, kept.error());
+      }
+      Submit(std::move(*kept), good_numbers.front(), good_numbers.back());
+    }
+    batch_.Clear();
+    return OkStatus();
+  }
+
+  Status LinesError(size_t first, size_t last, const Error& error) {
+    stopped_ = true;
+    return MakeError(error.kind, "lines ", batch_.number(first), "-", batch_.number(last), ": ",
+                     error.message);
+  }
+
+  void Submit(std::shared_ptr<arrow::RecordBatch> rows, int64_t first_line, int64_t last_line) {
+    Submission submission{std::move(rows), first_line, last_line, ""};
+    ledger_.Sent(submission);
+    if (!submitter_->Submit(std::move(submission))) stopped_ = true;
+  }
+
+  // Waits for every batch sent; a second signal meanwhile exits at once.
+  void Drain() {
+    int done[2];
+    bool watch = signals_.fd() >= 0 && ::pipe(done) == 0;
+    std::thread watcher;
+    if (watch) {
+      watcher = std::thread([this, done] {
+        for (;;) {
+          pollfd fds[2] = {{signals_.fd(), POLLIN, 0}, {done[0], POLLIN, 0}};
+          if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
+          if ((fds[1].revents & POLLIN) != 0) return;
+          if ((fds[0].revents & POLLIN) == 0) continue;
+          int signal = ReadSignal(signals_.fd());
+          if (++signals_seen_ < 2) {
+            std::fprintf(stderr, "skade: %s: input read to its end, committing it\n",
+                         SignalName(signal));
+            continue;
+          }
+          std::string pending = RangesToString(ledger_.in_flight());
+          std::fprintf(stderr, "skade: %s again: exiting without waiting; %s%s\n",
+                       SignalName(signal),
+                       pending.empty() ? "every line read was acknowledged"
+                                       : "not acknowledged (may or may not be committed): lines ",
+                       pending.c_str());
+          std::fflush(stdout);
+          ::_exit(130);
+        }
+      });
+    }
+    submitter_->Finish();
+    if (watch) {
+      char byte = 0;
+      (void)!::write(done[1], &byte, 1);
+      watcher.join();
+      ::close(done[0]);
+      ::close(done[1]);
+    }
+  }
+
+  Status Summarize(Status read, double seconds) {
+    commit::CoalescingCommitterStats stats = committer_.stats();
+    FILE* out = options_.ack ? stderr : stdout;
+    std::fprintf(out,
+                 "ingested %lld rows of %lld lines into %s: %lld batches, %lld logical writes, "
+                 "%lld physical commits, %lld data files in %.2f s",
+                 static_cast<long long>(ledger_.rows()), static_cast<long long>(line_),
+                 target_.table.ToString().c_str(), static_cast<long long>(ledger_.batches()),
+                 static_cast<long long>(stats.logical_writes),
+                 static_cast<long long>(stats.physical_commits),
+                 static_cast<long long>(stats.data_files), seconds);
+    if (skipped_ > 0)
+      std::fprintf(out, "; %lld bad lines skipped", static_cast<long long>(skipped_));
+    std::fprintf(out, "\n");
+    std::fflush(out);
+
+    std::string not_committed = RangesToString(ledger_.not_committed());
+    auto failure = ledger_.error();
+    if (!read || failure) {
+      Error error = failure ? *failure : read.error();
+      if (!read && failure) error.message = StrCat(read.error().message, "; ", error.message);
+      StrAppend(&error.message, "; committed ", ledger_.rows(), " rows");
+      if (bad_line_ > 0) StrAppend(&error.message, " from the lines before it, none from it on");
+      if (!not_committed.empty())
+        StrAppend(&error.message, "; not committed: lines ", not_committed);
+      if (bad_line_ == 0) StrAppend(&error.message, "; nothing after line ", line_, " was read");
+      return tl::unexpected(std::move(error));
+    }
+    if (signal_ != 0) {
+      std::fprintf(stderr, "skade: stopped by %s after line %lld; every line read was committed\n",
+                   SignalName(signal_), static_cast<long long>(line_));
+    }
+    return OkStatus();
+  }
+
+  const int input_fd_;
+  const StopSignals& signals_;
+  commit::CoalescingCommitter& committer_;
+  StreamTarget target_;
+  const StreamIngestOptions& options_;
+  std::shared_ptr<arrow::Schema> arrow_schema_;  // target_.schema's, once known
+  std::vector<std::string> csv_columns_;         // from the CSV header line
+  Ledger ledger_;
+  CommitSubmitter* submitter_ = nullptr;  // while Run() runs
+  LineBatch batch_;
+  int64_t line_ = 0;      // lines read
+  int64_t skipped_ = 0;   // bad lines left out (--skip-bad)
+  bool stopped_ = false;  // no more reading: a bad line or a failed commit
+  int signal_ = 0;        // the signal that stopped reading
+  int64_t bad_line_ = 0;  // the line that stopped reading
+  std::atomic<int> signals_seen_{0};
+};
+
+}  // namespace
+
+StopSignals::StopSignals() {
+  sigset_t set = StopSignalSet();
+  if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0) return;
+  blocked_ = true;
+  fd_ = ::signalfd(-1, &set, SFD_CLOEXEC);
+  if (fd_ < 0) {
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    blocked_ = false;
+  }
+}
+
+StopSignals::~StopSignals() {
+  if (fd_ >= 0) ::close(fd_);
+  if (blocked_) {
+    sigset_t set = StopSignalSet();
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  }
+}
+
+Status StreamIngest(int input_fd, const StopSignals& signals,
+                    commit::CoalescingCommitter& committer, StreamTarget target,
+                    const StreamIngestOptions& options) {
+  if (options.batch_rows < 1) return InvalidArgument("--batch-rows must be at least 1");
+  if (options.batch_ms < 1) return InvalidArgument("--batch-ms must be at least 1");
+  if (options.format == ingest::InputFormat::kParquet) {
+    return InvalidArgument("--stream reads JSON lines or CSV (--format jsonl|csv), not Parquet");
+  }
+  if (!target.schema && !target.create) {
+    return InternalError("a stream needs a table schema or a way to create the table");
+  }
+  StreamReader reader(input_fd, signals, committer, std::move(target), options);
+  return reader.Run();
+}
+
+}  // namespace skade::cli

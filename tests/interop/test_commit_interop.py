@@ -1,0 +1,374 @@
+"""`skade ingest --stream` and `--coalesce` (the coalescing committer,
+src/skade/commit/, reached through src/skade/cli/) end to end: rows piped in
+or given as many small files land in few commits, bad input is reported by
+line, upserts replace rows; then the real readers read the tables:
+PyIceberg, DuckDB and Spark see exactly the rows written, in both history
+modes, partitioned or not, and Spark (which applies equality deletes) sees
+the upserts.
+
+What the pinned readers do with equality deletes (the upserts), pinned here:
+  - Spark 4.0 + Iceberg 1.10.1: applies them (test_spark_reads_upserts).
+  - PyIceberg 0.12.0: refuses the scan with ValueError "PyIceberg does not
+    yet support equality deletes" (test_pyiceberg_refuses_equality_deletes).
+  - DuckDB 2.0.0: its iceberg extension is downloaded on first use and cannot
+    be had offline; where it loads, test_duckdb_iceberg_scan checks the rows,
+    selecting every column. By hand, DuckDB 1.4.4 with PyPI's
+    duckdb-ext-iceberg 1.4.4 applies equality deletes only when the query
+    selects the key columns (otherwise "Not implemented: Equality deletes
+    need the relevant columns to be selected"); see the README.
+
+Everything runs against one `skade serve` on a warehouse that `skade ingest`
+(a second process) writes into; Spark is one session for the module.
+"""
+import datetime as dt
+import json
+import re
+import subprocess
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from pyiceberg.catalog.rest import RestCatalog
+from pyiceberg.partitioning import PartitionField, PartitionSpec
+from pyiceberg.schema import Schema
+from pyiceberg.transforms import DayTransform, IdentityTransform
+from pyiceberg.types import DoubleType, LongType, NestedField, StringType, TimestampType
+
+BASE = dt.datetime(2026, 11, 1)
+
+EVENTS = Schema(
+    NestedField(1, "id", LongType(), required=True),
+    NestedField(2, "region", StringType(), required=True),
+    NestedField(3, "name", StringType()),
+    NestedField(4, "score", DoubleType()),
+    NestedField(5, "ts", TimestampType()),
+)
+BY_DAY_AND_REGION = PartitionSpec(
+    PartitionField(5, 1000, DayTransform(), "ts_day"),
+    PartitionField(2, 1001, IdentityTransform(), "region"),
+)
+
+
+def event(i, name=None):
+    return {
+        "id": i,
+        "region": ["eu", "us", "ap"][i % 3],
+        "name": name if name is not None else (None if i % 11 == 0 else f"name-{i}"),
+        "score": None if i % 7 == 0 else i / 4,
+        "ts": BASE + dt.timedelta(days=i % 4, seconds=i % 3600),
+    }
+
+
+def json_line(row):
+    return json.dumps({**row, "ts": row["ts"].isoformat()})
+
+
+def events_arrow(rows):
+    return pa.Table.from_pylist(rows, schema=pa.schema([
+        pa.field("id", pa.int64(), nullable=False), pa.field("region", pa.string(), nullable=False),
+        ("name", pa.string()), ("score", pa.float64()), ("ts", pa.timestamp("us"))]))
+
+
+def by_id(rows):
+    return sorted(rows, key=lambda row: (row["id"], row["region"]))
+
+
+def summary_counts(stdout):
+    """(rows, logical writes, physical commits) from the final summary line."""
+    match = re.search(r"ingested (\d+) rows .*?(\d+) logical writes, (\d+) physical commits",
+                      stdout)
+    assert match, stdout
+    return tuple(int(group) for group in match.groups())
+
+
+@pytest.fixture(scope="module")
+def catalog(module_server):
+    catalog = RestCatalog("skade", uri=module_server.uri)
+    catalog.create_namespace_if_not_exists("coalesce")
+    return catalog
+
+
+@pytest.fixture(scope="module")
+def ingest(bin_dir, module_server):
+    """`skade ingest … --warehouse <server's warehouse> …`, with `stdin` piped in."""
+
+    def run(*args, stdin=None, check=True):
+        command = [str(bin_dir / "skade"), "ingest", "--warehouse", str(module_server.warehouse),
+                   *map(str, args)]
+        proc = subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=300)
+        if check and proc.returncode != 0:
+            pytest.fail(f"{' '.join(command)} exited {proc.returncode}\n"
+                        f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+        return proc
+
+    return run
+
+
+def scan(catalog, name):
+    return by_id(catalog.load_table(name).scan().to_arrow().to_pylist())
+
+
+def data_files(table):
+    return [task.file.file_path.removeprefix("file://") for task in table.scan().plan_files()]
+
+
+# --- --stream -----------------------------------------------------------------
+
+
+def test_stream_10k_json_lines_in_few_commits(catalog, ingest):
+    rows = [event(i) for i in range(10_000)]
+    proc = ingest("--stream", "--create", "--batch-rows", 500, "coalesce.stream",
+                  stdin="".join(json_line(row) + "\n" for row in rows))
+    got_rows, writes, commits = summary_counts(proc.stdout)
+    assert (got_rows, writes) == (10_000, 20)
+    assert commits < writes
+    table = catalog.load_table("coalesce.stream")
+    assert len(table.metadata.snapshots) == commits
+    assert sum(int(s.summary["skade.logical-writes"]) for s in table.metadata.snapshots) == 20
+    assert scan(catalog, "coalesce.stream") == by_id(rows)
+
+
+def test_stream_a_bad_line_fails_with_its_number_and_commits_the_lines_before_it(catalog, ingest):
+    catalog.create_table("coalesce.strict", schema=EVENTS)
+    good = [event(i) for i in range(150)]
+    lines = [json_line(row) for row in good]
+    lines[120] = '{"id": "one hundred", "region": "eu"}'
+    proc = ingest("--stream", "--batch-rows", 50, "coalesce.strict",
+                  stdin="\n".join(lines) + "\n", check=False)
+    assert proc.returncode == 1
+    assert "line 121:" in proc.stderr, proc.stderr
+    assert scan(catalog, "coalesce.strict") == by_id(good[:120])
+
+    # --skip-bad leaves it out and goes on; a line without a required column is bad too.
+    lines[130] = '{"id": 5000}'
+    proc = ingest("--stream", "--skip-bad", "--batch-rows", 50, "coalesce.strict",
+                  stdin="\n".join(lines[120:]) + "\n")
+    assert "skipping line 1:" in proc.stderr and "skipping line 11:" in proc.stderr
+    assert "region" in proc.stderr
+    assert "2 bad lines skipped" in proc.stdout
+    expected = good[:120] + [row for i, row in enumerate(good) if i >= 120 and i not in (120, 130)]
+    assert scan(catalog, "coalesce.strict") == by_id(expected)
+
+
+def test_stream_csv_with_ack_lines(catalog, ingest):
+    catalog.create_table("coalesce.csv", schema=EVENTS)
+    rows = [event(i) for i in range(300)]
+    text = "id,region,name,score,ts\n" + "".join(
+        f"{r['id']},{r['region']},{r['name'] or ''},{'' if r['score'] is None else r['score']},"
+        f"{r['ts'].isoformat()}\n" for r in rows)
+    proc = ingest("--stream", "--format", "csv", "--ack", "--batch-rows", 100, "coalesce.csv",
+                  stdin=text)
+    acks = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert sorted((a["first_line"], a["last_line"], a["rows"]) for a in acks) == [
+        (2, 101, 100), (102, 201, 100), (202, 301, 100)]
+    snapshots = {s.snapshot_id for s in catalog.load_table("coalesce.csv").metadata.snapshots}
+    assert {a["snapshot_id"] for a in acks} <= snapshots
+    assert "ingested 300 rows" in proc.stderr
+    got = scan(catalog, "coalesce.csv")
+    # CSV has no nulls for strings: an empty field is "".
+    assert got == by_id([{**r, "name": r["name"] or ""} for r in rows])
+
+
+def test_stream_and_coalesce_errors_are_clear(catalog, ingest, tmp_path):
+    proc = ingest("--stream", "coalesce.nope", stdin='{"id": 1}\n', check=False)
+    assert proc.returncode == 1 and "NoSuchTable" in proc.stderr and "coalesce.nope" in proc.stderr
+    catalog.create_table("coalesce.typed", schema=EVENTS)
+    proc = ingest("--stream", "coalesce.typed", stdin='{"id": 1, "region": "eu", "colour": 2}\n',
+                  check=False)
+    assert proc.returncode == 1 and "'colour'" in proc.stderr and "line 1:" in proc.stderr
+    catalog.create_table("coalesce.v1", schema=EVENTS, properties={"format-version": "1"})
+    (tmp_path / "none.jsonl").write_text('{"id": 1, "region": "eu"}\n')
+    for mode, files in ((["--stream"], []), (["--coalesce"], [tmp_path / "none.jsonl"])):
+        proc = ingest(*mode, "--upsert-key", "id", "coalesce.v1", *files, stdin="", check=False)
+        assert proc.returncode == 1 and "format version 1" in proc.stderr, proc.stderr
+    proc = ingest("--stream", "--upsert-key", "ident", "coalesce.typed", stdin="", check=False)
+    assert proc.returncode == 1 and "'ident'" in proc.stderr
+    proc = ingest("--upsert-key", "id", "coalesce.typed", tmp_path / "none.jsonl", check=False)
+    assert proc.returncode == 1 and "--stream or --coalesce" in proc.stderr
+    assert catalog.load_table("coalesce.v1").metadata.snapshots == []
+
+
+def test_stream_sigterm_commits_what_was_read(catalog, ingest, bin_dir, module_server):
+    catalog.create_table("coalesce.signal", schema=EVENTS)
+    proc = subprocess.Popen(
+        [str(bin_dir / "skade"), "ingest", "--warehouse", str(module_server.warehouse),
+         "--stream", "--ack", "--batch-ms", "20", "coalesce.signal"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rows = [event(i) for i in range(40)]
+    for row in rows[:30]:
+        proc.stdin.write(json_line(row) + "\n")
+    proc.stdin.flush()
+    acked = 0
+    while acked < 30:  # everything written so far is acknowledged before the signal
+        acked += json.loads(proc.stdout.readline())["rows"]
+    for row in rows[30:]:
+        proc.stdin.write(json_line(row) + "\n")
+    proc.stdin.flush()
+    proc.terminate()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "SIGTERM" in err and "every line read was committed" in err
+    acked += sum(json.loads(line)["rows"] for line in out.splitlines())
+    got = scan(catalog, "coalesce.signal")
+    assert len(got) == acked and got == by_id(rows[:acked])
+
+
+# --- --coalesce ---------------------------------------------------------------
+
+
+def write_small_files(directory, groups, rows_per_file, first=0):
+    """`groups` small files (Parquet and JSON lines in turn) of the events shape."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths, rows = [], []
+    for f in range(groups):
+        part = [event(first + f * rows_per_file + i) for i in range(rows_per_file)]
+        rows += part
+        if f % 2 == 0:
+            path = directory / f"part-{f:03d}.parquet"
+            pq.write_table(events_arrow(part), path)
+        else:
+            path = directory / f"part-{f:03d}.jsonl"
+            path.write_text("".join(json_line(row) + "\n" for row in part))
+        paths.append(path)
+    return paths, rows
+
+
+def test_coalesce_50_small_files_in_far_fewer_commits(catalog, ingest, tmp_path):
+    catalog.create_table("coalesce.files", schema=EVENTS)
+    paths, rows = write_small_files(tmp_path / "in", 50, 40)
+    proc = ingest("--coalesce", "coalesce.files", *paths)
+    got_rows, writes, commits = summary_counts(proc.stdout)
+    assert (got_rows, writes) == (2000, 50)
+    assert commits <= 25, proc.stdout
+    assert len(catalog.load_table("coalesce.files").metadata.snapshots) == commits
+    assert scan(catalog, "coalesce.files") == by_id(rows)
+
+
+# --- the readers on coalesced tables ------------------------------------------
+
+READ_CASES = [("merged", False), ("merged", True), ("per-transaction", False),
+              ("per-transaction", True)]
+
+
+@pytest.fixture(scope="module")
+def coalesced(catalog, ingest, tmp_path_factory):
+    """One table per (history mode, partitioned) case, written by --coalesce
+    of 12 files and then --stream of 600 lines; name → the rows written."""
+    tables = {}
+    for mode, partitioned in READ_CASES:
+        name = f"coalesce.read_{mode.replace('-', '_')}_{'part' if partitioned else 'flat'}"
+        catalog.create_table(name, schema=EVENTS,
+                             partition_spec=BY_DAY_AND_REGION if partitioned else PartitionSpec(),
+                             properties={"skade.commit.history-mode": mode})
+        paths, rows = write_small_files(tmp_path_factory.mktemp("read"), 12, 25)
+        ingest("--coalesce", name, *paths)
+        more = [event(10_000 + i) for i in range(600)]
+        ingest("--stream", "--batch-rows", 100, name,
+               stdin="".join(json_line(row) + "\n" for row in more))
+        tables[name] = (mode, by_id(rows + more))
+    return tables
+
+
+def test_pyiceberg_and_duckdb_read_coalesced_tables(catalog, coalesced):
+    for name, (mode, rows) in coalesced.items():
+        table = catalog.load_table(name)
+        assert scan(catalog, name) == rows, name
+        writes = sum(int(s.summary["skade.logical-writes"]) for s in table.metadata.snapshots)
+        assert writes == 12 + 6
+        if mode == "per-transaction":
+            assert len(table.metadata.snapshots) == 18
+            assert len(table.metadata.metadata_log) + 1 < 18  # snapshots shared metadata commits
+        else:
+            assert len(table.metadata.snapshots) < 18
+        # Append-only, so DuckDB reading the live data files sees the rows too.
+        got = duckdb.sql(f"SELECT id, region, name, score, ts FROM read_parquet({data_files(table)!r})"
+                         ).to_arrow_table().to_pylist()
+        assert by_id(got) == rows, name
+
+
+def duckdb_with_iceberg():
+    con = duckdb.connect()
+    try:
+        con.sql("LOAD iceberg")
+    except duckdb.Error:
+        try:
+            con.sql("INSTALL iceberg")
+            con.sql("LOAD iceberg")
+        except duckdb.Error as error:
+            pytest.skip(f"DuckDB {duckdb.__version__}'s iceberg extension cannot be loaded "
+                        f"here (it is downloaded on first use): {str(error).splitlines()[0]}")
+    return con
+
+
+def test_duckdb_iceberg_scan(catalog, coalesced, upserted):
+    con = duckdb_with_iceberg()
+    for name, (_, rows) in {**coalesced, **upserted}.items():
+        location = catalog.load_table(name).metadata_location
+        got = con.sql(f"SELECT id, region, name, score, ts FROM iceberg_scan('{location}')"
+                      ).to_arrow_table().to_pylist()
+        assert by_id(got) == rows, name
+
+
+def spark_rows(spark, name):
+    spark.sql(f"REFRESH TABLE {name}")
+    return by_id(row.asDict() for row in spark.sql(
+        f"SELECT id, region, name, score, ts FROM {name}").collect())
+
+
+def test_spark_reads_coalesced_tables(spark, coalesced):
+    for name, (_, rows) in coalesced.items():
+        assert spark_rows(spark, name) == rows, name
+
+
+# --- upserts (equality deletes) -----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def upserted(catalog, ingest, tmp_path_factory):
+    """Tables upserted through --stream and --coalesce; name → the rows they hold."""
+    tables = {}
+    # --stream --create --upsert-key: the key becomes a required column.
+    base = {i: event(i) for i in range(1000)}
+    ingest("--stream", "--create", "--upsert-key", "id", "coalesce.upsert_stream",
+           stdin="".join(json_line(row) + "\n" for row in base.values()))
+    changes = [event(i, name="changed") for i in range(0, 1000, 3)]
+    changes += [event(2000 + i) for i in range(50)]          # new keys
+    changes += [event(3, name="changed twice")]              # a later row of a key wins
+    ingest("--stream", "--upsert-key", "id", "--batch-rows", 100, "coalesce.upsert_stream",
+           stdin="".join(json_line(row) + "\n" for row in changes))
+    for row in changes:
+        base[row["id"]] = row
+    tables["coalesce.upsert_stream"] = (None, by_id(base.values()))
+
+    # --coalesce --upsert-key on a partitioned table keyed by (region, id):
+    # files upsert in order, so the last file's row of a key wins.
+    catalog.create_table("coalesce.upsert_files", schema=EVENTS,
+                         partition_spec=PartitionSpec(
+                             PartitionField(2, 1000, IdentityTransform(), "region")),
+                         properties={"skade.commit.history-mode": "per-transaction"})
+    directory = tmp_path_factory.mktemp("upsert")
+    state, paths = {}, []
+    for f in range(10):
+        part = [event(i, name=f"file-{f}") for i in range(f * 20, f * 20 + 60)]
+        path = directory / f"u-{f:02d}.parquet"
+        pq.write_table(events_arrow(part), path)
+        paths.append(path)
+        for row in part:
+            state[(row["region"], row["id"])] = row
+    ingest("--coalesce", "--upsert-key", "region,id", "coalesce.upsert_files", *paths)
+    tables["coalesce.upsert_files"] = (None, by_id(state.values()))
+    return tables
+
+
+def test_spark_reads_upserts(spark, catalog, upserted):
+    for name, (_, rows) in upserted.items():
+        snapshots = catalog.load_table(name).metadata.snapshots
+        assert any(int(s.summary.get("added-equality-delete-files", 0)) > 0 for s in snapshots)
+        assert spark_rows(spark, name) == rows, name
+
+
+def test_pyiceberg_refuses_equality_deletes(catalog, upserted):
+    for name in upserted:
+        with pytest.raises(ValueError, match="does not yet support equality deletes"):
+            catalog.load_table(name).scan().to_arrow()
