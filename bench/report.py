@@ -14,6 +14,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "ingest"))
 import summarize as ingest_summary  # noqa: E402  (bench/ingest/summarize.py)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from coalesce import summarize as coalesce_summary  # noqa: E402  (bench/coalesce/summarize.py)
 
 REQUIRED_FIELDS = ("run_id", "target", "scenario", "threads", "ops")
 MEASURED_FIELDS = ("ops_per_sec", "p50_us", "p99_us", "p999_us")
@@ -105,6 +107,7 @@ class Run:
         self.measured = [r for r in records if "error" not in r]
         self.failed = [r for r in records if "error" in r]
         # Nessie is not selectable: the harness always records why it has no numbers.
+        self.selected = selected
         families = (selected.split(",") + ["nessie"]) if selected else list(FAMILIES)
         self.unselected = [t for f, targets in FAMILIES.items() if f not in families for t in targets]
 
@@ -189,6 +192,8 @@ def target_rows(run: Run) -> list:
     if off and GROUP_COMMIT_SAME_BUILD in off.get("notes", ""):
         row = row[:3] + ("⚠️ not measurable: this build has no group-commit option (same build both ways)",)
     rows.append(row)
+    rows += coalesce_summary.target_rows(run.measured + run.failed, run.selected,
+                                         run.find("skade-embedded", "commit", 16, "same_table", "on"))
     return rows
 
 
@@ -210,7 +215,8 @@ def counterpart(target: str) -> str:
 
 def scenario_sections(run: Run) -> list:
     lines = []
-    scenarios = sorted({r["scenario"] for r in run.measured}, key=lambda s: order_key(s, SCENARIO_ORDER))
+    scenarios = sorted({r["scenario"] for r in run.measured if r["scenario"] != coalesce_summary.SCENARIO},
+                       key=lambda s: order_key(s, SCENARIO_ORDER))
     for scenario in scenarios:
         records = [r for r in run.measured if r["scenario"] == scenario]
         lines += [f"### `{scenario}`", ""]
@@ -310,6 +316,7 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
               "`skade ×` is skade's throughput divided by the row's, same scenario, variant and threads: "
               "skade-embedded for the embedded peers, skade-rest for the REST peers.", ""]
     lines += scenario_sections(run)
+    lines += coalesce_summary.markdown(run.measured + run.failed)
     if ingest:
         where = (f"measured on its own (`{ingest_name}`; its ratios are within that run)"
                  if ingest_name else "in the same run")

@@ -9,13 +9,14 @@
 #   BENCH_QUICK=1        a small catalog and short scenarios (a few minutes in all)
 #   BENCH_SMOKE=1        a tiny catalog and a few hundred ops (for tests/interop/test_bench_smoke.py)
 #   BENCH_TARGETS        comma-separated subset of: skade-embedded, skade-rest, pyiceberg-sql,
-#                        iceberg-rest-fixture, iceberg-rust, ingest (default: all)
+#                        iceberg-rest-fixture, iceberg-rust, ingest, coalesce (default: all)
 #   BENCH_THREADS        N of the multi-threaded scenarios (default: cores, at least 2)
 #   BENCH_TABLES, BENCH_OPS, BENCH_COMMIT_OPS, BENCH_SECONDS, BENCH_WARMUP   override the mode's sizes
 #   BENCH_RUN_ID         default: UTC time + git commit
 #   BENCH_RESULTS_DIR    default: bench/results
 #   BENCH_REPORT         default: BENCHMARKS.md (where the report is written)
 #   BENCH_PYTHON         Python with PyIceberg (default: .venv/bin/python)
+#   BENCH_COALESCE_WRITERS  the coalesce scenario's many-writer count (full 1,000, quick 200)
 #   BENCH_KEEP=1         keep the warehouses and logs under .deps/bench/<run_id>/
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +39,7 @@ run_id=${BENCH_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(git rev-parse --short HEAD 2
 results_dir=${BENCH_RESULTS_DIR:-bench/results}
 report=${BENCH_REPORT:-BENCHMARKS.md}
 python=${BENCH_PYTHON:-.venv/bin/python}
-targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust,ingest}
+targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust,ingest,coalesce}
 
 mkdir -p "$results_dir"
 results=$(cd "$results_dir" && pwd)/$run_id.jsonl
@@ -202,27 +203,119 @@ bench_pyiceberg() {
     "$python" bench/peers/pyiceberg_bench.py "${common[@]}" --warehouse "$work/pyiceberg"
 }
 
-# iceberg-rust from crates.io (versions pinned by bench/peers/iceberg-rust/Cargo.lock), built here.
-bench_iceberg_rust() {
-  local reason="" exe
+# iceberg-rust from crates.io (versions pinned by bench/peers/iceberg-rust/Cargo.lock), built here
+# once per run; sets iceberg_rust_exe, or iceberg_rust_reason when it cannot be had.
+iceberg_rust_exe="" iceberg_rust_reason=""
+build_iceberg_rust() {
+  [[ -n $iceberg_rust_exe || -n $iceberg_rust_reason ]] && return 0
   if ! command -v cargo >/dev/null 2>&1; then
-    reason="cargo is not installed (https://rustup.rs)"
-  else
-    log "building bench/peers/iceberg-rust (cargo, first build takes a while)"
-    if ! CARGO_TARGET_DIR=$root/.deps/cargo-target cargo build --release --locked -j 2 \
-      --manifest-path bench/peers/iceberg-rust/Cargo.toml >"$logs/iceberg-rust-build.log" 2>&1; then
-      reason="cargo build failed: $(last_lines "$logs/iceberg-rust-build.log" 8)"
-    fi
+    iceberg_rust_reason="cargo is not installed (https://rustup.rs)"
+    return 0
   fi
-  exe=$root/.deps/cargo-target/release/skade-bench-iceberg-rust
+  log "building bench/peers/iceberg-rust (cargo, first build takes a while)"
+  if ! CARGO_TARGET_DIR=$root/.deps/cargo-target cargo build --release --locked -j 2 \
+    --manifest-path bench/peers/iceberg-rust/Cargo.toml >"$logs/iceberg-rust-build.log" 2>&1; then
+    iceberg_rust_reason="cargo build failed: $(last_lines "$logs/iceberg-rust-build.log" 8)"
+    return 0
+  fi
+  iceberg_rust_exe=$root/.deps/cargo-target/release/skade-bench-iceberg-rust
+}
+
+bench_iceberg_rust() {
+  build_iceberg_rust
   local catalog
   for catalog in memory sql; do
-    if [[ -n $reason ]]; then
-      record_failure "iceberg-rust-$catalog" unavailable "$reason"
+    if [[ -n $iceberg_rust_reason ]]; then
+      record_failure "iceberg-rust-$catalog" unavailable "$iceberg_rust_reason"
       continue
     fi
     run_peer "iceberg-rust-$catalog" "$logs/iceberg-rust-$catalog.log" \
-      "$exe" "${common[@]}" --catalog "$catalog" --warehouse "$work/iceberg-rust"
+      "$iceberg_rust_exe" "${common[@]}" --catalog "$catalog" --warehouse "$work/iceberg-rust"
+  done
+}
+
+# The coalesce scenario (bench/README.md): many concurrent small appends, each acknowledged when
+# durable, through skade's CoalescingCommitter and without it (a commit per write) with the same
+# driver, and the peers' own append of one data file per write. One process and one fresh warehouse
+# per case; a case that prints no record gets a failure record of its own.
+coalesce_case() {
+  local target=$1 variant=$2 writers=$3 committer=$4 logfile=$5
+  shift 5
+  local before rc=0
+  before=$(wc -l <"$results")
+  timeout --kill-after=10 "$target_timeout" "$@" >>"$results" 2>>"$logfile" || rc=$?
+  if (($(wc -l <"$results") == before)); then
+    python3 -c 'import json, sys; print(json.dumps({"run_id": sys.argv[1], "target": sys.argv[2],
+      "scenario": "coalesce", "variant": sys.argv[3], "threads": int(sys.argv[4]), "ops": 0,
+      "error": sys.argv[6], **({"committer": sys.argv[5]} if sys.argv[5] else {})}))' \
+      "$run_id" "$target" "$variant" "$writers" "$committer" \
+      "exited $rc before its record: $(last_lines "$logfile")" >>"$results"
+  fi
+  ((rc == 0)) || log "coalesce: $target $variant $writers writers exited $rc (see $logfile)"
+}
+
+# coalesce_variant ROWS TABLES: the record's variant, as the drivers name it ("1_row/10_tables").
+coalesce_variant() {
+  local rows=$1 tables=$2
+  echo "${rows}_row$( ((rows == 1)) || echo s)/${tables}_table$( ((tables == 1)) || echo s)"
+}
+
+bench_coalesce() {
+  # many: the many-writer count; each makes `small` 1-row writes or one of `large` rows; the
+  # 16-writer case makes `sixteen` writes per writer; the peers' loops `loop` writes, their
+  # 16-writer case `loop` / 8 per writer.
+  local many small large sixteen loop limit
+  case $mode in
+    smoke) many=8 small=2 large=100 sixteen=2 loop=3 limit=60 ;;
+    quick) many=200 small=3 large=10000 sixteen=30 loop=30 limit=60 ;;
+    *) many=1000 small=3 large=10000 sixteen=100 loop=200 limit=300 ;;
+  esac
+  many=${BENCH_COALESCE_WRITERS:-$many}
+  local dir=$work/coalesce n=0 committer shape writers per rows tables variant
+  # writers writes-per-writer rows tables
+  local skade_cases=("$many $small 1 1" "$many $small 1 10" "$many 1 $large 1" "$many 1 $large 10"
+    "16 $sixteen 1 1")
+  local peer_cases=("1 $loop 1 1" "1 $loop 1 10" "1 $loop $large 1" "1 $loop $large 10"
+    "16 $(((loop + 7) / 8)) 1 1")
+  for shape in "${skade_cases[@]}"; do
+    read -r writers per rows tables <<<"$shape"
+    variant=$(coalesce_variant "$rows" "$tables")
+    for committer in on off; do
+      n=$((n + 1))
+      coalesce_case skade-embedded "$variant" "$writers" "$committer" "$logs/coalesce-skade.log" \
+        "$bin/skade_coalesce_bench" --run-id "$run_id" \
+        --warehouse "$dir/skade-$n" --durability immediate --committer "$committer" \
+        --writers "$writers" --writes-per-writer "$per" --rows "$rows" --tables "$tables" \
+        --seconds "$limit"
+    done
+  done
+  # The peers need PyIceberg and a cargo build: not in the CI smoke run.
+  [[ $mode == smoke ]] && return 0
+  local python_ok=1
+  "$python" -c 'import pyiceberg.catalog.sql' 2>/dev/null || python_ok=0
+  build_iceberg_rust
+  [[ -n $iceberg_rust_reason ]] && echo "$iceberg_rust_reason" >"$logs/coalesce-iceberg-rust.log"
+  ((python_ok)) || echo "PyIceberg SqlCatalog not importable with $python" >"$logs/coalesce-pyiceberg.log"
+  for shape in "${peer_cases[@]}"; do
+    read -r writers per rows tables <<<"$shape"
+    variant=$(coalesce_variant "$rows" "$tables")
+    n=$((n + 1))
+    if ((python_ok)); then
+      coalesce_case pyiceberg-sql "$variant" "$writers" "" "$logs/coalesce-pyiceberg.log" \
+        "$python" bench/peers/pyiceberg_coalesce.py --run-id "$run_id" --warehouse "$dir/py-$n" \
+        --threads "$writers" --writes-per-writer "$per" --rows "$rows" --tables "$tables" \
+        --seconds "$limit"
+    else
+      coalesce_case pyiceberg-sql "$variant" "$writers" "" "$logs/coalesce-pyiceberg.log" false
+    fi
+    if [[ -z $iceberg_rust_reason ]]; then
+      coalesce_case iceberg-rust-sql "$variant" "$writers" "" "$logs/coalesce-iceberg-rust.log" \
+        "$iceberg_rust_exe" --scenario coalesce --catalog sql \
+        --run-id "$run_id" --warehouse "$dir/rust-$n" --writers "$writers" \
+        --writes-per-writer "$per" --rows "$rows" --coalesce-tables "$tables" --seconds "$limit"
+    else
+      coalesce_case iceberg-rust-sql "$variant" "$writers" "" "$logs/coalesce-iceberg-rust.log" false
+    fi
   done
 }
 
@@ -264,6 +357,7 @@ wants skade-rest && bench_skade_rest
 wants pyiceberg-sql && bench_pyiceberg
 wants iceberg-rest-fixture && bench_rest_fixture
 wants iceberg-rust && bench_iceberg_rust
+wants coalesce && bench_coalesce
 # The ingest benchmark (skade vs raw encode vs PyIceberg append), same run id.
 if wants ingest && [[ $mode != smoke ]]; then
   log "ingest: bench/ingest/run.sh"

@@ -49,6 +49,7 @@
 #include <iostream>
 #include <thread>
 
+#include "common/peak_rss.h"
 #include "ingest/bench_data.h"
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/ingest/ingest.h"
@@ -101,16 +102,6 @@ struct Record {
   int64_t peak_encoded_files = 0;  // IngestStats, the largest over repetitions
   std::string error;
 };
-
-// The process's peak resident set (VmHWM) in KiB, 0 if unknown.
-int64_t PeakRssKb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atoll(line.c_str() + 6);
-  }
-  return 0;
-}
 
 // Resets VmHWM to the current resident set, so that the next PeakRssKb()
 // measures what happened since. Memory earlier runs freed is first handed
@@ -225,7 +216,8 @@ Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog(const Args& args,
   if (latency_ms > 0) {
     SKADE_ASSIGN_OR_RAISE(auto io, io::FileIORegistry::Default().Create(options.warehouse));
     auto data_write = std::chrono::microseconds(latency_ms * 1000);
-    options.file_io = std::make_shared<skade::testing::LatencyFileIO>(io, data_write, data_write / 3);
+    options.file_io =
+        std::make_shared<skade::testing::LatencyFileIO>(io, data_write, data_write / 3);
   }
   SKADE_ASSIGN_OR_RAISE(auto catalog, catalog::EmbeddedCatalog::Open(options));
   SKADE_RETURN_NOT_OK(catalog->CreateNamespace({"bench"}, {}));

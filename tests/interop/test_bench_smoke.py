@@ -68,6 +68,36 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
     assert not (ROOT / ".deps" / "bench" / "smoke-test").exists()
 
 
+def test_smoke_coalesce_run_verifies_rows_and_reports_the_targets(bin_dir, tmp_path):
+    """The coalesce scenario at smoke sizes (skade only: the peers are skipped in smoke mode): every
+    case with and without the committer measured and verified by its driver, and the report's
+    coalesce section and target rows rendered."""
+    results = run_bench(bin_dir, tmp_path, "coalesce-test", BENCH_SMOKE="1", BENCH_TARGETS="coalesce")
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert not [r for r in records if "error" in r], records
+    cases = {(r["variant"], r["threads"], r["committer"]) for r in records}
+    for variant in ("1_row/1_table", "1_row/10_tables", "100_rows/1_table", "100_rows/10_tables"):
+        for committer in ("on", "off"):
+            assert (variant, 8, committer) in cases
+    assert ("1_row/1_table", 16, "on") in cases and ("1_row/1_table", 16, "off") in cases
+    for r in records:
+        assert r["scenario"] == "coalesce" and r["target"] == "skade-embedded"
+        assert r["ops"] == r["threads"] * r["writes_per_writer"] and r["errors"] == 0, r
+        assert 0 < r["p50_us"] <= r["p99_us"] <= r["p999_us"], r
+        assert 1 <= r["physical_commits"] <= r["ops"] and r["data_files"] >= 1, r
+        if r["committer"] == "off":
+            assert r["physical_commits"] == r["ops"], r
+
+    report = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "## Coalesce" in report and "skade-embedded (a commit per write)" in report
+    targets = [line for line in report.split("## Targets", 1)[1].split("\n## ", 1)[0].splitlines()
+               if line.startswith("| Coalesce:")]
+    assert len(targets) == 3, targets
+    # The per-write ratio is measurable here; the PyIceberg and same-table ratios need other targets.
+    assert "pass" in targets[0] or "fail" in targets[0]
+    assert "not measured" in targets[1] and "not measured" in targets[2]
+
+
 def test_quick_ingest_run_fills_the_ingest_section(bin_dir, tmp_path):
     """`make bench`'s ingest target at quick sizes: every scenario measured, for skade, the raw encoder
     and PyIceberg, and BENCHMARKS.md computes every ratio from them (whatever the numbers are)."""

@@ -5,6 +5,11 @@
 //! Usage: skade-bench-iceberg-rust --catalog memory|sql --warehouse DIR --run-id ID
 //!            [--tables N] [--tables-per-namespace K] [--threads N] [--ops N]
 //!            [--commit-ops N] [--seconds S] [--warmup N]
+//!        skade-bench-iceberg-rust --scenario coalesce --catalog memory|sql --warehouse DIR
+//!            --run-id ID [--writers N] [--writes-per-writer K] [--rows R]
+//!            [--coalesce-tables T] [--seconds S]            (coalesce.rs)
+
+mod coalesce;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -40,6 +45,12 @@ struct Config {
     commit_ops: u64,
     seconds: f64,
     warmup: u64,
+    /// "catalog" (every scenario above) or "coalesce" (coalesce.rs).
+    scenario: String,
+    writers: usize,
+    writes_per_writer: u64,
+    rows: u64,
+    coalesce_tables: usize,
 }
 
 impl Config {
@@ -81,6 +92,14 @@ impl Config {
                 .transpose()?
                 .unwrap_or(2.0),
             warmup: number("warmup", 100)?,
+            scenario: values
+                .get("scenario")
+                .cloned()
+                .unwrap_or("catalog".to_string()),
+            writers: number("writers", 16)?.max(1) as usize,
+            writes_per_writer: number("writes-per-writer", 1)?.max(1),
+            rows: number("rows", 1)?.max(1),
+            coalesce_tables: number("coalesce-tables", 1)?.max(1) as usize,
         })
     }
 
@@ -584,8 +603,16 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    if let Err(e) = run(cfg).await {
-        eprintln!("skade-bench-iceberg-rust: {e}");
-        std::process::exit(1);
+    let result = match cfg.scenario.as_str() {
+        "coalesce" => coalesce::run(cfg).await,
+        _ => run(cfg).await.map(|_| true),
+    };
+    match result {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("skade-bench-iceberg-rust: {e}");
+            std::process::exit(1);
+        }
     }
 }
