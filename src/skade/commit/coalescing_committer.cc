@@ -113,17 +113,6 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Write(
     return tl::unexpected(std::move(error));
   };
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(table));
-  if (batch && batch->num_rows() == 0 && options.requirements.empty()) {
-    // Nothing to commit: where the table is now.
-    auto metadata = catalog_->ResolveMetadata(table);
-    if (!metadata) return fail(metadata.error());
-    CommitReceipt receipt;
-    if (auto current = (*metadata)->CurrentSnapshot()) {
-      receipt.snapshot_id = current->snapshot_id;
-      receipt.sequence_number = current->sequence_number;
-    }
-    return receipt;
-  }
   PendingWrite write;
   write.kind = kind;
   write.table = table;
@@ -133,6 +122,18 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Write(
   write.key_columns = key_columns;
   Status prepared = Prepare(&write, batch);
   if (!prepared) return fail(prepared.error());
+  if (batch && batch->num_rows() == 0 && options.requirements.empty()) {
+    // Checked, and nothing to commit: where the table is now.
+    auto loaded = catalog_->LoadTable(table);
+    if (!loaded) return fail(loaded.error());
+    CommitReceipt receipt;
+    receipt.metadata_location = loaded->metadata_location;
+    if (auto current = loaded->metadata->CurrentSnapshot()) {
+      receipt.snapshot_id = current->snapshot_id;
+      receipt.sequence_number = current->sequence_number;
+    }
+    return receipt;
+  }
   auto result = Submit(&write);
   if (!result) {
     ++failed_writes_;
