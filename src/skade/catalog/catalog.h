@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "skade/io/file_io.h"
 #include "skade/spec/partition_spec.h"
 #include "skade/spec/schema.h"
 #include "skade/spec/sort_order.h"
@@ -49,10 +50,23 @@ struct LoadTableResult {
   std::shared_ptr<const std::string> metadata_json;
 };
 
+/// A file a commit references that its writer wrote without sync, with its
+/// bytes (as written), so the catalog can make it durable together with the
+/// commit instead of the writer paying a sync for each file.
+struct UnsyncedFile {
+  std::string location;
+  std::string contents;
+};
+
 struct CommitTableRequest {
   TableIdentifier identifier;
   std::vector<spec::TableRequirement> requirements;
   std::vector<spec::TableUpdate> updates;
+  /// Files the updates reference that were written without sync through the
+  /// FileIO the catalog accepted them for (UnsyncedFileLimit()); the commit
+  /// is acknowledged only once they are durable too. Not part of the REST
+  /// protocol: REST clients write their own files.
+  std::vector<UnsyncedFile> unsynced_files;
 };
 
 struct UpdateNamespacePropertiesResult {
@@ -117,6 +131,14 @@ class Catalog {
   virtual Result<LoadTableResult> CommitTable(const CommitTableRequest& request) = 0;
   /// Commits changes to several tables atomically: all or nothing.
   virtual Status CommitTransaction(const std::vector<CommitTableRequest>& requests) = 0;
+
+  /// The largest file that a writer using `io` may leave unsynced and hand
+  /// to a commit in CommitTableRequest::unsynced_files; 0 (the default): the
+  /// catalog takes none, writers sync their files themselves.
+  virtual size_t UnsyncedFileLimit(const io::FileIO& io) const {
+    (void)io;
+    return 0;
+  }
 };
 
 }  // namespace skade::catalog

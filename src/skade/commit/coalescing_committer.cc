@@ -92,7 +92,7 @@ Status CoalescingCommitter::Impl::Prepare(PendingWrite* write,
   }
   // Too large to hold: encode and write it here, so no flush waits on it.
   std::vector<std::string> written;
-  auto encoded = EncodeRows(*metadata, catalog_->file_io_ptr(), durable(), {rows},
+  auto encoded = EncodeRows(*metadata, RowSink{catalog_->file_io_ptr(), durable(), 0}, {rows},
                             write->key_field_ids, &written);
   if (!encoded) {
     DeleteFiles(catalog_->file_io(), written);

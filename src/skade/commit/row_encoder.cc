@@ -1,3 +1,5 @@
+#include <deque>
+
 #include "skade/commit/row_encoder_internal.h"
 #include "skade/commit/upsert_keys_internal.h"
 #include "skade/data/data_file_namer.h"
@@ -5,16 +7,19 @@
 #include "skade/data/fanout_data_writer.h"
 #include "skade/data/partition_path.h"
 #include "skade/data/record_batches.h"
+#include "skade/io/buffer_output_file.h"
 
 namespace skade::commit {
 
 namespace {
 
+// Writes `batches` as files of `schema` (the table's, or an upsert's key)
+// and appends the unsynced ones to `unsynced`.
 Result<std::vector<spec::DataFile>> WriteFiles(
-    const spec::TableMetadata& metadata, const std::shared_ptr<io::FileIO>& io,
-    const data::DataWriterOptions& options, spec::SchemaPtr schema,
-    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches, data::DataFileNamer* namer,
-    std::vector<std::string>* written) {
+    const spec::TableMetadata& metadata, const RowSink& sink, data::DataWriterOptions options,
+    spec::SchemaPtr schema, const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
+    data::DataFileNamer* namer, std::vector<std::string>* written,
+    std::vector<catalog::UnsyncedFile>* unsynced) {
   auto next_location = [&](const std::vector<spec::Literal>& partition) -> Result<std::string> {
     std::string partition_path;
     if (!metadata.Spec()->fields.empty()) {
@@ -24,11 +29,34 @@ Result<std::vector<spec::DataFile>> WriteFiles(
     written->push_back(namer->Next(partition_path));
     return written->back();
   };
-  SKADE_ASSIGN_OR_RAISE(
-      auto writer,
-      data::FanoutDataWriter::Make(io, std::move(schema), metadata.Spec(), options, next_location));
+  std::unique_ptr<data::FanoutDataWriter> writer;
+  // Encoded in memory first when the commit may take them unsynced.
+  std::deque<std::pair<std::string, std::string>> buffered;  // location, bytes
+  bool buffer = sink.durable && sink.unsynced_limit > 0;
+  options.durable = sink.durable;
+  if (buffer) {
+    SKADE_ASSIGN_OR_RAISE(
+        writer, data::FanoutDataWriter::Make(
+                    std::move(schema), metadata.Spec(), options,
+                    [&](const std::vector<spec::Literal>& partition) -> Result<data::DataFileSink> {
+                      SKADE_ASSIGN_OR_RAISE(std::string location, next_location(partition));
+                      auto& file = buffered.emplace_back(location, std::string());
+                      return data::DataFileSink{
+                          location, std::make_unique<io::BufferOutputFile>(&file.second)};
+                    }));
+  } else {
+    SKADE_ASSIGN_OR_RAISE(
+        writer, data::FanoutDataWriter::Make(sink.io, std::move(schema), metadata.Spec(), options,
+                                             next_location));
+  }
   for (const auto& batch : batches) SKADE_RETURN_NOT_OK(writer->Write(batch));
-  return writer->Close();
+  SKADE_ASSIGN_OR_RAISE(auto files, writer->Close());
+  for (auto& [location, bytes] : buffered) {
+    bool hand_over = bytes.size() <= sink.unsynced_limit;
+    SKADE_RETURN_NOT_OK(sink.io->WriteFile(location, bytes, !hand_over));
+    if (hand_over) unsynced->push_back({location, std::move(bytes)});
+  }
+  return files;
 }
 
 std::vector<std::string> KeyNames(const spec::Schema& schema,
@@ -40,8 +68,7 @@ std::vector<std::string> KeyNames(const spec::Schema& schema,
 
 }  // namespace
 
-Result<EncodedRows> EncodeRows(const spec::TableMetadata& metadata,
-                               const std::shared_ptr<io::FileIO>& io, bool durable,
+Result<EncodedRows> EncodeRows(const spec::TableMetadata& metadata, const RowSink& sink,
                                const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
                                const std::vector<int32_t>& key_field_ids,
                                std::vector<std::string>* written) {
@@ -49,11 +76,11 @@ Result<EncodedRows> EncodeRows(const spec::TableMetadata& metadata,
   if (batches.empty()) return encoded;
   SKADE_ASSIGN_OR_RAISE(data::DataWriterOptions options,
                         data::DataWriterOptions::FromProperties(metadata.properties));
-  options.durable = durable;
   data::DataFileNamer namer(metadata, "");
   if (key_field_ids.empty()) {
-    SKADE_ASSIGN_OR_RAISE(encoded.data_files, WriteFiles(metadata, io, options, metadata.Schema(),
-                                                         batches, &namer, written));
+    SKADE_ASSIGN_OR_RAISE(encoded.data_files,
+                          WriteFiles(metadata, sink, options, metadata.Schema(), batches, &namer,
+                                     written, &encoded.unsynced));
     return encoded;
   }
   // Later rows of a key replace earlier ones: the delete file (same
@@ -61,13 +88,13 @@ Result<EncodedRows> EncodeRows(const spec::TableMetadata& metadata,
   std::vector<std::string> keys = KeyNames(*metadata.Schema(), key_field_ids);
   SKADE_ASSIGN_OR_RAISE(auto rows, data::ConcatenateBatches(batches));
   SKADE_ASSIGN_OR_RAISE(rows, data::LastRowPerKey(rows, keys));
-  SKADE_ASSIGN_OR_RAISE(encoded.data_files, WriteFiles(metadata, io, options, metadata.Schema(),
-                                                       {rows}, &namer, written));
+  SKADE_ASSIGN_OR_RAISE(encoded.data_files, WriteFiles(metadata, sink, options, metadata.Schema(),
+                                                       {rows}, &namer, written, &encoded.unsynced));
   SKADE_ASSIGN_OR_RAISE(auto key_rows, data::SelectColumns(rows, keys));
   SKADE_ASSIGN_OR_RAISE(
       encoded.delete_files,
-      WriteFiles(metadata, io, options, KeySchema(*metadata.Schema(), key_field_ids), {key_rows},
-                 &namer, written));
+      WriteFiles(metadata, sink, options, KeySchema(*metadata.Schema(), key_field_ids), {key_rows},
+                 &namer, written, &encoded.unsynced));
   for (spec::DataFile& file : encoded.delete_files) {
     file.content = spec::DataFileContent::kEqualityDeletes;
     file.equality_ids = key_field_ids;

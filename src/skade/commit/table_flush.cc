@@ -67,9 +67,12 @@ Status TableFlush::StageRun(Run& run) {
   const std::vector<int32_t> no_key;
   const std::vector<int32_t>& key =
       run.kind == PendingWrite::Kind::kUpsert ? run.writes.front()->key_field_ids : no_key;
+  // The flush's own files go to the commit unsynced where the catalog
+  // takes them: the store transaction makes them durable, one sync in all.
+  RowSink sink{table_.io_ptr(), table_.durable_files(),
+               table_.catalog().UnsyncedFileLimit(table_.io())};
   SKADE_ASSIGN_OR_RAISE(EncodedRows encoded,
-                        EncodeRows(table_.metadata(), table_.io_ptr(), table_.durable_files(),
-                                   deferred, key, &written_));
+                        EncodeRows(table_.metadata(), sink, deferred, key, &written_));
   for (PendingWrite* write : run.writes) {
     encoded.data_files.insert(encoded.data_files.end(), write->data_files.begin(),
                               write->data_files.end());
@@ -87,6 +90,7 @@ Status TableFlush::StageRun(Run& run) {
     run.update = &delta;
   }
   run.update->SetSummaryProperty(kLogicalWritesSummary, std::to_string(run.writes.size()));
+  for (auto& file : encoded.unsynced) run.update->AddUnsyncedFile(std::move(file));
   return OkStatus();
 }
 

@@ -6,29 +6,9 @@
 #include "skade/data/partition_path.h"
 #include "skade/data/partition_splitter.h"
 #include "skade/ingest/data_file_encoder_internal.h"
+#include "skade/io/buffer_output_file.h"
 
 namespace skade::ingest {
-
-namespace {
-
-// The encode's sink: the bytes land in a buffer the encoder keeps, and the
-// write stage stores them later under the file's name.
-class BufferOutputFile : public io::OutputFile {
- public:
-  explicit BufferOutputFile(std::string* bytes) : bytes_(bytes) {}
-
-  Status Write(std::string_view data) override {
-    bytes_->append(data);
-    return OkStatus();
-  }
-  int64_t BytesWritten() const override { return static_cast<int64_t>(bytes_->size()); }
-  Status Close() override { return OkStatus(); }
-
- private:
-  std::string* bytes_;
-};
-
-}  // namespace
 
 Result<std::vector<EncodedFile>> DataFileEncoder::Encode(const RecordBatchGroup& group) const {
   return Encode(StreamOf(group));
@@ -56,7 +36,7 @@ Result<std::vector<EncodedFile>> DataFileEncoder::Encode(const BatchStream& batc
               SKADE_ASSIGN_OR_RAISE(file.file.partition_path,
                                     data::PartitionPath(*spec_, *schema_, partition));
             }
-            return data::DataFileSink{{}, std::make_unique<BufferOutputFile>(&file.file.bytes)};
+            return data::DataFileSink{{}, std::make_unique<io::BufferOutputFile>(&file.file.bytes)};
           }));
   for (;;) {
     SKADE_ASSIGN_OR_RAISE(std::shared_ptr<arrow::RecordBatch> batch, batches());

@@ -94,6 +94,8 @@ Result<catalog::CommitTableRequest> StageUpdates(const Table& base,
   spec::TableMetadataPtr staged = base.metadata_ptr();
   for (size_t i = 0; i < updates.size(); ++i) {
     SKADE_ASSIGN_OR_RAISE(spec::SnapshotPtr snapshot, updates[i]->Apply(*staged));
+    for (auto& file : updates[i]->UnsyncedFiles())
+      request.unsynced_files.push_back(std::move(file));
     spec::SnapshotRef ref = MainRef(*staged, snapshot->snapshot_id);
     request.updates.push_back(spec::AddSnapshot{snapshot});
     request.updates.push_back(spec::SetSnapshotRef{spec::kMainBranch, ref});

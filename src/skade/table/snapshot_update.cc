@@ -32,12 +32,34 @@ std::optional<int64_t> SnapshotUpdate::StartingSnapshotId() const {
 
 Status SnapshotUpdate::Validate(const spec::TableMetadata& /*current*/) { return OkStatus(); }
 
+SnapshotUpdate& SnapshotUpdate::AddUnsyncedFile(catalog::UnsyncedFile file) {
+  unsynced_inputs_.push_back(std::move(file));
+  return *this;
+}
+
+Result<std::optional<catalog::UnsyncedFile>> SnapshotUpdate::WriteTableFile(
+    const std::string& location, std::string bytes) {
+  bool hand_over =
+      table_.durable_files() && bytes.size() <= table_.catalog().UnsyncedFileLimit(table_.io());
+  SKADE_RETURN_NOT_OK(io().WriteFile(location, bytes, table_.durable_files() && !hand_over));
+  if (!hand_over) return std::nullopt;
+  return catalog::UnsyncedFile{location, std::move(bytes)};
+}
+
 Result<std::string> SnapshotUpdate::WriteNewManifest(const spec::TableMetadata& base,
                                                      std::string_view bytes) {
   std::string location = spec::ManifestLocation(base, commit_uuid_, manifest_count_++);
-  SKADE_RETURN_NOT_OK(io().WriteFile(location, bytes, table_.durable_files()));
+  SKADE_ASSIGN_OR_RAISE(auto unsynced, WriteTableFile(location, std::string(bytes)));
+  if (unsynced) unsynced_manifests_.push_back(std::move(*unsynced));
   written_manifests_.push_back(location);
   return location;
+}
+
+std::vector<catalog::UnsyncedFile> SnapshotUpdate::UnsyncedFiles() const {
+  std::vector<catalog::UnsyncedFile> files = unsynced_inputs_;
+  files.insert(files.end(), unsynced_manifests_.begin(), unsynced_manifests_.end());
+  if (unsynced_manifest_list_) files.push_back(*unsynced_manifest_list_);
+  return files;
 }
 
 Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base) {
@@ -80,7 +102,9 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base)
   }
   snapshot->manifest_list =
       spec::ManifestListLocation(base, snapshot_id_, ++attempt_, commit_uuid_);
-  SKADE_RETURN_NOT_OK(writer->WriteTo(io(), snapshot->manifest_list, table_.durable_files()));
+  SKADE_ASSIGN_OR_RAISE(std::string list_bytes, writer->Finish());
+  SKADE_ASSIGN_OR_RAISE(unsynced_manifest_list_,
+                        WriteTableFile(snapshot->manifest_list, std::move(list_bytes)));
   written_manifest_lists_.push_back(snapshot->manifest_list);
 
   last_manifest_list_ = snapshot->manifest_list;

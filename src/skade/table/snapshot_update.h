@@ -25,6 +25,14 @@
 // no retry, since rebasing again cannot remove the conflict. To commit several
 // updates in one metadata commit, use Transaction.
 //
+// Durability: when the table's files are durable (Table::durable_files())
+// and the catalog accepts unsynced files (Catalog::UnsyncedFileLimit), the
+// manifests and manifest list are written without sync and handed to the
+// commit (CommitTableRequest::unsynced_files), which makes them durable with
+// the pointer — one sync for the whole commit; otherwise each is synced as
+// it is written. AddUnsyncedFile() hands over the caller's own files (data
+// files it wrote without sync) the same way.
+//
 // Files: after a successful commit, the manifest lists and manifests of
 // attempts that lost are deleted; after a failure, everything the update
 // wrote is deleted, except when the outcome is unknown
@@ -58,6 +66,15 @@ class SnapshotUpdate {
 
   /// An extra summary property, e.g. "engine-name".
   SnapshotUpdate& SetSummaryProperty(std::string key, std::string value);
+
+  /// A file this update references that the caller wrote without sync
+  /// through the table's FileIO, no larger than the catalog's
+  /// UnsyncedFileLimit(): the commit makes it durable (see above).
+  SnapshotUpdate& AddUnsyncedFile(catalog::UnsyncedFile file);
+
+  /// The unsynced files the last Apply() depends on: the caller's, the
+  /// manifests and the manifest list written without sync.
+  std::vector<catalog::UnsyncedFile> UnsyncedFiles() const;
 
   /// Commits this update alone (see above) and returns the table as
   /// committed. kCommitFailed once the retries are exhausted; other catalog
@@ -102,6 +119,10 @@ class SnapshotUpdate {
   Result<std::string> WriteNewManifest(const spec::TableMetadata& base, std::string_view bytes);
 
   io::FileIO& io() const { return table_.io(); }
+  /// Writes a new table file: unsynced and returned when the commit can make
+  /// it durable, else as durable as the table says (and nullopt).
+  Result<std::optional<catalog::UnsyncedFile>> WriteTableFile(const std::string& location,
+                                                              std::string bytes);
   /// Main's snapshot in table() (none for an empty table): where the
   /// concurrent history that Validate() checks starts.
   std::optional<int64_t> StartingSnapshotId() const;
@@ -115,6 +136,9 @@ class SnapshotUpdate {
   std::map<std::string, std::string> summary_properties_;
   std::vector<std::string> written_manifests_;
   std::vector<std::string> written_manifest_lists_;
+  std::vector<catalog::UnsyncedFile> unsynced_inputs_;
+  std::vector<catalog::UnsyncedFile> unsynced_manifests_;
+  std::optional<catalog::UnsyncedFile> unsynced_manifest_list_;  // the last Apply()'s
   // What the last Apply() produced: its manifest list and the manifests it
   // names, to keep on CleanUp(true).
   std::string last_manifest_list_;
