@@ -1,7 +1,9 @@
 // Commit throughput with 16 concurrent committers on 16 different tables at
 // durability=immediate, with group commit on (group_commit:1) and off
-// (group_commit:0). Each operation is a client's fast append: load the table,
-// commit one snapshot (its metadata file fsynced, then the pointer swap).
+// (group_commit:0), and the metadata-file journal on (journal:1: the file is
+// written without sync, its bytes ride in the store's transaction) and off
+// (journal:0: the file and its directory are fsynced before the swap). Each
+// operation is a client's fast append: load the table, commit one snapshot.
 //
 //   skade_micro_bench --benchmark_filter=GroupCommit
 //
@@ -27,7 +29,7 @@ constexpr int kCommitters = 16;
 
 class CommitFixture {
  public:
-  explicit CommitFixture(bool group_commit) {
+  CommitFixture(bool group_commit, bool journal) {
     std::string pattern = (std::filesystem::temp_directory_path() / "skade-bench-XXXXXX").string();
     warehouse_ = mkdtemp(pattern.data());
     EmbeddedCatalogOptions options;
@@ -35,6 +37,7 @@ class CommitFixture {
     options.durability = store::Durability::kImmediate;
     options.store_map_size = 1ull << 30;
     options.group_commit = group_commit;
+    if (!journal) options.journal_max_bytes = 0;
     catalog_ = *EmbeddedCatalog::Open(options);
     Namespace ns{"bench"};
     (void)catalog_->CreateNamespace(ns, {});
@@ -62,17 +65,17 @@ class CommitFixture {
   std::vector<TableIdentifier> identifiers_;
 };
 
-CommitFixture& GetFixture(bool group_commit) {
+CommitFixture& GetFixture(bool group_commit, bool journal) {
   static std::mutex mutex;
-  static auto* fixtures = new std::map<bool, std::unique_ptr<CommitFixture>>();
+  static auto* fixtures = new std::map<std::pair<bool, bool>, std::unique_ptr<CommitFixture>>();
   std::lock_guard<std::mutex> lock(mutex);
-  auto& fixture = (*fixtures)[group_commit];
-  if (!fixture) fixture = std::make_unique<CommitFixture>(group_commit);
+  auto& fixture = (*fixtures)[{group_commit, journal}];
+  if (!fixture) fixture = std::make_unique<CommitFixture>(group_commit, journal);
   return *fixture;
 }
 
 void BM_GroupCommit(benchmark::State& state) {
-  CommitFixture& fixture = GetFixture(state.range(0) != 0);
+  CommitFixture& fixture = GetFixture(state.range(0) != 0, state.range(1) != 0);
   const TableIdentifier& table = fixture.table(state.thread_index());
   // The default store is LMDB: count its transactions.
   auto& lmdb_store = dynamic_cast<store::lmdb::LmdbCatalogStore&>(fixture.catalog().store());
@@ -90,9 +93,8 @@ void BM_GroupCommit(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_GroupCommit)
-    ->ArgName("group_commit")
-    ->Arg(0)
-    ->Arg(1)
+    ->ArgNames({"group_commit", "journal"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
     ->Threads(kCommitters)
     ->Iterations(40)
     ->UseRealTime();

@@ -2,7 +2,7 @@
 // multi-process and crash tests. Prints "ACK <snapshot-id>" (flushed) after
 // each acknowledged commit, so the parent knows exactly what must survive.
 //
-//   skade_commit_worker WAREHOUSE NS.TABLE COMMITS [CRASH_PROBABILITY]
+//   skade_commit_worker WAREHOUSE NS.TABLE COMMITS [CRASH_PROBABILITY [FLUSH_INTERVAL_MS]]
 //   skade_commit_worker WAREHOUSE --rename NS.FROM NS.TO
 //   skade_commit_worker WAREHOUSE --drop NS.TABLE
 //   skade_commit_worker WAREHOUSE --create NS.TABLE
@@ -11,6 +11,8 @@
 // writing a new metadata file and before the pointer swap, with that
 // probability per metadata write: the window where a crash could leave a
 // pointer to a missing or partial file if the commit order were wrong.
+// FLUSH_INTERVAL_MS sets EmbeddedCatalogOptions::flush_interval_ms (a long
+// one keeps the metadata files journaled in the store when it is killed).
 #include <signal.h>
 #include <unistd.h>
 
@@ -86,6 +88,7 @@ int main(int argc, char** argv) {
   options.warehouse = argv[1];
   options.store_map_size = 1ull << 30;
   double crash_probability = argc > 4 ? std::atof(argv[4]) : 0.0;
+  if (argc > 5) options.flush_interval_ms = std::atoi(argv[5]);
   options.file_io =
       std::make_shared<CrashingFileIO>(skade::io::NewLocalFileIO(), crash_probability);
   auto catalog = skade::catalog::EmbeddedCatalog::Open(options);

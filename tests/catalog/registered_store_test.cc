@@ -117,6 +117,20 @@ class RecordingStore : public CatalogStore {
     Note("CommitSeq");
     return inner_->CommitSeq();
   }
+  Result<std::vector<store::JournaledFile>> ReadJournaledFiles() override {
+    Note("ReadJournaledFiles");
+    return inner_->ReadJournaledFiles();
+  }
+  Status ReleaseJournaledFiles(const std::vector<std::string>& locations) override {
+    Note("ReleaseJournaledFiles");
+    return inner_->ReleaseJournaledFiles(locations);
+  }
+  Status RestoreJournaledFiles(
+      const std::vector<std::string>& locations,
+      const std::function<Status(const store::JournaledFile&)>& restore) override {
+    Note("RestoreJournaledFiles");
+    return inner_->RestoreJournaledFiles(locations, restore);
+  }
   Status Sync(const std::function<Status()>& with_commits_held) override {
     Note("Sync");
     return inner_->Sync(with_commits_held);
@@ -202,6 +216,35 @@ TEST(RegisteredStoreTest, TheCatalogRunsOnAStoreRegisteredFromOutside) {
   // The store lives where it was named, not in the warehouse.
   EXPECT_TRUE(std::filesystem::exists(dir.Sub("elsewhere")));
   EXPECT_FALSE(std::filesystem::exists(dir.Sub("warehouse/.skade/catalog")));
+}
+
+// At immediate the catalog journals its metadata files in the registered
+// store too, and releases them through the interface.
+TEST(RegisteredStoreTest, TheJournalWorksThroughTheInterface) {
+  RegisterRecordingStore();
+  auto before = RecordingStore::Calls();
+  testing::TempDir dir;
+  EmbeddedCatalogOptions options;
+  options.warehouse = dir.Sub("warehouse");
+  options.store = "recording:" + dir.Sub("elsewhere");
+  options.store_map_size = 1ull << 30;
+  options.durability = store::Durability::kImmediate;
+  options.flush_interval_ms = 60'000;  // flushed by hand below
+  auto catalog = EmbeddedCatalog::Open(options);
+  ASSERT_THAT(catalog, IsOk());
+  TableIdentifier id{{"n"}, "t"};
+  ASSERT_THAT((*catalog)->CreateNamespace({"n"}, {}), IsOk());
+  CreateTableRequest request;
+  request.name = id.name;
+  request.schema = std::make_shared<const spec::Schema>(
+      0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+  ASSERT_THAT((*catalog)->CreateTable(id.ns, request), IsOk());
+  ASSERT_THAT(testing::FastAppend(**catalog, id), IsOk());
+  EXPECT_EQ((*catalog)->store().ReadJournaledFiles()->size(), 2u);
+  ASSERT_THAT((*catalog)->Flush(), IsOk());
+  EXPECT_TRUE((*catalog)->store().ReadJournaledFiles()->empty());
+  auto calls = RecordingStore::Calls();
+  EXPECT_GT(calls["ReleaseJournaledFiles"], before["ReleaseJournaledFiles"]);
 }
 
 }  // namespace

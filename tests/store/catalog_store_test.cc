@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -404,6 +405,160 @@ TEST_P(CatalogStoreTest, SyncHoldsCommitsWhileItsCallbackRuns) {
               IsErrorWithMessage(ErrorKind::kIo, "the files did not sync"));
   // Commits go on afterwards.
   EXPECT_THAT(store_->CreateNamespace({"after"}, {}), IsOk());
+}
+
+// --- Journaled files -------------------------------------------------------
+
+PointerSwap JournaledSwap(const spec::TableIdentifier& id, std::optional<std::string> expected,
+                          const std::string& location) {
+  PointerSwap swap{id, std::move(expected), location, {}, {}, {}};
+  swap.journaled_files.push_back({location, "bytes of " + location});
+  return swap;
+}
+
+std::vector<std::string> Locations(const std::vector<JournaledFile>& files) {
+  std::vector<std::string> locations;
+  for (const auto& file : files) locations.push_back(file.location);
+  return locations;
+}
+
+TEST_P(CatalogStoreTest, SwapKeepsItsJournaledFilesUntilReleased) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  spec::TableIdentifier id{{"n"}, "t"};
+  ASSERT_THAT(store_->SwapPointers({JournaledSwap(id, std::nullopt, "m0")}), IsOk());
+  ASSERT_THAT(store_->SwapPointers({JournaledSwap(id, "m0", "m1")}), IsOk());
+  auto files = store_->ReadJournaledFiles();
+  ASSERT_THAT(files, IsOk());
+  EXPECT_EQ(*files, (std::vector<JournaledFile>{{"m0", "bytes of m0"}, {"m1", "bytes of m1"}}));
+  // Every instance sees them: they are the store's, not the writer's.
+  auto other = OpenInstance();
+  ASSERT_THAT(other, IsOk());
+  EXPECT_EQ(*(*other)->ReadJournaledFiles(), *files);
+
+  // Unknown locations are ignored; a release is final.
+  EXPECT_THAT(store_->ReleaseJournaledFiles({"m0", "never-journaled"}), IsOk());
+  EXPECT_EQ(Locations(*store_->ReadJournaledFiles()), (std::vector<std::string>{"m1"}));
+  EXPECT_THAT((*other)->ReleaseJournaledFiles({"m1"}), IsOk());
+  EXPECT_TRUE(store_->ReadJournaledFiles()->empty());
+  EXPECT_THAT(store_->ReleaseJournaledFiles({"m1"}), IsOk());
+}
+
+TEST_P(CatalogStoreTest, FailedSwapKeepsNoJournaledFile) {
+  spec::TableIdentifier a{{"n"}, "a"};
+  spec::TableIdentifier b{{"n"}, "b"};
+  CreateTablesAAndB(a, b);
+  // Lost compare-and-swap, an existing table, a failing multi-table swap,
+  // a compare-only swap with a file.
+  EXPECT_THAT(store_->SwapPointers({JournaledSwap(a, "stale", "a1")}),
+              IsError(ErrorKind::kCommitFailed));
+  EXPECT_THAT(store_->SwapPointers({JournaledSwap(a, std::nullopt, "a2")}),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(store_->SwapPointers({JournaledSwap(a, "a0", "a3"), JournaledSwap(b, "stale", "b1")}),
+              IsError(ErrorKind::kCommitFailed));
+  PointerSwap compare_only = PointerSwap::CompareOnly(a, "a0");
+  compare_only.journaled_files.push_back({"a4", "x"});
+  EXPECT_THAT(store_->SwapPointers({compare_only}), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_TRUE(store_->ReadJournaledFiles()->empty());
+  EXPECT_EQ((*store_->GetTable(a))->metadata_location, "a0");
+}
+
+// With group commit, concurrent swaps share a transaction; the files of the
+// ones that lose stay out of it.
+TEST_P(CatalogStoreTest, ConcurrentSwapsJournalExactlyTheFilesOfThoseThatCommitted) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  spec::TableIdentifier id{{"n"}, "t"};
+  ASSERT_THAT(CreateTable(id, "0"), IsOk());
+  constexpr int kThreads = 8;
+  constexpr int kAttempts = 50;
+  std::mutex mutex;
+  std::set<std::string> committed;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kAttempts; ++i) {
+        auto current = store_->GetTable(id);
+        ASSERT_TRUE(current);
+        std::string next = "t" + std::to_string(t) + "-" + std::to_string(i);
+        auto swapped =
+            store_->SwapPointers({JournaledSwap(id, (*current)->metadata_location, next)});
+        if (swapped) {
+          std::lock_guard<std::mutex> lock(mutex);
+          committed.insert(next);
+        } else {
+          ASSERT_EQ(swapped.error().kind, ErrorKind::kCommitFailed);
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  auto files = store_->ReadJournaledFiles();
+  ASSERT_THAT(files, IsOk());
+  auto locations = Locations(*files);
+  EXPECT_EQ(std::set<std::string>(locations.begin(), locations.end()), committed);
+  for (const auto& file : *files) EXPECT_EQ(file.contents, "bytes of " + file.location);
+}
+
+TEST_P(CatalogStoreTest, SwapReleasesFilesInItsTransaction) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  spec::TableIdentifier id{{"n"}, "t"};
+  ASSERT_THAT(store_->SwapPointers({JournaledSwap(id, std::nullopt, "m0")}), IsOk());
+  PointerSwap next = JournaledSwap(id, "m0", "m1");
+  next.released_files = {"m0", "never-journaled"};
+  PointerSwap lost = JournaledSwap(id, "m0", "m2");
+  lost.released_files = {"m1"};
+  ASSERT_THAT(store_->SwapPointers({next}), IsOk());
+  EXPECT_THAT(store_->SwapPointers({lost}), IsError(ErrorKind::kCommitFailed));
+  // A failed swap released nothing.
+  EXPECT_EQ(Locations(*store_->ReadJournaledFiles()), (std::vector<std::string>{"m1"}));
+}
+
+TEST_P(CatalogStoreTest, RestoreSeesOnlyFilesStillJournaledAndReleasesThem) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  spec::TableIdentifier id{{"n"}, "t"};
+  ASSERT_THAT(store_->SwapPointers({JournaledSwap(id, std::nullopt, "m0")}), IsOk());
+  ASSERT_THAT(store_->SwapPointers({JournaledSwap(id, "m0", "m1")}), IsOk());
+  ASSERT_THAT(store_->SwapPointers({JournaledSwap(id, "m1", "m2")}), IsOk());
+  ASSERT_THAT(store_->ReleaseJournaledFiles({"m0"}), IsOk());
+
+  // A failing restore releases nothing.
+  EXPECT_THAT(store_->RestoreJournaledFiles(
+                  {"m1"}, [](const JournaledFile&) { return IoError("disk full"); }),
+              IsError(ErrorKind::kIo));
+  EXPECT_EQ(store_->ReadJournaledFiles()->size(), 2u);
+
+  auto other = OpenInstance();
+  ASSERT_THAT(other, IsOk());
+  std::vector<JournaledFile> restored;
+  std::thread writer;
+  bool committed_during_restore = false;
+  EXPECT_THAT(store_->RestoreJournaledFiles(
+                  {"m0", "m1", "unknown"},
+                  [&](const JournaledFile& file) -> Status {
+                    restored.push_back(file);
+                    writer = std::thread(
+                        [&] { EXPECT_THAT((*other)->CreateNamespace({"x"}, {}), IsOk()); });
+                    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                    committed_during_restore = store_->GetNamespace({"x"})->has_value();
+                    return OkStatus();
+                  }),
+              IsOk());
+  writer.join();
+  EXPECT_EQ(restored, (std::vector<JournaledFile>{{"m1", "bytes of m1"}}));
+  EXPECT_FALSE(committed_during_restore) << "a write committed while commits were held";
+  EXPECT_EQ(Locations(*store_->ReadJournaledFiles()), (std::vector<std::string>{"m2"}));
+}
+
+TEST_P(CatalogStoreTest, JournaledFilesMayHaveLongLocations) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  spec::TableIdentifier id{{"n"}, "t"};
+  std::string prefix = "file:/" + std::string(600, 'd') + "/metadata/";
+  ASSERT_THAT(store_->SwapPointers({JournaledSwap(id, std::nullopt, prefix + "a.json")}), IsOk());
+  ASSERT_THAT(store_->SwapPointers({JournaledSwap(id, prefix + "a.json", prefix + "b.json")}),
+              IsOk());
+  EXPECT_EQ(Locations(*store_->ReadJournaledFiles()).size(), 2u);
+  ASSERT_THAT(store_->ReleaseJournaledFiles({prefix + "a.json"}), IsOk());
+  EXPECT_EQ(*store_->ReadJournaledFiles(),
+            (std::vector<JournaledFile>{{prefix + "b.json", "bytes of " + prefix + "b.json"}}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Implementations, CatalogStoreTest,

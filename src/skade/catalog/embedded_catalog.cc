@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "skade/cache/epoch.h"
+#include "skade/catalog/journal_recovery.h"
 #include "skade/catalog/table_file_scope.h"
 #include "skade/catalog/table_purge.h"
 #include "skade/io/file_io_registry.h"
@@ -61,7 +62,9 @@ struct EmbeddedCatalog::PreparedCommit {
   std::shared_ptr<const std::string> json;
   std::string new_location;  // empty when nothing changed
   std::vector<int64_t> added_snapshot_ids;
-  std::vector<spec::MetadataLogEntry> removed_log;
+  std::vector<std::string> cleanup_files;  // deleted once committed
+  // Set by WritePrepared when the file is journaled: its bytes as written.
+  std::shared_ptr<const std::string> journaled_bytes;
 };
 
 Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
@@ -84,6 +87,9 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   catalog->warehouse_location_ = warehouse.ToString();
   if (catalog->warehouse_location_.ends_with('/')) catalog->warehouse_location_.pop_back();
   catalog->durability_ = options.durability;
+  if (options.durability == store::Durability::kImmediate) {
+    catalog->journal_max_bytes_ = options.journal_max_bytes;
+  }
   catalog->max_commit_attempts_ = std::max(1, options.max_commit_attempts);
   // Below immediate, files are written without sync; the tracking FileIO
   // tells the flusher which, including the manifests and data files that
@@ -116,14 +122,20 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
     SKADE_ASSIGN_OR_RAISE(auto store_io, io::FileIORegistry::Default().Create(store_path));
     SKADE_RETURN_NOT_OK(store_io->SyncDirectory(store_path));
   }
+  // Before anything is served, at every level: the journal may hold files of
+  // an earlier process at immediate.
+  SKADE_RETURN_NOT_OK(RecoverJournaledFiles(*catalog->io_, *catalog->store_));
   SKADE_ASSIGN_OR_RAISE(catalog->mirror_, TablePointerMirror::Open(catalog->store_.get()));
   if (tracking_io) {
     // At none the flusher has no thread: it runs once, at the clean close.
     int interval_ms = options.durability == store::Durability::kEventual
                           ? std::max(1, options.flush_interval_ms)
                           : 0;
-    catalog->flusher_ =
-        std::make_unique<MetadataFlusher>(tracking_io.get(), catalog->store_.get(), interval_ms);
+    catalog->flusher_ = std::make_unique<MetadataFlusher>(tracking_io.get(), tracking_io.get(),
+                                                          catalog->store_.get(), interval_ms);
+  } else if (catalog->journal_max_bytes_ > 0) {
+    catalog->flusher_ = std::make_unique<MetadataFlusher>(
+        catalog->io_.get(), nullptr, catalog->store_.get(), std::max(1, options.flush_interval_ms));
   }
   return catalog;
 }
@@ -258,13 +270,18 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
         "", metadata, std::make_shared<const std::string>(spec::TableMetadataToJson(*metadata))};
   }
   std::string first_location = spec::NewMetadataLocation(*metadata, 0);
-  PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location, {}, {}};
+  PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location, {}, {}, {}};
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
-  auto swapped = store_->SwapPointers({{identifier, std::nullopt, commit.new_location, {}}});
+  auto swapped = store_->SwapPointers({SwapOf(commit)});
   if (!swapped) {
-    if (swapped.error().kind != ErrorKind::kCommitStateUnknown) DiscardFile(commit.new_location);
+    if (swapped.error().kind == ErrorKind::kCommitStateUnknown) {
+      AfterSwap(commit);
+    } else {
+      DiscardFile(commit.new_location);
+    }
     return tl::unexpected(swapped.error());
   }
+  AfterSwap(commit);
   return LoadTableResult{commit.new_location, commit.metadata, commit.json};
 }
 
@@ -350,6 +367,20 @@ Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge)
         StrCat("purge of ", identifier.ToString(), " read no metadata: ", file.error().message));
     return OkStatus();
   }
+  // Released before they are deleted, so that no recovery brings a
+  // journaled metadata file back (these are the metadata files the purge
+  // deletes). If the store cannot release them, the files stay.
+  std::vector<std::string> metadata_files{record.metadata_location};
+  for (const auto& entry : file->metadata->metadata_log) {
+    metadata_files.push_back(entry.metadata_file);
+  }
+  Status released = store_->ReleaseJournaledFiles(metadata_files);
+  if (!released) {
+    LogWarning(
+        StrCat("purge of ", identifier.ToString(),
+               " skipped: journaled metadata files not released: ", released.error().message));
+    return OkStatus();
+  }
   auto purged = PurgeTableFiles(*io_, *file->metadata, record.metadata_location,
                                 TableFileScope(*file->metadata, *location_policy_));
   if (!purged) {
@@ -433,7 +464,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     }
   }
   SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
-  commit.removed_log = builder.removed_metadata_log();
+  commit.cleanup_files = CleanupFiles(*commit.metadata, builder.removed_metadata_log());
   int64_t version = spec::ParseMetadataVersion(record->metadata_location);
   if (version == std::numeric_limits<int64_t>::max()) {  // a registered file may say so
     return InvalidArgument("Cannot commit to ", request.identifier.ToString(),
@@ -453,8 +484,13 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   // Every metadata file skade writes passes here: the one place that keeps
   // client-chosen locations inside the allowed roots.
   SKADE_RETURN_NOT_OK(CheckLocations(*commit.metadata, commit.new_location));
-  SKADE_ASSIGN_OR_RAISE(
-      commit.json, WriteMetadataFile(*io_, *commit.metadata, commit.new_location, durable_files()));
+  EncodedMetadataFile file = EncodeMetadataFile(*commit.metadata, commit.new_location);
+  // A journaled file is durable through the store, with the swap.
+  bool journaled = journal_max_bytes_ > 0 && file.bytes->size() <= journal_max_bytes_;
+  SKADE_RETURN_NOT_OK(
+      io_->WriteFile(commit.new_location, *file.bytes, durable_files() && !journaled));
+  commit.json = std::move(file.json);
+  if (journaled) commit.journaled_bytes = std::move(file.bytes);
   // Cached before the pointer swap, so the first read after the commit hits.
   // Safe: the location is new and the file complete, and nothing looks it up
   // until a pointer names it (if the swap fails, the entry just ages out).
@@ -463,20 +499,44 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   return OkStatus();
 }
 
-void EmbeddedCatalog::AfterCommit(const PreparedCommit& commit) {
-  if (commit.metadata->PropertyAsBool(spec::kDeleteAfterCommitEnabled,
-                                      spec::kDeleteAfterCommitEnabledDefault)) {
-    // The log's entries are client-written: delete only the table's own files.
-    TableFileScope scope(*commit.metadata, *location_policy_);
-    for (const auto& entry : commit.removed_log) {
-      auto owned = scope.Check(entry.metadata_file);
-      if (owned) {
-        DiscardFile(entry.metadata_file);
-      } else {
-        LogWarning(StrCat("metadata cleanup skipped ", owned.error().message));
-      }
+store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) {
+  store::PointerSwap swap{
+      commit.identifier,   commit.base_location, commit.new_location, commit.added_snapshot_ids, {},
+      commit.cleanup_files};
+  if (commit.journaled_bytes) {
+    swap.journaled_files.push_back({commit.new_location, *commit.journaled_bytes});
+  }
+  return swap;
+}
+
+void EmbeddedCatalog::AfterSwap(const PreparedCommit& commit) {
+  if (commit.journaled_bytes && flusher_) flusher_->AddJournaled(commit.new_location);
+}
+
+std::vector<std::string> EmbeddedCatalog::CleanupFiles(
+    const spec::TableMetadata& metadata, const std::vector<spec::MetadataLogEntry>& removed) const {
+  std::vector<std::string> files;
+  if (!metadata.PropertyAsBool(spec::kDeleteAfterCommitEnabled,
+                               spec::kDeleteAfterCommitEnabledDefault)) {
+    return files;
+  }
+  // The log's entries are client-written: delete only the table's own files.
+  TableFileScope scope(metadata, *location_policy_);
+  for (const auto& entry : removed) {
+    auto owned = scope.Check(entry.metadata_file);
+    if (owned) {
+      files.push_back(entry.metadata_file);
+    } else {
+      LogWarning(StrCat("metadata cleanup skipped ", owned.error().message));
     }
   }
+  return files;
+}
+
+void EmbeddedCatalog::AfterCommit(const PreparedCommit& commit) {
+  AfterSwap(commit);
+  // Their journal entries went with the swap (PointerSwap::released_files).
+  for (const auto& location : commit.cleanup_files) DiscardFile(location);
 }
 
 Result<LoadTableResult> EmbeddedCatalog::CommitTable(const CommitTableRequest& request) {
@@ -488,14 +548,16 @@ Result<LoadTableResult> EmbeddedCatalog::CommitTable(const CommitTableRequest& r
       return LoadTableResult{*commit.base_location, commit.metadata, commit.json};
     }
     SKADE_RETURN_NOT_OK(WritePrepared(commit));
-    auto swapped = store_->SwapPointers({{commit.identifier, commit.base_location,
-                                          commit.new_location, commit.added_snapshot_ids}});
+    auto swapped = store_->SwapPointers({SwapOf(commit)});
     if (swapped) {
       AfterCommit(commit);
       return LoadTableResult{commit.new_location, commit.metadata, commit.json};
     }
     const Error& error = swapped.error();
-    if (error.kind == ErrorKind::kCommitStateUnknown) return tl::unexpected(error);
+    if (error.kind == ErrorKind::kCommitStateUnknown) {
+      AfterSwap(commit);
+      return tl::unexpected(error);
+    }
     DiscardFile(commit.new_location);
     if (!error.retryable) {
       if (error.kind == ErrorKind::kAlreadyExists && IsCreate(request)) {
@@ -545,8 +607,7 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
       written = WritePrepared(commit);
       if (!written) break;
       changes = true;
-      swaps.push_back({commit.identifier, commit.base_location, commit.new_location,
-                       commit.added_snapshot_ids});
+      swaps.push_back(SwapOf(commit));
     }
     auto discard_all = [&] {
       for (const auto& swap : swaps) {
@@ -566,7 +627,10 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
       return OkStatus();
     }
     const Error& error = swapped.error();
-    if (error.kind == ErrorKind::kCommitStateUnknown) return tl::unexpected(error);
+    if (error.kind == ErrorKind::kCommitStateUnknown) {
+      for (const auto& commit : commits) AfterSwap(commit);
+      return tl::unexpected(error);
+    }
     discard_all();
     if (!error.retryable) return tl::unexpected(error);
     BackOff(attempt);

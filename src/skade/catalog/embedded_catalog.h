@@ -22,6 +22,11 @@
 // parsed metadata and JSON). Both are updated before a commit returns, so a read that starts
 // after a commit returned sees it.
 //
+// At immediate, metadata files are journaled in the store (see
+// EmbeddedCatalogOptions::journal_max_bytes): Open() first restores any
+// journaled file a power loss took (journal_recovery.h), so no pointer it
+// serves names a missing or torn file.
+//
 // Several processes may open the same warehouse at once. Thread-safe.
 #pragma once
 
@@ -49,10 +54,20 @@ struct EmbeddedCatalogOptions {
   /// directory or absolute, or a file: URI); created if missing.
   std::string warehouse;
   store::Durability durability = store::Durability::kImmediate;
-  /// For Durability::kEventual: how often the background flusher runs.
-  /// Files (metadata, manifests, manifest lists, data files written through
-  /// file_io_ptr()) and their directories are synced before the store.
+  /// How often the background flusher runs. For Durability::kEventual:
+  /// files (metadata, manifests, manifest lists, data files written through
+  /// file_io_ptr()) and their directories are synced before the store. For
+  /// kImmediate: journaled metadata files are synced and released from the
+  /// store (see journal_max_bytes).
   int flush_interval_ms = 1000;
+  /// For Durability::kImmediate: a new metadata file of at most this many
+  /// bytes is journaled — written without sync, its bytes kept in the
+  /// store's transaction with the pointer swap, made durable and released
+  /// later by the flusher, rewritten from the store by the next Open() after
+  /// a power loss (journal_recovery.h) — so a group of concurrent commits
+  /// costs the store's one sync. Larger files, and every file with 0, are
+  /// fsynced with their directory before the swap.
+  size_t journal_max_bytes = 1ull << 20;
   /// Where the catalog store is (store::CatalogStore::Open: a registered
   /// "<scheme>:…" location or a local directory). Empty: the default, in the
   /// warehouse at `.skade/catalog`, whose directory the catalog also makes
@@ -132,8 +147,9 @@ class EmbeddedCatalog : public Catalog {
   io::FileIO& file_io() { return *io_; }
   const std::shared_ptr<io::FileIO>& file_io_ptr() const { return io_; }
   /// Makes every commit acknowledged so far durable, as the flusher does
-  /// each interval (eventual) or at the clean close (none); nothing to do at
-  /// immediate. Errors are also logged; the failed files are retried.
+  /// each interval (eventual) or at the clean close (none); at immediate
+  /// (durable already) syncs the journaled metadata files and releases them
+  /// from the store. Errors are also logged; the failed files are retried.
   Status Flush();
   const cache::MetadataCache& metadata_cache() const { return *metadata_cache_; }
   store::Durability durability() const { return durability_; }
@@ -150,7 +166,18 @@ class EmbeddedCatalog : public Catalog {
   Result<MetadataFile> ReadMetadata(const std::string& location);
   Result<PreparedCommit> Prepare(const CommitTableRequest& request);
   Status WritePrepared(PreparedCommit& commit);
+  /// The pointer swap of a written commit, with its journaled file.
+  static store::PointerSwap SwapOf(const PreparedCommit& commit);
+  /// After a swap that committed or whose outcome is unknown: the flusher
+  /// takes the journaled file.
+  void AfterSwap(const PreparedCommit& commit);
+  /// After a swap that committed: metadata cleanup.
   void AfterCommit(const PreparedCommit& commit);
+  /// The old metadata files a commit deletes once it committed
+  /// (write.metadata.delete-after-commit.enabled): the table's own files
+  /// among those it drops from the metadata log.
+  std::vector<std::string> CleanupFiles(const spec::TableMetadata& metadata,
+                                        const std::vector<spec::MetadataLogEntry>& removed) const;
   void DiscardFile(const std::string& location);
 
   /// kForbidden unless `metadata`'s location and `metadata_file` are allowed.
@@ -160,6 +187,7 @@ class EmbeddedCatalog : public Catalog {
   std::string warehouse_location_;
   std::unique_ptr<LocationPolicy> location_policy_;
   store::Durability durability_ = store::Durability::kImmediate;
+  size_t journal_max_bytes_ = 0;  // 0: no journal
   int max_commit_attempts_ = 100;
   std::shared_ptr<io::FileIO> io_;
   // Destroyed bottom-up: the mirror unregisters from the store first.

@@ -32,17 +32,14 @@ Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& locatio
   return MetadataFile{std::move(*metadata), std::make_shared<const std::string>(std::move(text))};
 }
 
-Result<std::shared_ptr<const std::string>> WriteMetadataFile(io::FileIO& io,
-                                                             const spec::TableMetadata& metadata,
-                                                             const std::string& location,
-                                                             bool durable) {
-  auto json = std::make_shared<const std::string>(spec::TableMetadataToJson(metadata));
-  if (spec::IsGzipMetadataLocation(location)) {
-    SKADE_RETURN_NOT_OK(io.WriteFile(location, Gzip(*json), durable));
-  } else {
-    SKADE_RETURN_NOT_OK(io.WriteFile(location, *json, durable));
-  }
-  return json;
+EncodedMetadataFile EncodeMetadataFile(const spec::TableMetadata& metadata,
+                                       const std::string& location) {
+  EncodedMetadataFile file;
+  file.json = std::make_shared<const std::string>(spec::TableMetadataToJson(metadata));
+  file.bytes = spec::IsGzipMetadataLocation(location)
+                   ? std::make_shared<const std::string>(Gzip(*file.json))
+                   : file.json;
+  return file;
 }
 
 }  // namespace skade::catalog

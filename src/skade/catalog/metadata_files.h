@@ -27,11 +27,15 @@ using cache::MetadataFile;
 /// kInvalidArgument.
 Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& location);
 
-/// Serializes `metadata` and writes it as a new file at `location` (gzip if
-/// the location says so). Returns the JSON text.
-Result<std::shared_ptr<const std::string>> WriteMetadataFile(io::FileIO& io,
-                                                             const spec::TableMetadata& metadata,
-                                                             const std::string& location,
-                                                             bool durable);
+/// A metadata file ready to write: its JSON text and its bytes as stored
+/// (the JSON itself, or its gzip if the location says so).
+struct EncodedMetadataFile {
+  std::shared_ptr<const std::string> json;
+  std::shared_ptr<const std::string> bytes;
+};
+
+/// Serializes `metadata` for a new file at `location`.
+EncodedMetadataFile EncodeMetadataFile(const spec::TableMetadata& metadata,
+                                       const std::string& location);
 
 }  // namespace skade::catalog

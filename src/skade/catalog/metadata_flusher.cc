@@ -2,14 +2,19 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 
-#include "skade/io/file_io.h"
 #include "skade/util/log.h"
 #include "skade/util/strings.h"
 
 namespace skade::catalog {
 
 namespace {
+
+// At immediate, a round starts before its interval once this many journaled
+// files wait: it keeps the store's journal (and so its transactions' size)
+// bounded under a high commit rate.
+constexpr size_t kWakeAtJournaledFiles = 4096;
 
 bool Gone(const Status& status) { return !status && status.error().kind == ErrorKind::kNotFound; }
 
@@ -19,9 +24,9 @@ void KeepFirst(Status* first, Status status) {
 
 }  // namespace
 
-MetadataFlusher::MetadataFlusher(io::TrackingFileIO* io, store::CatalogStore* store,
-                                 int interval_ms)
-    : io_(io), store_(store), interval_ms_(interval_ms) {
+MetadataFlusher::MetadataFlusher(io::FileIO* io, io::TrackingFileIO* tracking,
+                                 store::CatalogStore* store, int interval_ms)
+    : io_(io), tracking_(tracking), store_(store), interval_ms_(interval_ms) {
   if (interval_ms_ > 0) thread_ = std::thread([this] { Run(); });
 }
 
@@ -33,6 +38,16 @@ MetadataFlusher::~MetadataFlusher() {
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   (void)Flush();  // logged
+}
+
+void MetadataFlusher::AddJournaled(std::string location) {
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    journaled_.push_back(std::move(location));
+    if (journaled_.size() == kWakeAtJournaledFiles) wake = wake_early_ = true;
+  }
+  if (wake) wake_.notify_all();
 }
 
 Status MetadataFlusher::Flush() {
@@ -70,15 +85,22 @@ Status MetadataFlusher::SyncFiles(const std::vector<std::string>& files,
 }
 
 Status MetadataFlusher::Round() {
+  Status status = OkStatus();
+  if (tracking_ != nullptr) KeepFirst(&status, SyncWritten());
+  KeepFirst(&status, ReleaseJournaled());
+  return status;
+}
+
+Status MetadataFlusher::SyncWritten() {
   std::vector<std::string> files = std::exchange(failed_, {});
-  for (auto& location : io_->TakeWritten()) files.push_back(std::move(location));
+  for (auto& location : tracking_->TakeWritten()) files.push_back(std::move(location));
   std::vector<std::string> failed;
   // The bulk, while commits go on.
   Status status = SyncFiles(files, &failed);
   // The files written meanwhile, then the store, with commits held off. If
   // commits cannot be held, those files stay tracked for the next round.
   Status synced = store_->Sync([&]() -> Status {
-    KeepFirst(&status, SyncFiles(io_->TakeWritten(), &failed));
+    KeepFirst(&status, SyncFiles(tracking_->TakeWritten(), &failed));
     if (failed.empty()) return OkStatus();
     return IoError(status.error().message, " (", failed.size(),
                    " files pending; the store is not synced until they are)");
@@ -87,10 +109,38 @@ Status MetadataFlusher::Round() {
   return synced;
 }
 
+Status MetadataFlusher::ReleaseJournaled() {
+  std::vector<std::string> files = std::exchange(failed_journaled_, {});
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& location : journaled_) files.push_back(std::move(location));
+    journaled_.clear();
+    wake_early_ = false;
+  }
+  if (files.empty()) return OkStatus();
+  std::vector<std::string> failed;
+  Status status = SyncFiles(files, &failed);
+  // Gone files are released too: they were deleted on purpose (and released
+  // first), or by someone else; either way there is nothing to restore.
+  std::set<std::string> unsynced(failed.begin(), failed.end());
+  std::vector<std::string> durable;
+  for (auto& location : files) {
+    if (unsynced.count(location) == 0) durable.push_back(std::move(location));
+  }
+  Status released = store_->ReleaseJournaledFiles(durable);
+  if (!released) {
+    KeepFirst(&status, std::move(released));
+    failed.insert(failed.end(), durable.begin(), durable.end());
+  }
+  failed_journaled_ = std::move(failed);
+  return status;
+}
+
 void MetadataFlusher::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_) {
-    wake_.wait_for(lock, std::chrono::milliseconds(interval_ms_), [this] { return stop_; });
+    wake_.wait_for(lock, std::chrono::milliseconds(interval_ms_),
+                   [this] { return stop_ || wake_early_; });
     if (stop_) break;
     lock.unlock();
     (void)Flush();  // logged

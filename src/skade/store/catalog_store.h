@@ -14,6 +14,11 @@
 //   in-memory mirror of the pointers stays exact across processes.
 // - Durability as the Durability level given at open: at kImmediate a write
 //   is durable when it returns; below, once Sync() returned.
+// - The store is the write-ahead log of the files a swap depends on
+//   (PointerSwap::journaled_files): their bytes are durable exactly when the
+//   pointer is, and stay until released (ReleaseJournaledFiles, a swap's
+//   released_files, RestoreJournaledFiles). The store never touches the
+//   files themselves; the catalog makes them durable and releases them.
 // - Thread-safe. Errors: the catalog kinds (kNoSuchNamespace, kNoSuchTable,
 //   kAlreadyExists, kNamespaceNotEmpty, kCommitFailed, kCommitStateUnknown)
 //   with Iceberg's messages; kIo/kCorruption from the storage below.
@@ -128,7 +133,9 @@ class CatalogStore {
   /// id. Compare-only swaps are checked the same way and write nothing; one
   /// without an expected location or with snapshot ids is kInvalidArgument.
   /// Appends one commit-log entry per real swap, advances commit_seq by one
-  /// per real swap, and records its snapshots for FindSnapshot(). Returns
+  /// per real swap, and records its snapshots for FindSnapshot(). Keeps each
+  /// real swap's journaled_files and drops its released_files; a journaled
+  /// file on a compare-only swap is kInvalidArgument. Returns
   /// the tables' records after the commit (for a compare-only swap, the
   /// unchanged record). A call of only compare-only swaps commits nothing
   /// (no change version). Durable when it returns, per the durability
@@ -165,6 +172,28 @@ class CatalogStore {
                                                                                   size_t limit) = 0;
   /// The number of commits ever made (the last commit_seq).
   virtual Result<uint64_t> CommitSeq() = 0;
+
+  // --- Journaled files -------------------------------------------------------
+  /// Every file kept by committed swaps and not yet released, in location
+  /// order, from one read snapshot.
+  virtual Result<std::vector<JournaledFile>> ReadJournaledFiles() = 0;
+  /// Drops the entries of `locations` in one transaction (durable per the
+  /// level); locations not journaled are ignored. Call only once a file and
+  /// its directory are durable, or once it is deliberately gone: a release
+  /// that comes late is harmless, one that comes early loses the file at a
+  /// power loss.
+  virtual Status ReleaseJournaledFiles(const std::vector<std::string>& locations) = 0;
+  /// For recovery: while no write of this store commits in any process (as
+  /// Sync()), calls `restore` for each of `locations` that is still
+  /// journaled, with its bytes, then releases those in the same transaction.
+  /// Holding commits makes "still journaled" exact: a file released and
+  /// deleted on purpose by another process is not passed to `restore`, and
+  /// two processes never restore one file at once. If `restore` fails,
+  /// nothing is released and its error is returned. kIo if commits cannot be
+  /// held.
+  virtual Status RestoreJournaledFiles(
+      const std::vector<std::string>& locations,
+      const std::function<Status(const JournaledFile&)>& restore) = 0;
 
   // --- Durability -----------------------------------------------------------
   /// Makes every write committed so far durable (below kImmediate, writes

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "skade/spec/table_identifier.h"
+#include "skade/store/journaled_file.h"
 
 namespace skade::store {
 
@@ -19,15 +20,24 @@ namespace skade::store {
 /// pointer must still be at `expected_location`, and nothing is written for
 /// it — no pointer change, no commit-log entry, no commit_seq step. That is
 /// how a multi-table transaction pins the tables it read but did not change.
+///
+/// `journaled_files` are kept by the store in the same transaction as the
+/// pointer (CatalogStore::ReadJournaledFiles) until released: the metadata
+/// file the new pointer names, written without sync. `released_files` drops
+/// entries in that transaction (files the commit is about to delete on
+/// purpose, which recovery must not bring back); locations not journaled are
+/// ignored. A swap that fails keeps none of its files and releases nothing.
 struct PointerSwap {
   spec::TableIdentifier identifier;
   std::optional<std::string> expected_location;
   std::string new_location;
   std::vector<int64_t> added_snapshot_ids;
+  std::vector<JournaledFile> journaled_files;
+  std::vector<std::string> released_files;
 
   /// Asserts that `identifier` still points at `location`.
   static PointerSwap CompareOnly(spec::TableIdentifier identifier, std::string location) {
-    return {std::move(identifier), std::move(location), {}, {}};
+    return {std::move(identifier), std::move(location), {}, {}, {}, {}};
   }
   bool compare_only() const { return new_location.empty(); }
 };

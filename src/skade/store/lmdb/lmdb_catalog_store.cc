@@ -100,6 +100,7 @@ Result<std::unique_ptr<LmdbCatalogStore>> LmdbCatalogStore::Open(
   SKADE_ASSIGN_OR_RAISE(store->commit_log_, store->env_->OpenDatabase("commit_log"));
   SKADE_ASSIGN_OR_RAISE(store->table_changes_, store->env_->OpenDatabase("table_changes"));
   SKADE_ASSIGN_OR_RAISE(store->meta_, store->env_->OpenDatabase("meta"));
+  SKADE_ASSIGN_OR_RAISE(store->journal_, store->env_->OpenDatabase("journal"));
   return store;
 }
 
@@ -506,9 +507,10 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
   records.reserve(swaps.size());
   for (const auto& swap : swaps) {
     std::string key = TableKey(swap.identifier);
-    if (swap.compare_only() && (!swap.expected_location || !swap.added_snapshot_ids.empty())) {
+    if (swap.compare_only() && (!swap.expected_location || !swap.added_snapshot_ids.empty() ||
+                                !swap.journaled_files.empty() || !swap.released_files.empty())) {
       return InvalidArgument("A compare-only pointer swap for ", swap.identifier.ToString(),
-                             " needs an expected location and no snapshots");
+                             " needs an expected location and no snapshots or files");
     }
     SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
     TableRecord record;
@@ -539,6 +541,12 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
     for (int64_t snapshot_id : swap.added_snapshot_ids) {
       SKADE_RETURN_NOT_OK(
           txn.Put(snapshots_, SnapshotKey(record.table_id, snapshot_id), swap.new_location));
+    }
+    for (const auto& file : swap.journaled_files) {
+      SKADE_RETURN_NOT_OK(txn.Put(journal_, JournalKey(file.location), EncodeJournaledFile(file)));
+    }
+    for (const auto& location : swap.released_files) {
+      SKADE_RETURN_NOT_OK(txn.Delete(journal_, JournalKey(location)));
     }
     changes->push_back({std::move(key), record});
     records.push_back(std::move(record));
@@ -607,6 +615,56 @@ Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::Read
 Result<uint64_t> LmdbCatalogStore::CommitSeq() {
   SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
   return ReadCounter(txn, meta_, kCommitSeqKey);
+}
+
+Result<std::vector<JournaledFile>> LmdbCatalogStore::ReadJournaledFiles() {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), journal_));
+  std::vector<JournaledFile> files;
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(""));
+  while (found) {
+    SKADE_ASSIGN_OR_RAISE(auto file, DecodeJournaledFile(cursor.value()));
+    files.push_back(std::move(file));
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return files;
+}
+
+Status LmdbCatalogStore::ReleaseJournaledFiles(const std::vector<std::string>& locations) {
+  if (locations.empty()) return OkStatus();
+  return Write([&](WriteTxn& txn) -> Status {
+    bool released = false;
+    for (const auto& location : locations) {
+      SKADE_ASSIGN_OR_RAISE(bool existed, txn.Delete(journal_, JournalKey(location)));
+      released = released || existed;
+    }
+    // Nothing to drop (released already, by a swap or another process):
+    // no transaction, no sync.
+    if (!released) return OkStatus();
+    return Commit(txn, {});
+  });
+}
+
+Status LmdbCatalogStore::RestoreJournaledFiles(
+    const std::vector<std::string>& locations,
+    const std::function<Status(const JournaledFile&)>& restore) {
+  if (locations.empty()) return OkStatus();
+  return Write([&](WriteTxn& txn) -> Status {
+    bool released = false;
+    for (const auto& location : locations) {
+      std::string key = JournalKey(location);
+      SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(journal_, key));
+      if (!value) continue;
+      // A copy: the value's pages are valid only until the next write.
+      SKADE_ASSIGN_OR_RAISE(JournaledFile file, DecodeJournaledFile(*value));
+      if (file.location != location) continue;  // another location's hash
+      SKADE_RETURN_NOT_OK(restore(file));
+      SKADE_RETURN_NOT_OK(txn.Delete(journal_, key));
+      released = true;
+    }
+    if (!released) return OkStatus();
+    return Commit(txn, {});
+  });
 }
 
 Status LmdbCatalogStore::Sync(const std::function<Status()>& with_commits_held) {

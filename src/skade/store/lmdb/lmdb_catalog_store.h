@@ -21,6 +21,13 @@
 // redone from the start in a fresh transaction on a map twice as large,
 // still under the writer lock; a batch is redone whole.
 //
+// Journaled files live in their own database (lmdb_keys.h), written in the
+// swap's nested transaction, so a swap that fails leaves none. Their bytes
+// make the transaction larger (LMDB writes values above a page to overflow
+// pages), not more frequent. RestoreJournaledFiles is the one write that does
+// file I/O under the writer lock, on purpose (see catalog_store.h); it runs
+// only when the catalog opens and finds files that need rewriting.
+//
 // Change versions are LMDB transaction ids. Every write transaction records
 // the table keys whose pointers it changed in `table_changes` (keyed by its
 // id) and reports its commit to the CommitListener while it holds the writer
@@ -93,6 +100,11 @@ class LmdbCatalogStore : public CatalogStore {
                                                                           size_t limit) override;
   Result<uint64_t> CommitSeq() override;
 
+  Result<std::vector<JournaledFile>> ReadJournaledFiles() override;
+  Status ReleaseJournaledFiles(const std::vector<std::string>& locations) override;
+  Status RestoreJournaledFiles(const std::vector<std::string>& locations,
+                               const std::function<Status(const JournaledFile&)>& restore) override;
+
   /// Holds commits with the writer lock (across processes), then
   /// mdb_env_sync().
   Status Sync(const std::function<Status()>& with_commits_held) override;
@@ -135,6 +147,7 @@ class LmdbCatalogStore : public CatalogStore {
   MDB_dbi commit_log_ = 0;
   MDB_dbi table_changes_ = 0;
   MDB_dbi meta_ = 0;
+  MDB_dbi journal_ = 0;
 
   std::mutex queue_mutex_;
   std::deque<SwapRequest*> queue_;  // front = the current leader's batch

@@ -8,6 +8,25 @@ namespace {
 
 constexpr uint8_t kRecordVersion = 1;
 
+// LMDB's default largest key is 511 bytes; longer locations are cut here and
+// told apart by a hash.
+constexpr size_t kMaxInlineJournalKey = 400;
+
+uint64_t Fnv1a(std::string_view bytes, uint64_t seed) {
+  uint64_t hash = seed;
+  for (char c : bytes) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+void AppendU32(std::string* out, uint32_t value) {
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    out->push_back(static_cast<char>((value >> shift) & 0xFF));
+  }
+}
+
 }  // namespace
 
 void AppendBigEndian(std::string* out, uint64_t value) {
@@ -41,6 +60,32 @@ std::string TableChangesKey(uint64_t txn_id) {
   std::string key;
   AppendBigEndian(&key, txn_id);
   return key;
+}
+
+std::string JournalKey(std::string_view location) {
+  if (location.size() <= kMaxInlineJournalKey) return std::string(location);
+  std::string key(location.substr(0, kMaxInlineJournalKey));
+  key.push_back('\0');
+  AppendBigEndian(&key, Fnv1a(location, 0xcbf29ce484222325ull));
+  AppendBigEndian(&key, Fnv1a(location, 0x84222325cbf29ce4ull));
+  return key;
+}
+
+std::string EncodeJournaledFile(const JournaledFile& file) {
+  std::string out;
+  out.reserve(4 + file.location.size() + file.contents.size());
+  AppendU32(&out, static_cast<uint32_t>(file.location.size()));
+  out.append(file.location);
+  out.append(file.contents);
+  return out;
+}
+
+Result<JournaledFile> DecodeJournaledFile(std::string_view bytes) {
+  if (bytes.size() < 4) return Corruption("Invalid journaled file in the catalog store");
+  uint32_t size = 0;
+  for (int i = 0; i < 4; ++i) size = (size << 8) | static_cast<uint8_t>(bytes[i]);
+  if (bytes.size() - 4 < size) return Corruption("Invalid journaled file in the catalog store");
+  return JournaledFile{std::string(bytes.substr(4, size)), std::string(bytes.substr(4 + size))};
 }
 
 std::string EncodeTableKeys(const std::vector<std::string>& table_keys) {

@@ -11,6 +11,8 @@
 //                another process's in-memory mirror can catch up on exactly
 //                those; see LmdbCatalogStore::ReadTablePointersChangedAfter)
 //   meta         key: name                             value: u64 LE counters
+//   journal      key: JournalKey (the file location)   value: JournaledFile
+//                (PointerSwap::journaled_files not yet released)
 //
 // Keys sort as table_key.h describes, so a namespace's children and tables
 // are found by prefix. The change version of the CatalogStore interface is
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "skade/store/commit_log_record.h"
+#include "skade/store/journaled_file.h"
 #include "skade/store/table_key.h"
 #include "skade/store/table_record.h"
 #include "skade/util/result.h"
@@ -40,6 +43,14 @@ std::string TableChangesKey(uint64_t txn_id);
 /// A table_changes value: each key length-prefixed (u32 BE).
 std::string EncodeTableKeys(const std::vector<std::string>& table_keys);
 Result<std::vector<std::string>> DecodeTableKeys(std::string_view bytes);
+
+/// The journal key of `location`: the location itself when it fits an LMDB
+/// key, else its first bytes and a 128-bit hash of the whole (the value
+/// repeats the location, and readers check it).
+std::string JournalKey(std::string_view location);
+/// A journal value: the location (u32 BE length) and the bytes.
+std::string EncodeJournaledFile(const JournaledFile& file);
+Result<JournaledFile> DecodeJournaledFile(std::string_view bytes);
 
 std::string EncodeU64(uint64_t value);
 std::optional<uint64_t> DecodeU64(std::string_view bytes);

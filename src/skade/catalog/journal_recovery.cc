@@ -1,0 +1,85 @@
+#include "skade/catalog/journal_recovery.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "skade/catalog/metadata_files.h"
+#include "skade/util/log.h"
+#include "skade/util/strings.h"
+
+namespace skade::catalog {
+
+namespace {
+
+bool Gone(const Status& status) { return !status && status.error().kind == ErrorKind::kNotFound; }
+
+// Whether `location` holds exactly `contents`; false when it is missing or
+// too large to be one of ours.
+Result<bool> HoldsExactly(io::FileIO& io, const std::string& location,
+                          const std::string& contents) {
+  auto bytes = io.ReadFileUpTo(location, kMaxMetadataReadBytes);
+  if (!bytes) {
+    if (bytes.error().kind == ErrorKind::kNotFound ||
+        bytes.error().kind == ErrorKind::kInvalidArgument) {
+      return false;
+    }
+    return tl::unexpected(bytes.error());
+  }
+  return *bytes == contents;
+}
+
+// Under the store's hold on commits: the file as journaled, durably.
+Status Restore(io::FileIO& io, const store::JournaledFile& file, size_t* rewritten) {
+  SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file.location, file.contents));
+  if (intact) {  // restored by someone before the hold (another process)
+    SKADE_RETURN_NOT_OK(io.SyncFile(file.location));
+    return io.SyncDirectory(io::ParentLocation(file.location));
+  }
+  Status deleted = io.DeleteFile(file.location);
+  if (!deleted && !Gone(deleted)) return deleted;
+  SKADE_RETURN_NOT_OK(io.WriteFile(file.location, file.contents, /*durable=*/true));
+  ++*rewritten;
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::CatalogStore& store) {
+  SKADE_ASSIGN_OR_RAISE(auto files, store.ReadJournaledFiles());
+  JournalRecoveryStats stats;
+  stats.journaled = files.size();
+  if (files.empty()) return stats;
+
+  // Intact files need only a sync, done without holding anyone's commits.
+  std::vector<std::string> damaged;
+  std::map<std::string, std::vector<std::string>> intact_by_directory;
+  for (const auto& file : files) {
+    SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file.location, file.contents));
+    Status synced = intact ? io.SyncFile(file.location) : OkStatus();
+    if (!intact || Gone(synced)) {
+      damaged.push_back(file.location);
+      continue;
+    }
+    SKADE_RETURN_NOT_OK(synced);
+    intact_by_directory[io::ParentLocation(file.location)].push_back(file.location);
+  }
+  std::vector<std::string> durable;
+  for (auto& [directory, in_it] : intact_by_directory) {
+    Status synced = io.SyncDirectory(directory);
+    if (!synced && !Gone(synced)) return tl::unexpected(synced.error());
+    for (auto& location : in_it) (synced ? durable : damaged).push_back(std::move(location));
+  }
+  SKADE_RETURN_NOT_OK(store.ReleaseJournaledFiles(durable));
+
+  SKADE_RETURN_NOT_OK(store.RestoreJournaledFiles(damaged, [&](const store::JournaledFile& file) {
+    return Restore(io, file, &stats.rewritten);
+  }));
+  if (stats.rewritten > 0) {
+    LogWarning(StrCat("recovered ", stats.rewritten, " of ", stats.journaled,
+                      " journaled metadata files that were missing or damaged"));
+  }
+  return stats;
+}
+
+}  // namespace skade::catalog

@@ -1,0 +1,47 @@
+// Recovery of journaled metadata files: what EmbeddedCatalog::Open does
+// before it serves anything.
+//
+// At immediate a commit's metadata file is written without sync and its
+// bytes are kept in the store's journal, in the pointer swap's transaction
+// (store::PointerSwap::journaled_files), until the MetadataFlusher has
+// synced the file and its directory. After a power loss such a file may be
+// missing, empty or torn while its pointer is durable; its entry is still in
+// the journal. RecoverJournaledFiles makes every journaled file durable with
+// exactly the journaled bytes and releases the entries:
+// - a file whose bytes match is synced (it and its directory), then released;
+// - a missing or different file is rewritten (durably, replacing a torn one)
+//   while the store holds commits off (CatalogStore::RestoreJournaledFiles),
+//   and only if its entry is still journaled then, so a file another process
+//   released and deleted on purpose meanwhile is not brought back, and two
+//   processes opening at once never rewrite one file together.
+//
+// Harmless while other processes use the warehouse: their journaled files
+// are complete on disk (written before their swap committed), so this only
+// syncs them early and releases their entries (their own flusher's release
+// then finds nothing). Only a rewrite holds their commits off, for as long
+// as the rewrites take; rewrites happen only after a crash of the machine
+// or damage to the files. Replacing a torn file is a delete and a durable
+// create (FileIO never overwrites): a reader in another process may see it
+// missing in between, where it saw it torn before; a crash in between leaves
+// the entry journaled for the next open.
+#pragma once
+
+#include "skade/io/file_io.h"
+#include "skade/store/catalog_store.h"
+#include "skade/util/result.h"
+
+namespace skade::catalog {
+
+/// How many journaled files a recovery found, and how many it rewrote.
+struct JournalRecoveryStats {
+  size_t journaled = 0;
+  size_t rewritten = 0;
+};
+
+/// Makes every file in `store`'s journal durable as journaled and releases
+/// it (see above). kIo (or the FileIO's error) if a file cannot be read,
+/// written or synced, or the store fails; what was done stays done, the rest
+/// stays journaled.
+Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::CatalogStore& store);
+
+}  // namespace skade::catalog
