@@ -65,6 +65,8 @@ struct EmbeddedCatalog::PreparedCommit {
   std::vector<std::string> cleanup_files;  // deleted once committed
   // Set by WritePrepared when the file is journaled: its bytes as written.
   std::shared_ptr<const std::string> journaled_bytes;
+  // The request's unsynced files that go into the journal with the swap.
+  std::vector<UnsyncedFile> unsynced_files;
 };
 
 Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
@@ -506,11 +508,38 @@ store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) {
   if (commit.journaled_bytes) {
     swap.journaled_files.push_back({commit.new_location, *commit.journaled_bytes});
   }
+  for (const UnsyncedFile& file : commit.unsynced_files) {
+    swap.journaled_files.push_back({file.location, file.contents});
+  }
   return swap;
 }
 
 void EmbeddedCatalog::AfterSwap(const PreparedCommit& commit) {
-  if (commit.journaled_bytes && flusher_) flusher_->AddJournaled(commit.new_location);
+  if (!flusher_) return;
+  if (commit.journaled_bytes) flusher_->AddJournaled(commit.new_location);
+  for (const UnsyncedFile& file : commit.unsynced_files) flusher_->AddJournaled(file.location);
+}
+
+size_t EmbeddedCatalog::UnsyncedFileLimit(const io::FileIO& io) const {
+  return &io == io_.get() ? journal_max_bytes_ : 0;
+}
+
+Status EmbeddedCatalog::TakeUnsyncedFiles(const CommitTableRequest& request,
+                                          PreparedCommit* commit) {
+  for (const UnsyncedFile& file : request.unsynced_files) {
+    SKADE_RETURN_NOT_OK(location_policy_->Check(file.location));
+    if (journal_max_bytes_ > 0 && file.contents.size() <= journal_max_bytes_) {
+      commit->unsynced_files.push_back(file);
+      continue;
+    }
+    // Not journaled: durable before the pointer that needs it. (Below
+    // immediate the flusher syncs it, as every file written through io_.)
+    if (durable_files()) {
+      SKADE_RETURN_NOT_OK(io_->SyncFile(file.location));
+      SKADE_RETURN_NOT_OK(io_->SyncDirectory(io::ParentLocation(file.location)));
+    }
+  }
+  return OkStatus();
 }
 
 std::vector<std::string> EmbeddedCatalog::CleanupFiles(
@@ -547,6 +576,7 @@ Result<LoadTableResult> EmbeddedCatalog::CommitTable(const CommitTableRequest& r
     if (commit.new_location.empty()) {
       return LoadTableResult{*commit.base_location, commit.metadata, commit.json};
     }
+    SKADE_RETURN_NOT_OK(TakeUnsyncedFiles(request, &commit));
     SKADE_RETURN_NOT_OK(WritePrepared(commit));
     auto swapped = store_->SwapPointers({SwapOf(commit)});
     if (swapped) {
@@ -591,6 +621,7 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
     std::vector<PreparedCommit> commits;
     for (const auto& request : requests) {
       SKADE_ASSIGN_OR_RAISE(PreparedCommit commit, Prepare(request));
+      if (!commit.new_location.empty()) SKADE_RETURN_NOT_OK(TakeUnsyncedFiles(request, &commit));
       commits.push_back(std::move(commit));
     }
     std::vector<store::PointerSwap> swaps;

@@ -124,6 +124,10 @@ class EmbeddedCatalog : public Catalog {
 
   Result<LoadTableResult> CommitTable(const CommitTableRequest& request) override;
   Status CommitTransaction(const std::vector<CommitTableRequest>& requests) override;
+  /// At immediate, for the catalog's own FileIO (file_io()): journal_max_bytes.
+  /// Unsynced files are journaled with the pointer swap, as metadata files
+  /// are; a larger one a caller hands over anyway is synced before the swap.
+  size_t UnsyncedFileLimit(const io::FileIO& io) const override;
 
   /// The table's current metadata and nothing else: the cheapest read (no
   /// allocation when warm). kNoSuchTable if it does not exist.
@@ -166,6 +170,8 @@ class EmbeddedCatalog : public Catalog {
   Result<MetadataFile> ReadMetadata(const std::string& location);
   Result<PreparedCommit> Prepare(const CommitTableRequest& request);
   Status WritePrepared(PreparedCommit& commit);
+  /// The request's unsynced files: journaled with the swap, or synced now.
+  Status TakeUnsyncedFiles(const CommitTableRequest& request, PreparedCommit* commit);
   /// The pointer swap of a written commit, with its journaled file.
   static store::PointerSwap SwapOf(const PreparedCommit& commit);
   /// After a swap that committed or whose outcome is unknown: the flusher
