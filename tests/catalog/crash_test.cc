@@ -22,6 +22,18 @@ namespace {
 
 using testing::IsOk;
 
+// Creates `id` (and its namespace) in the warehouse `options` names.
+void CreateTable(const EmbeddedCatalogOptions& options, const TableIdentifier& id) {
+  auto catalog = EmbeddedCatalog::Open(options);
+  ASSERT_TRUE(catalog);
+  ASSERT_THAT((*catalog)->CreateNamespace(id.ns, {}), IsOk());
+  CreateTableRequest request;
+  request.name = id.name;
+  request.schema = std::make_shared<const spec::Schema>(
+      0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+  ASSERT_TRUE((*catalog)->CreateTable(id.ns, request));
+}
+
 TEST(CrashTest, KilledWritersLoseNoAcknowledgedCommit) {
   testing::TempDir dir;
   TableIdentifier id{{"n"}, "t"};
@@ -29,14 +41,7 @@ TEST(CrashTest, KilledWritersLoseNoAcknowledgedCommit) {
     EmbeddedCatalogOptions options;
     options.warehouse = dir.path();
     options.store_map_size = 1ull << 30;
-    auto catalog = EmbeddedCatalog::Open(options);
-    ASSERT_TRUE(catalog);
-    ASSERT_THAT((*catalog)->CreateNamespace(id.ns, {}), IsOk());
-    CreateTableRequest request;
-    request.name = id.name;
-    request.schema = std::make_shared<const spec::Schema>(
-        0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
-    ASSERT_TRUE((*catalog)->CreateTable(id.ns, request));
+    ASSERT_NO_FATAL_FAILURE(CreateTable(options, id));
   }
 
   std::mt19937 random(20261129);
@@ -95,16 +100,7 @@ TEST(CrashTest, KilledImmediateWriterLeavesJournaledFilesThatOpenRestores) {
   options.warehouse = dir.path();
   options.store_map_size = 1ull << 30;
   options.durability = store::Durability::kImmediate;
-  {
-    auto catalog = EmbeddedCatalog::Open(options);
-    ASSERT_TRUE(catalog);
-    ASSERT_THAT((*catalog)->CreateNamespace(id.ns, {}), IsOk());
-    CreateTableRequest request;
-    request.name = id.name;
-    request.schema = std::make_shared<const spec::Schema>(
-        0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
-    ASSERT_TRUE((*catalog)->CreateTable(id.ns, request));
-  }
+  ASSERT_NO_FATAL_FAILURE(CreateTable(options, id));
 
   // No flush round in the worker's life.
   auto worker = testing::WorkerProcess::Start({dir.path(), "n.t", "1000000", "0", "3600000"});

@@ -101,5 +101,15 @@ TEST(ForwardingFileIOTest, ForwardsEveryCall) {
                   "SyncDirectory(sd)", "CheckLocation(s3://b/k)", "ResolveLocation(s3://b/k)"));
 }
 
+// SyncFiles is made of the wrapper's own SyncFile and SyncDirectory calls,
+// so a wrapper that changes those (fault injection) sees every sync.
+TEST(ForwardingFileIOTest, SyncFilesGoesThroughTheWrappersSingleSyncs) {
+  auto inner = std::make_shared<RecordingFileIO>();
+  ForwardingFileIO io(inner);
+  EXPECT_TRUE(io.SyncFiles({"/d/a", "/d/b", "/e/c"}));
+  EXPECT_THAT(inner->calls, ElementsAre("SyncFile(/d/a)", "SyncFile(/d/b)", "SyncFile(/e/c)",
+                                        "SyncDirectory(/d)", "SyncDirectory(/e)"));
+}
+
 }  // namespace
 }  // namespace skade::io

@@ -31,6 +31,20 @@ TEST(LocalFileIOTest, SyncOfAMissingFileOrDirectoryIsNotFound) {
   EXPECT_THAT(io->SyncDirectory(dir.Sub("missing")), IsError(ErrorKind::kNotFound));
 }
 
+// Many files in one call (one syncfs per file system here); files and
+// directories that are gone are skipped, as the flusher needs.
+TEST(LocalFileIOTest, SyncFilesSkipsWhatIsGone) {
+  testing::TempDir dir;
+  auto io = NewLocalFileIO();
+  ASSERT_THAT(io->WriteFile(dir.Sub("a/f1"), "x", /*durable=*/false), IsOk());
+  ASSERT_THAT(io->WriteFile(dir.Sub("a/b/f2"), "y", /*durable=*/false), IsOk());
+  EXPECT_THAT(io->SyncFiles({dir.Sub("a/f1"), "file://" + dir.Sub("a/b/f2"), dir.Sub("a/gone"),
+                             dir.Sub("missing/f3")}),
+              IsOk());
+  EXPECT_THAT(io->SyncFiles({}), IsOk());
+  EXPECT_THAT(io->SyncFiles({"s3://bucket/f"}), IsError(ErrorKind::kInvalidArgument));
+}
+
 // Regression: a directory that already existed was assumed durable, so a
 // durable write into one left by a crashed process never synced its entry.
 // The write must sync the chain, including a directory re-created after

@@ -1,6 +1,5 @@
 #include "skade/catalog/journal_recovery.h"
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -33,8 +32,7 @@ Result<bool> HoldsExactly(io::FileIO& io, const std::string& location,
 Status Restore(io::FileIO& io, const store::JournaledFile& file, size_t* rewritten) {
   SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file.location, file.contents));
   if (intact) {  // restored by someone before the hold (another process)
-    SKADE_RETURN_NOT_OK(io.SyncFile(file.location));
-    return io.SyncDirectory(io::ParentLocation(file.location));
+    return io.SyncFiles({file.location});
   }
   Status deleted = io.DeleteFile(file.location);
   if (!deleted && !Gone(deleted)) return deleted;
@@ -51,26 +49,17 @@ Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::Catalo
   stats.journaled = files.size();
   if (files.empty()) return stats;
 
-  // Intact files need only a sync, done without holding anyone's commits.
+  // Intact files need only a sync (one for all of them), done without
+  // holding anyone's commits. One that is gone by then was deleted on
+  // purpose, and so released first.
   std::vector<std::string> damaged;
-  std::map<std::string, std::vector<std::string>> intact_by_directory;
+  std::vector<std::string> intact;
   for (const auto& file : files) {
-    SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file.location, file.contents));
-    Status synced = intact ? io.SyncFile(file.location) : OkStatus();
-    if (!intact || Gone(synced)) {
-      damaged.push_back(file.location);
-      continue;
-    }
-    SKADE_RETURN_NOT_OK(synced);
-    intact_by_directory[io::ParentLocation(file.location)].push_back(file.location);
+    SKADE_ASSIGN_OR_RAISE(bool holds, HoldsExactly(io, file.location, file.contents));
+    (holds ? intact : damaged).push_back(file.location);
   }
-  std::vector<std::string> durable;
-  for (auto& [directory, in_it] : intact_by_directory) {
-    Status synced = io.SyncDirectory(directory);
-    if (!synced && !Gone(synced)) return tl::unexpected(synced.error());
-    for (auto& location : in_it) (synced ? durable : damaged).push_back(std::move(location));
-  }
-  SKADE_RETURN_NOT_OK(store.ReleaseJournaledFiles(durable));
+  SKADE_RETURN_NOT_OK(io.SyncFiles(intact));
+  SKADE_RETURN_NOT_OK(store.ReleaseJournaledFiles(intact));
 
   SKADE_RETURN_NOT_OK(store.RestoreJournaledFiles(damaged, [&](const store::JournaledFile& file) {
     return Restore(io, file, &stats.rewritten);

@@ -1,8 +1,6 @@
 #include "skade/catalog/metadata_flusher.h"
 
 #include <chrono>
-#include <map>
-#include <set>
 
 #include "skade/util/log.h"
 #include "skade/util/strings.h"
@@ -59,29 +57,12 @@ Status MetadataFlusher::Flush() {
   return status;
 }
 
-Status MetadataFlusher::SyncFiles(const std::vector<std::string>& files,
+Status MetadataFlusher::SyncFiles(std::vector<std::string> files,
                                   std::vector<std::string>* failed) {
-  Status first = OkStatus();
-  std::map<std::string, std::vector<const std::string*>> directories;
-  for (const auto& location : files) {
-    Status synced = io_->SyncFile(location);
-    if (Gone(synced)) continue;  // deleted since (a lost commit race, a purge)
-    if (!synced) {
-      KeepFirst(&first, std::move(synced));
-      failed->push_back(location);
-      continue;
-    }
-    directories[io::ParentLocation(location)].push_back(&location);
-  }
-  for (const auto& [directory, in_it] : directories) {
-    Status synced = io_->SyncDirectory(directory);
-    if (Gone(synced)) continue;
-    if (!synced) {
-      KeepFirst(&first, std::move(synced));
-      for (const std::string* location : in_it) failed->push_back(*location);
-    }
-  }
-  return first;
+  if (files.empty()) return OkStatus();
+  Status synced = io_->SyncFiles(files);
+  if (!synced) failed->insert(failed->end(), files.begin(), files.end());
+  return synced;
 }
 
 Status MetadataFlusher::Round() {
@@ -96,7 +77,7 @@ Status MetadataFlusher::SyncWritten() {
   for (auto& location : tracking_->TakeWritten()) files.push_back(std::move(location));
   std::vector<std::string> failed;
   // The bulk, while commits go on.
-  Status status = SyncFiles(files, &failed);
+  Status status = SyncFiles(std::move(files), &failed);
   // The files written meanwhile, then the store, with commits held off. If
   // commits cannot be held, those files stay tracked for the next round.
   Status synced = store_->Sync([&]() -> Status {
@@ -118,21 +99,11 @@ Status MetadataFlusher::ReleaseJournaled() {
     wake_early_ = false;
   }
   if (files.empty()) return OkStatus();
-  std::vector<std::string> failed;
-  Status status = SyncFiles(files, &failed);
-  // Gone files are released too: they were deleted on purpose (and released
+  // Files that are gone are released too: deleted on purpose (and released
   // first), or by someone else; either way there is nothing to restore.
-  std::set<std::string> unsynced(failed.begin(), failed.end());
-  std::vector<std::string> durable;
-  for (auto& location : files) {
-    if (unsynced.count(location) == 0) durable.push_back(std::move(location));
-  }
-  Status released = store_->ReleaseJournaledFiles(durable);
-  if (!released) {
-    KeepFirst(&status, std::move(released));
-    failed.insert(failed.end(), durable.begin(), durable.end());
-  }
-  failed_journaled_ = std::move(failed);
+  Status status = io_->SyncFiles(files);
+  if (status) status = store_->ReleaseJournaledFiles(files);
+  if (!status) failed_journaled_ = std::move(files);
   return status;
 }
 

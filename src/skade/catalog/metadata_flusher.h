@@ -20,7 +20,9 @@
 // durable with the store's one sync. A round fsyncs the journaled files of
 // this catalog that committed since the last round, then their directories,
 // then releases their entries in one store transaction
-// (CatalogStore::ReleaseJournaledFiles). A file is released only after it
+// (CatalogStore::ReleaseJournaledFiles). Both kinds of round sync their files
+// with one FileIO::SyncFiles call (locally one syncfs(2)), so a round costs
+// about one sync however many files it covers. A file is released only after it
 // and its directory synced; a release that comes late (a crash before it, a
 // failed round) is harmless, since recovery at the next open finds the file
 // complete and only syncs it (journal_recovery.h). No commit is held off.
@@ -84,10 +86,10 @@ class MetadataFlusher {
   Status SyncWritten();
   // The round at immediate: journaled files, then their release.
   Status ReleaseJournaled();
-  // Syncs `files` and then their directories; appends what failed to
-  // `failed`. Returns the first error. A file or directory that no longer
-  // exists is not a failure: there is nothing left to keep.
-  Status SyncFiles(const std::vector<std::string>& files, std::vector<std::string>* failed);
+  // Syncs `files` and their directories in one FileIO::SyncFiles call; on
+  // an error appends them all to `failed`. A file or directory that no
+  // longer exists is not a failure: there is nothing left to keep.
+  Status SyncFiles(std::vector<std::string> files, std::vector<std::string>* failed);
 
   io::FileIO* io_;
   io::TrackingFileIO* tracking_;

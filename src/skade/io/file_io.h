@@ -121,6 +121,15 @@ class FileIO {
     return Unsupported("SyncDirectory is not supported for ", location);
   }
 
+  /// Makes every file of `locations` that still exists durable with its
+  /// directory entry, as SyncFile of each and SyncDirectory of each of their
+  /// directories would; files and directories that are gone are skipped. One
+  /// call for many files, so that a storage can do it in one operation (the
+  /// local FileIO: one syncfs(2) per file system). On an error, count none of
+  /// them durable. The default makes those single calls, so a wrapper that
+  /// changes SyncFile or SyncDirectory changes this too.
+  virtual Status SyncFiles(const std::vector<std::string>& locations);
+
   /// OK if this FileIO can read and write `location` (its scheme, its
   /// authority); kInvalidArgument naming the location if not. Lexical: no
   /// storage is touched. The default accepts every location.

@@ -35,6 +35,10 @@ class TrackingFileIO : public ForwardingFileIO {
   Status WriteFile(std::string_view location, std::string_view contents, bool durable) override;
   Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
                                                     bool durable) override;
+  /// Forwarded: syncs pass through unchanged.
+  Status SyncFiles(const std::vector<std::string>& locations) override {
+    return inner().SyncFiles(locations);
+  }
 
  private:
   class TrackedOutputFile;

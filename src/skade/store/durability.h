@@ -15,8 +15,13 @@ namespace skade::store {
 ///
 /// - kImmediate (default): before a commit is acknowledged its files and
 ///   their directories are fsynced, then the store commits with a full sync
-///   (LMDB: of its transaction). An acknowledged commit survives a process
-///   crash, an OS crash and power loss.
+///   (LMDB: of its transaction). The catalog's own metadata file is the
+///   exception, by default: its bytes are journaled in that same store
+///   transaction (PointerSwap::journaled_files), the file is written without
+///   sync and made durable later by the flusher, and opening the catalog
+///   rewrites it from the store if a power loss took it
+///   (EmbeddedCatalogOptions::journal_max_bytes). An acknowledged commit
+///   survives a process crash, an OS crash and power loss.
 /// - kEventual: nothing is fsynced on the commit path (LMDB: MDB_NOSYNC); a
 ///   background flusher, every `flush_interval_ms` (default 1000), fsyncs
 ///   the files written since its last round, then their directories, then
