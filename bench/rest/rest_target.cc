@@ -15,14 +15,6 @@ namespace skade::bench {
 
 namespace {
 
-// Benchmark names are plain ASCII words, so only the level separator needs
-// encoding.
-std::string NamespacePath(const spec::Namespace& ns) {
-  std::string path;
-  for (const auto& level : ns) StrAppend(&path, path.empty() ? "" : "%1F", level);
-  return path;
-}
-
 tl::unexpected<Error> HttpError(std::string_view what, const HttpResult& result) {
   const ErrorKind kind = result.status == 409   ? ErrorKind::kCommitFailed
                          : result.status == 404 ? ErrorKind::kNotFound
@@ -34,31 +26,6 @@ Status Expect(std::string_view what, Result<HttpResult> result, int status) {
   if (!result) return tl::unexpected(result.error());
   if (result->status != status) return HttpError(what, *result);
   return OkStatus();
-}
-
-std::string CommitBody(const catalog::CommitTableRequest& request) {
-  JsonWriter writer;
-  writer.StartObject();
-  writer.Key("identifier");
-  writer.StartObject();
-  writer.Key("namespace");
-  writer.StartArray();
-  for (const auto& level : request.identifier.ns) writer.String(level);
-  writer.EndArray();
-  writer.Field("name", request.identifier.name);
-  writer.EndObject();
-  writer.Key("requirements");
-  writer.StartArray();
-  for (const auto& requirement : request.requirements) {
-    spec::WriteTableRequirement(writer, requirement);
-  }
-  writer.EndArray();
-  writer.Key("updates");
-  writer.StartArray();
-  for (const auto& update : request.updates) spec::WriteTableUpdate(writer, update);
-  writer.EndArray();
-  writer.EndObject();
-  return writer.Take();
 }
 
 class RestSession : public CatalogSession {
@@ -114,7 +81,8 @@ class RestSession : public CatalogSession {
       SKADE_ASSIGN_OR_RAISE(auto metadata,
                             spec::TableMetadataFromJson(json::Minify(metadata_element)));
       auto request = testing::FastAppendRequest(identifier, *metadata, snapshot_id);
-      SKADE_ASSIGN_OR_RAISE(auto committed, connection_->Send("POST", path, CommitBody(request)));
+      SKADE_ASSIGN_OR_RAISE(auto committed,
+                            connection_->Send("POST", path, CommitRequestBody(request)));
       if (committed.status == 200) return OkStatus();
       if (committed.status != 409) return HttpError("commit", committed);
       ++*conflicts;
@@ -135,6 +103,39 @@ class RestSession : public CatalogSession {
 };
 
 }  // namespace
+
+// Benchmark names are plain ASCII words, so only the level separator needs
+// encoding.
+std::string NamespacePath(const spec::Namespace& ns) {
+  std::string path;
+  for (const auto& level : ns) StrAppend(&path, path.empty() ? "" : "%1F", level);
+  return path;
+}
+
+std::string CommitRequestBody(const catalog::CommitTableRequest& request) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("identifier");
+  writer.StartObject();
+  writer.Key("namespace");
+  writer.StartArray();
+  for (const auto& level : request.identifier.ns) writer.String(level);
+  writer.EndArray();
+  writer.Field("name", request.identifier.name);
+  writer.EndObject();
+  writer.Key("requirements");
+  writer.StartArray();
+  for (const auto& requirement : request.requirements) {
+    spec::WriteTableRequirement(writer, requirement);
+  }
+  writer.EndArray();
+  writer.Key("updates");
+  writer.StartArray();
+  for (const auto& update : request.updates) spec::WriteTableUpdate(writer, update);
+  writer.EndArray();
+  writer.EndObject();
+  return writer.Take();
+}
 
 Result<std::unique_ptr<RestTarget>> RestTarget::Connect(const RestTargetOptions& options) {
   std::unique_ptr<RestTarget> target(new RestTarget());

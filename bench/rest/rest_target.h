@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/catalog_target.h"
+#include "skade/catalog/catalog.h"
 
 namespace skade::bench {
 
@@ -17,6 +18,14 @@ struct RestTargetOptions {
   std::string durability;   // as the harness started the server
   std::string write_notes;  // e.g. what the server makes durable
 };
+
+/// The body of `POST …/tables/{table}` for `request`: identifier,
+/// requirements and updates as the REST spec's CommitTableRequest.
+std::string CommitRequestBody(const catalog::CommitTableRequest& request);
+
+/// `ns` as the `{namespace}` path parameter (levels joined by %1F; benchmark
+/// names are plain ASCII words and need no other escaping).
+std::string NamespacePath(const spec::Namespace& ns);
 
 class RestTarget : public CatalogTarget {
  public:
