@@ -17,7 +17,6 @@
 
 #include "common/bench_options.h"
 #include "common/bench_record.h"
-#include "common/bench_schema.h"
 #include "common/measure.h"
 #include "rest/http_connection.h"
 #include "rest/rest_target.h"
@@ -56,27 +55,13 @@ enum Scenario { kCommit, kLoadRefs, kLoadAll, kWriteFsync };
 constexpr const char* kScenarioNames[] = {"history_commit", "history_load_refs", "history_load_all",
                                           "history_write_fsync"};
 
-Status Expect(std::string_view what, const Result<HttpResult>& result, int status) {
-  if (!result) return tl::unexpected(result.error());
-  if (result->status != status) {
-    return MakeError(ErrorKind::kInternal, what, ": HTTP ", result->status, " ",
-                     result->body.substr(0, 300));
-  }
-  return OkStatus();
-}
-
 // Creates the table and grows it to `count` snapshots shaped like a fast
 // append's (tests/testing/fast_append.h), `batch` per commit.
 Status Populate(HttpConnection& http, const HistoryOptions& options, HistoryTable& table) {
   spec::TableIdentifier identifier{{kNamespace}, StrCat("s", table.snapshots)};
-  JsonWriter create;
-  create.StartObject();
-  create.Field("name", identifier.name);
-  create.Key("schema");
-  create.Raw(spec::SchemaToJson(*BenchSchema()));
-  create.EndObject();
   const std::string tables = StrCat("/v1/namespaces/", NamespacePath(identifier.ns), "/tables");
-  SKADE_RETURN_NOT_OK(Expect("create table", http.Send("POST", tables, create.Take()), 200));
+  SKADE_RETURN_NOT_OK(Expect(
+      "create table", http.Send("POST", tables, CreateTableRequestBody(identifier.name)), 200));
   table.path = StrCat(tables, "/", identifier.name);
 
   std::optional<int64_t> parent;
@@ -107,7 +92,7 @@ Status Populate(HttpConnection& http, const HistoryOptions& options, HistoryTabl
         Expect("populate commit", http.Send("POST", table.path, CommitRequestBody(request)), 200));
   }
   SKADE_ASSIGN_OR_RAISE(auto loaded, http.Send("GET", table.path));
-  SKADE_RETURN_NOT_OK(Expect("load table", loaded, 200));
+  if (loaded.status != 200) return HttpError("load table", loaded);
   simdjson::dom::parser parser;
   SKADE_ASSIGN_OR_RAISE(auto document, json::Parse(parser, loaded.body));
   SKADE_ASSIGN_OR_RAISE(auto object, json::AsObject(document, "LoadTableResult"));
@@ -194,15 +179,9 @@ int Run(const HistoryOptions& options, const BenchOptions& bench) {
   if (!http) return fail("unavailable", http.error());
   auto io = io::NewLocalFileIO();
 
-  JsonWriter ns;
-  ns.StartObject();
-  ns.Key("namespace");
-  ns.StartArray();
-  ns.String(kNamespace);
-  ns.EndArray();
-  ns.EndObject();
-  if (auto status =
-          Expect("create namespace", (*http)->Send("POST", "/v1/namespaces", ns.Take()), 200);
+  if (auto status = Expect(
+          "create namespace",
+          (*http)->Send("POST", "/v1/namespaces", CreateNamespaceRequestBody({kNamespace})), 200);
       !status) {
     return fail("unavailable", status.error());
   }

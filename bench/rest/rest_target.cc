@@ -15,44 +15,22 @@ namespace skade::bench {
 
 namespace {
 
-tl::unexpected<Error> HttpError(std::string_view what, const HttpResult& result) {
-  const ErrorKind kind = result.status == 409   ? ErrorKind::kCommitFailed
-                         : result.status == 404 ? ErrorKind::kNotFound
-                                                : ErrorKind::kInternal;
-  return MakeError(kind, what, ": HTTP ", result.status, " ", result.body.substr(0, 300));
-}
-
-Status Expect(std::string_view what, Result<HttpResult> result, int status) {
-  if (!result) return tl::unexpected(result.error());
-  if (result->status != status) return HttpError(what, *result);
-  return OkStatus();
-}
-
 class RestSession : public CatalogSession {
  public:
   RestSession(std::unique_ptr<HttpConnection> connection, std::string base_path)
       : connection_(std::move(connection)), base_(std::move(base_path)) {}
 
   Status CreateNamespace(const spec::Namespace& ns) override {
-    JsonWriter writer;
-    writer.StartObject();
-    writer.Key("namespace");
-    writer.StartArray();
-    for (const auto& level : ns) writer.String(level);
-    writer.EndArray();
-    writer.EndObject();
-    return Expect("create namespace",
-                  connection_->Send("POST", StrCat(base_, "namespaces"), writer.Take()), 200);
+    return Expect(
+        "create namespace",
+        connection_->Send("POST", StrCat(base_, "namespaces"), CreateNamespaceRequestBody(ns)),
+        200);
   }
   Status CreateTable(const spec::TableIdentifier& identifier) override {
-    JsonWriter writer;
-    writer.StartObject();
-    writer.Field("name", identifier.name);
-    writer.Key("schema");
-    writer.Raw(spec::SchemaToJson(*BenchSchema()));
-    writer.EndObject();
     return Expect("create table",
-                  connection_->Send("POST", TablesPath(identifier.ns), writer.Take()), 200);
+                  connection_->Send("POST", TablesPath(identifier.ns),
+                                    CreateTableRequestBody(identifier.name)),
+                  200);
   }
   Status LoadTable(const spec::TableIdentifier& identifier) override {
     return Expect("load table", connection_->Send("GET", TablePath(identifier)), 200);
@@ -103,6 +81,40 @@ class RestSession : public CatalogSession {
 };
 
 }  // namespace
+
+tl::unexpected<Error> HttpError(std::string_view what, const HttpResult& result) {
+  const ErrorKind kind = result.status == 409   ? ErrorKind::kCommitFailed
+                         : result.status == 404 ? ErrorKind::kNotFound
+                                                : ErrorKind::kInternal;
+  return MakeError(kind, what, ": HTTP ", result.status, " ", result.body.substr(0, 300));
+}
+
+Status Expect(std::string_view what, Result<HttpResult> result, int status) {
+  if (!result) return tl::unexpected(result.error());
+  if (result->status != status) return HttpError(what, *result);
+  return OkStatus();
+}
+
+std::string CreateNamespaceRequestBody(const spec::Namespace& ns) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("namespace");
+  writer.StartArray();
+  for (const auto& level : ns) writer.String(level);
+  writer.EndArray();
+  writer.EndObject();
+  return writer.Take();
+}
+
+std::string CreateTableRequestBody(const std::string& name) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("name", name);
+  writer.Key("schema");
+  writer.Raw(spec::SchemaToJson(*BenchSchema()));
+  writer.EndObject();
+  return writer.Take();
+}
 
 // Benchmark names are plain ASCII words, so only the level separator needs
 // encoding.

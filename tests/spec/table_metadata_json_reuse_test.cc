@@ -175,10 +175,12 @@ TEST(TableMetadataJsonReuseTest, RandomCommitSequencesWriteWhatAFreshWriterWrite
     for (int step = 0; step < 60; ++step) {
       SCOPED_TRACE(StrCat("commit ", history.commits()));
       auto metadata = history.Commit();
-      json = TableMetadataToJson(*metadata);
+      // Both writers, in turn: one keeps a copy, the other shares its text.
+      json = step % 2 ? TableMetadataToJson(*metadata) : *TableMetadataToSharedJson(*metadata);
       ASSERT_NO_FATAL_FAILURE(ExpectSameAsFresh(*metadata, json));
       // Again from its own memo.
       EXPECT_EQ(TableMetadataToJson(*metadata), json);
+      EXPECT_EQ(*TableMetadataToSharedJson(*metadata), json);
     }
   }
 }

@@ -36,7 +36,7 @@ Result<std::shared_ptr<const std::string>> WriteMetadataFile(io::FileIO& io,
                                                              const spec::TableMetadata& metadata,
                                                              const std::string& location,
                                                              bool durable) {
-  auto json = std::make_shared<const std::string>(spec::TableMetadataToJson(metadata));
+  auto json = spec::TableMetadataToSharedJson(metadata);
   if (spec::IsGzipMetadataLocation(location)) {
     SKADE_RETURN_NOT_OK(io.WriteFile(location, Gzip(*json), durable));
   } else {

@@ -131,7 +131,17 @@ struct TableMetadata {
   const SerializedFormMemo& serialized_form_memo() const { return serialized_form_memo_; }
 
  private:
-  absl::flat_hash_map<int64_t, SnapshotPtr> snapshot_index_;
+  friend class TableMetadataBuilder;
+  using SnapshotIndex = absl::flat_hash_map<int64_t, SnapshotPtr>;
+
+  // Finalize() for a copy of a finalized metadata whose snapshots only had
+  // `appended` snapshots added at the end since: extends the copied index
+  // instead of indexing every snapshot again (TableMetadataBuilder).
+  void FinalizeAppended(size_t appended);
+
+  // Shared by copies (an index is never changed once built), so copying a
+  // table's metadata does not copy an index of its whole history.
+  std::shared_ptr<const SnapshotIndex> snapshot_index_;
   SchemaPtr current_schema_;
   SerializedFormMemo serialized_form_memo_;
 };

@@ -47,13 +47,13 @@ std::pair<int64_t, std::string_view> ReuseKey(const MetadataLogEntry& entry) {
 
 namespace internal {
 
-// The elements of one array as last written, "e0,e1,…" without brackets,
-// and the item each was written from.
+// The elements of one array as last written ("e0,e1,…" at `start` in the
+// document), and the item each was written from.
 template <typename Item>
 struct SerializedArray {
   std::vector<Item> items;
-  std::vector<size_t> ends;  // ends[i]: one past element i in text
-  std::string text;
+  size_t start = 0;
+  std::vector<size_t> ends;  // ends[i]: one past element i, from `start`
 
   size_t Begin(size_t i) const { return i == 0 ? 0 : ends[i - 1] + 1; }
 };
@@ -62,7 +62,9 @@ struct SerializedArray {
 // metadata object; immutable once published in a SerializedFormMemo.
 struct MetadataJsonParts {
   int format_version = 0;  // snapshots are written per version
-  size_t document_bytes = 0;
+  // The document the arrays are in: for a metadata file, the very text the
+  // file and the metadata cache hold (TableMetadataToSharedJson).
+  std::shared_ptr<const std::string> document;
   SerializedArray<SnapshotPtr> snapshots;
   SerializedArray<SnapshotLogEntry> snapshot_log;
   SerializedArray<MetadataLogEntry> metadata_log;
@@ -78,13 +80,17 @@ namespace {
 // The output is byte for byte what writing every element would give: an
 // element's text depends only on its reuse key (and the format version,
 // which the caller checks).
+// `previous_text` is the document `previous` is in; `document_start` is
+// where the document being written starts in `writer`.
 template <typename Item, typename Write>
 void WriteArrayReusing(JsonWriter& writer, const std::vector<Item>& items,
-                       const internal::SerializedArray<Item>* previous, Write write,
+                       const internal::SerializedArray<Item>* previous,
+                       std::string_view previous_text, size_t document_start, Write write,
                        internal::SerializedArray<Item>* out) {
   using Key = decltype(ReuseKey(items.front()));
   writer.StartArray();
   const size_t content_start = writer.str().size();
+  out->start = content_start - document_start;
   out->ends.reserve(items.size());
   // Built only when the next element is not where the previous run ended
   // (e.g. after old snapshots were expired); appends never need it.
@@ -111,7 +117,7 @@ void WriteArrayReusing(JsonWriter& writer, const std::vector<Item>& items,
         ++last;
       }
       const size_t begin = previous->Begin(*first);
-      writer.Raw(std::string_view(previous->text).substr(begin, previous->ends[last] - begin));
+      writer.Raw(previous_text.substr(previous->start + begin, previous->ends[last] - begin));
       for (size_t i = *first; i <= last; ++i) {
         out->ends.push_back(before - content_start + (previous->ends[i] - begin));
       }
@@ -123,20 +129,21 @@ void WriteArrayReusing(JsonWriter& writer, const std::vector<Item>& items,
       ++j;
     }
   }
-  out->text.assign(writer.str(), content_start, writer.str().size() - content_start);
   out->items = items;
   writer.EndArray();
 }
 
-}  // namespace
-
-void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata) {
+// Writes the document and returns what the next version can reuse from it
+// (all but `document`, which the caller sets to the text written).
+std::shared_ptr<internal::MetadataJsonParts> WriteDocument(JsonWriter& writer,
+                                                           const TableMetadata& metadata) {
   const int version = metadata.format_version;
   const auto previous = metadata.serialized_form_memo().parts();
+  const std::string_view previous_text = previous ? *previous->document : std::string_view();
   auto parts = std::make_shared<internal::MetadataJsonParts>();
   parts->format_version = version;
   const size_t document_start = writer.str().size();
-  if (previous) writer.Reserve(document_start + previous->document_bytes + 4096);
+  if (previous) writer.Reserve(document_start + previous_text.size() + 4096);
   writer.StartObject();
   writer.Field("format-version", static_cast<int32_t>(version));
   // Optional only in v1, and only for files written before uuids existed.
@@ -208,6 +215,7 @@ void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata) {
   WriteArrayReusing(
       writer, metadata.snapshots,
       previous && previous->format_version == version ? &previous->snapshots : nullptr,
+      previous_text, document_start,
       [&](const SnapshotPtr& snapshot) { WriteSnapshot(writer, *snapshot, version); },
       &parts->snapshots);
 
@@ -223,16 +231,25 @@ void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata) {
 
   writer.Key("snapshot-log");
   WriteArrayReusing(
-      writer, metadata.snapshot_log, previous ? &previous->snapshot_log : nullptr,
-      [&](const SnapshotLogEntry& entry) { WriteSnapshotLogEntry(writer, entry); },
+      writer, metadata.snapshot_log, previous ? &previous->snapshot_log : nullptr, previous_text,
+      document_start, [&](const SnapshotLogEntry& entry) { WriteSnapshotLogEntry(writer, entry); },
       &parts->snapshot_log);
   writer.Key("metadata-log");
   WriteArrayReusing(
-      writer, metadata.metadata_log, previous ? &previous->metadata_log : nullptr,
-      [&](const MetadataLogEntry& entry) { WriteMetadataLogEntry(writer, entry); },
+      writer, metadata.metadata_log, previous ? &previous->metadata_log : nullptr, previous_text,
+      document_start, [&](const MetadataLogEntry& entry) { WriteMetadataLogEntry(writer, entry); },
       &parts->metadata_log);
   writer.EndObject();
-  parts->document_bytes = writer.str().size() - document_start;
+  return parts;
+}
+
+}  // namespace
+
+void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata) {
+  const size_t document_start = writer.str().size();
+  auto parts = WriteDocument(writer, metadata);
+  // The writer keeps its text: the memo needs a copy of its own.
+  parts->document = std::make_shared<const std::string>(writer.str(), document_start);
   metadata.serialized_form_memo().set_parts(std::move(parts));
 }
 
@@ -240,6 +257,15 @@ std::string TableMetadataToJson(const TableMetadata& metadata) {
   JsonWriter writer;
   WriteTableMetadata(writer, metadata);
   return writer.Take();
+}
+
+std::shared_ptr<const std::string> TableMetadataToSharedJson(const TableMetadata& metadata) {
+  JsonWriter writer;
+  auto parts = WriteDocument(writer, metadata);
+  auto document = std::make_shared<const std::string>(writer.Take());
+  parts->document = document;
+  metadata.serialized_form_memo().set_parts(std::move(parts));
+  return document;
 }
 
 TableMetadata WithReferencedSnapshotsOnly(const TableMetadata& metadata) {
@@ -256,8 +282,7 @@ TableMetadata WithReferencedSnapshotsOnly(const TableMetadata& metadata) {
 std::shared_ptr<const std::string> ReferencedSnapshotsJson(const TableMetadata& metadata) {
   const SerializedFormMemo& memo = metadata.serialized_form_memo();
   if (auto json = memo.refs_json()) return json;
-  return memo.set_refs_json(std::make_shared<const std::string>(
-      TableMetadataToJson(WithReferencedSnapshotsOnly(metadata))));
+  return memo.set_refs_json(TableMetadataToSharedJson(WithReferencedSnapshotsOnly(metadata)));
 }
 
 namespace {

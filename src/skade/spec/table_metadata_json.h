@@ -30,6 +30,10 @@ namespace skade::spec {
 /// written; `next-row-id` only for v3. Never fails.
 void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata);
 std::string TableMetadataToJson(const TableMetadata& metadata);
+/// The same text, shared: the metadata's memo refers to this string instead
+/// of keeping a copy of it — what a metadata file's writer wants, since the
+/// metadata cache keeps that text anyway.
+std::shared_ptr<const std::string> TableMetadataToSharedJson(const TableMetadata& metadata);
 
 /// `metadata` with only the snapshots that a branch or tag references (REST
 /// `loadTable?snapshots=refs`); every other field, snapshot-log included, as
