@@ -3,7 +3,7 @@
 //
 // Builds one table per `--snapshots` count (each commit adds up to `--batch`
 // snapshots and moves main once, so the history is long while the
-// snapshot-log stays short; `--log-every-snapshot` moves main per snapshot),
+// snapshot-log, one entry per commit, stays short),
 // then measures in rounds, table after table so drift hits every table alike:
 // a `set-properties` commit (`history_commit`), `loadTable?snapshots=refs`
 // (`history_load_refs`) and the full `loadTable` (`history_load_all`, the
@@ -39,7 +39,6 @@ struct HistoryOptions {
   std::string durability = "immediate";
   std::vector<int> snapshots = {10, 10000};
   int batch = 1000;
-  bool log_every_snapshot = false;
   int rounds = 3;
   std::string scratch;
 };
@@ -81,13 +80,8 @@ Status Populate(HttpConnection& http, const HistoryOptions& options, HistoryTabl
       snapshot->schema_id = 0;
       request.updates.push_back(spec::AddSnapshot{snapshot});
       parent = snapshot->snapshot_id;
-      if (options.log_every_snapshot) {
-        request.updates.push_back(spec::SetSnapshotRef{"main", spec::SnapshotRef{*parent}});
-      }
     }
-    if (!options.log_every_snapshot) {
-      request.updates.push_back(spec::SetSnapshotRef{"main", spec::SnapshotRef{*parent}});
-    }
+    request.updates.push_back(spec::SetSnapshotRef{"main", spec::SnapshotRef{*parent}});
     SKADE_RETURN_NOT_OK(
         Expect("populate commit", http.Send("POST", table.path, CommitRequestBody(request)), 200));
   }
@@ -214,18 +208,16 @@ int Run(const HistoryOptions& options, const BenchOptions& bench) {
       std::sort(measurement.latencies_ns.begin(), measurement.latencies_ns.end());
       measurement.ops = measurement.latencies_ns.size();
       for (int64_t ns : measurement.latencies_ns) measurement.wall_seconds += ns / 1e9;
-      BenchRecord record{kTarget,
-                         kScenarioNames[scenario],
-                         StrCat("snapshots_", table.snapshots),
-                         1,
-                         scenario == kLoadRefs || scenario == kLoadAll ? "" : options.durability,
-                         "",
-                         0,
-                         StrCat(table.metadata_bytes, " bytes of metadata; ",
-                                options.log_every_snapshot ? "main moved per snapshot"
-                                                           : "main moved per commit of ",
-                                options.log_every_snapshot ? "" : std::to_string(options.batch),
-                                options.log_every_snapshot ? "" : " snapshots")};
+      BenchRecord record{
+          kTarget,
+          kScenarioNames[scenario],
+          StrCat("snapshots_", table.snapshots),
+          1,
+          scenario == kLoadRefs || scenario == kLoadAll ? "" : options.durability,
+          "",
+          0,
+          StrCat(table.metadata_bytes, " bytes of metadata; main moved per commit of ",
+                 options.batch, " snapshots")};
       WriteRecord(std::cout, bench, record, measurement);
     }
   }
@@ -254,8 +246,6 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--batch", options.batch, "Snapshots added per populate commit")
       ->check(CLI::PositiveNumber);
-  app.add_flag("--log-every-snapshot", options.log_every_snapshot,
-               "Move main per snapshot (a snapshot-log as long as the history)");
   app.add_option("--rounds", options.rounds, "Rounds over all tables")->check(CLI::PositiveNumber);
   app.add_option("--scratch", options.scratch,
                  "Directory on the server's disk for the write+fsync floor (none: skipped)");
