@@ -26,7 +26,7 @@ SCENARIO_ORDER = (
 )
 TARGET_ORDER = (
     "skade-embedded", "skade-embedded (group commit off)", "iceberg-rust-memory", "iceberg-rust-sql",
-    "pyiceberg-sql", "skade-rest", "iceberg-rest-fixture", "nessie",
+    "pyiceberg-sql", "skade-rest", "iceberg-rest-fixture", "skade-rest-history", "nessie",
 )
 REST_TARGETS = ("skade-rest", "iceberg-rest-fixture", "nessie")
 # The design notes' published numbers (bench/README.md "Performance bar"), on another machine.
@@ -98,8 +98,12 @@ FAMILIES = {
     "pyiceberg-sql": ("pyiceberg-sql",),
     "iceberg-rest-fixture": ("iceberg-rest-fixture",),
     "iceberg-rust": ("iceberg-rust-memory", "iceberg-rust-sql"),
+    "history": ("skade-rest-history",),
     "nessie": ("nessie",),
 }
+
+HISTORY_TARGET = "skade-rest-history"
+HISTORY_PREFIX = "history_"
 
 
 class Run:
@@ -215,7 +219,9 @@ def counterpart(target: str) -> str:
 
 def scenario_sections(run: Run) -> list:
     lines = []
-    scenarios = sorted({r["scenario"] for r in run.measured if r["scenario"] != coalesce_summary.SCENARIO},
+    scenarios = sorted({r["scenario"] for r in run.measured
+                        if r["scenario"] != coalesce_summary.SCENARIO
+                        and not r["scenario"].startswith(HISTORY_PREFIX)},
                        key=lambda s: order_key(s, SCENARIO_ORDER))
     for scenario in scenarios:
         records = [r for r in run.measured if r["scenario"] == scenario]
@@ -252,6 +258,59 @@ def scenario_sections(run: Run) -> list:
                 lines.append(f"- {', '.join(dict.fromkeys(targets))}: {note}")
         lines.append("")
     return lines
+
+
+def history_lines(run: Run) -> list:
+    """The section of bench/rest/history_bench.cc: commit and `snapshots=refs` cost on the longest
+    history ÷ on the shortest (targets: within 2×), and the floor the bytes alone put under the commit
+    ratio."""
+    records = [r for r in run.measured if r["target"] == HISTORY_TARGET]
+    lengths = sorted({int(r["variant"].removeprefix("snapshots_")) for r in records})
+    if len(lengths) < 2:
+        return ["Not measured: " + (run.failure(HISTORY_TARGET) or "no records") + ".", ""]
+    short, long = lengths[0], lengths[-1]
+
+    def find(scenario, length):
+        return run.find(HISTORY_TARGET, scenario, 1, f"snapshots_{length}")
+
+    def us(record, key="p50_us"):
+        return record[key] if record else None
+
+    lines = [f"`bench/rest/history_bench.cc` over `skade serve` (`durability=immediate`): a table with "
+             f"{long:,} snapshots against one with {short:,}, same run, interleaved rounds. A commit "
+             "writes, syncs and returns the whole metadata, so its floor grows with the bytes even when "
+             "no history is serialized again.", "",
+             "| target | measured | required | result |", "|---|---|---|---|"]
+    for scenario, title in (("history_commit", "`set-properties` commit p50"),
+                            ("history_load_refs", "`loadTable?snapshots=refs` p50")):
+        a, b = find(scenario, long), find(scenario, short)
+        label = f"{title}, {long:,} ÷ {short:,} snapshots"
+        if a is None or b is None:
+            lines.append(f"| {label} | {run.missing(HISTORY_TARGET)} | ≤ 2× | not measured |")
+            continue
+        ratio = a["p50_us"] / b["p50_us"] if b["p50_us"] > 0 else float("inf")
+        lines.append(f"| {label} | {fmt_ratio(ratio)} ({fmt_us(a['p50_us'])} vs {fmt_us(b['p50_us'])} µs) "
+                     f"| ≤ 2× | {'✅ pass' if ratio <= 2 else '❌ fail'} |")
+    # The least the commit ratio can be: the short table's commit plus what writing, syncing and
+    # returning the larger metadata costs more (the commit response carries the whole metadata).
+    commit_short = us(find("history_commit", short))
+    extra = [us(find(s, long)) - us(find(s, short)) for s in ("history_write_fsync", "history_load_all")
+             if find(s, long) and find(s, short)]
+    if commit_short and len(extra) == 2:
+        floor = (commit_short + sum(extra)) / commit_short
+        verdict = ("the 2× target is within physical reach" if floor <= 2
+                   else "⚠️ 2× is below the physical floor on this machine")
+        lines.append(f"| commit floor: ({short:,}-snapshot commit + the extra write+fsync and transfer "
+                     f"of the larger metadata) ÷ {short:,}-snapshot commit | {fmt_ratio(floor)} | — | "
+                     f"{verdict} |")
+    lines += ["", "| scenario | snapshots | ops | p50 µs | p99 µs | notes |", "|---|--:|--:|--:|--:|---|"]
+    for scenario in ("history_commit", "history_load_refs", "history_load_all", "history_write_fsync"):
+        for length in lengths:
+            r = find(scenario, length)
+            if r:
+                lines.append(f"| `{scenario}` | {length:,} | {r['ops']:,} | {fmt_us(r['p50_us'])} | "
+                             f"{fmt_us(r['p99_us'])} | {r.get('notes', '')} |")
+    return lines + [""]
 
 
 def failure_lines(run: Run) -> list:
@@ -325,6 +384,8 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
                   "physical limit), `IngestPipelined`, `IngestPipelinedOverlap` and PyIceberg "
                   "`table.append` on the same generated data.", ""]
         lines += ingest_summary.markdown(ingest) + [""]
+    if HISTORY_TARGET not in run.unselected:
+        lines += ["## History length", ""] + history_lines(run)
     lines += ["## Targets and scenarios without numbers", ""]
     lines += failure_lines(run)
     return "\n".join(lines).rstrip() + "\n"

@@ -9,7 +9,7 @@
 #   BENCH_QUICK=1        a small catalog and short scenarios (a few minutes in all)
 #   BENCH_SMOKE=1        a tiny catalog and a few hundred ops (for tests/interop/test_bench_smoke.py)
 #   BENCH_TARGETS        comma-separated subset of: skade-embedded, skade-rest, pyiceberg-sql,
-#                        iceberg-rest-fixture, iceberg-rust, ingest, coalesce (default: all)
+#                        iceberg-rest-fixture, iceberg-rust, history, ingest, coalesce (default: all)
 #   BENCH_THREADS        N of the multi-threaded scenarios (default: cores, at least 2)
 #   BENCH_TABLES, BENCH_OPS, BENCH_COMMIT_OPS, BENCH_SECONDS, BENCH_WARMUP   override the mode's sizes
 #   BENCH_RUN_ID         default: UTC time + git commit
@@ -24,12 +24,17 @@ root=$PWD
 build=$(cd "${1:-build}" && pwd)
 bin=$build/bin
 
+# history_*: the history-length benchmark (bench_history): table sizes in snapshots, timed commits and
+# loads per table and round.
 if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
   mode=smoke tables=20 per_ns=10 ops=300 commit_ops=20 seconds=0.5 warmup=5 target_timeout=300
+  history_snapshots=10,300 history_commit_ops=5 history_ops=20
 elif [[ ${BENCH_QUICK:-0} == 1 ]]; then
   mode=quick tables=500 per_ns=100 ops=100000 commit_ops=200 seconds=1.5 warmup=100 target_timeout=900
+  history_snapshots=10,10000 history_commit_ops=30 history_ops=200
 else
   mode=full tables=10000 per_ns=100 ops=2000000 commit_ops=2000 seconds=5 warmup=100 target_timeout=3600
+  history_snapshots=10,10000 history_commit_ops=100 history_ops=1000
 fi
 tables=${BENCH_TABLES:-$tables} ops=${BENCH_OPS:-$ops} commit_ops=${BENCH_COMMIT_OPS:-$commit_ops}
 seconds=${BENCH_SECONDS:-$seconds} warmup=${BENCH_WARMUP:-$warmup}
@@ -39,7 +44,7 @@ run_id=${BENCH_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(git rev-parse --short HEAD 2
 results_dir=${BENCH_RESULTS_DIR:-bench/results}
 report=${BENCH_REPORT:-BENCHMARKS.md}
 python=${BENCH_PYTHON:-.venv/bin/python}
-targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust,ingest,coalesce}
+targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust,history,ingest,coalesce}
 
 mkdir -p "$results_dir"
 results=$(cd "$results_dir" && pwd)/$run_id.jsonl
@@ -159,6 +164,23 @@ bench_skade_rest() {
   fi
   run_peer skade-rest "$logs/skade-rest.log" "$bin/skade_rest_bench" "${common[@]}" \
     --uri "$server_uri" --target skade-rest --durability immediate --phase measure
+  stop "$server_pid"
+}
+
+# Cost against history length (issue 11 §3): `skade serve` at immediate durability on a fresh
+# warehouse, one table per history length; `set-properties` commits and `loadTable?snapshots=refs`
+# on each in 3 interleaved rounds, plus the floors (the full load; writing and syncing a file of each
+# table's metadata size in the same file system).
+bench_history() {
+  if ! start_skade "$work/skade-history" immediate; then
+    record_failure skade-rest-history unavailable "skade serve did not start: $(last_lines "$logs/skade-serve.log")"
+    return
+  fi
+  mkdir -p "$work/history-scratch"
+  run_peer skade-rest-history "$logs/skade-history.log" "$bin/skade_history_bench" \
+    --run-id "$run_id" --uri "$server_uri" --durability immediate --snapshots "$history_snapshots" \
+    --commit-ops "$history_commit_ops" --ops "$history_ops" --warmup 5 --rounds 3 \
+    --scratch "$work/history-scratch"
   stop "$server_pid"
 }
 
@@ -357,6 +379,7 @@ wants skade-rest && bench_skade_rest
 wants pyiceberg-sql && bench_pyiceberg
 wants iceberg-rest-fixture && bench_rest_fixture
 wants iceberg-rust && bench_iceberg_rust
+wants history && bench_history
 wants coalesce && bench_coalesce
 # The ingest benchmark (skade vs raw encode vs PyIceberg append), same run id.
 if wants ingest && [[ $mode != smoke ]]; then

@@ -15,77 +15,22 @@ namespace skade::bench {
 
 namespace {
 
-// Benchmark names are plain ASCII words, so only the level separator needs
-// encoding.
-std::string NamespacePath(const spec::Namespace& ns) {
-  std::string path;
-  for (const auto& level : ns) StrAppend(&path, path.empty() ? "" : "%1F", level);
-  return path;
-}
-
-tl::unexpected<Error> HttpError(std::string_view what, const HttpResult& result) {
-  const ErrorKind kind = result.status == 409   ? ErrorKind::kCommitFailed
-                         : result.status == 404 ? ErrorKind::kNotFound
-                                                : ErrorKind::kInternal;
-  return MakeError(kind, what, ": HTTP ", result.status, " ", result.body.substr(0, 300));
-}
-
-Status Expect(std::string_view what, Result<HttpResult> result, int status) {
-  if (!result) return tl::unexpected(result.error());
-  if (result->status != status) return HttpError(what, *result);
-  return OkStatus();
-}
-
-std::string CommitBody(const catalog::CommitTableRequest& request) {
-  JsonWriter writer;
-  writer.StartObject();
-  writer.Key("identifier");
-  writer.StartObject();
-  writer.Key("namespace");
-  writer.StartArray();
-  for (const auto& level : request.identifier.ns) writer.String(level);
-  writer.EndArray();
-  writer.Field("name", request.identifier.name);
-  writer.EndObject();
-  writer.Key("requirements");
-  writer.StartArray();
-  for (const auto& requirement : request.requirements) {
-    spec::WriteTableRequirement(writer, requirement);
-  }
-  writer.EndArray();
-  writer.Key("updates");
-  writer.StartArray();
-  for (const auto& update : request.updates) spec::WriteTableUpdate(writer, update);
-  writer.EndArray();
-  writer.EndObject();
-  return writer.Take();
-}
-
 class RestSession : public CatalogSession {
  public:
   RestSession(std::unique_ptr<HttpConnection> connection, std::string base_path)
       : connection_(std::move(connection)), base_(std::move(base_path)) {}
 
   Status CreateNamespace(const spec::Namespace& ns) override {
-    JsonWriter writer;
-    writer.StartObject();
-    writer.Key("namespace");
-    writer.StartArray();
-    for (const auto& level : ns) writer.String(level);
-    writer.EndArray();
-    writer.EndObject();
-    return Expect("create namespace",
-                  connection_->Send("POST", StrCat(base_, "namespaces"), writer.Take()), 200);
+    return Expect(
+        "create namespace",
+        connection_->Send("POST", StrCat(base_, "namespaces"), CreateNamespaceRequestBody(ns)),
+        200);
   }
   Status CreateTable(const spec::TableIdentifier& identifier) override {
-    JsonWriter writer;
-    writer.StartObject();
-    writer.Field("name", identifier.name);
-    writer.Key("schema");
-    writer.Raw(spec::SchemaToJson(*BenchSchema()));
-    writer.EndObject();
     return Expect("create table",
-                  connection_->Send("POST", TablesPath(identifier.ns), writer.Take()), 200);
+                  connection_->Send("POST", TablesPath(identifier.ns),
+                                    CreateTableRequestBody(identifier.name)),
+                  200);
   }
   Status LoadTable(const spec::TableIdentifier& identifier) override {
     return Expect("load table", connection_->Send("GET", TablePath(identifier)), 200);
@@ -114,7 +59,8 @@ class RestSession : public CatalogSession {
       SKADE_ASSIGN_OR_RAISE(auto metadata,
                             spec::TableMetadataFromJson(json::Minify(metadata_element)));
       auto request = testing::FastAppendRequest(identifier, *metadata, snapshot_id);
-      SKADE_ASSIGN_OR_RAISE(auto committed, connection_->Send("POST", path, CommitBody(request)));
+      SKADE_ASSIGN_OR_RAISE(auto committed,
+                            connection_->Send("POST", path, CommitRequestBody(request)));
       if (committed.status == 200) return OkStatus();
       if (committed.status != 409) return HttpError("commit", committed);
       ++*conflicts;
@@ -135,6 +81,73 @@ class RestSession : public CatalogSession {
 };
 
 }  // namespace
+
+tl::unexpected<Error> HttpError(std::string_view what, const HttpResult& result) {
+  const ErrorKind kind = result.status == 409   ? ErrorKind::kCommitFailed
+                         : result.status == 404 ? ErrorKind::kNotFound
+                                                : ErrorKind::kInternal;
+  return MakeError(kind, what, ": HTTP ", result.status, " ", result.body.substr(0, 300));
+}
+
+Status Expect(std::string_view what, Result<HttpResult> result, int status) {
+  if (!result) return tl::unexpected(result.error());
+  if (result->status != status) return HttpError(what, *result);
+  return OkStatus();
+}
+
+std::string CreateNamespaceRequestBody(const spec::Namespace& ns) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("namespace");
+  writer.StartArray();
+  for (const auto& level : ns) writer.String(level);
+  writer.EndArray();
+  writer.EndObject();
+  return writer.Take();
+}
+
+std::string CreateTableRequestBody(const std::string& name) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("name", name);
+  writer.Key("schema");
+  writer.Raw(spec::SchemaToJson(*BenchSchema()));
+  writer.EndObject();
+  return writer.Take();
+}
+
+// Benchmark names are plain ASCII words, so only the level separator needs
+// encoding.
+std::string NamespacePath(const spec::Namespace& ns) {
+  std::string path;
+  for (const auto& level : ns) StrAppend(&path, path.empty() ? "" : "%1F", level);
+  return path;
+}
+
+std::string CommitRequestBody(const catalog::CommitTableRequest& request) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("identifier");
+  writer.StartObject();
+  writer.Key("namespace");
+  writer.StartArray();
+  for (const auto& level : request.identifier.ns) writer.String(level);
+  writer.EndArray();
+  writer.Field("name", request.identifier.name);
+  writer.EndObject();
+  writer.Key("requirements");
+  writer.StartArray();
+  for (const auto& requirement : request.requirements) {
+    spec::WriteTableRequirement(writer, requirement);
+  }
+  writer.EndArray();
+  writer.Key("updates");
+  writer.StartArray();
+  for (const auto& update : request.updates) spec::WriteTableUpdate(writer, update);
+  writer.EndArray();
+  writer.EndObject();
+  return writer.Take();
+}
 
 Result<std::unique_ptr<RestTarget>> RestTarget::Connect(const RestTargetOptions& options) {
   std::unique_ptr<RestTarget> target(new RestTarget());

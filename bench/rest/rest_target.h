@@ -8,6 +8,8 @@
 #include <string>
 
 #include "common/catalog_target.h"
+#include "rest/http_connection.h"
+#include "skade/catalog/catalog.h"
 
 namespace skade::bench {
 
@@ -17,6 +19,24 @@ struct RestTargetOptions {
   std::string durability;   // as the harness started the server
   std::string write_notes;  // e.g. what the server makes durable
 };
+
+/// The error for an unexpected response: kCommitFailed for 409, kNotFound
+/// for 404, kInternal otherwise, with the start of the body.
+tl::unexpected<Error> HttpError(std::string_view what, const HttpResult& result);
+/// OK if `result` arrived with `status`; else its error or HttpError.
+Status Expect(std::string_view what, Result<HttpResult> result, int status);
+
+/// The body of `POST …/namespaces` creating `ns`.
+std::string CreateNamespaceRequestBody(const spec::Namespace& ns);
+/// The body of `POST …/tables` creating `name` with the benchmark schema.
+std::string CreateTableRequestBody(const std::string& name);
+/// The body of `POST …/tables/{table}` for `request`: identifier,
+/// requirements and updates as the REST spec's CommitTableRequest.
+std::string CommitRequestBody(const catalog::CommitTableRequest& request);
+
+/// `ns` as the `{namespace}` path parameter (levels joined by %1F; benchmark
+/// names are plain ASCII words and need no other escaping).
+std::string NamespacePath(const spec::Namespace& ns);
 
 class RestTarget : public CatalogTarget {
  public:

@@ -50,6 +50,24 @@ TEST(MetadataCacheTest, CapacityIsValidated) {
   EXPECT_TRUE(MetadataCache::Make({MetadataCache::kMaxCapacityBytes, 256}));
 }
 
+// Shards are only there to spread the lock; by default none is so small
+// that a table with a long history (10,000 snapshots: ~3 MB of JSON, ~12 MB
+// of weight) cannot be kept — a rejected file is read and parsed again on
+// every load and every commit.
+TEST(MetadataCacheTest, DefaultShardsKeepTheMetadataOfLongHistories) {
+  auto cache = MetadataCache::Make({});
+  ASSERT_TRUE(cache);
+  EXPECT_EQ((*cache)->shards(), 4u);
+  EXPECT_EQ(MetadataCache::Make({MetadataCache::kMinCapacityBytes, 0}).value()->shards(), 1u);
+  EXPECT_EQ(MetadataCache::Make({MetadataCache::kMaxCapacityBytes, 0}).value()->shards(), 16u);
+  EXPECT_EQ(MetadataCache::Make({64 * kMiB, 8}).value()->shards(), 8u);
+
+  const std::string location = Location(1);
+  (*cache)->Insert(location, MetadataCache::Hash(location), FileOfSize(3 * kMiB));
+  EXPECT_TRUE(Cached(**cache, location));
+  EXPECT_EQ((*cache)->stats().rejected, 0u);
+}
+
 TEST(MetadataCacheTest, LoadsOnceThenHitsAndReturnsTheSameObjects) {
   auto cache = MakeCache(16 * kMiB);
   std::string location = Location(1);

@@ -98,6 +98,24 @@ def test_smoke_coalesce_run_verifies_rows_and_reports_the_targets(bin_dir, tmp_p
     assert "not measured" in targets[1] and "not measured" in targets[2]
 
 
+def test_smoke_history_run_fills_the_history_section(bin_dir, tmp_path):
+    """`make bench`'s history target (bench/rest/history_bench.cc) in smoke mode: every scenario on
+    both tables, and the report's two ratios and the commit floor computed from them."""
+    results = run_bench(bin_dir, tmp_path, "history-test", BENCH_SMOKE="1", BENCH_TARGETS="history")
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert not [r for r in records if "error" in r]
+    measured = {(r["target"], r["scenario"], r["variant"]) for r in records}
+    for scenario in ("history_commit", "history_load_refs", "history_load_all", "history_write_fsync"):
+        for variant in ("snapshots_10", "snapshots_300"):
+            assert ("skade-rest-history", scenario, variant) in measured
+    report = (tmp_path / "BENCHMARKS.md").read_text()
+    section = report.split("## History length", 1)[1].split("\n## ", 1)[0]
+    assert "`set-properties` commit p50, 300 ÷ 10 snapshots" in section
+    assert "`loadTable?snapshots=refs` p50, 300 ÷ 10 snapshots" in section
+    assert "commit floor" in section
+    assert "### `history_commit`" not in report
+
+
 def test_quick_ingest_run_fills_the_ingest_section(bin_dir, tmp_path):
     """`make bench`'s ingest target at quick sizes: every scenario measured, for skade, the raw encoder
     and PyIceberg, and BENCHMARKS.md computes every ratio from them (whatever the numbers are)."""

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "rest/rest_service_fixture.h"
+#include "skade/rest/rest_messages.h"
 #include "skade/rest/routes.h"
+#include "skade/spec/table_metadata_json.h"
 
 namespace skade::rest {
 namespace {
@@ -184,6 +186,49 @@ TEST_F(CatalogServiceTest, ETagsAndSnapshotModes) {
           .status,
       200);
   EXPECT_EQ(Call("GET", "/v1/namespaces/n/tables/t", "", {{"if-none-match", etag}}).status, 200);
+}
+
+// `snapshots=refs` is built once per metadata file and kept with the cached
+// metadata: every call returns the same bytes, which are the referenced
+// snapshots only, written as a fresh serialization would write them.
+TEST_F(CatalogServiceTest, RefsSnapshotModeIsTheFilteredMetadataEveryTime) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  CreateTable("n", "t");
+  std::string updates;
+  for (int i = 1; i <= 5; ++i) {
+    updates += StrCat(i > 1 ? "," : "", R"({"action":"add-snapshot","snapshot":{"snapshot-id":)", i,
+                      R"(,"sequence-number":)", i, R"(,"timestamp-ms":)", 1700000000000 + i,
+                      R"(,"manifest-list":"file:///m/)", i,
+                      R"(.avro","summary":{"operation":"append"}}})");
+  }
+  updates += R"(,{"action":"set-snapshot-ref","ref-name":"main","type":"branch","snapshot-id":5})";
+  updates += R"(,{"action":"set-snapshot-ref","ref-name":"v1","type":"tag","snapshot-id":2})";
+  auto committed = Call("POST", "/v1/namespaces/n/tables/t",
+                        R"({"requirements":[],"updates":[)" + updates + "]}");
+  ASSERT_EQ(committed.status, 200) << committed.body;
+
+  auto table = catalog_->LoadTable({{"n"}, "t"});
+  ASSERT_TRUE(table);
+  const std::string expected = rest::WriteLoadTable(
+      table->metadata_location,
+      spec::TableMetadataToJson(spec::WithReferencedSnapshotsOnly(*table->metadata)), true);
+  for (int i = 0; i < 3; ++i) {
+    auto refs = Call("GET", "/v1/namespaces/n/tables/t?snapshots=refs");
+    ASSERT_EQ(refs.status, 200);
+    EXPECT_EQ(refs.body, expected);
+  }
+  auto snapshot_ids = [&](const std::string& target) {
+    auto response = Call("GET", target);
+    auto metadata = json::GetRequired(Body(response), "metadata");
+    EXPECT_TRUE(metadata);
+    auto parsed = spec::TableMetadataFromJson(json::Minify(*metadata));
+    EXPECT_TRUE(parsed);
+    std::vector<int64_t> ids;
+    for (const auto& snapshot : (*parsed)->snapshots) ids.push_back(snapshot->snapshot_id);
+    return ids;
+  };
+  EXPECT_EQ(snapshot_ids("/v1/namespaces/n/tables/t?snapshots=refs"), (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(snapshot_ids("/v1/namespaces/n/tables/t").size(), 5u);
 }
 
 TEST_F(CatalogServiceTest, RenameRegisterMetricsDropAndTransactions) {

@@ -3,6 +3,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstring>
@@ -246,11 +247,15 @@ Result<std::unique_ptr<MetadataCache>> MetadataCache::Make(const MetadataCacheOp
                            " MiB and ", kMaxCapacityBytes >> 20, " MiB, got ",
                            options.capacity_bytes, " bytes");
   }
-  if (options.shards == 0 || options.shards > 256 || !std::has_single_bit(options.shards)) {
+  MetadataCacheOptions resolved = options;
+  if (resolved.shards == 0) {
+    resolved.shards = std::clamp<size_t>(std::bit_floor(options.capacity_bytes / kMinShardBytes), 1,
+                                         kMaxAutomaticShards);
+  } else if (options.shards > 256 || !std::has_single_bit(options.shards)) {
     return InvalidArgument("Metadata cache shards must be a power of two up to 256, got ",
                            options.shards);
   }
-  return std::unique_ptr<MetadataCache>(new MetadataCache(options));
+  return std::unique_ptr<MetadataCache>(new MetadataCache(resolved));
 }
 
 MetadataCache::MetadataCache(const MetadataCacheOptions& options)

@@ -42,14 +42,19 @@ namespace skade::cache {
 
 struct MetadataCacheOptions {
   size_t capacity_bytes = 128ull << 20;
-  /// A power of two from 1 to 256.
-  size_t shards = 16;
+  /// A power of two from 1 to 256, or 0: as many as leave every shard at
+  /// least kMinShardBytes (at most 16) — a shard's bound is also the heaviest
+  /// file it keeps, and a table with 10,000 snapshots has ~3 MB of JSON,
+  /// which weighs ~12 MB (EstimatedWeight).
+  size_t shards = 0;
 };
 
 class MetadataCache {
  public:
   static constexpr size_t kMinCapacityBytes = 10ull << 20;
   static constexpr size_t kMaxCapacityBytes = 1ull << 30;
+  static constexpr size_t kMinShardBytes = 32ull << 20;
+  static constexpr size_t kMaxAutomaticShards = 16;
 
   using Loader = absl::FunctionRef<Result<MetadataFile>()>;
 
@@ -62,7 +67,8 @@ class MetadataCache {
   };
 
   /// kInvalidArgument if the capacity is outside [kMinCapacityBytes,
-  /// kMaxCapacityBytes] or the shard count is not a power of two <= 256.
+  /// kMaxCapacityBytes] or the shard count is neither 0 nor a power of two
+  /// <= 256.
   static Result<std::unique_ptr<MetadataCache>> Make(const MetadataCacheOptions& options);
   ~MetadataCache();
   MetadataCache(const MetadataCache&) = delete;
@@ -91,6 +97,7 @@ class MetadataCache {
 
   Stats stats() const;
   size_t capacity_bytes() const { return capacity_bytes_; }
+  size_t shards() const { return shard_mask_ + 1; }
 
  private:
   class Shard;

@@ -35,7 +35,7 @@ Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& locatio
 EncodedMetadataFile EncodeMetadataFile(const spec::TableMetadata& metadata,
                                        const std::string& location) {
   EncodedMetadataFile file;
-  file.json = std::make_shared<const std::string>(spec::TableMetadataToJson(metadata));
+  file.json = spec::TableMetadataToSharedJson(metadata);
   file.bytes = spec::IsGzipMetadataLocation(location)
                    ? std::make_shared<const std::string>(Gzip(*file.json))
                    : file.json;

@@ -53,24 +53,6 @@ bool ETagMatches(std::string_view if_none_match, const std::string& etag) {
   return false;
 }
 
-// The metadata restricted to snapshots that a branch or tag references
-// (`snapshots=refs`).
-spec::TableMetadata OnlyReferencedSnapshots(const spec::TableMetadata& metadata) {
-  spec::TableMetadata copy = metadata;
-  std::vector<spec::SnapshotPtr> kept;
-  for (const auto& snapshot : metadata.snapshots) {
-    for (const auto& [name, ref] : metadata.refs) {
-      if (ref.snapshot_id == snapshot->snapshot_id) {
-        kept.push_back(snapshot);
-        break;
-      }
-    }
-  }
-  copy.snapshots = std::move(kept);
-  copy.Finalize();
-  return copy;
-}
-
 Result<catalog::PageRequest> PageFrom(const RequestTarget& target) {
   catalog::PageRequest page;
   if (auto token = target.Query("pageToken")) page.page_token = std::string(*token);
@@ -227,8 +209,9 @@ Result<HttpResponse> CatalogService::LoadTable(RouteCall& call) {
   }
   HttpResponse response;
   if (mode == "refs") {
-    std::string filtered = spec::TableMetadataToJson(OnlyReferencedSnapshots(*table.metadata));
-    response = JsonResponse(WriteLoadTable(table.metadata_location, filtered, true));
+    // Built once per metadata file and kept with the cached metadata.
+    auto filtered = spec::ReferencedSnapshotsJson(*table.metadata);
+    response = JsonResponse(WriteLoadTable(table.metadata_location, *filtered, true));
   } else {
     response = JsonResponse(WriteLoadTable(table.metadata_location, *table.metadata_json, true));
   }

@@ -5,8 +5,28 @@
 namespace skade::spec {
 
 void TableMetadata::Finalize() {
-  snapshot_index_.clear();
-  for (const auto& snapshot : snapshots) snapshot_index_.emplace(snapshot->snapshot_id, snapshot);
+  auto index = std::make_shared<SnapshotIndex>();
+  index->reserve(snapshots.size());
+  for (const auto& snapshot : snapshots) index->emplace(snapshot->snapshot_id, snapshot);
+  snapshot_index_ = std::move(index);
+  current_schema_ = SchemaById(current_schema_id);
+}
+
+void TableMetadata::FinalizeAppended(size_t appended) {
+  const size_t indexed = snapshot_index_ ? snapshot_index_->size() : 0;
+  if (appended > snapshots.size() || indexed != snapshots.size() - appended) {
+    Finalize();  // not the copy of a finalized metadata after all
+    return;
+  }
+  if (appended > 0) {
+    auto index = std::make_shared<SnapshotIndex>();
+    index->reserve(snapshots.size());
+    index->insert(snapshot_index_->begin(), snapshot_index_->end());
+    for (size_t i = snapshots.size() - appended; i < snapshots.size(); ++i) {
+      index->emplace(snapshots[i]->snapshot_id, snapshots[i]);
+    }
+    snapshot_index_ = std::move(index);
+  }
   current_schema_ = SchemaById(current_schema_id);
 }
 
@@ -38,8 +58,9 @@ SortOrderPtr TableMetadata::SortOrderById(int32_t id) const {
 }
 
 SnapshotPtr TableMetadata::SnapshotById(int64_t id) const {
-  auto it = snapshot_index_.find(id);
-  return it == snapshot_index_.end() ? nullptr : it->second;
+  if (!snapshot_index_) return nullptr;
+  auto it = snapshot_index_->find(id);
+  return it == snapshot_index_->end() ? nullptr : it->second;
 }
 
 SnapshotPtr TableMetadata::CurrentSnapshot() const {

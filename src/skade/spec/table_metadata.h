@@ -4,10 +4,16 @@
 // TableMetadataFromJson, which call Finalize() to compute the lookup indexes,
 // and is then shared as TableMetadataPtr and never mutated again — which is
 // what lets readers use it without locks.
+//
+// Besides the spec's fields it carries a SerializedFormMemo: the serialized
+// forms table_metadata_json.cc keeps so that a table's history is not
+// written again on every commit. It is not part of the value (Equals ignores
+// it) and never changes what is serialized, only how fast.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,6 +33,51 @@ namespace skade::spec {
 inline constexpr int kMinFormatVersion = 1;
 inline constexpr int kMaxFormatVersion = 3;
 inline constexpr int kDefaultFormatVersion = 2;
+
+namespace internal {
+struct MetadataJsonParts;  // table_metadata_json.cc
+}  // namespace internal
+
+/// What the serializer remembers about a metadata object (see
+/// table_metadata_json.h). Two kinds, copied differently:
+/// - the reusable parts (the JSON of every snapshot, snapshot-log and
+///   metadata-log entry last written, with what each was written from) are
+///   copied with the metadata: a builder's copy of the base starts with the
+///   base's parts, and the serializer uses an element's text only where the
+///   copy still holds that very snapshot (the same object, which is
+///   immutable) or an equal log entry, so a stale part is never used;
+/// - the refs-only JSON is a result for this object alone and starts empty
+///   in every copy (a copy is about to change).
+/// Thread-safe: both are atomic shared pointers, set at most once per
+/// serialization and read without locks.
+class SerializedFormMemo {
+ public:
+  SerializedFormMemo() = default;
+  SerializedFormMemo(const SerializedFormMemo& other) : parts_(other.parts_.load()) {}
+  SerializedFormMemo& operator=(const SerializedFormMemo& other) {
+    if (this != &other) {
+      parts_.store(other.parts_.load());
+      refs_json_.store(nullptr);
+    }
+    return *this;
+  }
+
+  std::shared_ptr<const internal::MetadataJsonParts> parts() const { return parts_.load(); }
+  void set_parts(std::shared_ptr<const internal::MetadataJsonParts> parts) const {
+    parts_.store(std::move(parts));
+  }
+  std::shared_ptr<const std::string> refs_json() const { return refs_json_.load(); }
+  /// Keeps `json` unless another thread set one first; returns the one kept.
+  std::shared_ptr<const std::string> set_refs_json(std::shared_ptr<const std::string> json) const {
+    std::shared_ptr<const std::string> expected;
+    if (refs_json_.compare_exchange_strong(expected, json)) return json;
+    return expected;
+  }
+
+ private:
+  mutable std::atomic<std::shared_ptr<const internal::MetadataJsonParts>> parts_;
+  mutable std::atomic<std::shared_ptr<const std::string>> refs_json_;
+};
 
 struct TableMetadata {
   int format_version = kDefaultFormatVersion;
@@ -76,9 +127,23 @@ struct TableMetadata {
   /// Field-by-field equality of the spec content (indexes ignored).
   bool Equals(const TableMetadata& other) const;
 
+  /// The serializer's memo (table_metadata_json.cc); not part of the value.
+  const SerializedFormMemo& serialized_form_memo() const { return serialized_form_memo_; }
+
  private:
-  absl::flat_hash_map<int64_t, SnapshotPtr> snapshot_index_;
+  friend class TableMetadataBuilder;
+  using SnapshotIndex = absl::flat_hash_map<int64_t, SnapshotPtr>;
+
+  // Finalize() for a copy of a finalized metadata whose snapshots only had
+  // `appended` snapshots added at the end since: extends the copied index
+  // instead of indexing every snapshot again (TableMetadataBuilder).
+  void FinalizeAppended(size_t appended);
+
+  // Shared by copies (an index is never changed once built), so copying a
+  // table's metadata does not copy an index of its whole history.
+  std::shared_ptr<const SnapshotIndex> snapshot_index_;
   SchemaPtr current_schema_;
+  SerializedFormMemo serialized_form_memo_;
 };
 
 using TableMetadataPtr = std::shared_ptr<const TableMetadata>;

@@ -73,9 +73,6 @@ TableMetadataBuilder TableMetadataBuilder::BuildFrom(TableMetadataPtr base,
   builder.metadata_ = *base;
   builder.base_ = std::move(base);
   builder.base_location_ = std::move(base_location);
-  for (const auto& snapshot : builder.metadata_.snapshots) {
-    builder.snapshots_by_id_.emplace(snapshot->snapshot_id, snapshot);
-  }
   return builder;
 }
 
@@ -348,7 +345,7 @@ Status TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot) {
   if (metadata_.sort_orders.empty()) {
     return InvalidArgument("Attempting to add a snapshot before a sort order is added");
   }
-  if (snapshots_by_id_.contains(snapshot->snapshot_id)) {
+  if (FindSnapshot(snapshot->snapshot_id)) {
     return InvalidArgument("Snapshot already exists for id: ", snapshot->snapshot_id);
   }
   // A stale sequence number or row id means the writer built on an old
@@ -393,7 +390,7 @@ Status TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot) {
 
   metadata_.last_sequence_number = snapshot->sequence_number;
   metadata_.snapshots.push_back(snapshot);
-  snapshots_by_id_.emplace(snapshot->snapshot_id, snapshot);
+  added_snapshots_.emplace(snapshot->snapshot_id, snapshot);
   added_snapshot_ids_.push_back(snapshot->snapshot_id);
   changes_.push_back(spec::AddSnapshot{snapshot});
   return OkStatus();
@@ -401,6 +398,14 @@ Status TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot) {
 
 bool TableMetadataBuilder::WasAddedInThisCommit(int64_t snapshot_id) const {
   return Contains(added_snapshot_ids_, snapshot_id);
+}
+
+SnapshotPtr TableMetadataBuilder::FindSnapshot(int64_t id) const {
+  if (auto added = added_snapshots_.find(id); added != added_snapshots_.end()) {
+    return added->second;
+  }
+  if (!base_ || removed_snapshot_ids_.contains(id)) return nullptr;
+  return base_->SnapshotById(id);
 }
 
 int64_t TableMetadataBuilder::CommitTimeMs() {
@@ -413,8 +418,8 @@ Status TableMetadataBuilder::SetRef(const std::string& name, const SnapshotRef& 
   auto existing = metadata_.refs.find(name);
   if (existing != metadata_.refs.end() && existing->second == ref) return OkStatus();
   SKADE_RETURN_NOT_OK(CheckRefRetention(ref));
-  auto snapshot = snapshots_by_id_.find(ref.snapshot_id);
-  if (snapshot == snapshots_by_id_.end()) {
+  SnapshotPtr snapshot = FindSnapshot(ref.snapshot_id);
+  if (!snapshot) {
     return InvalidArgument("Cannot set ", name, " to unknown snapshot: ", ref.snapshot_id);
   }
   if (name == kMainBranch && !ref.is_branch()) {
@@ -426,7 +431,7 @@ Status TableMetadataBuilder::SetRef(const std::string& name, const SnapshotRef& 
     // A snapshot committed now became current when it was made; moving main
     // to an older one (a rollback) happens at commit time.
     int64_t time_of_change =
-        WasAddedInThisCommit(ref.snapshot_id) ? snapshot->second->timestamp_ms : CommitTimeMs();
+        WasAddedInThisCommit(ref.snapshot_id) ? snapshot->timestamp_ms : CommitTimeMs();
     metadata_.snapshot_log.push_back(SnapshotLogEntry{time_of_change, ref.snapshot_id});
   }
   metadata_.refs[name] = ref;
@@ -442,7 +447,8 @@ Status TableMetadataBuilder::RemoveSnapshots(const std::vector<int64_t>& snapsho
   for (const auto& snapshot : metadata_.snapshots) {
     if (to_remove.contains(snapshot->snapshot_id)) {
       removed.push_back(snapshot->snapshot_id);
-      snapshots_by_id_.erase(snapshot->snapshot_id);
+      added_snapshots_.erase(snapshot->snapshot_id);
+      removed_snapshot_ids_.insert(snapshot->snapshot_id);
     } else {
       retained.push_back(snapshot);
     }
@@ -457,7 +463,7 @@ Status TableMetadataBuilder::RemoveSnapshots(const std::vector<int64_t>& snapsho
   }
   std::vector<std::string> dangling;
   for (const auto& [ref_name, ref] : metadata_.refs) {
-    if (!snapshots_by_id_.contains(ref.snapshot_id)) dangling.push_back(ref_name);
+    if (!FindSnapshot(ref.snapshot_id)) dangling.push_back(ref_name);
   }
   for (const auto& ref_name : dangling) SKADE_RETURN_NOT_OK(RemoveRef(ref_name));
   return OkStatus();
@@ -630,13 +636,13 @@ Status TableMetadataBuilder::UpdateSnapshotLog() {
 
   std::vector<SnapshotLogEntry> log;
   for (const auto& entry : metadata_.snapshot_log) {
-    if (snapshots_by_id_.contains(entry.snapshot_id)) {
+    if (FindSnapshot(entry.snapshot_id)) {
       if (!intermediate.contains(entry.snapshot_id)) log.push_back(entry);
     } else if (removed_snapshots) {
       log.clear();
     }
   }
-  if (metadata_.current_snapshot_id && snapshots_by_id_.contains(*metadata_.current_snapshot_id) &&
+  if (metadata_.current_snapshot_id && FindSnapshot(*metadata_.current_snapshot_id) &&
       !log.empty() && log.back().snapshot_id != *metadata_.current_snapshot_id) {
     return InvalidArgument("Cannot set invalid snapshot log: latest entry is not the current ",
                            "snapshot");
@@ -696,14 +702,14 @@ Status TableMetadataBuilder::ValidateResult() const {
     }
   }
   for (const auto& [name, ref] : m.refs) {
-    if (!snapshots_by_id_.contains(ref.snapshot_id)) {
+    if (!FindSnapshot(ref.snapshot_id)) {
       return InvalidArgument("Snapshot for reference ", name,
                              " does not exist in the existing snapshots list");
     }
   }
   const SnapshotRef* main = m.Ref(kMainBranch);
   if (m.current_snapshot_id) {
-    if (!snapshots_by_id_.contains(*m.current_snapshot_id)) {
+    if (!FindSnapshot(*m.current_snapshot_id)) {
       return InvalidArgument("Invalid table metadata: Cannot find current version");
     }
     if (main != nullptr && main->snapshot_id != *m.current_snapshot_id) {
@@ -732,7 +738,11 @@ Result<TableMetadataPtr> TableMetadataBuilder::Build() {
     last_updated_ms = std::max(last_updated_ms, metadata_.metadata_log.back().timestamp_ms);
   }
   metadata_.last_updated_ms = last_updated_ms;
-  metadata_.Finalize();
+  if (base_ && !RemovedSnapshotsInThisCommit()) {
+    metadata_.FinalizeAppended(added_snapshot_ids_.size());
+  } else {
+    metadata_.Finalize();
+  }
   return std::make_shared<const TableMetadata>(std::move(metadata_));
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include <cstdint>
 #include <map>
@@ -120,6 +121,8 @@ class TableMetadataBuilder {
   int64_t ReuseOrCreateSchemaId(const Schema& schema) const;
   std::optional<int32_t> FindCompatibleSpecId(const PartitionSpec& spec) const;
   bool WasAddedInThisCommit(int64_t snapshot_id) const;
+  // The snapshot with `id` in the metadata being built, or null.
+  SnapshotPtr FindSnapshot(int64_t id) const;
   bool RemovedSnapshotsInThisCommit() const;
   // The time of this commit, fixed at first use so every entry agrees.
   int64_t CommitTimeMs();
@@ -136,7 +139,10 @@ class TableMetadataBuilder {
   std::optional<int32_t> last_added_spec_id_;
   std::optional<int32_t> last_added_order_id_;
   std::vector<int64_t> added_snapshot_ids_;
-  absl::flat_hash_map<int64_t, SnapshotPtr> snapshots_by_id_;
+  // The snapshots this commit added, and the ids it removed: with the base's
+  // index they answer FindSnapshot without indexing the whole history again.
+  absl::flat_hash_map<int64_t, SnapshotPtr> added_snapshots_;
+  absl::flat_hash_set<int64_t> removed_snapshot_ids_;
   std::optional<int64_t> commit_time_ms_;
   bool is_new_ = false;
 };

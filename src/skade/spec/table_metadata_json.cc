@@ -1,8 +1,11 @@
 #include "skade/spec/table_metadata_json.h"
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "skade/spec/json_serde.h"
 #include "skade/spec/json_serde_internal.h"
@@ -15,34 +18,132 @@ namespace {
 // v1 and v2 spell "no current snapshot" as -1 (v3 writes null instead).
 constexpr int64_t kNoSnapshotId = -1;
 
-void WriteSnapshotLog(JsonWriter& writer, const std::vector<SnapshotLogEntry>& log) {
-  writer.Key("snapshot-log");
-  writer.StartArray();
-  for (const auto& entry : log) {
-    writer.StartObject();
-    writer.Field("timestamp-ms", entry.timestamp_ms);
-    writer.Field("snapshot-id", entry.snapshot_id);
-    writer.EndObject();
-  }
-  writer.EndArray();
+void WriteSnapshotLogEntry(JsonWriter& writer, const SnapshotLogEntry& entry) {
+  writer.StartObject();
+  writer.Field("timestamp-ms", entry.timestamp_ms);
+  writer.Field("snapshot-id", entry.snapshot_id);
+  writer.EndObject();
 }
 
-void WriteMetadataLog(JsonWriter& writer, const std::vector<MetadataLogEntry>& log) {
-  writer.Key("metadata-log");
-  writer.StartArray();
-  for (const auto& entry : log) {
-    writer.StartObject();
-    writer.Field("timestamp-ms", entry.timestamp_ms);
-    writer.Field("metadata-file", entry.metadata_file);
-    writer.EndObject();
-  }
-  writer.EndArray();
+void WriteMetadataLogEntry(JsonWriter& writer, const MetadataLogEntry& entry) {
+  writer.StartObject();
+  writer.Field("timestamp-ms", entry.timestamp_ms);
+  writer.Field("metadata-file", entry.metadata_file);
+  writer.EndObject();
+}
+
+// What identifies an element's text: the snapshot object itself (immutable,
+// and kept alive by the memo, so its address cannot be reused), or a log
+// entry's whole value.
+const Snapshot* ReuseKey(const SnapshotPtr& snapshot) { return snapshot.get(); }
+std::pair<int64_t, int64_t> ReuseKey(const SnapshotLogEntry& entry) {
+  return {entry.timestamp_ms, entry.snapshot_id};
+}
+std::pair<int64_t, std::string_view> ReuseKey(const MetadataLogEntry& entry) {
+  return {entry.timestamp_ms, entry.metadata_file};
 }
 
 }  // namespace
 
-void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata) {
+namespace internal {
+
+// The elements of one array as last written ("e0,e1,…" at `start` in the
+// document), and the item each was written from.
+template <typename Item>
+struct SerializedArray {
+  std::vector<Item> items;
+  size_t start = 0;
+  std::vector<size_t> ends;  // ends[i]: one past element i, from `start`
+
+  size_t Begin(size_t i) const { return i == 0 ? 0 : ends[i - 1] + 1; }
+};
+
+// Everything WriteTableMetadata reuses from the last serialization of a
+// metadata object; immutable once published in a SerializedFormMemo.
+struct MetadataJsonParts {
+  int format_version = 0;  // snapshots are written per version
+  // The document the arrays are in: for a metadata file, the very text the
+  // file and the metadata cache hold (TableMetadataToSharedJson).
+  std::shared_ptr<const std::string> document;
+  SerializedArray<SnapshotPtr> snapshots;
+  SerializedArray<SnapshotLogEntry> snapshot_log;
+  SerializedArray<MetadataLogEntry> metadata_log;
+};
+
+}  // namespace internal
+
+namespace {
+
+// Writes `items` as a JSON array, copying the text of every run of elements
+// that `previous` (may be null) already holds in the same order and writing
+// the others with `write`; records the result in `out` for the next version.
+// The output is byte for byte what writing every element would give: an
+// element's text depends only on its reuse key (and the format version,
+// which the caller checks).
+// `previous_text` is the document `previous` is in; `document_start` is
+// where the document being written starts in `writer`.
+template <typename Item, typename Write>
+void WriteArrayReusing(JsonWriter& writer, const std::vector<Item>& items,
+                       const internal::SerializedArray<Item>* previous,
+                       std::string_view previous_text, size_t document_start, Write write,
+                       internal::SerializedArray<Item>* out) {
+  using Key = decltype(ReuseKey(items.front()));
+  writer.StartArray();
+  const size_t content_start = writer.str().size();
+  out->start = content_start - document_start;
+  out->ends.reserve(items.size());
+  // Built only when the next element is not where the previous run ended
+  // (e.g. after old snapshots were expired); appends never need it.
+  absl::flat_hash_map<Key, size_t> index;
+  size_t guess = 0;
+  auto find = [&](const Item& item) -> std::optional<size_t> {
+    if (previous == nullptr) return std::nullopt;
+    const auto& known = previous->items;
+    if (guess < known.size() && ReuseKey(known[guess]) == ReuseKey(item)) return guess;
+    if (index.empty()) {
+      index.reserve(known.size());
+      for (size_t i = 0; i < known.size(); ++i) index.try_emplace(ReuseKey(known[i]), i);
+    }
+    auto it = index.find(ReuseKey(item));
+    if (it == index.end()) return std::nullopt;
+    return it->second;
+  };
+  for (size_t j = 0; j < items.size();) {
+    const size_t before = writer.str().size() + (j > 0 ? 1 : 0);  // past the comma
+    if (auto first = find(items[j])) {
+      size_t last = *first;  // inclusive
+      while (last + 1 < previous->items.size() && j + (last - *first) + 1 < items.size() &&
+             ReuseKey(previous->items[last + 1]) == ReuseKey(items[j + (last - *first) + 1])) {
+        ++last;
+      }
+      const size_t begin = previous->Begin(*first);
+      writer.Raw(previous_text.substr(previous->start + begin, previous->ends[last] - begin));
+      for (size_t i = *first; i <= last; ++i) {
+        out->ends.push_back(before - content_start + (previous->ends[i] - begin));
+      }
+      j += last - *first + 1;
+      guess = last + 1;
+    } else {
+      write(items[j]);
+      out->ends.push_back(writer.str().size() - content_start);
+      ++j;
+    }
+  }
+  out->items = items;
+  writer.EndArray();
+}
+
+// Writes the document and returns what the next version can reuse from it
+// (all but `document`, which the caller sets to the text written).
+std::shared_ptr<internal::MetadataJsonParts> WriteDocument(JsonWriter& writer,
+                                                           const TableMetadata& metadata) {
   const int version = metadata.format_version;
+  const auto previous = metadata.serialized_form_memo().parts();
+  const std::string_view previous_text = previous ? *previous->document : std::string_view();
+  auto parts = std::make_shared<internal::MetadataJsonParts>();
+  parts->format_version = version;
+  const size_t document_start = writer.str().size();
+  if (previous) writer.Reserve(document_start + previous_text.size() + 4096);
   writer.StartObject();
   writer.Field("format-version", static_cast<int32_t>(version));
   // Optional only in v1, and only for files written before uuids existed.
@@ -111,9 +212,12 @@ void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata) {
   writer.EndObject();
 
   writer.Key("snapshots");
-  writer.StartArray();
-  for (const auto& snapshot : metadata.snapshots) WriteSnapshot(writer, *snapshot, version);
-  writer.EndArray();
+  WriteArrayReusing(
+      writer, metadata.snapshots,
+      previous && previous->format_version == version ? &previous->snapshots : nullptr,
+      previous_text, document_start,
+      [&](const SnapshotPtr& snapshot) { WriteSnapshot(writer, *snapshot, version); },
+      &parts->snapshots);
 
   writer.Key("statistics");
   writer.StartArray();
@@ -125,15 +229,60 @@ void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata) {
   for (const auto& file : metadata.partition_statistics) WritePartitionStatisticsFile(writer, file);
   writer.EndArray();
 
-  WriteSnapshotLog(writer, metadata.snapshot_log);
-  WriteMetadataLog(writer, metadata.metadata_log);
+  writer.Key("snapshot-log");
+  WriteArrayReusing(
+      writer, metadata.snapshot_log, previous ? &previous->snapshot_log : nullptr, previous_text,
+      document_start, [&](const SnapshotLogEntry& entry) { WriteSnapshotLogEntry(writer, entry); },
+      &parts->snapshot_log);
+  writer.Key("metadata-log");
+  WriteArrayReusing(
+      writer, metadata.metadata_log, previous ? &previous->metadata_log : nullptr, previous_text,
+      document_start, [&](const MetadataLogEntry& entry) { WriteMetadataLogEntry(writer, entry); },
+      &parts->metadata_log);
   writer.EndObject();
+  return parts;
+}
+
+}  // namespace
+
+void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata) {
+  const size_t document_start = writer.str().size();
+  auto parts = WriteDocument(writer, metadata);
+  // The writer keeps its text: the memo needs a copy of its own.
+  parts->document = std::make_shared<const std::string>(writer.str(), document_start);
+  metadata.serialized_form_memo().set_parts(std::move(parts));
 }
 
 std::string TableMetadataToJson(const TableMetadata& metadata) {
   JsonWriter writer;
   WriteTableMetadata(writer, metadata);
   return writer.Take();
+}
+
+std::shared_ptr<const std::string> TableMetadataToSharedJson(const TableMetadata& metadata) {
+  JsonWriter writer;
+  auto parts = WriteDocument(writer, metadata);
+  auto document = std::make_shared<const std::string>(writer.Take());
+  parts->document = document;
+  metadata.serialized_form_memo().set_parts(std::move(parts));
+  return document;
+}
+
+TableMetadata WithReferencedSnapshotsOnly(const TableMetadata& metadata) {
+  absl::flat_hash_set<int64_t> referenced;
+  for (const auto& [name, ref] : metadata.refs) referenced.insert(ref.snapshot_id);
+  TableMetadata copy = metadata;
+  std::erase_if(copy.snapshots, [&](const SnapshotPtr& snapshot) {
+    return !referenced.contains(snapshot->snapshot_id);
+  });
+  copy.Finalize();
+  return copy;
+}
+
+std::shared_ptr<const std::string> ReferencedSnapshotsJson(const TableMetadata& metadata) {
+  const SerializedFormMemo& memo = metadata.serialized_form_memo();
+  if (auto json = memo.refs_json()) return json;
+  return memo.set_refs_json(TableMetadataToSharedJson(WithReferencedSnapshotsOnly(metadata)));
 }
 
 namespace {

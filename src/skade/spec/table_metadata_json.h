@@ -1,9 +1,19 @@
 // The table metadata file format (spec: "Table Metadata Fields" and
 // "Appendix C"), format versions 1, 2 and 3.
 //
-// Stateless; thread-safe (each call uses a thread-local simdjson parser).
+// Thread-safe (each call uses a thread-local simdjson parser).
+//
+// Writing reuses what did not change: WriteTableMetadata keeps the JSON of
+// every snapshot and log entry it wrote in the metadata's SerializedFormMemo
+// (table_metadata.h), and a new version built from it (TableMetadataBuilder
+// copies the memo with the base) copies those elements' text instead of
+// writing them again — a commit to a table with a long history no longer
+// re-serializes the history. The output is byte for byte the same either
+// way. This relies on what every TableMetadataPtr promises: neither the
+// metadata nor the snapshots it shares change once it is published.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -20,6 +30,22 @@ namespace skade::spec {
 /// written; `next-row-id` only for v3. Never fails.
 void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata);
 std::string TableMetadataToJson(const TableMetadata& metadata);
+/// The same text, shared: the metadata's memo refers to this string instead
+/// of keeping a copy of it — what a metadata file's writer wants, since the
+/// metadata cache keeps that text anyway.
+std::shared_ptr<const std::string> TableMetadataToSharedJson(const TableMetadata& metadata);
+
+/// `metadata` with only the snapshots that a branch or tag references (REST
+/// `loadTable?snapshots=refs`); every other field, snapshot-log included, as
+/// it is.
+TableMetadata WithReferencedSnapshotsOnly(const TableMetadata& metadata);
+
+/// TableMetadataToJson(WithReferencedSnapshotsOnly(metadata)), computed on
+/// the first call and kept with `metadata`, so it is built once per
+/// metadata file however often it is asked for. `metadata` must be
+/// published (it never changes afterwards). Thread-safe: concurrent first
+/// calls may each compute it, and all return the one that was kept.
+std::shared_ptr<const std::string> ReferencedSnapshotsJson(const TableMetadata& metadata);
 
 /// Parses a metadata file's contents; gzip-compressed contents (as in
 /// `*.gz.metadata.json` / `*.metadata.json.gz`) are inflated first. Errors

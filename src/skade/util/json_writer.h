@@ -40,6 +40,10 @@ class JsonWriter {
   void Field(std::string_view key, int32_t value) { Key(key), Int(value); }
   void Field(std::string_view key, bool value) { Key(key), Bool(value); }
 
+  /// Makes room for `bytes` of output in all, so a large document grows
+  /// without reallocating.
+  void Reserve(size_t bytes) { out_.reserve(bytes); }
+
   const std::string& str() const { return out_; }
   std::string Take() { return std::move(out_); }
 
