@@ -66,7 +66,8 @@ Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::Catalo
   }));
   if (stats.rewritten > 0) {
     LogWarning(StrCat("recovered ", stats.rewritten, " of ", stats.journaled,
-                      " journaled metadata files that were missing or damaged"));
+                      " journaled files (metadata files, manifests, small data files) that were "
+                      "missing or damaged"));
   }
   return stats;
 }
