@@ -188,7 +188,21 @@ def test_pyiceberg_with_credentials(auth_server):
         RestCatalog("skade", uri=auth_server.uri, credential="writer:wrong")
 
 
-def test_spark_with_credentials(auth_server):
+@pytest.fixture(scope="module")
+def spark_auth_server(bin_dir, tmp_path_factory):
+    """The same credentials with tokens that outlive Spark's start: this test is about Spark
+    authenticating, not about expiry (test_tokens_expire_and_can_be_refreshed covers that), and a
+    2 s token could expire between the JVM fetching it and its first call on a slow machine."""
+    server = SkadeServer(bin_dir, tmp_path_factory.mktemp("spark-auth") / "warehouse",
+                         ["--auth", "token", "--oauth-client", f"writer:{SECRET}",
+                          "--token-ttl", "3600"])
+    yield server
+    assert server.stop() == 0
+    assert SECRET not in server.log_path.read_text()
+
+
+def test_spark_with_credentials(spark_auth_server):
+    auth_server = spark_auth_server
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
