@@ -69,6 +69,14 @@ struct CommitTableRequest {
   std::vector<UnsyncedFile> unsynced_files;
 };
 
+/// True if `request` creates its table (it asserts assert-create).
+inline bool CreatesTable(const CommitTableRequest& request) {
+  for (const auto& requirement : request.requirements) {
+    if (std::holds_alternative<spec::AssertCreate>(requirement.value())) return true;
+  }
+  return false;
+}
+
 struct UpdateNamespacePropertiesResult {
   std::vector<std::string> updated;
   std::vector<std::string> removed;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "skade/cache/epoch.h"
+#include "skade/catalog/append_rebase.h"
 #include "skade/catalog/journal_recovery.h"
 #include "skade/catalog/table_file_scope.h"
 #include "skade/catalog/table_purge.h"
@@ -39,13 +40,6 @@ Status ValidateNewNamespace(const Namespace& ns) {
   return OkStatus();
 }
 
-bool IsCreate(const CommitTableRequest& request) {
-  return std::any_of(request.requirements.begin(), request.requirements.end(),
-                     [](const spec::TableRequirement& r) {
-                       return std::holds_alternative<spec::AssertCreate>(r.value());
-                     });
-}
-
 // Short randomized pause between attempts after losing a pointer swap to
 // another process, so contending writers spread out.
 void BackOff(int attempt) {
@@ -67,6 +61,10 @@ struct EmbeddedCatalog::PreparedCommit {
   std::shared_ptr<const std::string> journaled_bytes;
   // The request's unsynced files that go into the journal with the swap.
   std::vector<UnsyncedFile> unsynced_files;
+  // Manifest lists of rebased appends (append_rebase.h), written with the
+  // metadata file, and the client lists they replace (deleted once committed).
+  std::vector<UnsyncedFile> rebased_manifest_lists;
+  std::vector<std::string> replaced_files;
 };
 
 Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
@@ -420,25 +418,28 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
 // --- Commits ------------------------------------------------------------------
 
 Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
-    const CommitTableRequest& request) {
+    std::span<const CommitTableRequest* const> requests, std::vector<Status>* outcomes) {
+  const CommitTableRequest& first = *requests.front();
+  outcomes->assign(requests.size(), OkStatus());
   PreparedCommit commit;
-  commit.identifier = request.identifier;
-  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(request.identifier));
+  commit.identifier = first.identifier;
+  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(first.identifier));
 
-  if (IsCreate(request)) {
-    if (request.requirements.size() != 1) {
+  if (CreatesTable(first)) {  // always alone in its batch (table_commit_queue.h)
+    if (first.requirements.size() != 1) {
       return InvalidArgument("Invalid create request: assert-create must be the only requirement");
     }
     if (record) return CommitFailed("Requirement failed: table already exists");
+    SKADE_RETURN_NOT_OK(CheckUnsyncedLocations(first));
     int format_version = spec::kDefaultFormatVersion;
-    for (const auto& update : request.updates) {
+    for (const auto& update : first.updates) {
       if (auto* upgrade = std::get_if<spec::UpgradeFormatVersion>(&update.value())) {
         format_version = upgrade->format_version;
       }
     }
     auto builder = spec::TableMetadataBuilder::BuildFromEmpty(format_version);
-    SKADE_RETURN_NOT_OK(builder.SetLocation(DefaultTableLocation(request.identifier)));
-    SKADE_RETURN_NOT_OK(builder.ApplyAll(request.updates));
+    SKADE_RETURN_NOT_OK(builder.SetLocation(DefaultTableLocation(first.identifier)));
+    SKADE_RETURN_NOT_OK(builder.ApplyAll(first.updates));
     SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
     commit.new_location = spec::NewMetadataLocation(*commit.metadata, 0);
     for (const auto& snapshot : commit.metadata->snapshots) {
@@ -447,33 +448,87 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     return commit;
   }
 
-  if (!record) return spec::NoSuchTable(request.identifier);
+  if (!record) return spec::NoSuchTable(first.identifier);
   SKADE_ASSIGN_OR_RAISE(auto current, ReadMetadata(record->metadata_location));
-  for (const auto& requirement : request.requirements) {
-    SKADE_RETURN_NOT_OK(requirement.Validate(current.metadata.get()));
-  }
   commit.base_location = record->metadata_location;
-  auto builder = spec::TableMetadataBuilder::BuildFrom(current.metadata, record->metadata_location);
-  SKADE_RETURN_NOT_OK(builder.ApplyAll(request.updates));
-  if (!builder.HasChanges()) {
+  // Each request applies to the table as the ones before it left it; the
+  // first to change something logs the base file in the metadata log.
+  spec::TableMetadataPtr at = current.metadata;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const std::string& log_location =
+        at == current.metadata ? record->metadata_location : std::string();
+    auto applied = ApplyRequest(*requests[i], at, log_location, &commit);
+    if (!applied) {
+      (*outcomes)[i] = tl::unexpected(std::move(applied.error()));
+      continue;
+    }
+    at = std::move(*applied);
+  }
+  if (at == current.metadata) {
     commit.metadata = current.metadata;
     commit.json = current.json;
     return commit;
   }
-  for (const auto& change : builder.changes()) {
-    if (auto* added = std::get_if<spec::AddSnapshot>(&change.value())) {
-      commit.added_snapshot_ids.push_back(added->snapshot->snapshot_id);
-    }
-  }
-  SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
-  commit.cleanup_files = CleanupFiles(*commit.metadata, builder.removed_metadata_log());
+  commit.metadata = std::move(at);
   int64_t version = spec::ParseMetadataVersion(record->metadata_location);
   if (version == std::numeric_limits<int64_t>::max()) {  // a registered file may say so
-    return InvalidArgument("Cannot commit to ", request.identifier.ToString(),
+    return InvalidArgument("Cannot commit to ", first.identifier.ToString(),
                            ": metadata version ", version, " cannot be incremented");
   }
   commit.new_location = spec::NewMetadataLocation(*commit.metadata, version + 1);
   return commit;
+}
+
+Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::PrepareOne(
+    const CommitTableRequest& request) {
+  const CommitTableRequest* requests[] = {&request};
+  std::vector<Status> outcomes;
+  SKADE_ASSIGN_OR_RAISE(PreparedCommit commit, Prepare(requests, &outcomes));
+  SKADE_RETURN_NOT_OK(outcomes.front());
+  return commit;
+}
+
+Result<spec::TableMetadataPtr> EmbeddedCatalog::ApplyRequest(const CommitTableRequest& request,
+                                                             const spec::TableMetadataPtr& at,
+                                                             const std::string& log_location,
+                                                             PreparedCommit* commit) {
+  SKADE_RETURN_NOT_OK(CheckUnsyncedLocations(request));
+  for (const auto& requirement : request.requirements) {
+    auto holds = requirement.Validate(at.get());
+    if (holds) continue;
+    if (!std::holds_alternative<spec::AssertRefSnapshotId>(requirement.value())) {
+      return tl::unexpected(std::move(holds.error()));
+    }
+    // The branch moved since the client loaded the table: an append can be
+    // rebased onto where it is now (append_rebase.h).
+    SKADE_ASSIGN_OR_RAISE(RebasedAppend rebased,
+                          RebaseAppend(request, *at, holds.error(), *io_,
+                                       TableFileScope(*at, *location_policy_),
+                                       commit->rebased_manifest_lists));
+    SKADE_ASSIGN_OR_RAISE(auto metadata, ApplyUpdates(rebased.updates, at, log_location, commit));
+    commit->rebased_manifest_lists.push_back(std::move(rebased.manifest_list));
+    commit->replaced_files.push_back(std::move(rebased.replaced_manifest_list));
+    return metadata;
+  }
+  return ApplyUpdates(request.updates, at, log_location, commit);
+}
+
+Result<spec::TableMetadataPtr> EmbeddedCatalog::ApplyUpdates(
+    const std::vector<spec::TableUpdate>& updates, const spec::TableMetadataPtr& at,
+    const std::string& log_location, PreparedCommit* commit) {
+  auto builder = spec::TableMetadataBuilder::BuildFrom(at, log_location);
+  SKADE_RETURN_NOT_OK(builder.ApplyAll(updates));
+  if (!builder.HasChanges()) return at;
+  SKADE_ASSIGN_OR_RAISE(auto metadata, builder.Build());
+  for (const auto& change : builder.changes()) {
+    if (auto* added = std::get_if<spec::AddSnapshot>(&change.value())) {
+      commit->added_snapshot_ids.push_back(added->snapshot->snapshot_id);
+    }
+  }
+  for (auto& file : CleanupFiles(*metadata, builder.removed_metadata_log())) {
+    commit->cleanup_files.push_back(std::move(file));
+  }
+  return metadata;
 }
 
 Status EmbeddedCatalog::CheckLocations(const spec::TableMetadata& metadata,
@@ -486,6 +541,14 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   // Every metadata file skade writes passes here: the one place that keeps
   // client-chosen locations inside the allowed roots.
   SKADE_RETURN_NOT_OK(CheckLocations(*commit.metadata, commit.new_location));
+  for (const UnsyncedFile& list : commit.rebased_manifest_lists) {
+    SKADE_RETURN_NOT_OK(location_policy_->Check(list.location));
+    // Journaled with the swap like the metadata file, or durable before it.
+    bool journaled = journal_max_bytes_ > 0 && list.contents.size() <= journal_max_bytes_;
+    SKADE_RETURN_NOT_OK(
+        io_->WriteFile(list.location, list.contents, durable_files() && !journaled));
+    if (journaled) commit.unsynced_files.push_back(list);
+  }
   EncodedMetadataFile file = EncodeMetadataFile(*commit.metadata, commit.new_location);
   // A journaled file is durable through the store, with the swap.
   bool journaled = journal_max_bytes_ > 0 && file.bytes->size() <= journal_max_bytes_;
@@ -524,10 +587,16 @@ size_t EmbeddedCatalog::UnsyncedFileLimit(const io::FileIO& io) const {
   return &io == io_.get() ? journal_max_bytes_ : 0;
 }
 
+Status EmbeddedCatalog::CheckUnsyncedLocations(const CommitTableRequest& request) const {
+  for (const UnsyncedFile& file : request.unsynced_files) {
+    SKADE_RETURN_NOT_OK(location_policy_->Check(file.location));
+  }
+  return OkStatus();
+}
+
 Status EmbeddedCatalog::TakeUnsyncedFiles(const CommitTableRequest& request,
                                           PreparedCommit* commit) {
   for (const UnsyncedFile& file : request.unsynced_files) {
-    SKADE_RETURN_NOT_OK(location_policy_->Check(file.location));
     if (journal_max_bytes_ > 0 && file.contents.size() <= journal_max_bytes_) {
       commit->unsynced_files.push_back(file);
       continue;
@@ -566,40 +635,88 @@ void EmbeddedCatalog::AfterCommit(const PreparedCommit& commit) {
   AfterSwap(commit);
   // Their journal entries went with the swap (PointerSwap::released_files).
   for (const auto& location : commit.cleanup_files) DiscardFile(location);
+  // Client manifest lists a rebase replaced: read through the table's scope,
+  // and deleted only if no snapshot names them (a client may name any file).
+  for (const auto& location : commit.replaced_files) {
+    bool referenced = std::any_of(
+        commit.metadata->snapshots.begin(), commit.metadata->snapshots.end(),
+        [&](const spec::SnapshotPtr& snapshot) { return snapshot->manifest_list == location; });
+    if (!referenced) DiscardFile(location);
+  }
+}
+
+void EmbeddedCatalog::DiscardWritten(const PreparedCommit& commit) {
+  if (!commit.new_location.empty()) DiscardFile(commit.new_location);
+  for (const auto& list : commit.rebased_manifest_lists) DiscardFile(list.location);
 }
 
 Result<LoadTableResult> EmbeddedCatalog::CommitTable(const CommitTableRequest& request) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(request.identifier));
-  std::lock_guard<std::mutex> lock(TableLock(request.identifier));
-  for (int attempt = 0; attempt < max_commit_attempts_; ++attempt) {
-    SKADE_ASSIGN_OR_RAISE(PreparedCommit commit, Prepare(request));
-    if (commit.new_location.empty()) {
-      return LoadTableResult{*commit.base_location, commit.metadata, commit.json};
+  return commit_queue_.Commit(request, [this](std::span<const CommitTableRequest* const> batch) {
+    return CommitBatch(batch);
+  });
+}
+
+std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatch(
+    std::span<const CommitTableRequest* const> requests) {
+  std::vector<Status> outcomes(requests.size(), OkStatus());
+  // Requests that failed on their own keep their error; the others get
+  // `result`.
+  auto answer = [&](const Result<LoadTableResult>& result) {
+    std::vector<Result<LoadTableResult>> answers;
+    for (const Status& outcome : outcomes) {
+      if (outcome) {
+        answers.push_back(result);
+      } else {
+        answers.push_back(tl::unexpected(outcome.error()));
+      }
     }
-    SKADE_RETURN_NOT_OK(TakeUnsyncedFiles(request, &commit));
-    SKADE_RETURN_NOT_OK(WritePrepared(commit));
+    return answers;
+  };
+  const CommitTableRequest& first = *requests.front();
+  std::lock_guard<std::mutex> lock(TableLock(first.identifier));
+  for (int attempt = 0; attempt < max_commit_attempts_; ++attempt) {
+    auto prepared = Prepare(requests, &outcomes);
+    if (!prepared) {
+      outcomes.assign(requests.size(), OkStatus());
+      return answer(tl::unexpected(prepared.error()));
+    }
+    PreparedCommit& commit = *prepared;
+    if (commit.new_location.empty()) {
+      return answer(LoadTableResult{*commit.base_location, commit.metadata, commit.json});
+    }
+    Status written = OkStatus();
+    for (size_t i = 0; i < requests.size() && written; ++i) {
+      if (outcomes[i]) written = TakeUnsyncedFiles(*requests[i], &commit);
+    }
+    if (written) written = WritePrepared(commit);
+    if (!written) {
+      DiscardWritten(commit);
+      return answer(tl::unexpected(written.error()));
+    }
     auto swapped = store_->SwapPointers({SwapOf(commit)});
     if (swapped) {
       AfterCommit(commit);
-      return LoadTableResult{commit.new_location, commit.metadata, commit.json};
+      return answer(LoadTableResult{commit.new_location, commit.metadata, commit.json});
     }
     const Error& error = swapped.error();
     if (error.kind == ErrorKind::kCommitStateUnknown) {
       AfterSwap(commit);
-      return tl::unexpected(error);
+      return answer(tl::unexpected(error));
     }
-    DiscardFile(commit.new_location);
+    DiscardWritten(commit);
     if (!error.retryable) {
-      if (error.kind == ErrorKind::kAlreadyExists && IsCreate(request)) {
-        return CommitFailed("Requirement failed: table already exists");
+      if (error.kind == ErrorKind::kAlreadyExists && CreatesTable(first)) {
+        return answer(CommitFailed("Requirement failed: table already exists"));
       }
-      return tl::unexpected(error);
+      return answer(tl::unexpected(error));
     }
     BackOff(attempt);
   }
-  return MakeRetryableError(ErrorKind::kCommitFailed, "Commit failed: table ",
-                            request.identifier.ToString(), " is changing too fast; gave up after ",
-                            max_commit_attempts_, " attempts");
+  return answer(MakeRetryableError(ErrorKind::kCommitFailed, "Commit failed: table ",
+                                   first.identifier.ToString(),
+                                   " is changing too fast; gave up after ", max_commit_attempts_,
+                                   " attempts"));
 }
 
 Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>& requests) {
@@ -620,7 +737,7 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
   for (int attempt = 0; attempt < max_commit_attempts_; ++attempt) {
     std::vector<PreparedCommit> commits;
     for (const auto& request : requests) {
-      SKADE_ASSIGN_OR_RAISE(PreparedCommit commit, Prepare(request));
+      SKADE_ASSIGN_OR_RAISE(PreparedCommit commit, PrepareOne(request));
       if (!commit.new_location.empty()) SKADE_RETURN_NOT_OK(TakeUnsyncedFiles(request, &commit));
       commits.push_back(std::move(commit));
     }
@@ -641,9 +758,7 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
       swaps.push_back(SwapOf(commit));
     }
     auto discard_all = [&] {
-      for (const auto& swap : swaps) {
-        if (!swap.compare_only()) DiscardFile(swap.new_location);
-      }
+      for (const auto& commit : commits) DiscardWritten(commit);
     };
     if (!written) {
       discard_all();

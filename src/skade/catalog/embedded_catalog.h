@@ -11,10 +11,12 @@
 // then compare-and-swap the pointer in one short store write transaction
 // that also appends the commit log. Losing the swap to another writer
 // (thread or process) re-reads and re-checks; only a failed requirement
-// reaches the caller as kCommitFailed. In-process commits to one table are serialized by
-// a striped lock so they do not waste work racing each other; concurrent
-// commits to different tables share one store transaction and one sync
-// (group commit, where the store has it).
+// reaches the caller as kCommitFailed — except a stale append, which is
+// rebased onto the table as it is now (append_rebase.h). In-process commits
+// to one table queue up and commit in batches, one metadata file and one
+// pointer swap per batch (table_commit_queue.h); concurrent batches of
+// different tables share one store transaction and one sync (group commit,
+// where the store has it).
 //
 // Reads go through two in-memory layers and touch neither the store nor a
 // lock when warm: the TablePointerMirror (table -> current metadata
@@ -33,6 +35,7 @@
 #include <array>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 
 #include "skade/cache/metadata_cache.h"
@@ -40,6 +43,7 @@
 #include "skade/catalog/location_policy.h"
 #include "skade/catalog/metadata_files.h"
 #include "skade/catalog/metadata_flusher.h"
+#include "skade/catalog/table_commit_queue.h"
 #include "skade/catalog/table_pointer_mirror.h"
 #include "skade/io/file_io.h"
 #include "skade/io/file_io_registry.h"
@@ -156,6 +160,8 @@ class EmbeddedCatalog : public Catalog {
   /// from the store. Errors are also logged; the failed files are retried.
   Status Flush();
   const cache::MetadataCache& metadata_cache() const { return *metadata_cache_; }
+  /// Commits waiting for a batch of their table (table_commit_queue.h).
+  size_t queued_commits() const { return commit_queue_.waiting(); }
   store::Durability durability() const { return durability_; }
 
  private:
@@ -168,8 +174,32 @@ class EmbeddedCatalog : public Catalog {
   Result<std::optional<store::TableRecord>> FindTable(const TableIdentifier& identifier);
   /// The metadata file at `location`, through the metadata cache.
   Result<MetadataFile> ReadMetadata(const std::string& location);
-  Result<PreparedCommit> Prepare(const CommitTableRequest& request);
+  /// One table's requests as one commit (CommitTable's batches): each
+  /// request applies to the result of the ones before it; `outcomes` gets
+  /// each request's own failure (its requirements or updates), and those
+  /// requests are left out. An error fails them all.
+  Result<PreparedCommit> Prepare(std::span<const CommitTableRequest* const> requests,
+                                 std::vector<Status>* outcomes);
+  /// Prepare of one request, whose failure is the error.
+  Result<PreparedCommit> PrepareOne(const CommitTableRequest& request);
+  /// Checks `request`'s requirements against `at` (rebasing a stale append,
+  /// append_rebase.h) and applies its updates.
+  Result<spec::TableMetadataPtr> ApplyRequest(const CommitTableRequest& request,
+                                              const spec::TableMetadataPtr& at,
+                                              const std::string& log_location,
+                                              PreparedCommit* commit);
+  Result<spec::TableMetadataPtr> ApplyUpdates(const std::vector<spec::TableUpdate>& updates,
+                                              const spec::TableMetadataPtr& at,
+                                              const std::string& log_location,
+                                              PreparedCommit* commit);
+  /// Commits a batch of the commit queue: one metadata file, one swap.
+  std::vector<Result<LoadTableResult>> CommitBatch(
+      std::span<const CommitTableRequest* const> requests);
   Status WritePrepared(PreparedCommit& commit);
+  /// Deletes the files a commit that did not happen wrote.
+  void DiscardWritten(const PreparedCommit& commit);
+  /// kForbidden unless every unsynced file of `request` is allowed.
+  Status CheckUnsyncedLocations(const CommitTableRequest& request) const;
   /// The request's unsynced files: journaled with the swap, or synced now.
   Status TakeUnsyncedFiles(const CommitTableRequest& request, PreparedCommit* commit);
   /// The pointer swap of a written commit, with its journaled file.
@@ -202,6 +232,7 @@ class EmbeddedCatalog : public Catalog {
   std::unique_ptr<cache::MetadataCache> metadata_cache_;
   std::unique_ptr<MetadataFlusher> flusher_;
   std::array<std::mutex, 64> table_locks_;
+  TableCommitQueue commit_queue_;
 };
 
 }  // namespace skade::catalog

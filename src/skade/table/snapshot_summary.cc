@@ -1,5 +1,6 @@
 #include "skade/table/snapshot_summary.h"
 
+#include "skade/spec/snapshot_totals.h"
 #include "skade/util/strings.h"
 
 namespace skade::table {
@@ -23,24 +24,6 @@ std::string PartitionKey(const spec::DataFile& file) {
 
 void SetIfPositive(std::map<std::string, std::string>& summary, const char* key, int64_t value) {
   if (value > 0) summary[key] = StrCat(value);
-}
-
-// SnapshotProducer.updateTotal().
-void UpdateTotal(std::map<std::string, std::string>& summary,
-                 const std::map<std::string, std::string>& previous, const char* total_key,
-                 const char* added_key, const char* removed_key) {
-  auto total_it = previous.find(total_key);
-  if (total_it == previous.end()) return;
-  std::optional<int64_t> total = ParseInt64(total_it->second);
-  if (!total) return;
-  int64_t value = *total;
-  if (auto added = summary.find(added_key); value >= 0 && added != summary.end()) {
-    value += ParseInt64(added->second).value_or(0);
-  }
-  if (auto removed = summary.find(removed_key); value >= 0 && removed != summary.end()) {
-    value -= ParseInt64(removed->second).value_or(0);
-  }
-  if (value >= 0) summary[total_key] = StrCat(value);
 }
 
 }  // namespace
@@ -96,20 +79,7 @@ std::map<std::string, std::string> SnapshotSummaryBuilder::Build(
   SetIfPositive(summary, "removed-equality-deletes", removed_.equality_deletes);
   summary["changed-partition-count"] = StrCat(changed_partitions_.size());
 
-  static const std::map<std::string, std::string> kNoParent = {
-      {"total-records", "0"},      {"total-files-size", "0"},       {"total-data-files", "0"},
-      {"total-delete-files", "0"}, {"total-position-deletes", "0"}, {"total-equality-deletes", "0"},
-  };
-  const auto& previous = parent != nullptr ? parent->summary : kNoParent;
-  UpdateTotal(summary, previous, "total-records", "added-records", "deleted-records");
-  UpdateTotal(summary, previous, "total-files-size", "added-files-size", "removed-files-size");
-  UpdateTotal(summary, previous, "total-data-files", "added-data-files", "deleted-data-files");
-  UpdateTotal(summary, previous, "total-delete-files", "added-delete-files",
-              "removed-delete-files");
-  UpdateTotal(summary, previous, "total-position-deletes", "added-position-deletes",
-              "removed-position-deletes");
-  UpdateTotal(summary, previous, "total-equality-deletes", "added-equality-deletes",
-              "removed-equality-deletes");
+  spec::CarryTotals(parent, &summary);
   summary["operation"] = std::string(operation);
   return summary;
 }

@@ -1,0 +1,244 @@
+// Server-side rebase of stale appends (catalog/append_rebase.h): a client's
+// append built on an old version commits on top of the current one with its
+// own snapshot id, its manifests kept and a manifest list the catalog wrote;
+// anything that is not a pure append on an unchanged table still conflicts.
+// The clients here are table:: operations, which write real manifests and
+// manifest lists as Iceberg Java does.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "skade/avro/manifest_list_reader.h"
+#include "skade/avro/manifest_list_writer.h"
+#include "skade/catalog/append_rebase.h"
+#include "skade/table/delete_files.h"
+#include "skade/table/fast_append.h"
+#include "skade/table/snapshot_scan.h"
+#include "catalog/staged_append.h"
+#include "table/table_fixture.h"
+
+namespace skade::table {
+namespace {
+
+using testing::IsError;
+using testing::IsOk;
+using skade::testing::StagedRequest;
+
+class AppendRebaseTest : public testing::TableTest {
+ protected:
+  // The table after one append of `name`.
+  Table Appended(const Table& table, const std::string& name, int64_t records = 10) {
+    FastAppend append(table);
+    append.AppendFile(File(table, name, records));
+    auto committed = append.Commit();
+    EXPECT_TRUE(committed) << committed.error().ToString();
+    return *committed;
+  }
+
+  Table Load(const Table& table) {
+    auto loaded = catalog_->LoadTable(table.identifier());
+    EXPECT_TRUE(loaded) << loaded.error().ToString();
+    return Table(table.identifier(), *loaded, catalog_, io_);
+  }
+
+  std::vector<std::string> LiveFiles(const Table& table) {
+    auto files = CurrentDataFiles(table);
+    EXPECT_TRUE(files) << files.error().ToString();
+    std::vector<std::string> names;
+    for (const auto& file : *files) {
+      names.push_back(file.file_path.substr(file.file_path.rfind('/') + 1));
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+};
+
+TEST_F(AppendRebaseTest, StaleAppendCommitsOnTopWithItsOwnSnapshotAndManifests) {
+  Table base = Appended(Create("t"), "a");
+  FastAppend stale(base);
+  stale.AppendFile(File(base, "x", 5));
+  auto request = StagedRequest(base, stale);
+  const auto& client_snapshot = *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot;
+  Table moved = Appended(base, "b", 7);
+
+  auto committed = catalog_->CommitTable(request);
+  ASSERT_TRUE(committed) << committed.error().ToString();
+  const spec::TableMetadata& metadata = *committed->metadata;
+  auto head = metadata.CurrentSnapshot();
+  ASSERT_NE(head, nullptr);
+  EXPECT_EQ(head->snapshot_id, client_snapshot.snapshot_id);
+  EXPECT_EQ(head->parent_snapshot_id, moved.metadata().current_snapshot_id);
+  EXPECT_EQ(head->sequence_number, moved.metadata().last_sequence_number + 1);
+  EXPECT_EQ(metadata.last_sequence_number, head->sequence_number);
+  EXPECT_NE(head->manifest_list, client_snapshot.manifest_list);
+  EXPECT_EQ(head->summary.at("total-data-files"), "3");
+  EXPECT_EQ(head->summary.at("total-records"), "22");
+  EXPECT_EQ(head->summary.at("added-records"), "5");
+  // The client's list is replaced and gone; its manifest is in the new list.
+  EXPECT_FALSE(Exists(client_snapshot.manifest_list));
+  auto list = avro::ReadManifestList(*io_->ReadFile(head->manifest_list));
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->manifests.size(), 3u);
+  EXPECT_EQ(list->manifests[0].added_snapshot_id, client_snapshot.snapshot_id);
+  EXPECT_EQ(list->manifests[0].sequence_number, head->sequence_number);
+  EXPECT_EQ(list->metadata.parent_snapshot_id, head->parent_snapshot_id);
+
+  Table result(base.identifier(), *committed, catalog_, io_);
+  EXPECT_EQ(LiveFiles(result), (std::vector<std::string>{"a.parquet", "b.parquet", "x.parquet"}));
+  // The appended file inherits the rebased snapshot's sequence number.
+  auto entries = LiveEntries(result, *head);
+  ASSERT_TRUE(entries);
+  for (const auto& entry : *entries) {
+    if (entry.data_file.file_path.ends_with("x.parquet")) {
+      EXPECT_EQ(entry.sequence_number, head->sequence_number);
+    }
+  }
+}
+
+TEST_F(AppendRebaseTest, OffByTablePropertyTheStaleAppendConflicts) {
+  Table base = Appended(Create("t", nullptr, {{catalog::kRebaseAppendsProperty, "false"}}), "a");
+  FastAppend stale(base);
+  stale.AppendFile(File(base, "x", 5));
+  auto request = StagedRequest(base, stale);
+  Appended(base, "b");
+  auto committed = catalog_->CommitTable(request);
+  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
+  EXPECT_NE(committed.error().message.find("not rebased: skade.commit.rebase-appends is false"),
+            std::string::npos)
+      << committed.error().message;
+}
+
+TEST_F(AppendRebaseTest, StaleDeleteStillConflicts) {
+  Table base = Appended(Create("t"), "a");
+  DeleteFiles remove(base, PartitionFilter::All());
+  auto request = StagedRequest(base, remove);
+  Appended(base, "b");
+  auto committed = catalog_->CommitTable(request);
+  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
+  EXPECT_NE(committed.error().message.find("not append"), std::string::npos)
+      << committed.error().message;
+}
+
+TEST_F(AppendRebaseTest, SchemaChangedSinceTheClientLoadedConflicts) {
+  Table base = Appended(Create("t"), "a");
+  FastAppend stale(base);
+  stale.AppendFile(File(base, "x", 5));
+  auto request = StagedRequest(base, stale);
+  auto fields = testing::EventSchema()->fields();
+  fields.push_back({4, "note", spec::Type::String(), false, {}, {}, {}});
+  auto schema = std::make_shared<const spec::Schema>(1, fields);
+  catalog::CommitTableRequest evolve{base.identifier(), {}, {}};
+  evolve.updates.push_back(spec::AddSchema{schema, 4});
+  evolve.updates.push_back(spec::SetCurrentSchema{-1});
+  ASSERT_TRUE(catalog_->CommitTable(evolve));
+  Appended(Load(base), "b");
+
+  auto committed = catalog_->CommitTable(request);
+  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
+  EXPECT_NE(committed.error().message.find("schema"), std::string::npos)
+      << committed.error().message;
+}
+
+TEST_F(AppendRebaseTest, BranchResetBehindTheClientsBaseConflicts) {
+  Table first = Appended(Create("t"), "a");
+  Table base = Appended(first, "b");
+  FastAppend stale(base);
+  stale.AppendFile(File(base, "x", 5));
+  auto request = StagedRequest(base, stale);
+  // Roll main back to the first snapshot: the client's base is no ancestor.
+  catalog::CommitTableRequest rollback{base.identifier(), {}, {}};
+  rollback.updates.push_back(spec::SetSnapshotRef{
+      spec::kMainBranch,
+      {*first.metadata().current_snapshot_id, spec::SnapshotRefType::kBranch, {}, {}, {}}});
+  ASSERT_TRUE(catalog_->CommitTable(rollback));
+
+  auto committed = catalog_->CommitTable(request);
+  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
+  EXPECT_NE(committed.error().message.find("no longer an ancestor"), std::string::npos)
+      << committed.error().message;
+}
+
+TEST_F(AppendRebaseTest, ManifestListOutsideTheTableIsNeverReadAndConflicts) {
+  Table base = Appended(Create("t"), "a");
+  FastAppend stale(base);
+  stale.AppendFile(File(base, "x", 5));
+  auto request = StagedRequest(base, stale);
+  Appended(base, "b");
+  for (std::string location : {dir_.Sub("elsewhere.avro"), StrCat(base.metadata().location,
+                                                                   "/metadata/missing.avro")}) {
+    auto snapshot = std::make_shared<spec::Snapshot>(
+        *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot);
+    snapshot->manifest_list = location;
+    auto hostile = request;
+    hostile.updates[0] = spec::AddSnapshot{snapshot};
+    auto committed = catalog_->CommitTable(hostile);
+    ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed)) << location;
+    EXPECT_NE(committed.error().message.find("not rebased"), std::string::npos);
+  }
+}
+
+TEST_F(AppendRebaseTest, ListThatDropsABaseManifestConflicts) {
+  Table base = Appended(Create("t"), "a");
+  FastAppend stale(base);
+  stale.AppendFile(File(base, "x", 5));
+  auto request = StagedRequest(base, stale);
+  Appended(base, "b");
+  // The client's own list, less the base's manifest: a rewrite, not an append.
+  const auto& snapshot = *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot;
+  auto list = avro::ReadManifestList(*io_->ReadFile(snapshot.manifest_list));
+  ASSERT_TRUE(list);
+  avro::ManifestListWriterOptions options;
+  options.snapshot_id = snapshot.snapshot_id;
+  options.parent_snapshot_id = snapshot.parent_snapshot_id;
+  options.sequence_number = snapshot.sequence_number;
+  auto writer = *avro::ManifestListWriter::Make(options);
+  ASSERT_THAT(writer->Add(list->manifests.front()), IsOk());
+  ASSERT_THAT(writer->WriteTo(*io_, snapshot.manifest_list + ".dropped", false), IsOk());
+  auto dropped = std::make_shared<spec::Snapshot>(snapshot);
+  dropped->manifest_list = snapshot.manifest_list + ".dropped";
+  request.updates[0] = spec::AddSnapshot{dropped};
+
+  auto committed = catalog_->CommitTable(request);
+  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
+  EXPECT_NE(committed.error().message.find("drops or rewrites"), std::string::npos)
+      << committed.error().message;
+}
+
+TEST_F(AppendRebaseTest, V3RowIdsStartAtTheTablesNextRowId) {
+  Table base = Appended(Create("t", nullptr, {{"format-version", "3"}}), "a", 10);
+  FastAppend stale(base);
+  stale.AppendFile(File(base, "x", 5));
+  auto request = StagedRequest(base, stale);
+  Table moved = Appended(base, "b", 7);
+  ASSERT_EQ(moved.metadata().next_row_id, 17);
+
+  auto committed = catalog_->CommitTable(request);
+  ASSERT_TRUE(committed) << committed.error().ToString();
+  auto head = committed->metadata->CurrentSnapshot();
+  EXPECT_EQ(head->first_row_id, 17);
+  EXPECT_EQ(head->added_rows, 5);
+  EXPECT_EQ(committed->metadata->next_row_id, 22);
+  auto list = avro::ReadManifestList(*io_->ReadFile(head->manifest_list));
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->manifests[0].first_row_id, 17);
+}
+
+TEST_F(AppendRebaseTest, TableOperationsNoLongerRetryAgainstStaleAppends) {
+  // table::FastAppend's own retry would also succeed; with rebase the first
+  // attempt does, and its cleanup keeps every file the table references.
+  Table base = Appended(Create("t"), "a");
+  FastAppend stale(base);
+  stale.AppendFile(File(base, "x", 5));
+  Appended(base, "b");
+  auto committed = stale.Commit();
+  ASSERT_TRUE(committed) << committed.error().ToString();
+  EXPECT_EQ(LiveFiles(*committed),
+            (std::vector<std::string>{"a.parquet", "b.parquet", "x.parquet"}));
+  auto head = committed->metadata().CurrentSnapshot();
+  EXPECT_TRUE(Exists(head->manifest_list));
+  auto list = avro::ReadManifestList(*io_->ReadFile(head->manifest_list));
+  for (const auto& manifest : list->manifests) EXPECT_TRUE(Exists(manifest.manifest_path));
+}
+
+}  // namespace
+}  // namespace skade::table

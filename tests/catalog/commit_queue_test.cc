@@ -1,0 +1,148 @@
+// Concurrent commits to one table share one physical commit
+// (catalog/table_commit_queue.h): requests that arrive while a commit to the
+// table is in flight go into the next batch — one metadata file, each
+// request answered with metadata that holds its own snapshot, a request
+// that fails on its own failing alone.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "skade/io/forwarding_file_io.h"
+#include "skade/table/fast_append.h"
+#include "catalog/staged_append.h"
+#include "skade/table/snapshot_scan.h"
+#include "table/table_fixture.h"
+
+namespace skade::table {
+namespace {
+
+using testing::IsError;
+
+// Holds the first metadata-file write after Arm() until Release().
+class GateFileIO : public io::ForwardingFileIO {
+ public:
+  using ForwardingFileIO::ForwardingFileIO;
+
+  Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
+    if (location.ends_with(".metadata.json")) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (armed_) {
+        armed_ = false;
+        blocked_ = true;
+        changed_.notify_all();
+        changed_.wait(lock, [&] { return !blocked_; });
+      }
+    }
+    return inner().WriteFile(location, contents, durable);
+  }
+
+  void Arm() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = true;
+  }
+  void WaitUntilBlocked() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return blocked_; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    blocked_ = false;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool armed_ = false;
+  bool blocked_ = false;
+};
+
+class CommitQueueTest : public testing::TableTest {
+ protected:
+  void SetUp() override {
+    TableTest::SetUp();
+    catalog_.reset();
+    gate_ = std::make_shared<GateFileIO>(io::NewLocalFileIO());
+    catalog::EmbeddedCatalogOptions options;
+    options.warehouse = dir_.Sub("warehouse");
+    options.store_map_size = 1ull << 30;
+    options.file_io = gate_;
+    auto opened = catalog::EmbeddedCatalog::Open(options);
+    ASSERT_TRUE(opened) << opened.error().ToString();
+    catalog_ = *opened;
+  }
+
+  // The request a client sends for an append of `name` built on `base`
+  // (the update stays alive: it deletes its files when destroyed).
+  catalog::CommitTableRequest AppendRequest(const Table& base, const std::string& name) {
+    auto& append = updates_.emplace_back(std::make_unique<FastAppend>(base));
+    append->AppendFile(File(base, name, 1));
+    return skade::testing::StagedRequest(base, *append);
+  }
+
+  size_t MetadataFileCount(const Table& table) {
+    size_t count = 0;
+    for (const auto& name : MetadataFiles(table)) count += name.ends_with(".metadata.json");
+    return count;
+  }
+
+  std::shared_ptr<GateFileIO> gate_;
+  std::vector<std::unique_ptr<FastAppend>> updates_;
+};
+
+TEST_F(CommitQueueTest, CommitsArrivingDuringACommitShareTheNextMetadataFile) {
+  Table base = Create("t");
+  constexpr int kFollowers = 7;
+  std::vector<catalog::CommitTableRequest> requests;
+  for (int i = 0; i <= kFollowers; ++i) requests.push_back(AppendRequest(base, StrCat("f", i)));
+  // One follower fails on its own: it must not take the others with it.
+  requests[3].requirements[0] = spec::AssertTableUuid{"00000000-0000-0000-0000-000000000000"};
+  const size_t files_before = MetadataFileCount(base);
+
+  gate_->Arm();
+  std::vector<Result<catalog::LoadTableResult>> results(requests.size(),
+                                                        tl::unexpected(Error{}));
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { results[0] = catalog_->CommitTable(requests[0]); });
+  gate_->WaitUntilBlocked();
+  for (int i = 1; i <= kFollowers; ++i) {
+    threads.emplace_back([&, i] { results[i] = catalog_->CommitTable(requests[i]); });
+  }
+  while (catalog_->queued_commits() < static_cast<size_t>(kFollowers)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  gate_->Release();
+  for (auto& thread : threads) thread.join();
+
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (i == 3) {
+      EXPECT_THAT(results[i], IsError(ErrorKind::kCommitFailed));
+      continue;
+    }
+    ASSERT_TRUE(results[i]) << i << ": " << results[i].error().ToString();
+    int64_t own = skade::testing::StagedSnapshotId(requests[i]);
+    EXPECT_NE(results[i]->metadata->SnapshotById(own), nullptr) << i;
+  }
+  // The leader's commit, then one for the seven queued behind it.
+  EXPECT_EQ(MetadataFileCount(base), files_before + 2);
+  auto loaded = catalog_->LoadTable(base.identifier());
+  ASSERT_TRUE(loaded);
+  // One linear history of the 7 appends that succeeded.
+  int chain = 0;
+  for (auto at = loaded->metadata->CurrentSnapshot(); at;
+       at = at->parent_snapshot_id ? loaded->metadata->SnapshotById(*at->parent_snapshot_id)
+                                   : nullptr) {
+    ++chain;
+  }
+  EXPECT_EQ(chain, kFollowers);
+  EXPECT_EQ(loaded->metadata->snapshots.size(), static_cast<size_t>(kFollowers));
+  Table result(base.identifier(), *loaded, catalog_, io_);
+  auto files = CurrentDataFiles(result);
+  ASSERT_TRUE(files);
+  EXPECT_EQ(files->size(), static_cast<size_t>(kFollowers));
+}
+
+}  // namespace
+}  // namespace skade::table
