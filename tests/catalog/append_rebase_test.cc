@@ -74,6 +74,8 @@ TEST_F(AppendRebaseTest, StaleAppendCommitsOnTopWithItsOwnSnapshotAndManifests) 
   EXPECT_EQ(head->summary.at("total-data-files"), "3");
   EXPECT_EQ(head->summary.at("total-records"), "22");
   EXPECT_EQ(head->summary.at("added-records"), "5");
+  EXPECT_EQ(head->summary.at(catalog::kRebasedFromSummaryKey),
+            StrCat(*base.metadata().current_snapshot_id));
   // The client's list is replaced and gone; its manifest is in the new list.
   EXPECT_FALSE(Exists(client_snapshot.manifest_list));
   auto list = avro::ReadManifestList(*io_->ReadFile(head->manifest_list));

@@ -111,6 +111,9 @@ def test_eight_pyiceberg_processes_append_to_one_table_without_a_failure(skade_s
         sorted((f"p{p}", i) for p in range(8) for i in range(25))
     summary = table.current_snapshot().summary
     assert summary["total-records"] == "200" and summary["total-data-files"] == "200"
+    rebased = sum("skade.rebased-from" in s.summary.additional_properties
+                  for s in table.metadata.snapshots)
+    assert rebased > 0, "no append was stale: the writers did not overlap"
     assert_files_exact(table)
 
 
@@ -195,11 +198,15 @@ def test_four_concurrent_spark_inserts_from_separate_sessions(skade_server):
         for thread in threads:
             thread.join()
         assert errors == []
-        assert sorted(r[0] for r in root.sql("SELECT id FROM w.sparked").collect()) == \
+        reader = root.newSession()  # root's catalog still caches the empty table
+        assert sorted(r[0] for r in reader.sql("SELECT id FROM w.sparked").collect()) == \
             [0, 1, 2, 3, 10, 11, 12, 13]
     finally:
         root.stop()
 
     table = catalog_for(skade_server).load_table("w.sparked")
     assert len(lineage(table)) == 4 and len(table.metadata.snapshots) == 4
+    # All four built on the empty table; the three that came second were rebased.
+    assert sum("skade.rebased-from" in s.summary.additional_properties
+               for s in table.metadata.snapshots) >= 1
     assert_files_exact(table)

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "skade/avro/manifest_list_reader.h"
+#include "skade/catalog/append_rebase.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/snapshot_scan.h"
 #include "table_fixture.h"
@@ -15,10 +16,15 @@ using testing::IsError;
 using testing::IsOk;
 using testing::TableTest;
 
+// These tests drive the client side of a conflict — reload, rebase, retry —
+// so the catalog's own rebase of stale appends (catalog/append_rebase.h) is
+// off for their tables; tests/catalog/append_rebase_test.cc covers it on.
+const catalog::Properties kClientRebase = {{catalog::kRebaseAppendsProperty, "false"}};
+
 class ConflictTest : public TableTest {};
 
 TEST_F(ConflictTest, LoserRebasesOntoTheWinnerReusingItsManifest) {
-  Table table = Create("events");
+  Table table = Create("events", nullptr, kClientRebase);
   FastAppend winner(table);
   FastAppend loser(table);
   winner.AppendFile(File(table, "w", 1));
@@ -66,7 +72,9 @@ TEST_F(ConflictTest, LoserRebasesOntoTheWinnerReusingItsManifest) {
 
 TEST_F(ConflictTest, GivesUpAfterTheConfiguredRetriesAndCleansUp) {
   Table table = Create("events", nullptr,
-                       {{"commit.retry.num-retries", "0"}, {"commit.retry.min-wait-ms", "1"}});
+                       {{"commit.retry.num-retries", "0"},
+                        {"commit.retry.min-wait-ms", "1"},
+                        {catalog::kRebaseAppendsProperty, "false"}});
   FastAppend loser(table);
   loser.AppendFile(File(table, "l", 2));
   ASSERT_THAT(FastAppend(table).AppendFile(File(table, "w", 1)).Commit(), IsOk());

@@ -254,6 +254,9 @@ Result<RebasedAppend> Rebase(const CommitTableRequest& request, const spec::Tabl
   rebased->manifest_list =
       spec::ManifestListLocation(current, snapshot.snapshot_id, 1, NewUuid());
   spec::CarryTotals(head.get(), &rebased->summary);
+  // Says why the parent is not the one the client wrote.
+  rebased->summary[kRebasedFromSummaryKey] =
+      snapshot.parent_snapshot_id ? StrCat(*snapshot.parent_snapshot_id) : "none";
 
   avro::ManifestListWriterOptions options;
   options.format_version = current.format_version;

@@ -10,7 +10,8 @@
 // itself: a new manifest list with the client's new manifests first, then
 // the current snapshot's, and the client's snapshot (same id) with the
 // current snapshot as parent, the next sequence number, v3 row ids from the
-// table's next-row-id, and the running totals recomputed.
+// table's next-row-id, the running totals recomputed, and the parent it
+// was written for in the summary (kRebasedFromSummaryKey).
 //
 // A request is rebased only when all of this holds (otherwise the original
 // requirement failure stands, with the reason added to its message):
@@ -51,6 +52,10 @@ namespace skade::catalog {
 /// Table property: "false" turns rebasing off (every stale commit gets 409).
 inline constexpr char kRebaseAppendsProperty[] = "skade.commit.rebase-appends";
 inline constexpr bool kRebaseAppendsDefault = true;
+
+/// Summary property of a rebased snapshot: the parent the client built on
+/// ("none" for an empty table).
+inline constexpr char kRebasedFromSummaryKey[] = "skade.rebased-from";
 
 struct RebasedAppend {
   /// Replace the request's updates.
