@@ -24,11 +24,13 @@ SCENARIO_ORDER = (
     "load_table_cold", "load_table_warm", "resolve_metadata", "table_exists", "list_tables",
     "list_namespaces", "create_table", "commit", "mixed_90_10",
 )
+SKADE_REST_REBASE_OFF = "skade-rest (rebase off)"
 TARGET_ORDER = (
     "skade-embedded", "skade-embedded (group commit off)", "iceberg-rust-memory", "iceberg-rust-sql",
-    "pyiceberg-sql", "skade-rest", "iceberg-rest-fixture", "skade-rest-history", "nessie",
+    "pyiceberg-sql", "skade-rest", SKADE_REST_REBASE_OFF, "iceberg-rest-fixture",
+    "skade-rest-history", "nessie",
 )
-REST_TARGETS = ("skade-rest", "iceberg-rest-fixture", "nessie")
+REST_TARGETS = ("skade-rest", SKADE_REST_REBASE_OFF, "iceberg-rest-fixture", "nessie")
 # The design notes' published numbers (bench/README.md "Performance bar"), on another machine.
 SEED = (
     ("embedded `load_table` p50", "skade-embedded", "load_table_warm", 1.5),
@@ -66,6 +68,8 @@ def load_records(path: pathlib.Path) -> list:
 def display_target(record: dict) -> str:
     if record["target"] == "skade-embedded" and record.get("group_commit") == "off":
         return "skade-embedded (group commit off)"
+    if record["target"] == "skade-rest" and record.get("rebase") == "off":
+        return SKADE_REST_REBASE_OFF
     return record["target"]
 
 
@@ -94,7 +98,7 @@ def fmt_ratio(value: float) -> str:
 # Every target family the harness knows, as BENCH_TARGETS names it, and the targets it yields.
 FAMILIES = {
     "skade-embedded": ("skade-embedded",),
-    "skade-rest": ("skade-rest",),
+    "skade-rest": ("skade-rest", SKADE_REST_REBASE_OFF),
     "pyiceberg-sql": ("pyiceberg-sql",),
     "iceberg-rest-fixture": ("iceberg-rest-fixture",),
     "iceberg-rust": ("iceberg-rust-memory", "iceberg-rust-sql"),
@@ -128,16 +132,22 @@ class Run:
             return max(matches, key=lambda r: r["threads"], default=None)
         return next((r for r in matches if r["threads"] == threads), None)
 
-    def failure(self, target: str) -> str:
+    def failure(self, target: str, scenario: str = None) -> str:
+        """Why `target` has no numbers: not selected, unavailable, or (given `scenario`) that
+        scenario's recorded error."""
         if target in self.unselected:
             return "not selected for this run (BENCH_TARGETS)"
         for r in self.failed:
-            if r["target"].startswith(target) and r["scenario"] in FAILURE_SCENARIOS:
+            if not (r["target"].startswith(target) or display_target(r) == target):
+                continue
+            if r["scenario"] in FAILURE_SCENARIOS or r["scenario"] == scenario:
                 return r["error"]
-        return ""
+        # A target measured by the driver of another (the rebase-off peer of skade-rest).
+        base = target.split(" (", 1)[0]
+        return self.failure(base) if base != target else ""
 
-    def missing(self, *targets: str) -> str:
-        reasons = [f"{t}: {self.failure(t) or 'no record'}" for t in targets]
+    def missing(self, *targets: str, scenario: str = None) -> str:
+        reasons = [f"{t}: {self.failure(t, scenario) or 'no record'}" for t in targets]
         return "not measured (" + "; ".join(reasons) + ")"
 
 
@@ -145,17 +155,24 @@ def throughput(a: dict, b: dict) -> str:
     return f"{fmt_ops(a['ops_per_sec'])} vs {fmt_ops(b['ops_per_sec'])} ops/s"
 
 
+def verdict(passed: bool) -> str:
+    return "✅ pass" if passed else "❌ fail"
+
+
 def target_row(run: Run, title: str, required: str, threshold: float, ours: tuple, theirs: tuple,
-               key: str, detail, lower_is_better: bool = False) -> tuple:
-    """`ours` and `theirs` are (target name, record or None); the ratio is ours ÷ theirs on `key`
-    (theirs ÷ ours when lower is better), so a larger ratio is always better for skade."""
+               key, detail, lower_is_better: bool = False, scenario: str = None) -> tuple:
+    """`ours` and `theirs` are (target name, record or None); the ratio is ours ÷ theirs on `key` (a
+    field name, or a function of the record) (theirs ÷ ours when lower is better), so a larger ratio
+    is always better for skade. `scenario` names the scenario whose recorded error explains a
+    missing record."""
     (our_name, a), (their_name, b) = ours, theirs
     if a is None or b is None:
-        return (title, run.missing(*[n for n, r in (ours, theirs) if r is None]), required, "not measured")
-    numerator, denominator = (b[key], a[key]) if lower_is_better else (a[key], b[key])
+        return (title, run.missing(*[n for n, r in (ours, theirs) if r is None], scenario=scenario),
+                required, "not measured")
+    value = key if callable(key) else (lambda r: r[key])
+    numerator, denominator = (value(b), value(a)) if lower_is_better else (value(a), value(b))
     ratio = numerator / denominator if denominator > 0 else float("inf")
-    return (title, f"{fmt_ratio(ratio)} ({detail(a, b)})", required,
-            "✅ pass" if ratio >= threshold else "❌ fail")
+    return (title, f"{fmt_ratio(ratio)} ({detail(a, b)})", required, verdict(ratio >= threshold))
 
 
 def target_rows(run: Run) -> list:
@@ -201,6 +218,96 @@ def target_rows(run: Run) -> list:
     return rows
 
 
+# The concurrent-writer targets' client counts (issue 12): the targets use the larger.
+REST_WRITERS = (2, 16)
+
+
+def count(record: dict, key: str) -> str:
+    """A record's count field, or — for records from before the field existed."""
+    value = record.get(key)
+    return "—" if value is None else f"{value:,}"
+
+
+def commits_per_sec(record: dict) -> float:
+    """Appends that committed per second (records before `commits_per_sec` existed: every op did)."""
+    return record.get("commits_per_sec", record["ops_per_sec"])
+
+
+def rest_writer_lines(run: Run) -> list:
+    """Section "Concurrent REST writers (issue 12 targets)": a writer's appends over REST (`commit`
+    `same_table`) from 16 clients on one table, skade-rest (server-side rebase of appends on, its
+    default) against itself with the rebase off and against the REST fixture, and `mixed_90_10`'s read
+    p99 against the read-only p99 at the same connection count; every ratio within this run."""
+    writers = REST_WRITERS[-1]
+    targets = ("skade-rest", SKADE_REST_REBASE_OFF, "iceberg-rest-fixture")
+    on, off, fixture = (run.find(t, "commit", writers, "same_table") for t in targets)
+    label = f"{writers} REST clients, one table"
+    rows = []
+    title = f"{label}: client-visible conflicts (HTTP 409), skade-rest"
+    if on is None:
+        rows.append((title, run.missing("skade-rest", scenario="commit"), "0", "not measured"))
+    else:
+        rows.append((title, f"{count(on, 'conflicts')} (retries {count(on, 'retries')}, given up "
+                            f"{count(on, 'failures')}, of {on['ops']:,} appends)", "0",
+                     verdict(on.get("conflicts", 0) == 0)))
+
+    def commits(a, b):
+        return (f"{fmt_ops(commits_per_sec(a))} vs {fmt_ops(commits_per_sec(b))} commits/s; "
+                f"conflicts {count(a, 'conflicts')} vs {count(b, 'conflicts')}")
+
+    rows.append(target_row(run, f"{label}: commits/s, skade-rest ÷ REST fixture", "≥ 10×", 10,
+                           ("skade-rest", on), ("iceberg-rest-fixture", fixture), commits_per_sec,
+                           commits, scenario="commit"))
+    rows.append(target_row(run, f"{label}: commits/s, skade-rest ÷ skade-rest with rebase off",
+                           "≥ 5×", 5, ("skade-rest", on), (SKADE_REST_REBASE_OFF, off),
+                           commits_per_sec, commits, scenario="commit"))
+    rows.append(target_row(
+        run, f"{label}: p99 of an append (load, files, commit, retries), REST fixture ÷ skade-rest",
+        "≥ 10× (p99 ≤ 1/10)", 10, ("skade-rest", on), ("iceberg-rest-fixture", fixture), "p99_us",
+        lambda a, b: f"{fmt_us(a['p99_us'])} vs {fmt_us(b['p99_us'])} µs", lower_is_better=True,
+        scenario="commit"))
+
+    mixed = run.find("skade-rest", "mixed_90_10")
+    baseline = run.find("skade-rest", "load_table_warm", mixed["threads"]) if mixed else None
+    connections = mixed["threads"] if mixed else "N"
+    title = (f"`mixed_90_10` read p99 with commits ÷ `load_table_warm` p99 without, skade-rest "
+             f"({connections} connections)")
+    if mixed is None or baseline is None:
+        missing = [("skade-rest", "mixed_90_10")] if mixed is None else [("skade-rest", "load_table_warm")]
+        rows.append((title, run.missing(missing[0][0], scenario=missing[0][1]), "≤ 2×", "not measured"))
+    elif "read_p99_us" not in mixed:
+        rows.append((title, "not measured (the mixed_90_10 record has no read_p99_us: an older driver)",
+                     "≤ 2×", "not measured"))
+    else:
+        ratio = mixed["read_p99_us"] / baseline["p99_us"] if baseline["p99_us"] > 0 else float("inf")
+        rows.append((title, f"{fmt_ratio(ratio)} ({fmt_us(mixed['read_p99_us'])} vs "
+                            f"{fmt_us(baseline['p99_us'])} µs)", "≤ 2×", verdict(ratio <= 2)))
+
+    lines = ["Appends as a writer makes them over REST (`commit` `same_table`, bench/README.md): load, "
+             "write a manifest and a manifest list, commit; on HTTP 409 reload and retry with "
+             "Iceberg's backoff, up to 4 retries. skade-rest keeps skade's default (the server rebases "
+             "a refused pure append); *rebase off* is the same server with tables created with "
+             "`skade.commit.rebase-appends=false`.", "",
+             "| target | measured | required | result |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    if on is not None and off is not None and on.get("conflicts", 0) > 0 and off.get("conflicts", 0) > 0:
+        lines += ["", "> skade-rest saw conflicts with the rebase on as well as off: this build does "
+                      "not rebase appends on the server (or they did not qualify)."]
+    lines += ["", "| target | clients | appends | commits/s | conflicts | retries | given up | p50 µs | "
+                  "p99 µs |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for threads in REST_WRITERS:
+        for target in targets:
+            r = run.find(target, "commit", threads, "same_table")
+            if r is None:
+                lines.append(f"| {target} | {threads} | {run.missing(target, scenario='commit')} "
+                             "| | | | | | |")
+                continue
+            lines.append(f"| {target} | {threads} | {r['ops']:,} | {fmt_ops(commits_per_sec(r))} | "
+                         f"{count(r, 'conflicts')} | {count(r, 'retries')} | {count(r, 'failures')} | "
+                         f"{fmt_us(r['p50_us'])} | {fmt_us(r['p99_us'])} |")
+    return lines + [""]
+
+
 def seed_rows(run: Run) -> list:
     rows = []
     for label, target, scenario, seed_us in SEED:
@@ -230,8 +337,8 @@ def scenario_sections(run: Run) -> list:
         header = "| target | variant | threads | ops | ops/s | p50 µs | p99 µs | p999 µs | skade × |"
         rule = "|---|---|--:|--:|--:|--:|--:|--:|--:|"
         if write:
-            header += " conflicts | durability |"
-            rule += "--:|---|"
+            header += " conflicts | retries | given up | durability |"
+            rule += "--:|--:|--:|---|"
         lines += [header, rule]
         records.sort(key=lambda r: (r.get("variant", ""), r["threads"],
                                     order_key(display_target(r), TARGET_ORDER)))
@@ -247,8 +354,9 @@ def scenario_sections(run: Run) -> list:
                    f"{fmt_ops(r['ops_per_sec'])} | {fmt_us(r['p50_us'])} | {fmt_us(r['p99_us'])} | "
                    f"{fmt_us(r['p999_us'])} | {speedup} |")
             if write:
-                conflicts = r.get("conflicts")
-                row += f" {'' if conflicts is None else f'{conflicts:,}'} | {r.get('durability', '')} |"
+                counts = [r.get(key) for key in ("conflicts", "retries", "failures")]
+                row += "".join(f" {'' if c is None else f'{c:,}'} |" for c in counts)
+                row += f" {r.get('durability', '')} |"
             lines.append(row)
             if r.get("notes"):
                 notes.setdefault(r["notes"], []).append(target)
@@ -366,6 +474,7 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
     lines += ["## Targets", "", "Ratios between targets of this run only.", "",
               "| target | measured | required | result |", "|---|---|---|---|"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in target_rows(run)]
+    lines += ["", "## Concurrent REST writers (issue 12 targets)", ""] + rest_writer_lines(run)
     lines += ["", "## Against the design notes' numbers", "",
               "The design notes (bench/README.md, \"Performance bar\") measured an earlier Rust implementation on a larger machine; these are absolute "
               "figures from different hardware, for orientation only (single thread).", "",

@@ -162,8 +162,9 @@ bench_skade_rest() {
     record_failure skade-rest unavailable "skade serve did not restart: $(last_lines "$logs/skade-serve.log")"
     return
   fi
+  # --rebase-peer: the commit scenarios also on tables with the server-side rebase of appends off.
   run_peer skade-rest "$logs/skade-rest.log" "$bin/skade_rest_bench" "${common[@]}" \
-    --uri "$server_uri" --target skade-rest --durability immediate --phase measure
+    --uri "$server_uri" --target skade-rest --durability immediate --phase measure --rebase-peer
   stop "$server_pid"
 }
 

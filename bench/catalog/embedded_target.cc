@@ -36,10 +36,11 @@ class EmbeddedSession : public CatalogSession {
   Status ResolveMetadata(const spec::TableIdentifier& identifier) override {
     return catalog_->ResolveMetadata(identifier).map([](auto&&) {});
   }
-  Status Append(const spec::TableIdentifier& identifier, uint64_t* conflicts) override {
+  Status Append(const spec::TableIdentifier& identifier, AppendStats* stats) override {
     int retries = 0;
     auto appended = testing::FastAppend(*catalog_, identifier, &retries);
-    *conflicts += retries;
+    stats->conflicts += retries;
+    stats->retries += retries;
     return appended.map([](int64_t) {});
   }
 

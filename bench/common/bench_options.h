@@ -20,7 +20,7 @@ struct BenchOptions {
   int tables = 200;
   int tables_per_namespace = 100;
   /// N of the multi-threaded scenarios; reads also run with 1 and 2 threads,
-  /// commits with 1 and 16.
+  /// commits with 1, 2 and 16.
   int threads = 2;
   /// Upper bound of timed ops in one read scenario, over all threads.
   uint64_t ops = 20'000;

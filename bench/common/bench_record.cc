@@ -1,6 +1,8 @@
 #include "common/bench_record.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "skade/util/json_writer.h"
 
@@ -10,6 +12,14 @@ namespace {
 
 // Three significant decimals are plenty and keep the lines short.
 double Rounded(double value) { return std::round(value * 1000) / 1000; }
+
+void WritePercentiles(JsonWriter& writer, const std::string& prefix,
+                      const std::vector<int64_t>& sorted_ns) {
+  for (auto [name, p] : {std::pair{"p50_us", 0.50}, {"p99_us", 0.99}, {"p999_us", 0.999}}) {
+    writer.Key(prefix + name);
+    writer.Double(Rounded(Measurement::PercentileMicros(sorted_ns, p)));
+  }
+}
 
 }  // namespace
 
@@ -26,12 +36,18 @@ void WriteRecord(std::ostream& out, const BenchOptions& options, const BenchReco
     writer.Field("ops", static_cast<int64_t>(measurement->ops));
     writer.Key("ops_per_sec");
     writer.Double(Rounded(measurement->ops_per_sec()));
-    writer.Key("p50_us");
-    writer.Double(Rounded(measurement->PercentileMicros(0.50)));
-    writer.Key("p99_us");
-    writer.Double(Rounded(measurement->PercentileMicros(0.99)));
-    writer.Key("p999_us");
-    writer.Double(Rounded(measurement->PercentileMicros(0.999)));
+    WritePercentiles(writer, "", measurement->latencies_ns);
+    if (record.scenario == "commit") {
+      const uint64_t commits = measurement->ops - std::min(record.failures, measurement->ops);
+      writer.Key("commits_per_sec");
+      writer.Double(
+          Rounded(measurement->wall_seconds > 0 ? commits / measurement->wall_seconds : 0));
+    }
+    for (size_t k = 0; k < record.kinds.size() && k < measurement->kind_latencies_ns.size(); ++k) {
+      const auto& latencies = measurement->kind_latencies_ns[k];
+      writer.Field(record.kinds[k] + "_ops", static_cast<int64_t>(latencies.size()));
+      WritePercentiles(writer, record.kinds[k] + "_", latencies);
+    }
   } else {
     writer.Field("ops", int64_t{0});
     writer.Field("error", measurement.error().ToString());
@@ -39,8 +55,11 @@ void WriteRecord(std::ostream& out, const BenchOptions& options, const BenchReco
   writer.Field("catalog_tables", static_cast<int64_t>(options.tables));
   writer.Field("durability", record.durability);
   if (!record.group_commit.empty()) writer.Field("group_commit", record.group_commit);
-  if (record.scenario == "commit" || record.scenario == "mixed_90_10") {
+  if (!record.rebase.empty()) writer.Field("rebase", record.rebase);
+  if (record.write) {
     writer.Field("conflicts", static_cast<int64_t>(record.conflicts));
+    writer.Field("retries", static_cast<int64_t>(record.retries));
+    writer.Field("failures", static_cast<int64_t>(record.failures));
   }
   writer.Field("notes", record.notes);
   writer.EndObject();

@@ -1,12 +1,16 @@
 // One benchmark record: a JSON line with the fields bench/README.md "Records"
 // fixes (target, scenario, threads, ops, ops_per_sec, p50_us, p99_us,
 // p999_us, run_id) plus variant, catalog_tables, durability, group_commit,
-// conflicts, notes — or `error` when the scenario failed.
+// rebase, notes; for write scenarios conflicts, retries, failures (commit:
+// also commits_per_sec); for each op kind of a mixed scenario
+// <kind>_ops, <kind>_p50_us, <kind>_p99_us, <kind>_p999_us — or `error` when
+// the scenario failed.
 #pragma once
 
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "common/bench_options.h"
 #include "common/measure.h"
@@ -20,7 +24,13 @@ struct BenchRecord {
   int threads = 1;
   std::string durability;
   std::string group_commit;  // "on" / "off"; omitted when empty
-  uint64_t conflicts = 0;    // commit retries after losing to a concurrent commit
+  std::string rebase;        // write scenarios: "on" / "off" (server rebases refused appends) or ""
+  bool write = false;        // a write scenario: conflicts, retries and failures are written
+  uint64_t conflicts = 0;    // commit attempts lost to a concurrent commit (REST: 409s)
+  uint64_t retries = 0;      // attempts made again after a conflict
+  uint64_t failures = 0;     // appends given up after the client's last retry
+  /// Names of the measurement's op kinds (Measurement::kind_latencies_ns), e.g. {"read", "commit"}.
+  std::vector<std::string> kinds;
   std::string notes;
 };
 

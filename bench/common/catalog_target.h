@@ -12,6 +12,16 @@
 
 namespace skade::bench {
 
+/// What one thread's appends met (CatalogSession::Append adds to it).
+struct AppendStats {
+  /// Commit attempts the catalog refused because another commit won (REST: 409).
+  uint64_t conflicts = 0;
+  /// Attempts made again after a conflict.
+  uint64_t retries = 0;
+  /// Appends the client gave up on after its last retry lost too.
+  uint64_t failures = 0;
+};
+
 /// One thread's handle on the catalog (e.g. one keep-alive connection). Not
 /// thread-safe: the plan gives each benchmark thread its own.
 class CatalogSession {
@@ -30,10 +40,14 @@ class CatalogSession {
   virtual Status ResolveMetadata(const spec::TableIdentifier& identifier) {
     return MakeError(ErrorKind::kUnsupported, "no resolve_metadata for ", identifier.ToString());
   }
-  /// Appends one snapshot as a client does (load, then commit the fast-append
-  /// requirements and updates of tests/testing/fast_append.h), reloading and
-  /// retrying when a concurrent commit wins; adds the retries to `conflicts`.
-  virtual Status Append(const spec::TableIdentifier& identifier, uint64_t* conflicts) = 0;
+  /// Appends one snapshot as a client does (CatalogTarget::append_notes says
+  /// how: at least load, commit with assert-table-uuid +
+  /// assert-ref-snapshot-id on main, add-snapshot and set-snapshot-ref, and
+  /// reload and retry when a concurrent commit wins) and counts what it met
+  /// in `stats`. An append the client gives up on is counted in
+  /// `stats->failures` and returns OK, so the scenario goes on; any other
+  /// error is returned.
+  virtual Status Append(const spec::TableIdentifier& identifier, AppendStats* stats) = 0;
 };
 
 /// Thread-safe: NewSession may be called from any thread.
@@ -43,12 +57,15 @@ class CatalogTarget {
 
   virtual Result<std::unique_ptr<CatalogSession>> NewSession() = 0;
   /// Record fields: the target name ("skade-embedded", …), its durability
-  /// ("immediate", "peer-default", …), its group-commit setting ("on", "off",
-  /// or empty when it does not apply) and a note for the records of write
-  /// scenarios (e.g. what a commit makes durable).
+  /// ("immediate", "peer-default", …), its group-commit setting and whether
+  /// the server rebases refused appends (each "on", "off", or empty when it
+  /// does not apply), what one Append does, and a note for the records of
+  /// write scenarios (e.g. what a commit makes durable).
   virtual std::string name() const = 0;
   virtual std::string durability() const = 0;
   virtual std::string group_commit() const { return ""; }
+  virtual std::string rebase() const { return ""; }
+  virtual std::string append_notes() const = 0;
   virtual std::string write_notes() const { return ""; }
 };
 

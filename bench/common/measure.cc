@@ -17,19 +17,21 @@ struct ThreadResult {
   Clock::time_point start;
   Clock::time_point end;
   std::vector<int64_t> latencies_ns;
+  std::vector<std::vector<int64_t>> kind_latencies_ns;
   std::optional<Error> error;
 };
 
 }  // namespace
 
-double Measurement::PercentileMicros(double p) const {
-  if (latencies_ns.empty()) return 0;
-  const size_t n = latencies_ns.size();
+double Measurement::PercentileMicros(const std::vector<int64_t>& sorted_ns, double p) {
+  if (sorted_ns.empty()) return 0;
+  const size_t n = sorted_ns.size();
   const size_t rank = std::clamp<size_t>(static_cast<size_t>(std::ceil(p * n)), 1, n);
-  return latencies_ns[rank - 1] / 1000.0;
+  return sorted_ns[rank - 1] / 1000.0;
 }
 
-Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op) {
+Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op,
+                            const OpKinds& kinds) {
   const int threads = std::max(1, limits.threads);
   const uint64_t per_thread = (limits.ops + threads - 1) / threads;
   const auto time_limit =
@@ -40,6 +42,7 @@ Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op) {
   for (int t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
       ThreadResult& result = results[t];
+      result.kind_latencies_ns.resize(kinds.kinds);
       for (uint64_t i = 0; i < limits.warmup; ++i) {
         if (auto status = op(t, i); !status) {
           result.error = status.error();
@@ -56,11 +59,15 @@ Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op) {
       for (uint64_t i = 0; i < per_thread; ++i) {
         const auto began = Clock::now();
         if (began >= deadline) break;
-        if (auto status = op(t, limits.warmup + i); !status) {
+        const uint64_t iteration = limits.warmup + i;
+        if (auto status = op(t, iteration); !status) {
           result.error = status.error();
           break;
         }
-        result.latencies_ns.push_back((Clock::now() - began).count());
+        const int64_t latency = (Clock::now() - began).count();
+        result.latencies_ns.push_back(latency);
+        if (kinds.kinds > 0)
+          result.kind_latencies_ns[kinds.kind_of(t, iteration)].push_back(latency);
       }
       result.end = Clock::now();
     });
@@ -68,6 +75,7 @@ Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op) {
   for (auto& worker : workers) worker.join();
 
   Measurement measurement;
+  measurement.kind_latencies_ns.resize(kinds.kinds);
   std::optional<Clock::time_point> first_start, last_end;
   for (auto& result : results) {
     if (result.error) return tl::unexpected(*result.error);
@@ -75,8 +83,13 @@ Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op) {
     if (!last_end || result.end > *last_end) last_end = result.end;
     measurement.latencies_ns.insert(measurement.latencies_ns.end(), result.latencies_ns.begin(),
                                     result.latencies_ns.end());
+    for (int k = 0; k < kinds.kinds; ++k) {
+      auto& all = measurement.kind_latencies_ns[k];
+      all.insert(all.end(), result.kind_latencies_ns[k].begin(), result.kind_latencies_ns[k].end());
+    }
   }
   std::sort(measurement.latencies_ns.begin(), measurement.latencies_ns.end());
+  for (auto& kind : measurement.kind_latencies_ns) std::sort(kind.begin(), kind.end());
   measurement.ops = measurement.latencies_ns.size();
   measurement.wall_seconds = std::chrono::duration<double>(*last_end - *first_start).count();
   return measurement;

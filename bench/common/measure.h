@@ -25,10 +25,14 @@ struct Measurement {
   /// From the barrier's release to the last thread's last op.
   double wall_seconds = 0;
   std::vector<int64_t> latencies_ns;  // sorted ascending
+  /// With an OpKind: the latencies of each kind's ops, each sorted ascending.
+  std::vector<std::vector<int64_t>> kind_latencies_ns;
 
   double ops_per_sec() const { return wall_seconds > 0 ? ops / wall_seconds : 0; }
   /// The nearest-rank percentile (0 < p ≤ 1) in microseconds; 0 when empty.
-  double PercentileMicros(double p) const;
+  double PercentileMicros(double p) const { return PercentileMicros(latencies_ns, p); }
+  /// The same over `sorted_ns` (e.g. one of kind_latencies_ns).
+  static double PercentileMicros(const std::vector<int64_t>& sorted_ns, double p);
 };
 
 /// One op of thread `thread` (0 ≤ thread < threads); `iteration` counts that
@@ -36,9 +40,18 @@ struct Measurement {
 /// threads, never concurrently for one thread.
 using Operation = std::function<Status(int thread, uint64_t iteration)>;
 
+/// For a scenario that mixes ops (mixed_90_10's reads and commits): which of
+/// `kinds` kinds (0 ≤ kind < kinds) op (`thread`, `iteration`) is, decided
+/// from the two alone, so the latencies of each kind are kept apart too.
+struct OpKinds {
+  int kinds = 0;
+  std::function<int(int thread, uint64_t iteration)> kind_of;
+};
+
 /// Runs the loop. The first failing op stops its thread; the measurement then
 /// fails with that error once every thread has stopped.
-Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op);
+Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op,
+                            const OpKinds& kinds = {});
 
 /// A uniformly spread index below `bound` for (thread, iteration): the same
 /// choice of tables in every driver, without per-thread generator state.

@@ -30,6 +30,33 @@ Result<Sessions> OpenSessions(CatalogTarget& target, int count) {
   return sessions;
 }
 
+// Per-thread append counts of one write scenario; warm-up ops count apart, so
+// the record has the timed ops' only.
+class AppendCounts {
+ public:
+  AppendCounts(int threads, uint64_t warmup)
+      : timed_(threads), warmup_(threads), warmup_ops_(warmup) {}
+
+  /// Where op `iteration` of `thread` counts; only that thread touches it.
+  AppendStats* For(int thread, uint64_t iteration) {
+    return iteration < warmup_ops_ ? &warmup_[thread] : &timed_[thread];
+  }
+  AppendStats Timed() const {
+    AppendStats sum;
+    for (const AppendStats& s : timed_) {
+      sum.conflicts += s.conflicts;
+      sum.retries += s.retries;
+      sum.failures += s.failures;
+    }
+    return sum;
+  }
+
+ private:
+  std::vector<AppendStats> timed_;
+  std::vector<AppendStats> warmup_;
+  uint64_t warmup_ops_;
+};
+
 // Runs one scenario on fresh sessions and writes its record.
 class ScenarioRunner {
  public:
@@ -41,31 +68,47 @@ class ScenarioRunner {
   using SessionOp = std::function<Status(CatalogSession&, int thread, uint64_t iteration)>;
 
   /// `record` names the scenario; its target, durability and group-commit
-  /// fields are filled in here. `conflicts` (per thread) marks a write
-  /// scenario.
+  /// fields are filled in here. `appends` marks a write scenario (its
+  /// counts, the target's rebase setting and append notes go into the record);
+  /// `kinds` splits the latencies by the op kinds named in `record.kinds`.
   void Run(BenchRecord record, const MeasureLimits& limits, const SessionOp& op,
-           const std::vector<uint64_t>* conflicts = nullptr) {
+           const AppendCounts* appends = nullptr, const OpKinds& kinds = {}) {
     record.target = target_.name();
     record.durability = target_.durability();
     record.group_commit = target_.group_commit();
-    if (std::string extra = target_.write_notes(); conflicts != nullptr && !extra.empty()) {
-      record.notes = StrCat(record.notes, "; ", extra);
+    if (appends != nullptr) {
+      record.write = true;
+      record.rebase = target_.rebase();
+      record.notes = StrCat(record.notes, "; append: ", target_.append_notes());
+      if (std::string extra = target_.write_notes(); !extra.empty()) {
+        record.notes = StrCat(record.notes, "; ", extra);
+      }
     }
     Result<Measurement> measurement =
         OpenSessions(target_, limits.threads).and_then([&](Sessions sessions) {
-          return Measure(limits, [&](int thread, uint64_t iteration) {
-            return op(*sessions[thread], thread, iteration);
-          });
+          return Measure(
+              limits,
+              [&](int thread, uint64_t iteration) {
+                return op(*sessions[thread], thread, iteration);
+              },
+              kinds);
         });
-    if (conflicts != nullptr) {
-      for (uint64_t c : *conflicts) record.conflicts += c;
+    if (appends != nullptr) {
+      const AppendStats timed = appends->Timed();
+      record.conflicts = timed.conflicts;
+      record.retries = timed.retries;
+      record.failures = timed.failures;
     }
     WriteRecord(out_, options_, record, measurement);
-    std::cerr << record.target << ": " << record.scenario
+    std::cerr << record.target << (record.rebase.empty() ? "" : StrCat(" rebase=", record.rebase))
+              << ": " << record.scenario
               << (record.variant.empty() ? "" : StrCat(" ", record.variant))
               << " threads=" << record.threads
               << (measurement ? StrCat(" ops=", measurement->ops)
                               : StrCat(" FAILED: ", measurement.error().ToString()))
+              << (record.write
+                      ? StrCat(" conflicts=", record.conflicts, " failures=", record.failures)
+                      : "")
               << "\n";
   }
 
@@ -160,8 +203,10 @@ Result<std::vector<spec::TableIdentifier>> CreateCommitTables(CatalogTarget& tar
 }
 
 void RunCommitScenarios(const std::vector<ScenarioRunner*>& runners, const BenchOptions& options) {
+  constexpr uint64_t kWarmup = 1;
   std::vector<std::pair<int, std::string>> cases = {{1, "same_table"}};
-  for (int threads : std::set<int>{options.threads, kManyCommitters}) {
+  // 2 and 16 on one table are the concurrent-writer targets' cases (bench/README.md).
+  for (int threads : std::set<int>{2, options.threads, kManyCommitters}) {
     if (threads == 1) continue;
     cases.emplace_back(threads, "same_table");
     cases.emplace_back(threads, "different_tables");
@@ -171,38 +216,39 @@ void RunCommitScenarios(const std::vector<ScenarioRunner*>& runners, const Bench
     for (size_t r = 0; r < runners.size(); ++r) {
       auto tables = CreateCommitTables(runners[r]->target(), StrCat("k", c, "_", r, "_"),
                                        variant == "same_table" ? 1 : threads);
-      std::vector<uint64_t> conflicts(threads, 0);
-      BenchRecord record{
-          .scenario = "commit",
-          .variant = variant,
-          .threads = threads,
-          .notes =
-              "fast-append-shaped commit, no data files; load + commit per op, retried on "
-              "conflict (conflicts include warm-up)"};
+      AppendCounts appends(threads, kWarmup);
       runners[r]->Run(
-          record, {threads, options.commit_ops, 1, options.seconds},
-          [&](CatalogSession& s, int t, uint64_t) -> Status {
+          {.scenario = "commit",
+           .variant = variant,
+           .threads = threads,
+           .notes = "one append per op; conflicts, retries and failures of timed ops"},
+          {threads, options.commit_ops, kWarmup, options.seconds},
+          [&](CatalogSession& s, int t, uint64_t i) -> Status {
             if (!tables) return tl::unexpected(tables.error());
-            return s.Append((*tables)[t % tables->size()], &conflicts[t]);
+            return s.Append((*tables)[t % tables->size()], appends.For(t, i));
           },
-          &conflicts);
+          &appends);
     }
   }
 }
 
 void RunMixedScenario(const BenchOptions& options, ScenarioRunner& runner) {
-  std::vector<uint64_t> conflicts(options.threads, 0);
-  runner.Run(
-      {.scenario = "mixed_90_10",
-       .threads = options.threads,
-       .notes = "90% load_table, 10% fast-append commit, random tables"},
-      {options.threads, options.ops, options.warmup, options.seconds},
-      [&](CatalogSession& s, int t, uint64_t i) {
-        auto identifier = options.PopulationTable(PickIndex(t, i, options.tables));
-        if (PickIndex(t, i ^ 0x5EED, 10) == 0) return s.Append(identifier, &conflicts[t]);
-        return s.LoadTable(identifier);
-      },
-      &conflicts);
+  enum Kind { kRead = 0, kCommit = 1 };
+  auto kind_of = [](int t, uint64_t i) {
+    return PickIndex(t, i ^ 0x5EED, 10) == 0 ? kCommit : kRead;
+  };
+  AppendCounts appends(options.threads, options.warmup);
+  runner.Run({.scenario = "mixed_90_10",
+              .threads = options.threads,
+              .kinds = {"read", "commit"},
+              .notes = "90% load_table (read_*), 10% append (commit_*), random tables"},
+             {options.threads, options.ops, options.warmup, options.seconds},
+             [&](CatalogSession& s, int t, uint64_t i) {
+               auto identifier = options.PopulationTable(PickIndex(t, i, options.tables));
+               if (kind_of(t, i) == kCommit) return s.Append(identifier, appends.For(t, i));
+               return s.LoadTable(identifier);
+             },
+             &appends, {2, kind_of});
 }
 
 }  // namespace

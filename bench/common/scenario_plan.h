@@ -2,7 +2,7 @@
 // (bench/README.md lists them): populate the benchmark catalog, then
 // load_table_cold, load_table_warm, resolve_metadata (where the target has
 // it), table_exists, list_tables, list_namespaces, create_table, commit
-// (1/N/16 threads; same table and different tables) and mixed_90_10.
+// (1/2/N/16 threads; same table and different tables) and mixed_90_10.
 #pragma once
 
 #include <ostream>

@@ -58,10 +58,11 @@ constexpr const char* kScenarioNames[] = {"history_commit", "history_load_refs",
 // append's (tests/testing/fast_append.h), `batch` per commit.
 Status Populate(HttpConnection& http, const HistoryOptions& options, HistoryTable& table) {
   spec::TableIdentifier identifier{{kNamespace}, StrCat("s", table.snapshots)};
-  const std::string tables = StrCat("/v1/namespaces/", NamespacePath(identifier.ns), "/tables");
   SKADE_RETURN_NOT_OK(Expect(
-      "create table", http.Send("POST", tables, CreateTableRequestBody(identifier.name)), 200));
-  table.path = StrCat(tables, "/", identifier.name);
+      "create table",
+      http.Send("POST", TablesPath("/v1/", identifier.ns), CreateTableRequestBody(identifier.name)),
+      200));
+  table.path = TablePath("/v1/", identifier);
 
   std::optional<int64_t> parent;
   int64_t sequence_number = 0;
@@ -152,7 +153,7 @@ Status RunRound(HttpConnection& http, io::FileIO& io, const HistoryOptions& opti
 
 int Run(const HistoryOptions& options, const BenchOptions& bench) {
   auto fail = [&](const std::string& what, const Error& error) {
-    BenchRecord record{kTarget, what, "", 1, options.durability, "", 0, ""};
+    BenchRecord record{.target = kTarget, .scenario = what, .durability = options.durability};
     WriteRecord(std::cout, bench, record, tl::unexpected(error));
     std::cerr << "skade_history_bench: " << what << ": " << error.ToString() << "\n";
     return 1;
@@ -209,15 +210,12 @@ int Run(const HistoryOptions& options, const BenchOptions& bench) {
       measurement.ops = measurement.latencies_ns.size();
       for (int64_t ns : measurement.latencies_ns) measurement.wall_seconds += ns / 1e9;
       BenchRecord record{
-          kTarget,
-          kScenarioNames[scenario],
-          StrCat("snapshots_", table.snapshots),
-          1,
-          scenario == kLoadRefs || scenario == kLoadAll ? "" : options.durability,
-          "",
-          0,
-          StrCat(table.metadata_bytes, " bytes of metadata; main moved per commit of ",
-                 options.batch, " snapshots")};
+          .target = kTarget,
+          .scenario = kScenarioNames[scenario],
+          .variant = StrCat("snapshots_", table.snapshots),
+          .durability = scenario == kLoadRefs || scenario == kLoadAll ? "" : options.durability,
+          .notes = StrCat(table.metadata_bytes, " bytes of metadata; main moved per commit of ",
+                          options.batch, " snapshots")};
       WriteRecord(std::cout, bench, record, measurement);
     }
   }

@@ -1,6 +1,11 @@
 // A REST target: any Iceberg REST catalog server (skade serve, the Iceberg
 // REST fixture), driven over HTTP/1.1 with one keep-alive connection per
 // session. The server is started and stopped by scripts/bench.sh.
+//
+// Appends are a writer's (table::FastAppend over RestCatalog): the client
+// writes a manifest and a manifest list under the table's location through
+// the local FileIO, so the server must run on this machine and hand out
+// table locations in a file system the load generator can write.
 #pragma once
 
 #include <cstdint>
@@ -10,14 +15,22 @@
 #include "common/catalog_target.h"
 #include "rest/http_connection.h"
 #include "skade/catalog/catalog.h"
+#include "skade/io/file_io.h"
 
 namespace skade::bench {
+
+/// skade's table property that turns the server-side rebase of refused
+/// appends off ("false"; default on).
+inline constexpr char kRebaseAppendsProperty[] = "skade.commit.rebase-appends";
 
 struct RestTargetOptions {
   std::string name;         // record target, e.g. "skade-rest"
   std::string uri;          // http://127.0.0.1:PORT
   std::string durability;   // as the harness started the server
   std::string write_notes;  // e.g. what the server makes durable
+  /// skade only: "on" (tables keep the default) or "off" (tables are created
+  /// with kRebaseAppendsProperty=false); empty for other servers.
+  std::string rebase;
 };
 
 /// The error for an unexpected response: kCommitFailed for 409, kNotFound
@@ -28,8 +41,10 @@ Status Expect(std::string_view what, Result<HttpResult> result, int status);
 
 /// The body of `POST …/namespaces` creating `ns`.
 std::string CreateNamespaceRequestBody(const spec::Namespace& ns);
-/// The body of `POST …/tables` creating `name` with the benchmark schema.
-std::string CreateTableRequestBody(const std::string& name);
+/// The body of `POST …/tables` creating `name` with the benchmark schema and
+/// `properties`.
+std::string CreateTableRequestBody(const std::string& name,
+                                   const catalog::Properties& properties = {});
 /// The body of `POST …/tables/{table}` for `request`: identifier,
 /// requirements and updates as the REST spec's CommitTableRequest.
 std::string CommitRequestBody(const catalog::CommitTableRequest& request);
@@ -37,6 +52,10 @@ std::string CommitRequestBody(const catalog::CommitTableRequest& request);
 /// `ns` as the `{namespace}` path parameter (levels joined by %1F; benchmark
 /// names are plain ASCII words and need no other escaping).
 std::string NamespacePath(const spec::Namespace& ns);
+/// `<base_path>namespaces/<ns>/tables`, and the path of one table in it;
+/// `base_path` is "/v1/" or "/v1/<prefix>/".
+std::string TablesPath(std::string_view base_path, const spec::Namespace& ns);
+std::string TablePath(std::string_view base_path, const spec::TableIdentifier& identifier);
 
 class RestTarget : public CatalogTarget {
  public:
@@ -47,9 +66,12 @@ class RestTarget : public CatalogTarget {
   std::string name() const override { return options_.name; }
   std::string durability() const override { return options_.durability; }
   std::string write_notes() const override { return options_.write_notes; }
+  std::string rebase() const override { return options_.rebase; }
+  std::string append_notes() const override;
 
  private:
   RestTargetOptions options_;
+  std::shared_ptr<io::FileIO> io_;  // where appends write their manifests
   std::string host_;
   uint16_t port_ = 0;
   std::string base_path_;  // "/v1/" or "/v1/<prefix>/"

@@ -56,6 +56,19 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
     group_commit = {r.get("group_commit") for r in records
                     if r["target"] == "skade-embedded" and r["scenario"] == "commit"}
     assert group_commit == {"on", "off"}
+    # skade-rest: every commit case with the server-side rebase on and off, real appends counted.
+    rest_commits = [r for r in records if r["target"] == "skade-rest" and r["scenario"] == "commit"]
+    for threads in (2, 16):
+        for rebase in ("on", "off"):
+            assert [r for r in rest_commits if (r["variant"], r["threads"], r["rebase"])
+                    == ("same_table", threads, rebase)], (threads, rebase)
+    for r in rest_commits:
+        assert {"conflicts", "retries", "failures", "commits_per_sec"} <= r.keys(), r
+        assert r["retries"] + r["failures"] == r["conflicts"], r
+        assert "a writer's append" in r["notes"], r
+    mixed = next(r for r in records if r["target"] == "skade-rest" and r["scenario"] == "mixed_90_10")
+    assert mixed["read_ops"] + mixed["commit_ops"] == mixed["ops"], mixed
+    assert 0 < mixed["read_p50_us"] <= mixed["read_p99_us"], mixed
 
     meta = json.loads(results.with_name("smoke-test.meta.json").read_text())
     assert meta["mode"] == "smoke" and meta["options"]["tables"] == 20
@@ -65,7 +78,38 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
                     "### `commit`", "## Targets and scenarios without numbers"):
         assert heading in report
     assert "pyiceberg-sql | not run | not selected" in report
+    writers = rest_writer_rows(report)
+    assert len(writers) == 5, writers
+    assert "iceberg-rest-fixture: not selected" in writers[1] and "not measured" in writers[3]
+    assert ("pass" in writers[0] or "fail" in writers[0]) and "skade-rest ÷ skade-rest" in writers[2]
+    assert "pass" in writers[2] or "fail" in writers[2]
     assert not (ROOT / ".deps" / "bench" / "smoke-test").exists()
+
+
+def rest_writer_rows(report: str) -> list:
+    """The target rows of the report's "Concurrent REST writers (issue 12 targets)" section."""
+    section = report.split("## Concurrent REST writers (issue 12 targets)", 1)[1].split("\n## ", 1)[0]
+    rows = section.split("| target | measured | required | result |\n|---|---|---|---|\n", 1)[1]
+    return rows.split("\n\n", 1)[0].splitlines()
+
+
+def test_smoke_rest_writers_against_the_rest_fixture(bin_dir, tmp_path):
+    """skade-rest and the Iceberg REST fixture in one smoke run: the writer's appends (real manifests
+    and manifest lists the client writes under the table locations both servers hand out) reach
+    both, and every row of the concurrent-writer section is computed (whatever the verdicts)."""
+    results = run_bench(bin_dir, tmp_path, "writers-test", BENCH_SMOKE="1",
+                        BENCH_TARGETS="skade-rest,iceberg-rest-fixture")
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert not [r for r in records if "error" in r], [r for r in records if "error" in r]
+    same_table = {(r["target"], r.get("rebase"), r["threads"]) for r in records
+                  if r["scenario"] == "commit" and r.get("variant") == "same_table"}
+    for threads in (2, 16):
+        for key in (("skade-rest", "on"), ("skade-rest", "off"), ("iceberg-rest-fixture", None)):
+            assert key + (threads,) in same_table, (key, threads)
+    report = (tmp_path / "BENCHMARKS.md").read_text()
+    writers = rest_writer_rows(report)
+    assert len(writers) == 5, writers
+    assert not [line for line in writers if "not measured" in line], writers
 
 
 def test_smoke_coalesce_run_verifies_rows_and_reports_the_targets(bin_dir, tmp_path):
