@@ -213,7 +213,7 @@ Result<std::unique_ptr<RestTarget>> RestTarget::Connect(const RestTargetOptions&
 Result<std::unique_ptr<CatalogSession>> RestTarget::NewSession() {
   SKADE_ASSIGN_OR_RAISE(auto connection, HttpConnection::Connect(host_, port_));
   catalog::Properties properties;
-  if (options_.rebase == "off") properties[kRebaseAppendsProperty] = "false";
+  if (options_.rebase == "off") properties[catalog::kRebaseAppendsProperty] = "false";
   return std::make_unique<RestSession>(
       std::make_shared<RestCatalog>(std::move(connection), base_path_), io_, base_path_,
       std::move(properties));
@@ -229,7 +229,7 @@ std::string RestTarget::append_notes() const {
       "set-snapshot-ref main; on 409 reload, write a new manifest list (the manifest is reused) "
       "and retry with Iceberg's commit.retry defaults (4 retries, backoff from 100 ms doubling), "
       "then give up (failures); latency is the whole op",
-      options_.rebase == "off" ? StrCat("; tables created with ", kRebaseAppendsProperty, "=false")
+      options_.rebase == "off" ? StrCat("; tables created with ", catalog::kRebaseAppendsProperty, "=false")
                                : "");
 }
 

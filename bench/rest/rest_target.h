@@ -14,14 +14,11 @@
 
 #include "common/catalog_target.h"
 #include "rest/http_connection.h"
+#include "skade/catalog/append_rebase.h"
 #include "skade/catalog/catalog.h"
 #include "skade/io/file_io.h"
 
 namespace skade::bench {
-
-/// skade's table property that turns the server-side rebase of refused
-/// appends off ("false"; default on).
-inline constexpr char kRebaseAppendsProperty[] = "skade.commit.rebase-appends";
 
 struct RestTargetOptions {
   std::string name;         // record target, e.g. "skade-rest"
@@ -29,7 +26,7 @@ struct RestTargetOptions {
   std::string durability;   // as the harness started the server
   std::string write_notes;  // e.g. what the server makes durable
   /// skade only: "on" (tables keep the default) or "off" (tables are created
-  /// with kRebaseAppendsProperty=false); empty for other servers.
+  /// with catalog::kRebaseAppendsProperty=false); empty for other servers.
   std::string rebase;
 };
 
