@@ -72,13 +72,14 @@ class LogCapture {
 
 class HttpServerTest : public ::testing::Test {
  protected:
-  /// Port 0, two threads, timeouts long enough not to interfere unless a test
-  /// shortens them, logs captured.
+  /// Port 0, two I/O threads and four pool threads, timeouts long enough not
+  /// to interfere unless a test shortens them, logs captured.
   rest::HttpServerOptions Options() {
     rest::HttpServerOptions options;
     options.host = "127.0.0.1";
     options.port = 0;
     options.threads = 2;
+    options.pool_threads = 4;
     options.header_timeout_ms = 5'000;
     options.body_timeout_ms = 5'000;
     options.idle_timeout_ms = 10'000;

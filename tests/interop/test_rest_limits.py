@@ -110,9 +110,17 @@ def test_connections_beyond_the_limit_get_503(bin_dir, tmp_path):
 
 
 @pytest.mark.parametrize("flag", ["--max-connections", "--request-timeout", "--idle-timeout",
-                                  "--shutdown-timeout", "--token-max-lifetime"])
+                                  "--shutdown-timeout", "--token-max-lifetime",
+                                  "--commit-threads"])
 def test_limits_must_be_positive(run_tool, tmp_path, flag):
     proc = run_tool("skade", "--warehouse", tmp_path / "w", "serve", "--port", "0", flag, "0",
                     check=False)
     assert proc.returncode != 0
     assert flag in proc.stderr
+
+
+def test_commit_queue_must_not_be_negative(run_tool, tmp_path):
+    proc = run_tool("skade", "--warehouse", tmp_path / "w", "serve", "--port", "0",
+                    "--commit-queue", "-1", check=False)
+    assert proc.returncode != 0
+    assert "--commit-queue" in proc.stderr

@@ -1,15 +1,19 @@
 // The REST service behind the real HttpServer, over sockets: what read-only
-// clients may do, and that error bodies stay valid JSON whatever bytes a
-// client sends.
+// clients may do, that error bodies stay valid JSON whatever bytes a client
+// sends, and that reads are not held up by commits.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "http/test_client.h"
 #include "rest/rest_service_fixture.h"
 #include "skade/rest/http/http_server.h"
 #include "skade/rest/routes.h"
+#include "skade/util/strings.h"
+#include "testing/gate.h"
 
 namespace skade::rest {
 namespace {
@@ -49,11 +53,23 @@ class RestOverHttpTest : public testing::RestServiceTest {
     return Send(MakeRequest(method, target, body, "Authorization: Bearer " + token + "\r\n"));
   }
 
+  // Namespace n, table n.t.
+  void CreateTable() {
+    ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+    ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces/n/tables",
+                   std::string(R"({"name":"t","schema":)") + kSchema + "}")
+                  .status,
+              200);
+  }
+
+  static std::string TokenRequest(const std::string& id, const std::string& secret) {
+    return MakeRequest("POST", "/v1/oauth/tokens",
+                       "grant_type=client_credentials&client_id=" + id + "&client_secret=" + secret,
+                       "Content-Type: application/x-www-form-urlencoded\r\n");
+  }
+
   std::string Token(const std::string& id, const std::string& secret) {
-    auto response = Send(
-        MakeRequest("POST", "/v1/oauth/tokens",
-                    "grant_type=client_credentials&client_id=" + id + "&client_secret=" + secret,
-                    "Content-Type: application/x-www-form-urlencoded\r\n"));
+    auto response = Send(TokenRequest(id, secret));
     EXPECT_EQ(response.status, 200) << response.body;
     auto element = json::Parse(parser_, response.body);
     if (!element) return "";
@@ -69,11 +85,8 @@ class RestOverHttpTest : public testing::RestServiceTest {
 // "metrics" and forbade the real report-metrics route, which has 6 segments
 // (/v1/namespaces/{ns}/tables/{table}/metrics).
 TEST_F(RestOverHttpTest, ReadOnlyClientsMayReportMetrics) {
-  ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
-  ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces/n/tables",
-                 std::string(R"({"name":"t","schema":)") + kSchema + "}")
-                .status,
-            200);
+  CreateTable();
+  if (HasFatalFailure()) return;
   const std::string report = R"({"report-type":"commit-report","table-name":"n.t"})";
   EXPECT_EQ(Call(reader_, "POST", "/v1/namespaces/n/tables/t/metrics", report).status, 204);
   // With a prefix the route is not served here, and a reader learns exactly
@@ -85,11 +98,8 @@ TEST_F(RestOverHttpTest, ReadOnlyClientsMayReportMetrics) {
 }
 
 TEST_F(RestOverHttpTest, ReadOnlyClientsGet403OnEveryWriteAndOnlyThere) {
-  ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
-  ASSERT_EQ(Call(writer_, "POST", "/v1/namespaces/n/tables",
-                 std::string(R"({"name":"t","schema":)") + kSchema + "}")
-                .status,
-            200);
+  CreateTable();
+  if (HasFatalFailure()) return;
   for (const std::string& endpoint : AdvertisedEndpoints()) {
     const std::string method = endpoint.substr(0, endpoint.find(' '));
     for (const char* prefix : {"", "/warehouse"}) {
@@ -118,6 +128,76 @@ TEST_F(RestOverHttpTest, ReadOnlyClientsGet403OnEveryWriteAndOnlyThere) {
   EXPECT_EQ(Call(reader_, "DELETE", "/v1/namespaces/n/tables/t/metrics").status, 403);
   // Nothing was changed.
   EXPECT_EQ(Call(writer_, "GET", "/v1/namespaces/n/tables/t").status, 200);
+}
+
+// As `skade serve` wires it: writes run on the server's pool, so with every
+// pool thread inside a commit (held at the handler's door by a gate) a client
+// still loads and checks tables, gets tokens and reports metrics; a further
+// write is turned away with 503 at once, and the held commits then succeed.
+TEST_F(RestOverHttpTest, ReadsAreAnsweredWhileCommitsHoldEveryPoolThread) {
+  CreateTable();
+  if (HasFatalFailure()) return;
+  testing::Gate gate;
+  std::atomic<int> held{0};
+  HttpServerOptions http;
+  http.port = 0;
+  http.threads = 1;
+  http.pool_threads = 2;
+  http.pool_queue_limit = 0;
+  http.log_requests = false;
+  http.may_block = &CatalogService::MayBlock;
+  auto gated = HttpServer::Start(http, [&, service = service_](const HttpRequest& r) {
+    if (r.method == "POST" && r.Path() == "/v1/namespaces/n/tables/t") {
+      ++held;
+      gate.Wait();
+    }
+    return service->Handle(r);
+  });
+  ASSERT_TRUE(gated) << gated.error().ToString();
+  const std::string auth = "Authorization: Bearer " + writer_ + "\r\n";
+  auto commit = [&](std::string_view value) {
+    return MakeRequest("POST", "/v1/namespaces/n/tables/t",
+                       StrCat(R"({"requirements":[],"updates":[{"action":"set-properties",)",
+                              R"("updates":{"k":")", value, R"("}}]})"),
+                       auth);
+  };
+  TestClient first((*gated)->port());
+  TestClient second((*gated)->port());
+  ASSERT_TRUE(first.Send(commit("1")));
+  ASSERT_TRUE(second.Send(commit("2")));
+  testing::WaitUntil([&] { return held == 2; });
+
+  TestClient client((*gated)->port());
+  auto load = client.Exchange(MakeRequest("GET", "/v1/namespaces/n/tables/t", "", auth));
+  ASSERT_TRUE(load);
+  EXPECT_EQ(load->status, 200);
+  auto exists = client.Exchange(MakeRequest("HEAD", "/v1/namespaces/n/tables/t", "", auth), true);
+  ASSERT_TRUE(exists);
+  EXPECT_EQ(exists->status, 204);
+  auto token = client.Exchange(TokenRequest("reader", "r-secret"));
+  ASSERT_TRUE(token);
+  EXPECT_EQ(token->status, 200);
+  auto metrics =
+      client.Exchange(MakeRequest("POST", "/v1/namespaces/n/tables/t/metrics",
+                                  R"({"report-type":"commit-report","table-name":"n.t"})", auth));
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 204);
+  auto refused =
+      client.Exchange(MakeRequest("POST", "/v1/namespaces", R"({"namespace":["m"]})", auth));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_EQ(ErrorType(*refused), "ServiceUnavailableException");
+  EXPECT_EQ(refused->Header("retry-after"), "1");
+  EXPECT_EQ(held, 2);
+
+  gate.Open();
+  for (TestClient* committer : {&first, &second}) {
+    auto response = committer->ReadResponse();
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 200) << response->body;
+  }
+  // The refused create never ran.
+  EXPECT_EQ(Call(writer_, "GET", "/v1/namespaces/m").status, 404);
 }
 
 // Regression: a namespace or table name with invalid UTF-8 was echoed into the

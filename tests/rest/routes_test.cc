@@ -8,6 +8,7 @@
 #include <set>
 
 #include "rest/rest_service_fixture.h"
+#include "skade/rest/catalog_service.h"
 #include "skade/util/strings.h"
 
 namespace skade::rest {
@@ -94,6 +95,38 @@ TEST(RouteTableTest, NoPathIsNoRouteAndAnotherMethodIsNotAllowed) {
   // The config and token endpoints take no prefix.
   std::vector<std::string> prefixed_config = {"v1", "warehouse", "config"};
   EXPECT_EQ(MatchRoute("GET", prefixed_config).path_route, nullptr);
+}
+
+// The rows that write are the requests the server runs on its handler pool;
+// every other row is answered on an I/O thread. CatalogService::MayBlock does
+// not parse a safe method's target, which is right only while no such row
+// writes.
+TEST(RouteTableTest, ExactlyTheWritingRowsMayBlock) {
+  for (const Route& route : Routes()) {
+    EXPECT_FALSE(IsSafeMethod(route.method) && route.access == RouteAccess::kWrite)
+        << route.method << " " << route.pattern;
+    for (std::string_view prefix : {"", "warehouse"}) {
+      if (!prefix.empty() && !HasPrefix(route)) continue;
+      HttpRequest request;
+      request.method = route.method;
+      request.target = PathFor(route.pattern, prefix) + "?purgeRequested=true";
+      EXPECT_EQ(CatalogService::MayBlock(request), route.access == RouteAccess::kWrite)
+          << request.method << " " << request.target;
+    }
+  }
+  // As for the read-only check: where no row serves a method, only a method
+  // that is not safe counts as a write (it is answered 404 or 405 anyway).
+  HttpRequest request;
+  for (const char* method : {"GET", "HEAD", "OPTIONS"}) {
+    request.method = method;
+    request.target = "/v1/namespaces/n/views/v";
+    EXPECT_FALSE(CatalogService::MayBlock(request)) << method;
+  }
+  request.method = "PATCH";
+  EXPECT_TRUE(CatalogService::MayBlock(request));
+  request.method = "POST";
+  request.target = "/v1/namespaces?x=%zz";  // does not parse: a 400 from memory
+  EXPECT_FALSE(CatalogService::MayBlock(request));
 }
 
 // What clients have always been told; a change here is a change for them.

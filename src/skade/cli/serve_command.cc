@@ -26,6 +26,8 @@ struct ServeArgs {
   std::string host = "127.0.0.1";
   int port = 8181;
   int threads = 0;
+  int commit_threads = rest::HttpServerOptions{}.pool_threads;
+  int commit_queue = rest::HttpServerOptions{}.pool_queue_limit;
   std::string auth = "none";
   std::vector<std::string> clients;
   std::string clients_file;
@@ -95,11 +97,15 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
       {"--token-max-lifetime", args.token_max_lifetime_seconds},
       {"--max-tokens", args.max_tokens},
       {"--max-connections", args.max_connections},
+      {"--commit-threads", args.commit_threads},
       {"--request-timeout", args.request_timeout_seconds},
       {"--idle-timeout", args.idle_timeout_seconds},
       {"--shutdown-timeout", args.shutdown_timeout_seconds}};
   for (const auto& [flag, value] : limits) {
     if (value <= 0) return InvalidArgument(flag, " must be positive (got ", value, ")");
+  }
+  if (args.commit_queue < 0) {
+    return InvalidArgument("--commit-queue must not be negative (got ", args.commit_queue, ")");
   }
   rest::AuthOptions auth;
   if (args.auth == "token") {
@@ -129,6 +135,11 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   options.host = args.host;
   options.port = static_cast<uint16_t>(args.port);
   options.threads = args.threads;
+  // Writes wait on files, syncs and group commit: on the pool, never on the
+  // I/O threads that answer reads.
+  options.may_block = &rest::CatalogService::MayBlock;
+  options.pool_threads = args.commit_threads;
+  options.pool_queue_limit = args.commit_queue;
   options.log_requests = !args.quiet;
   options.max_connections = args.max_connections;
   // One bound for the client's side of an exchange: receiving its request and
@@ -180,7 +191,16 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
   auto* serve = app.add_subcommand("serve", "Run the Iceberg REST catalog server");
   serve->add_option("--host", args->host, "Address to bind (default 127.0.0.1)");
   serve->add_option("--port", args->port, "Port (default 8181; 0 picks a free one)");
-  serve->add_option("--threads", args->threads, "I/O threads (default: one per core)");
+  serve->add_option("--threads", args->threads,
+                    "I/O threads: all socket I/O, and reads (default: one per core)");
+  serve->add_option("--commit-threads", args->commit_threads,
+                    StrCat("Threads that run writes (commits, creates, drops), apart from the "
+                           "I/O threads (default ",
+                           args->commit_threads, ")"));
+  serve->add_option("--commit-queue", args->commit_queue,
+                    StrCat("Writes waiting for a commit thread, at most; more get 503 with "
+                           "Retry-After (default ",
+                           args->commit_queue, ")"));
   serve->add_option("--auth", args->auth, "none | token (OAuth2 client credentials)");
   serve->add_option("--oauth-client", args->clients,
                     "Client allowed to get tokens: ID:SECRET or ID:SECRET:ro (repeatable; "

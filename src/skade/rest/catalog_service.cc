@@ -76,6 +76,14 @@ HttpResponse CatalogService::Handle(const HttpRequest& request) {
   return std::move(*response);
 }
 
+bool CatalogService::MayBlock(const HttpRequest& request) {
+  // No route with a safe method writes (routes_test checks every row).
+  if (IsSafeMethod(request.method)) return false;
+  auto target = ParseRequestTarget(request.target);
+  if (!target) return false;
+  return Writes(request.method, MatchRoute(request.method, target->segments));
+}
+
 Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request) {
   SKADE_ASSIGN_OR_RAISE(RequestTarget target, ParseRequestTarget(request.target));
   RouteCall call{request, std::move(target)};

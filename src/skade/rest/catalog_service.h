@@ -22,6 +22,15 @@ class CatalogService {
 
   HttpResponse Handle(const HttpRequest& request);
 
+  /// Whether Handle may block on `request` — the HttpServer's `may_block`:
+  /// true for the requests that write (Writes() over the route table: commits,
+  /// creates, drops, renames, namespace properties), which wait on file
+  /// writes, syncs and the store's group commit. False for reads, the token
+  /// endpoint and metrics reports, which are answered from memory or the
+  /// metadata cache, and for a target that does not parse (a 400). Cheap for
+  /// safe methods (no parsing). Thread-safe.
+  static bool MayBlock(const HttpRequest& request);
+
  private:
   // The route table names the handlers.
   friend std::span<const Route> Routes();

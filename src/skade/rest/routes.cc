@@ -138,7 +138,7 @@ Status DecodeParameters(const RouteMatch& match, RouteCall& call) {
 
 bool Writes(std::string_view method, const RouteMatch& match) {
   if (match.route != nullptr) return match.route->access == RouteAccess::kWrite;
-  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+  return !IsSafeMethod(method);
 }
 
 }  // namespace skade::rest

@@ -78,9 +78,9 @@ RouteMatch MatchRoute(std::string_view method, const std::vector<std::string>& s
 Status DecodeParameters(const RouteMatch& match, RouteCall& call);
 
 /// Whether `method` on a request that matched `match` writes: the route's
-/// access if the method has one, else any method but GET, HEAD and OPTIONS
-/// (so PUT or PATCH are refused to read-only clients even where no route
-/// serves them).
+/// access if the method has one, else any method that is not safe
+/// (IsSafeMethod; so PUT or PATCH are refused to read-only clients even where
+/// no route serves them).
 bool Writes(std::string_view method, const RouteMatch& match);
 
 }  // namespace skade::rest

@@ -24,4 +24,12 @@ HttpResponse ErrorModelResponse(int status, std::string_view type, std::string_v
   return response;
 }
 
+HttpResponse RetryLaterResponse(std::string_view message) {
+  HttpResponse response = ErrorModelResponse(503, "ServiceUnavailableException", message);
+  // One second: long enough for a pool turn or a freed connection slot, and
+  // what Iceberg Java waits before it retries (it honours the header).
+  response.headers.emplace_back("Retry-After", "1");
+  return response;
+}
+
 }  // namespace skade::rest

@@ -13,4 +13,10 @@ namespace skade::rest {
 /// in `message` or `type` is replaced by U+FFFD, so the body is always valid JSON.
 HttpResponse ErrorModelResponse(int status, std::string_view type, std::string_view message);
 
+/// 503 ServiceUnavailableException with "Retry-After: 1" (seconds): the
+/// transport's answer to a request it turns away for want of capacity (a
+/// connection slot, a handler pool thread) before any of it was done, so a
+/// retry is safe.
+HttpResponse RetryLaterResponse(std::string_view message);
+
 }  // namespace skade::rest

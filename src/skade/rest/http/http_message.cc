@@ -14,4 +14,8 @@ std::string_view HttpRequest::Path() const {
   return path.substr(0, path.find('?'));
 }
 
+bool IsSafeMethod(std::string_view method) {
+  return method == "GET" || method == "HEAD" || method == "OPTIONS";
+}
+
 }  // namespace skade::rest

@@ -38,6 +38,11 @@ struct HttpRequest {
   std::string_view Path() const;
 };
 
+/// Whether `method` is safe in the sense of RFC 9110 (GET, HEAD, OPTIONS of
+/// the methods the transport accepts): a request with it asks to change
+/// nothing on the server.
+bool IsSafeMethod(std::string_view method);
+
 /// What a handler answers.
 ///
 /// The transport owns the framing: it writes the status line, `Server`,

@@ -37,8 +37,11 @@ using tcp = net::ip::tcp;
 constexpr std::chrono::milliseconds kAcceptRetryDelay{50};
 
 // Descriptors kept free of connections: the listening socket, the store, log
-// and metadata files, and the files each running handler opens.
+// and metadata files, and the files each handler on an I/O thread opens.
 constexpr int kReservedFileDescriptors = 128;
+// And per pool thread: a commit holds at most the metadata file it reads and
+// the one it writes open at once.
+constexpr int kFileDescriptorsPerPoolThread = 2;
 
 // One log line per this many connections turned away at the limit.
 constexpr uint64_t kRefusalLogInterval = 1000;
@@ -46,6 +49,12 @@ constexpr uint64_t kRefusalLogInterval = 1000;
 Status Validate(const HttpServerOptions& options, const HttpHandler& handler) {
   if (!handler) return InvalidArgument("HttpServer needs a handler");
   if (options.threads < 0) return InvalidArgument("HttpServer threads must not be negative");
+  if (options.pool_threads < 1) {
+    return InvalidArgument("HttpServer pool_threads must be at least 1");
+  }
+  if (options.pool_queue_limit < 0) {
+    return InvalidArgument("HttpServer pool_queue_limit must not be negative");
+  }
   if (options.max_header_bytes == 0) return InvalidArgument("HttpServer max_header_bytes is 0");
   if (options.header_timeout_ms <= 0 || options.body_timeout_ms <= 0 ||
       options.idle_timeout_ms <= 0 || options.request_timeout_ms <= 0 ||
@@ -68,16 +77,15 @@ int EffectiveMaxConnections(const HttpServerOptions& options) {
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
     return options.max_connections;
   }
-  const auto usable = static_cast<int64_t>(limit.rlim_cur) - kReservedFileDescriptors;
+  const auto usable = static_cast<int64_t>(limit.rlim_cur) - kReservedFileDescriptors -
+                      int64_t{kFileDescriptorsPerPoolThread} * options.pool_threads;
   return static_cast<int>(
       std::clamp<int64_t>(usable, 1, static_cast<int64_t>(options.max_connections)));
 }
 
 // What a connection over the limit gets before it is closed.
 std::string RefusalBytes() {
-  HttpResponse response =
-      ErrorModelResponse(503, "ServiceUnavailableException", "Too many connections; retry later");
-  response.headers.emplace_back("Retry-After", "1");
+  const HttpResponse response = RetryLaterResponse("Too many connections; retry later");
   std::string bytes;
   http_internal::SerializeResponseHead(response, http_internal::ConnectionMode::kClose, &bytes);
   return bytes + response.body;
@@ -85,9 +93,13 @@ std::string RefusalBytes() {
 
 }  // namespace
 
-// Threads: one io_context run by ThreadCount() threads. The acceptor and each
-// session have their own strand, so a slow handler holds up only its own
-// connection and a thread, never the accept loop.
+// Threads: one io_context run by ThreadCount() threads, and the context's
+// handler pool. The acceptor and each session have their own strand, so a
+// slow handler on an I/O thread holds up only its own connection and that
+// thread, never the accept loop; a handler on the pool holds up only its
+// connection. A session with a handler on the pool keeps the io_context's
+// work count up until its completion is queued, so io_.run() does not return
+// under it.
 class HttpServer::Impl {
  public:
   Impl(HttpServerOptions options, HttpHandler handler)
@@ -101,6 +113,7 @@ class HttpServer::Impl {
   void Shutdown();
   uint16_t port() const { return port_; }
   int max_connections() const { return context_.max_connections(); }
+  size_t pool_pending() const { return context_.pool_pending(); }
 
  private:
   void Accept();
@@ -150,6 +163,9 @@ Status HttpServer::Impl::Listen() {
 }
 
 Status HttpServer::Impl::Run() {
+  // First: a session may hand a request to the pool as soon as an I/O thread
+  // runs. (A failed start has stopped the threads it did start.)
+  SKADE_RETURN_NOT_OK(context_.StartPool());
   Accept();  // before the threads start, so that io_.run() has work
   const int count = ThreadCount(context_.options());
   try {
@@ -235,6 +251,9 @@ void HttpServer::Impl::Shutdown() {
     context_.LogError(StrCat("shutdown: closed ", closed, " connection(s) still open after ",
                              context_.options().shutdown_timeout_ms, " ms"));
   }
+  // Handlers still running on the pool (their connections closed above) are
+  // waited for; the I/O threads run their completions meanwhile.
+  context_.StopPool();
   // io_.run() returns once the last session has closed.
   for (std::thread& thread : threads_) thread.join();
   threads_.clear();
@@ -256,6 +275,8 @@ HttpServer::~HttpServer() { Shutdown(); }
 uint16_t HttpServer::port() const { return impl_->port(); }
 
 int HttpServer::max_connections() const { return impl_->max_connections(); }
+
+size_t HttpServer::pool_pending() const { return impl_->pool_pending(); }
 
 void HttpServer::Shutdown() { impl_->Shutdown(); }
 

@@ -4,6 +4,28 @@
 // the handler's response; routing and the Iceberg semantics live in the
 // handler. Built on Boost.Asio/Beast, which stay out of this header.
 //
+// Where handlers run: a request whose handler may block (`may_block`; by
+// default every method but GET, HEAD and OPTIONS — the writes, whose commits
+// wait on file writes, syncs, the store's group commit and back-off) is
+// handed to the handler pool, `pool_threads` threads apart from the I/O
+// threads; every other request is answered on the I/O thread that read it.
+// So reads (loadTable, HEAD) never wait behind a commit for a thread, and as
+// many commits as the pool has threads are in flight at once for group
+// commit to merge, however few cores there are. A connection waits for its
+// request's handler before it reads the next one, so pipelined requests are
+// answered in order whichever thread ran them.
+//
+// Defaults: `pool_threads` = 64. Pool threads mostly wait (on a sync, on the
+// leader of a group commit, on a table's lock), so far more of them than
+// cores is cheap — a mostly untouched stack and a couple of file descriptors
+// each, reserved below the connection limit — and the number of commits in
+// flight is what group commit and per-table batching can merge into one
+// store transaction and one sync. `pool_queue_limit` = 256: a request waiting
+// for a pool thread holds only its connection, but its wait grows with the
+// queue (at most four turns of the whole pool here); past that a client is
+// better told at once to come back than left to time out not knowing
+// whether its commit happened.
+//
 // What the transport guarantees (and answers itself, as Iceberg REST
 // ErrorModel JSON `{"error":{"message":…,"type":…,"code":…}}`):
 //   400 BadRequestException      malformed request line, header or chunked
@@ -35,9 +57,23 @@
 // peers never hold a thread.
 // Connections: at most `max_connections` are open at once (fewer if the file
 // descriptor soft limit is lower; see max_connections()). One more is accepted,
-// answered "503 ServiceUnavailableException" with "Connection: close" and
-// closed, so running out of descriptors never reaches the handler's own file
-// I/O (a commit failing with 500 because it cannot open a file).
+// answered "503 ServiceUnavailableException" with "Retry-After: 1" and
+// "Connection: close" and closed, so running out of descriptors never reaches
+// the handler's own file I/O (a commit failing with 500 because it cannot open
+// a file).
+// Pool overload: a request that may block while all `pool_threads` are busy
+// and `pool_queue_limit` requests already wait is answered at once with
+// "503 ServiceUnavailableException" and "Retry-After: 1", without calling the
+// handler (so nothing of it happened and a retry is safe); the connection
+// stays open. What the Iceberg clients do with that 503: Iceberg Java (1.10,
+// HTTPClient's ExponentialHttpRequestRetryStrategy, `rest.client.max-retries`
+// = 5) retries a 503 for any method, commits included, when it carries
+// Retry-After, after that many seconds (without Retry-After only idempotent
+// methods are retried, backing off 1 s, 2 s, 4 s … plus jitter); once its
+// retries are spent a commit's 503 becomes CommitStateUnknownException, any
+// other request's ServiceUnavailableException. PyIceberg (0.12) does not
+// retry a 503: it raises ServiceUnavailableError to the caller, which may
+// retry.
 #pragma once
 
 #include <cstddef>
@@ -52,10 +88,11 @@
 
 namespace skade::rest {
 
-/// Answers one request. Called concurrently from the server's I/O threads (never
-/// twice at once for one connection), so it must be thread-safe. The time it
-/// takes is a thread the other connections do not get; it should not block for
-/// long. Exceptions are caught and answered with 500.
+/// Answers one request. Called concurrently from the server's I/O threads and
+/// its handler pool (never twice at once for one connection), so it must be
+/// thread-safe. On an I/O thread (a request `may_block` says will not block)
+/// the time it takes is a thread the other connections do not get; on the
+/// pool it may block. Exceptions are caught and answered with 500.
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 struct HttpServerOptions {
@@ -63,8 +100,20 @@ struct HttpServerOptions {
   std::string host = "127.0.0.1";
   /// 0 picks a free port; HttpServer::port() tells which.
   uint16_t port = 8181;
-  /// I/O threads running the handler; 0 means one per core.
+  /// I/O threads: all socket I/O, and the handler for requests that do not
+  /// block; 0 means one per core.
   int threads = 0;
+  /// Whether the handler may block on `request` (complete, body included):
+  /// then it runs on the handler pool, else on the I/O thread that read the
+  /// request. Called on an I/O thread once per request, so it must be cheap
+  /// and thread-safe; if it throws, the request goes to the pool. Empty: true
+  /// for every method but GET, HEAD and OPTIONS (IsSafeMethod).
+  std::function<bool(const HttpRequest& request)> may_block;
+  /// Threads of the handler pool (see the top of this file for the default).
+  int pool_threads = 64;
+  /// Requests that may block waiting for a pool thread, at most; one more is
+  /// answered 503 with Retry-After. 0: none wait.
+  int pool_queue_limit = 256;
   /// Limit on the request line plus all header fields, in bytes.
   size_t max_header_bytes = 16 * 1024;
   /// Limit on a request body after removing chunked coding, in bytes.
@@ -86,20 +135,21 @@ struct HttpServerOptions {
   /// that threw, a failing accept) are logged regardless.
   bool log_requests = true;
   /// Receives each log line (no trailing newline) instead of stderr. Called
-  /// concurrently from the I/O threads.
+  /// concurrently from the I/O threads and the handler pool.
   std::function<void(std::string_view line)> log_sink;
 };
 
 /// A running server. Thread-safe: port() and Shutdown() may be called from any
-/// thread except the server's own I/O threads (i.e. not from a handler).
+/// thread except the server's own I/O and pool threads (i.e. not from a
+/// handler).
 class HttpServer {
  public:
-  /// Binds and listens on options.host:options.port, then starts the I/O
-  /// threads. Errors: kIo if the address cannot be resolved or bound (the
-  /// message names the address and the reason, e.g. "Address already in
-  /// use"); kInvalidArgument for an empty handler, a negative thread count,
-  /// a zero header limit, a timeout that is not positive or a connection limit
-  /// below 1.
+  /// Binds and listens on options.host:options.port, then starts the handler
+  /// pool and the I/O threads. Errors: kIo if the address cannot be resolved
+  /// or bound (the message names the address and the reason, e.g. "Address
+  /// already in use") or a thread cannot start; kInvalidArgument for an empty handler, a negative
+  /// thread count, fewer than 1 pool thread, a negative pool queue limit, a zero header limit, a
+  /// timeout that is not positive or a connection limit below 1.
   static Result<std::unique_ptr<HttpServer>> Start(HttpServerOptions options, HttpHandler handler);
 
   HttpServer(const HttpServer&) = delete;
@@ -113,19 +163,26 @@ class HttpServer {
 
   /// The connection limit in force: options.max_connections, lowered so that
   /// it stays a margin below the process's file descriptor soft limit (read at
-  /// Start()), which the catalog's own files, the store and the listening
-  /// socket need too. At least 1.
+  /// Start()), which the catalog's own files, the store, the listening
+  /// socket and the files the pool's handlers open need too. At least 1.
   int max_connections() const;
+
+  /// Requests handed to the handler pool and not finished: running, or
+  /// waiting for a thread. For monitoring (and tests that fill the pool).
+  size_t pool_pending() const;
 
   /// Graceful stop; idempotent. Stops accepting (new connections are
   /// refused), closes idle keep-alive connections, lets every request already
-  /// started finish — the handler returns and its response is written, with
-  /// "Connection: close" — for up to `shutdown_timeout_ms`, then closes the
-  /// connections still open (a request still arriving is dropped unanswered)
-  /// and joins the I/O threads. A handler that is running cannot be
-  /// interrupted: the join waits for it to return (its response may still be
-  /// written before the close). So it blocks for at most the drain time plus the run time of
-  /// the handlers under way at its end.
+  /// started finish — the handler returns (on the pool: also the requests
+  /// queued for it) and its response is written, with "Connection: close" —
+  /// for up to `shutdown_timeout_ms`, then closes the connections still open
+  /// (a request still arriving is dropped unanswered; one still waiting for a
+  /// pool thread then is dropped without calling the handler), waits for the
+  /// pool's running handlers, joins the pool and then the I/O threads. A
+  /// handler that is running cannot be interrupted: the join waits for it to
+  /// return (its response may still be written before the close). So it
+  /// blocks for at most the drain time plus the run time of the handlers
+  /// under way at its end.
   void Shutdown();
 
  private:

@@ -2,10 +2,12 @@
 #include <array>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/buffers_suffix.hpp>
-#include <exception>
+#include <optional>
 #include <utility>
 
 #include "skade/rest/http/error_model.h"
@@ -121,25 +123,46 @@ bool HttpSession::OnHeaderDone() {
 }
 
 bool HttpSession::Respond() {
-  CallHandler();
+  if (context_->MayBlock(request_)) return HandOff();
+  response_ = context_->Handle(request_);
+  return Answer();
+}
+
+bool HttpSession::HandOff() {
+  // Filled on the pool thread, read on the strand after the post.
+  auto response = std::make_shared<std::optional<HttpResponse>>();
+  auto work = [self = shared_from_this(), response] {
+    if (!self->closed_.load(std::memory_order_acquire)) {
+      *response = self->context_->Handle(self->request_);
+    }
+  };
+  // The tracked executor keeps io_.run() from returning (at shutdown, with
+  // this connection closed) before the completion is queued.
+  auto then =
+      [self = shared_from_this(), response,
+       io = net::prefer(strand_.get_inner_executor(), net::execution::outstanding_work.tracked)] {
+        net::post(self->strand_, [self, response] { self->OnHandled(std::move(*response)); });
+      };
+  if (!context_->RunOnPool(std::move(work), std::move(then))) {
+    response_ = RetryLaterResponse("Too many requests waiting for the server; retry later");
+    return Answer();
+  }
+  phase_ = Phase::kHandling;
+  SetDeadlineAt(Clock::time_point::max());
+  return false;
+}
+
+void HttpSession::OnHandled(std::optional<HttpResponse> response) {
+  if (phase_ == Phase::kClosed || !response) return Close();
+  response_ = std::move(*response);
+  if (Answer()) ServeRequests();
+}
+
+bool HttpSession::Answer() {
   const bool keep_alive = parser_->keep_alive() && !stop_requested_ && !context_->stopping();
   return SendResponse(!keep_alive                ? ConnectionMode::kClose
                       : parser_->version() >= 11 ? ConnectionMode::kKeepAlive
                                                  : ConnectionMode::kExplicitKeepAlive);
-}
-
-void HttpSession::CallHandler() {
-  try {
-    response_ = context_->handler()(request_);
-    return;
-  } catch (const std::exception& e) {
-    context_->LogError(
-        StrCat("handler threw on ", request_.method, ' ', request_.Path(), ": ", e.what()));
-  } catch (...) {
-    context_->LogError(StrCat("handler threw on ", request_.method, ' ', request_.Path()));
-  }
-  // The client learns nothing of the exception.
-  response_ = ErrorModelResponse(500, "InternalServerError", "Internal server error");
 }
 
 void HttpSession::Reject() {
@@ -271,6 +294,7 @@ void HttpSession::Drain() {
 void HttpSession::Close() {
   if (phase_ == Phase::kClosed) return;
   phase_ = Phase::kClosed;
+  closed_.store(true, std::memory_order_release);
   error_code ignored;
   socket_.close(ignored);
   timer_.cancel();
@@ -300,6 +324,7 @@ void HttpSession::OnTimer(error_code ec) {
   // Aborted: re-armed by SetDeadline, or cancelled by Close.
   if (ec == net::error::operation_aborted || phase_ == Phase::kClosed) return;
   timer_expiry_ = Clock::time_point::max();
+  if (deadline_ == Clock::time_point::max()) return;  // none while handling; re-armed after
   if (Clock::now() >= deadline_) return Close();
   ArmTimer(deadline_);
 }

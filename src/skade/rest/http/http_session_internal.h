@@ -1,6 +1,7 @@
 // One accepted connection of an HttpServer.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/basic_stream_socket.hpp>
 #include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/io_context.hpp>
@@ -28,6 +29,16 @@ namespace skade::rest::http_internal {
 /// must be a strand; Start() and Stop() may be called from any thread. Owned
 /// by shared_ptr: each pending operation holds a reference, so the session
 /// lives until its socket is closed and its last handler has run.
+///
+/// A request that may block (ServerContext::MayBlock) is handed to the
+/// context's handler pool: the pool thread reads request_ and calls the
+/// handler, then posts the response back to the strand (OnHandled), which
+/// writes it and goes on with the next request. Meanwhile (Phase::kHandling)
+/// the strand touches neither request_ nor the buffer and reads nothing more,
+/// so requests stay in order; no deadline runs, as none runs while a handler
+/// runs on the strand itself. If the pool is full the request is answered
+/// 503 at once. A close meanwhile (Abort) sets closed_, so a request still
+/// waiting for a pool thread is not handled.
 ///
 /// Fast path for a request that arrives in one read: parse it from the
 /// connection's flat buffer (reused for every request), call the handler, and
@@ -62,8 +73,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Abort();
 
  private:
-  // What the session waits for; it never waits for two things at once.
-  enum class Phase { kReading, kWriting, kLingering, kClosed };
+  // What the session waits for; it never waits for two things at once
+  // (kHandling: for the handler pool).
+  enum class Phase { kReading, kHandling, kWriting, kLingering, kClosed };
   // What follows a completely written Send().
   enum class AfterSend { kContinueRequest, kNextRequest, kClose };
 
@@ -79,10 +91,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // After the header: sends "100 Continue" if the client waits for it. False
   // if an asynchronous write took over.
   bool OnHeaderDone();
-  // Calls the handler and sends its response; true to go on with the next
-  // request at once.
+  // Calls the handler and sends its response, or hands the request to the
+  // pool; true to go on with the next request at once.
   bool Respond();
-  void CallHandler();
+  // Hands request_ to the pool; false (OnHandled goes on), or Answer()'s
+  // result for the 503 when the pool is full.
+  bool HandOff();
+  // On the strand, with the pool's response; nullopt if it did not handle
+  // the request because the connection had closed.
+  void OnHandled(std::optional<HttpResponse> response);
+  // Sends response_ to the complete request_, keeping the connection if the
+  // request and the server allow; true as Send().
+  bool Answer();
   // Answers a rejected request and closes.
   void Reject();
   // Sends response_ (a 500 instead if it is invalid); true as Send().
@@ -134,6 +154,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string log_line_;
 
   Phase phase_ = Phase::kReading;
+  // Set by Close(); read by the pool thread before it calls the handler.
+  std::atomic<bool> closed_{false};
   bool stop_requested_ = false;
   // Whether this request's header / body deadline has started.
   bool header_deadline_set_ = false;

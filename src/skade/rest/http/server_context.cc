@@ -1,17 +1,60 @@
 #include <cstdio>
+#include <exception>
 #include <utility>
 #include <vector>
 
+#include "skade/rest/http/error_model.h"
 #include "skade/rest/http/http_session_internal.h"
 #include "skade/rest/http/server_context_internal.h"
 #include "skade/util/strings.h"
 
 namespace skade::rest::http_internal {
 
+namespace {
+
+// One log line per this many requests refused because the pool was full.
+constexpr uint64_t kOverloadLogInterval = 1000;
+
+}  // namespace
+
 ServerContext::ServerContext(HttpServerOptions options, HttpHandler handler, int max_connections)
     : options_(std::move(options)),
       handler_(std::move(handler)),
-      max_connections_(max_connections) {}
+      max_connections_(max_connections),
+      pool_(options_.pool_threads, options_.pool_queue_limit) {}
+
+HttpResponse ServerContext::Handle(const HttpRequest& request) const {
+  try {
+    return handler_(request);
+  } catch (const std::exception& e) {
+    LogError(StrCat("handler threw on ", request.method, ' ', request.Path(), ": ", e.what()));
+  } catch (...) {
+    LogError(StrCat("handler threw on ", request.method, ' ', request.Path()));
+  }
+  // The client learns nothing of the exception.
+  return ErrorModelResponse(500, "InternalServerError", "Internal server error");
+}
+
+bool ServerContext::MayBlock(const HttpRequest& request) const {
+  if (!options_.may_block) return !IsSafeMethod(request.method);
+  try {
+    return options_.may_block(request);
+  } catch (...) {
+    // Not knowing, keep it off the I/O threads.
+    return true;
+  }
+}
+
+bool ServerContext::RunOnPool(std::function<void()> work, std::function<void()> then) {
+  if (pool_.TrySubmit(std::move(work), std::move(then))) return true;
+  const uint64_t refused = pool_refusals_.fetch_add(1, std::memory_order_relaxed);
+  if (refused % kOverloadLogInterval == 0 && !stopping()) {
+    LogError(StrCat("handler pool full (", options_.pool_threads, " threads, ",
+                    options_.pool_queue_limit, " queued); answered 503 to ", refused + 1,
+                    " request(s) so far"));
+  }
+  return false;
+}
 
 bool ServerContext::AdmitConnection() {
   std::lock_guard lock(mutex_);

@@ -1,17 +1,21 @@
-// What an HttpServer shares with its sessions: configuration, handler,
-// logging, the set of live sessions that a shutdown must reach, and the count
-// of open connections that the connection limit and the shutdown drain use.
+// What an HttpServer shares with its sessions: configuration, the handler and
+// the pool that runs it for requests that may block, logging, the set of live
+// sessions that a shutdown must reach, and the count of open connections that
+// the connection limit and the shutdown drain use.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
+#include "skade/rest/http/handler_pool_internal.h"
 #include "skade/rest/http/http_server.h"
 
 namespace skade::rest::http_internal {
@@ -26,7 +30,24 @@ class ServerContext {
   ServerContext(HttpServerOptions options, HttpHandler handler, int max_connections);
 
   const HttpServerOptions& options() const { return options_; }
-  const HttpHandler& handler() const { return handler_; }
+
+  /// Calls the handler; its exceptions are logged and answered with a 500
+  /// that reveals nothing of them.
+  HttpResponse Handle(const HttpRequest& request) const;
+
+  /// options().may_block, or its default: every method that is not safe.
+  bool MayBlock(const HttpRequest& request) const;
+
+  /// Starts the handler pool's threads (HandlerPool::Start()).
+  Status StartPool() { return pool_.Start(); }
+  /// Hands a task to the handler pool (HandlerPool::TrySubmit); false if the
+  /// pool is full (then every kOverloadLogInterval-th refusal is logged) or
+  /// stopped.
+  bool RunOnPool(std::function<void()> work, std::function<void()> then);
+  /// Runs what the pool has accepted and joins its threads
+  /// (HandlerPool::Stop()).
+  void StopPool() { pool_.Stop(); }
+  size_t pool_pending() const { return pool_.pending(); }
 
   /// True once Stop() began; responses then say "Connection: close".
   bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
@@ -71,6 +92,10 @@ class ServerContext {
   const HttpHandler handler_;
   const int max_connections_;
   std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> pool_refusals_{0};  // requests a full pool turned away
+  // Stopped by the server's Shutdown(), before the io_context its tasks post
+  // to is destroyed.
+  HandlerPool pool_;
 
   std::mutex mutex_;
   std::condition_variable no_connections_;     // signalled when connections_ drops to 0
