@@ -14,8 +14,6 @@ namespace {
 // bounded under a high commit rate.
 constexpr size_t kWakeAtJournaledFiles = 4096;
 
-bool Gone(const Status& status) { return !status && status.error().kind == ErrorKind::kNotFound; }
-
 void KeepFirst(Status* first, Status status) {
   if (*first && !status) *first = std::move(status);
 }
