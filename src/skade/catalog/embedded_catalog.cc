@@ -67,6 +67,9 @@ struct EmbeddedCatalog::PreparedCommit {
   std::shared_ptr<const std::string> journaled_bytes;
   // The request's unsynced files that go into the journal with the swap.
   std::vector<UnsyncedFile> unsynced_files;
+  // The records of the REST requests this commit answers, written with the
+  // swap (CommitTableRequest::idempotency).
+  std::vector<IdempotencyRecord> idempotency_records;
 };
 
 Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
@@ -273,6 +276,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
   }
   std::string first_location = spec::NewMetadataLocation(*metadata, 0);
   PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location, {}, {}, {}};
+  if (request.idempotency) commit.idempotency_records.push_back(*request.idempotency);
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
   auto swapped = store_->SwapPointers({SwapOf(commit)});
   if (!swapped) {
@@ -423,6 +427,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     const CommitTableRequest& request) {
   PreparedCommit commit;
   commit.identifier = request.identifier;
+  if (request.idempotency) commit.idempotency_records.push_back(*request.idempotency);
   SKADE_ASSIGN_OR_RAISE(auto record, FindTable(request.identifier));
 
   if (IsCreate(request)) {
@@ -510,6 +515,13 @@ store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) {
   }
   for (const UnsyncedFile& file : commit.unsynced_files) {
     swap.journaled_files.push_back({file.location, file.contents});
+  }
+  for (IdempotencyRecord record : commit.idempotency_records) {
+    if (record.status == 200) {  // a table answer: the file this swap commits
+      record.table = commit.identifier;
+      record.metadata_location = commit.new_location;
+    }
+    swap.idempotency_records.push_back(std::move(record));
   }
   return swap;
 }
@@ -671,6 +683,29 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
       "Commit failed: the transaction's tables are changing too fast; gave up "
       "after ",
       max_commit_attempts_, " attempts");
+}
+
+// --- Idempotency records ------------------------------------------------------
+
+Result<std::optional<IdempotencyRecord>> EmbeddedCatalog::FindIdempotencyRecord(
+    const std::string& key, int64_t now_ms) {
+  return store_->FindIdempotencyRecord(key, now_ms);
+}
+
+Result<IdempotencyRecord> EmbeddedCatalog::RecordIdempotency(const IdempotencyRecord& record) {
+  return store_->RecordIdempotency(record);
+}
+
+Result<LoadTableResult> EmbeddedCatalog::LoadTableAt(const TableIdentifier& identifier,
+                                                     const std::string& metadata_location) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  SKADE_RETURN_NOT_OK(location_policy_->Check(metadata_location));
+  auto file = ReadMetadata(metadata_location);
+  if (file) return LoadTableResult{metadata_location, std::move(file->metadata), file->json};
+  // Cleaned up since (write.metadata.delete-after-commit, a purge): the
+  // table as it is now is an answer the REST spec allows.
+  if (file.error().kind != ErrorKind::kNotFound) return tl::unexpected(file.error());
+  return LoadTable(identifier);
 }
 
 }  // namespace skade::catalog

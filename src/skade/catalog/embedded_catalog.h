@@ -129,6 +129,12 @@ class EmbeddedCatalog : public Catalog {
   /// are; a larger one a caller hands over anyway is synced before the swap.
   size_t UnsyncedFileLimit(const io::FileIO& io) const override;
 
+  Result<std::optional<IdempotencyRecord>> FindIdempotencyRecord(const std::string& key,
+                                                                 int64_t now_ms) override;
+  Result<IdempotencyRecord> RecordIdempotency(const IdempotencyRecord& record) override;
+  Result<LoadTableResult> LoadTableAt(const TableIdentifier& identifier,
+                                      const std::string& metadata_location) override;
+
   /// The table's current metadata and nothing else: the cheapest read (no
   /// allocation when warm). kNoSuchTable if it does not exist.
   Result<spec::TableMetadataPtr> ResolveMetadata(const TableIdentifier& identifier);
