@@ -96,4 +96,19 @@ Status RestCatalog::CommitTransaction(const std::vector<catalog::CommitTableRequ
   return NotUsed("CommitTransaction");
 }
 
+Result<std::optional<catalog::IdempotencyRecord>> RestCatalog::FindIdempotencyRecord(
+    const std::string&, int64_t) {
+  return NotUsed("FindIdempotencyRecord");
+}
+
+Result<catalog::IdempotencyRecord> RestCatalog::RecordIdempotency(
+    const catalog::IdempotencyRecord&) {
+  return NotUsed("RecordIdempotency");
+}
+
+Result<catalog::LoadTableResult> RestCatalog::LoadTableAt(const spec::TableIdentifier&,
+                                                          const std::string&) {
+  return NotUsed("LoadTableAt");
+}
+
 }  // namespace skade::bench

@@ -64,6 +64,12 @@ class RestCatalog : public catalog::Catalog {
   Result<catalog::LoadTableResult> RegisterTable(const spec::TableIdentifier& identifier,
                                                  const std::string&, bool) override;
   Status CommitTransaction(const std::vector<catalog::CommitTableRequest>& requests) override;
+  Result<std::optional<catalog::IdempotencyRecord>> FindIdempotencyRecord(const std::string& key,
+                                                                          int64_t now_ms) override;
+  Result<catalog::IdempotencyRecord> RecordIdempotency(
+      const catalog::IdempotencyRecord& record) override;
+  Result<catalog::LoadTableResult> LoadTableAt(const spec::TableIdentifier& identifier,
+                                               const std::string& metadata_location) override;
 
  private:
   // LoadTableResult and CommitTableResponse alike (metadata-location, metadata).

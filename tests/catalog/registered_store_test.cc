@@ -131,6 +131,20 @@ class RecordingStore : public CatalogStore {
     Note("RestoreJournaledFiles");
     return inner_->RestoreJournaledFiles(locations, restore);
   }
+  Result<std::optional<store::IdempotencyRecord>> FindIdempotencyRecord(const std::string& key,
+                                                                        int64_t now_ms) override {
+    Note("FindIdempotencyRecord");
+    return inner_->FindIdempotencyRecord(key, now_ms);
+  }
+  Result<store::IdempotencyRecord> RecordIdempotency(
+      const store::IdempotencyRecord& record) override {
+    Note("RecordIdempotency");
+    return inner_->RecordIdempotency(record);
+  }
+  Result<size_t> PruneIdempotencyRecords(int64_t now_ms, size_t limit) override {
+    Note("PruneIdempotencyRecords");
+    return inner_->PruneIdempotencyRecords(now_ms, limit);
+  }
   Status Sync(const std::function<Status()>& with_commits_held) override {
     Note("Sync");
     return inner_->Sync(with_commits_held);

@@ -28,6 +28,7 @@ TEST(ErrorResponseTest, EveryKindHasItsRestStatusAndType) {
       {ErrorKind::kCommitFailed, 409, "CommitFailedException"},
       {ErrorKind::kUnprocessableEntity, 422, "UnprocessableEntityException"},
       {ErrorKind::kCommitStateUnknown, 500, "CommitStateUnknownException"},
+      {ErrorKind::kIdempotencyKeyUsed, 500, "CommitStateUnknownException"},
       {ErrorKind::kUnsupported, 501, "UnsupportedOperationException"},
       {ErrorKind::kCancelled, 503, "ServiceUnavailableException"},
       {ErrorKind::kIo, 500, "ServiceFailureException"},

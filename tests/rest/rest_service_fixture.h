@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,9 +26,17 @@ inline constexpr char kSchema[] =
 
 class RestServiceTest : public ::testing::Test {
  protected:
+  using CatalogWrapper =
+      std::function<std::shared_ptr<catalog::Catalog>(std::shared_ptr<catalog::Catalog>)>;
+
   /// Opens the catalog (no durability) and the service over it; call from
-  /// SetUp (ASSERTs).
-  void OpenService(rest::AuthOptions auth = {}) {
+  /// SetUp (ASSERTs). Calling it again reopens the same warehouse. With
+  /// `wrap`, the service runs over what it makes of the catalog (tests that
+  /// watch or fail the catalog's calls).
+  void OpenService(rest::AuthOptions auth = {}, rest::IdempotencyOptions idempotency = {},
+                   const CatalogWrapper& wrap = nullptr) {
+    service_.reset();
+    catalog_.reset();
     catalog::EmbeddedCatalogOptions options;
     options.warehouse = dir_.path();
     options.durability = store::Durability::kNone;
@@ -36,7 +45,8 @@ class RestServiceTest : public ::testing::Test {
     ASSERT_TRUE(opened);
     catalog_ = *opened;
     service_ = std::make_shared<rest::CatalogService>(
-        catalog_, std::make_shared<rest::Authenticator>(std::move(auth)));
+        wrap ? wrap(catalog_) : catalog_, std::make_shared<rest::Authenticator>(std::move(auth)),
+        std::move(idempotency));
   }
 
   /// OpenService with token authentication and two clients: "writer"

@@ -561,6 +561,212 @@ TEST_P(CatalogStoreTest, JournaledFilesMayHaveLongLocations) {
             (std::vector<JournaledFile>{{prefix + "b.json", "bytes of " + prefix + "b.json"}}));
 }
 
+// --- Idempotency records --------------------------------------------------------
+
+// A record of `key`, final at `created`, live until `expires`.
+IdempotencyRecord Answer(std::string key, int64_t created, int64_t expires, int status = 204,
+                         std::string body = "") {
+  IdempotencyRecord record;
+  record.key = std::move(key);
+  record.fingerprint = "fp-" + record.key;
+  record.status = status;
+  record.body = std::move(body);
+  record.created_at_ms = created;
+  record.expires_at_ms = expires;
+  return record;
+}
+
+// A swap from `from` to `to` that answers `record`.
+PointerSwap AnsweringSwap(const spec::TableIdentifier& id, std::string from, std::string to,
+                          const IdempotencyRecord& record) {
+  PointerSwap swap{id, std::move(from), std::move(to), {}};
+  swap.idempotency_records.push_back(record);
+  return swap;
+}
+
+TEST_P(CatalogStoreTest, IdempotencyRecordsAreFoundUntilTheyExpire) {
+  IdempotencyRecord body_answer = Answer("k1", 1000, 2000, 409, R"({"error":{}})");
+  IdempotencyRecord table_answer = Answer("k2", 1000, 2000, 200);
+  table_answer.table = {{"a", "b c"}, "t"};
+  table_answer.metadata_location = "file:///w/t/metadata/00001-x.metadata.json";
+  EXPECT_THAT(store_->FindIdempotencyRecord("k1", 1000), IsOk());
+  EXPECT_FALSE(*store_->FindIdempotencyRecord("k1", 1000));
+  ASSERT_THAT(store_->RecordIdempotency(body_answer), IsOk());
+  ASSERT_THAT(store_->RecordIdempotency(table_answer), IsOk());
+  EXPECT_EQ(*store_->FindIdempotencyRecord("k1", 1000), body_answer);
+  EXPECT_EQ(*store_->FindIdempotencyRecord("k2", 1999), table_answer);
+  EXPECT_FALSE(*store_->FindIdempotencyRecord("k2", 2000)) << "expired at expires_at_ms";
+  EXPECT_THAT(store_->RecordIdempotency(Answer("", 0, 1)), IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST_P(CatalogStoreTest, TheFirstLiveRecordOfAKeyStands) {
+  IdempotencyRecord first = Answer("k", 1000, 2000, 200, "first");
+  IdempotencyRecord second = Answer("k", 1500, 2500, 409, "second");
+  ASSERT_EQ(*store_->RecordIdempotency(first), first);
+  EXPECT_EQ(*store_->RecordIdempotency(second), first) << "the earlier answer is the key's";
+  EXPECT_EQ(*store_->FindIdempotencyRecord("k", 1500), first);
+  // Once it expired, the key is free again.
+  IdempotencyRecord later = Answer("k", 2000, 3000, 204);
+  EXPECT_EQ(*store_->RecordIdempotency(later), later);
+  EXPECT_EQ(*store_->FindIdempotencyRecord("k", 2999), later);
+  // The old record's place in the expiry order went with it: pruning at a
+  // time past the old expiry only keeps the new one.
+  EXPECT_EQ(*store_->PruneIdempotencyRecords(2500, 10), 0u);
+  EXPECT_EQ(*store_->FindIdempotencyRecord("k", 2000), later);
+}
+
+TEST_P(CatalogStoreTest, IdempotencyRecordsAreSharedAndSurviveReopen) {
+  IdempotencyRecord record = Answer("k", 1000, 2000, 200, R"({"namespace":["n"]})");
+  ASSERT_THAT(store_->RecordIdempotency(record), IsOk());
+  auto other = OpenInstance();
+  ASSERT_THAT(other, IsOk());
+  EXPECT_EQ(*(*other)->FindIdempotencyRecord("k", 1000), record);
+  EXPECT_EQ(*(*other)->RecordIdempotency(Answer("k", 1100, 2100)), record);
+  other->reset();
+  store_.reset();
+  auto reopened = OpenInstance();
+  ASSERT_THAT(reopened, IsOk());
+  EXPECT_EQ(*(*reopened)->FindIdempotencyRecord("k", 1000), record);
+}
+
+TEST_P(CatalogStoreTest, PruningDeletesExpiredRecordsEarliestFirst) {
+  for (int64_t expiry : {30, 10, 20}) {
+    ASSERT_THAT(store_->RecordIdempotency(Answer(StrCat("k", expiry), 0, expiry)), IsOk());
+  }
+  // Found at time 0 while they are kept, whatever pruning time says.
+  auto kept = [&](const std::string& key) {
+    return store_->FindIdempotencyRecord(key, 0)->has_value();
+  };
+  EXPECT_EQ(*store_->PruneIdempotencyRecords(25, 1), 1u);
+  EXPECT_FALSE(kept("k10"));
+  EXPECT_TRUE(kept("k20"));
+  EXPECT_EQ(*store_->PruneIdempotencyRecords(25, 10), 1u);
+  EXPECT_FALSE(kept("k20"));
+  EXPECT_EQ(*store_->PruneIdempotencyRecords(25, 10), 0u);
+  EXPECT_TRUE(kept("k30"));
+}
+
+TEST_P(CatalogStoreTest, WritesThatAddRecordsPruneExpiredOnes) {
+  spec::TableIdentifier a{{"n"}, "a"};
+  spec::TableIdentifier b{{"n"}, "b"};
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
+  auto kept = [&](const std::string& key) {
+    return store_->FindIdempotencyRecord(key, 0)->has_value();
+  };
+  ASSERT_THAT(store_->RecordIdempotency(Answer("old1", 0, 10)), IsOk());
+  ASSERT_THAT(store_->RecordIdempotency(Answer("old2", 0, 20)), IsOk());
+  ASSERT_THAT(store_->RecordIdempotency(Answer("new1", 15, 100)), IsOk());
+  EXPECT_FALSE(kept("old1"));
+  EXPECT_TRUE(kept("old2"));
+  ASSERT_THAT(store_->SwapPointers({AnsweringSwap(a, "a0", "a1", Answer("new2", 50, 100))}),
+              IsOk());
+  EXPECT_FALSE(kept("old2"));
+  EXPECT_TRUE(kept("new1"));
+  EXPECT_TRUE(kept("new2"));
+}
+
+// The record of a commit is written in the commit's transaction: it is there
+// exactly when the pointer moved.
+TEST_P(CatalogStoreTest, SwapWritesItsRecordsWithThePointerOrNotAtAll) {
+  spec::TableIdentifier a{{"n"}, "a"};
+  spec::TableIdentifier b{{"n"}, "b"};
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
+  IdempotencyRecord lost = Answer("lost", 1000, 2000, 200);
+  EXPECT_THAT(store_->SwapPointers({AnsweringSwap(a, "stale", "a1", lost)}),
+              IsError(ErrorKind::kCommitFailed));
+  EXPECT_THAT(store_->SwapPointers({AnsweringSwap(a, "a0", "a1", lost), {b, "stale", "b1", {}}}),
+              IsError(ErrorKind::kCommitFailed));
+  EXPECT_FALSE(*store_->FindIdempotencyRecord("lost", 1000));
+  EXPECT_EQ((*store_->GetTable(a))->metadata_location, "a0");
+
+  IdempotencyRecord won = Answer("won", 1000, 2000, 200);
+  won.table = a;
+  won.metadata_location = "a1";
+  ASSERT_THAT(store_->SwapPointers({AnsweringSwap(a, "a0", "a1", won)}), IsOk());
+  EXPECT_EQ((*store_->GetTable(a))->metadata_location, "a1");
+  EXPECT_EQ(*store_->FindIdempotencyRecord("won", 1000), won);
+  PointerSwap compare_only = PointerSwap::CompareOnly(b, "b0");
+  compare_only.idempotency_records.push_back(Answer("check", 1000, 2000));
+  EXPECT_THAT(store_->SwapPointers({compare_only}), IsError(ErrorKind::kInvalidArgument));
+}
+
+// A retry whose first attempt committed (here or in another process) must
+// not commit again: its swap fails with a kind of its own, before any
+// pointer check, and writes nothing.
+TEST_P(CatalogStoreTest, SwapWithAKeyAnsweredBeforeFailsDistinctlyAndWritesNothing) {
+  spec::TableIdentifier a{{"n"}, "a"};
+  spec::TableIdentifier b{{"n"}, "b"};
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
+  IdempotencyRecord first = Answer("k", 1000, 2000, 200, "first");
+  ASSERT_THAT(store_->SwapPointers({AnsweringSwap(a, "a0", "a1", first)}), IsOk());
+  uint64_t seq = *store_->CommitSeq();
+  for (const char* expected : {"a1", "a0"}) {  // current, then stale
+    auto retried =
+        store_->SwapPointers({AnsweringSwap(a, expected, "a2", Answer("k", 1500, 2500))});
+    ASSERT_THAT(retried, IsError(ErrorKind::kIdempotencyKeyUsed));
+    EXPECT_FALSE(retried.error().retryable);
+  }
+  EXPECT_THAT(store_->SwapPointers({AnsweringSwap(b, "b0", "b1", Answer("k", 1500, 2500))}),
+              IsError(ErrorKind::kIdempotencyKeyUsed));
+  EXPECT_EQ((*store_->GetTable(a))->metadata_location, "a1");
+  EXPECT_EQ((*store_->GetTable(b))->metadata_location, "b0");
+  EXPECT_EQ(*store_->CommitSeq(), seq);
+  EXPECT_EQ(*store_->FindIdempotencyRecord("k", 1500), first);
+  // Once the record expired, the key commits again.
+  ASSERT_THAT(store_->SwapPointers({AnsweringSwap(a, "a1", "a2", Answer("k", 2000, 3000))}),
+              IsOk());
+}
+
+// A multi-table transaction carries its one record on every table's swap.
+TEST_P(CatalogStoreTest, OneCallWritesARecordItCarriesTwiceOnce) {
+  spec::TableIdentifier a{{"n"}, "a"};
+  spec::TableIdentifier b{{"n"}, "b"};
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
+  IdempotencyRecord record = Answer("tx", 1000, 2000, 204);
+  IdempotencyRecord other = Answer("tx", 1000, 2000, 409);
+  EXPECT_THAT(store_->SwapPointers(
+                  {AnsweringSwap(a, "a0", "a1", record), AnsweringSwap(b, "b0", "b1", other)}),
+              IsError(ErrorKind::kIdempotencyKeyUsed));
+  EXPECT_FALSE(*store_->FindIdempotencyRecord("tx", 1000));
+  ASSERT_THAT(store_->SwapPointers(
+                  {AnsweringSwap(a, "a0", "a1", record), AnsweringSwap(b, "b0", "b1", record)}),
+              IsOk());
+  EXPECT_EQ(*store_->FindIdempotencyRecord("tx", 1000), record);
+  EXPECT_EQ((*store_->GetTable(b))->metadata_location, "b1");
+}
+
+// Concurrent commits with one key (group commit puts them in one
+// transaction): exactly one commits.
+TEST_P(CatalogStoreTest, ConcurrentSwapsWithOneKeyCommitOnce) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  constexpr int kThreads = 8;
+  for (int i = 0; i < kThreads; ++i) {
+    ASSERT_THAT(CreateTable({{"n"}, StrCat("t", i)}, "0"), IsOk());
+  }
+  std::atomic<int> committed{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto swapped = store_->SwapPointers(
+          {AnsweringSwap({{"n"}, StrCat("t", i)}, "0", "1", Answer("k", 1000, 2000))});
+      if (swapped) {
+        ++committed;
+      } else if (swapped.error().kind == ErrorKind::kIdempotencyKeyUsed) {
+        ++refused;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(committed.load(), 1);
+  EXPECT_EQ(refused.load(), kThreads - 1);
+  int moved = 0;
+  for (int i = 0; i < kThreads; ++i) {
+    moved += (*store_->GetTable({{"n"}, StrCat("t", i)}))->metadata_location == "1";
+  }
+  EXPECT_EQ(moved, 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Implementations, CatalogStoreTest,
                          ::testing::ValuesIn(testing::CatalogStoreImplementations()),
                          testing::CatalogStoreImplementationName);

@@ -24,6 +24,7 @@
 #include "skade/spec/table_metadata.h"
 #include "skade/spec/table_requirement.h"
 #include "skade/spec/table_update.h"
+#include "skade/store/idempotency_record.h"
 #include "skade/util/result.h"
 
 namespace skade::catalog {
@@ -31,6 +32,10 @@ namespace skade::catalog {
 using spec::Namespace;
 using spec::TableIdentifier;
 using Properties = std::map<std::string, std::string>;
+/// The answer to a request with an Idempotency-Key, as the catalog keeps it
+/// (a plain value of the store's; callers see it only through this
+/// interface).
+using IdempotencyRecord = store::IdempotencyRecord;
 
 struct CreateTableRequest {
   std::string name;
@@ -40,6 +45,9 @@ struct CreateTableRequest {
   std::optional<std::string> location;    // default <warehouse>/<ns…>/<name>
   Properties properties;                  // "format-version" selects 1–3 (default 2)
   bool stage_create = false;              // build the metadata, persist nothing
+  /// As CommitTableRequest::idempotency, for the table's creation (not for a
+  /// staged create, which persists nothing).
+  std::optional<IdempotencyRecord> idempotency;
 };
 
 /// A table's current state. `metadata_json` holds the metadata file's bytes
@@ -67,6 +75,18 @@ struct CommitTableRequest {
   /// is acknowledged only once they are durable too. Not part of the REST
   /// protocol: REST clients write their own files.
   std::vector<UnsyncedFile> unsynced_files;
+  /// The record of the REST request (Idempotency-Key) this commit answers.
+  /// A commit that moves the pointer writes it in the same store transaction
+  /// as the pointer, so a commit is never durable without its key nor the
+  /// key without the commit; a record with status 200 (a table answer) gets
+  /// the table and the committed metadata file. If the key has a live record
+  /// already, a commit whose requirements hold fails with kIdempotencyKeyUsed
+  /// and changes nothing (the caller replays that record; a caller looks the
+  /// key up first, this catches the key answered meanwhile, by another
+  /// process). A commit that fails, or changes nothing, writes no record.
+  /// Several requests of one transaction may carry the same record; it is
+  /// written once.
+  std::optional<IdempotencyRecord> idempotency;
 };
 
 /// True if `request` creates its table (it asserts assert-create).
@@ -139,6 +159,24 @@ class Catalog {
   virtual Result<LoadTableResult> CommitTable(const CommitTableRequest& request) = 0;
   /// Commits changes to several tables atomically: all or nothing.
   virtual Status CommitTransaction(const std::vector<CommitTableRequest>& requests) = 0;
+
+  // --- Idempotency (REST Idempotency-Key) --------------------------------
+  /// The record of `key`, or nullopt if there is none or it has expired at
+  /// `now_ms` (Unix milliseconds). Records are shared by every process on the
+  /// warehouse and survive restarts.
+  virtual Result<std::optional<IdempotencyRecord>> FindIdempotencyRecord(const std::string& key,
+                                                                         int64_t now_ms) = 0;
+  /// Keeps `record` for a request that finished without a commit carrying it
+  /// (see CommitTableRequest::idempotency), unless its key has a live record;
+  /// returns the record the key has afterwards: `record`, or the earlier one,
+  /// whose answer is the one to give.
+  virtual Result<IdempotencyRecord> RecordIdempotency(const IdempotencyRecord& record) = 0;
+  /// The table as the metadata file at `metadata_location` (one a record
+  /// names) describes it, from the metadata cache or the file; if the file
+  /// is gone, the table's current state. kForbidden for a location outside
+  /// the allowed roots.
+  virtual Result<LoadTableResult> LoadTableAt(const TableIdentifier& identifier,
+                                              const std::string& metadata_location) = 0;
 
   /// The largest file that a writer using `io` may leave unsynced and hand
   /// to a commit in CommitTableRequest::unsynced_files; 0 (the default): the

@@ -65,6 +65,9 @@ struct EmbeddedCatalog::PreparedCommit {
   // metadata file, and the client lists they replace (deleted once committed).
   std::vector<UnsyncedFile> rebased_manifest_lists;
   std::vector<std::string> replaced_files;
+  // The records of the REST requests this commit answers, written with the
+  // swap (CommitTableRequest::idempotency).
+  std::vector<IdempotencyRecord> idempotency_records;
 };
 
 Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
@@ -271,6 +274,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
   }
   std::string first_location = spec::NewMetadataLocation(*metadata, 0);
   PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location, {}, {}, {}};
+  if (request.idempotency) commit.idempotency_records.push_back(*request.idempotency);
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
   auto swapped = store_->SwapPointers({SwapOf(commit)});
   if (!swapped) {
@@ -441,6 +445,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     SKADE_RETURN_NOT_OK(builder.SetLocation(DefaultTableLocation(first.identifier)));
     SKADE_RETURN_NOT_OK(builder.ApplyAll(first.updates));
     SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
+    if (first.idempotency) commit.idempotency_records.push_back(*first.idempotency);
     commit.new_location = spec::NewMetadataLocation(*commit.metadata, 0);
     for (const auto& snapshot : commit.metadata->snapshots) {
       commit.added_snapshot_ids.push_back(snapshot->snapshot_id);
@@ -463,6 +468,8 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
       continue;
     }
     at = std::move(*applied);
+    // Its answer goes into the store with the swap that commits it.
+    if (requests[i]->idempotency) commit.idempotency_records.push_back(*requests[i]->idempotency);
   }
   if (at == current.metadata) {
     commit.metadata = current.metadata;
@@ -574,6 +581,13 @@ store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) {
   for (const UnsyncedFile& file : commit.unsynced_files) {
     swap.journaled_files.push_back({file.location, file.contents});
   }
+  for (IdempotencyRecord record : commit.idempotency_records) {
+    if (record.status == 200) {  // a table answer: the file this swap commits
+      record.table = commit.identifier;
+      record.metadata_location = commit.new_location;
+    }
+    swap.idempotency_records.push_back(std::move(record));
+  }
   return swap;
 }
 
@@ -658,6 +672,24 @@ Result<LoadTableResult> EmbeddedCatalog::CommitTable(const CommitTableRequest& r
 }
 
 std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatch(
+    std::span<const CommitTableRequest* const> requests) {
+  auto answers = CommitBatchLocked(requests);
+  // Another process answered one of the batch's Idempotency-Keys meanwhile,
+  // which fails the whole swap: commit the requests one by one, so that only
+  // that request learns it (and replays the stored answer).
+  bool key_used = std::any_of(answers.begin(), answers.end(), [](const auto& answer) {
+    return !answer && answer.error().kind == ErrorKind::kIdempotencyKeyUsed;
+  });
+  if (key_used && requests.size() > 1) {
+    answers.clear();
+    for (const CommitTableRequest* request : requests) {
+      answers.push_back(std::move(CommitBatchLocked({&request, 1}).front()));
+    }
+  }
+  return answers;
+}
+
+std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatchLocked(
     std::span<const CommitTableRequest* const> requests) {
   std::vector<Status> outcomes(requests.size(), OkStatus());
   // Requests that failed on their own keep their error; the others get
@@ -786,6 +818,29 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
       "Commit failed: the transaction's tables are changing too fast; gave up "
       "after ",
       max_commit_attempts_, " attempts");
+}
+
+// --- Idempotency records ------------------------------------------------------
+
+Result<std::optional<IdempotencyRecord>> EmbeddedCatalog::FindIdempotencyRecord(
+    const std::string& key, int64_t now_ms) {
+  return store_->FindIdempotencyRecord(key, now_ms);
+}
+
+Result<IdempotencyRecord> EmbeddedCatalog::RecordIdempotency(const IdempotencyRecord& record) {
+  return store_->RecordIdempotency(record);
+}
+
+Result<LoadTableResult> EmbeddedCatalog::LoadTableAt(const TableIdentifier& identifier,
+                                                     const std::string& metadata_location) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  SKADE_RETURN_NOT_OK(location_policy_->Check(metadata_location));
+  auto file = ReadMetadata(metadata_location);
+  if (file) return LoadTableResult{metadata_location, std::move(file->metadata), file->json};
+  // Cleaned up since (write.metadata.delete-after-commit, a purge): the
+  // table as it is now is an answer the REST spec allows.
+  if (file.error().kind != ErrorKind::kNotFound) return tl::unexpected(file.error());
+  return LoadTable(identifier);
 }
 
 }  // namespace skade::catalog

@@ -133,6 +133,12 @@ class EmbeddedCatalog : public Catalog {
   /// are; a larger one a caller hands over anyway is synced before the swap.
   size_t UnsyncedFileLimit(const io::FileIO& io) const override;
 
+  Result<std::optional<IdempotencyRecord>> FindIdempotencyRecord(const std::string& key,
+                                                                 int64_t now_ms) override;
+  Result<IdempotencyRecord> RecordIdempotency(const IdempotencyRecord& record) override;
+  Result<LoadTableResult> LoadTableAt(const TableIdentifier& identifier,
+                                      const std::string& metadata_location) override;
+
   /// The table's current metadata and nothing else: the cheapest read (no
   /// allocation when warm). kNoSuchTable if it does not exist.
   Result<spec::TableMetadataPtr> ResolveMetadata(const TableIdentifier& identifier);
@@ -194,6 +200,9 @@ class EmbeddedCatalog : public Catalog {
                                               PreparedCommit* commit);
   /// Commits a batch of the commit queue: one metadata file, one swap.
   std::vector<Result<LoadTableResult>> CommitBatch(
+      std::span<const CommitTableRequest* const> requests);
+  /// CommitBatch under the table's lock, one attempt loop.
+  std::vector<Result<LoadTableResult>> CommitBatchLocked(
       std::span<const CommitTableRequest* const> requests);
   Status WritePrepared(PreparedCommit& commit);
   /// Deletes the files a commit that did not happen wrote.

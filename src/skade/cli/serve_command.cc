@@ -38,6 +38,7 @@ struct ServeArgs {
   int request_timeout_seconds = 30;
   int idle_timeout_seconds = 60;
   int shutdown_timeout_seconds = 10;
+  std::string idempotency_key_lifetime = "PT30M";
   bool quiet = false;
 };
 
@@ -122,6 +123,13 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
     return InvalidArgument("Unknown --auth '", args.auth, "' (expected none or token)");
   }
 
+  rest::IdempotencyOptions idempotency;
+  auto lifetime = rest::ParseIsoDuration(args.idempotency_key_lifetime);
+  if (!lifetime) {
+    return InvalidArgument("--idempotency-key-lifetime: ", lifetime.error().message);
+  }
+  idempotency.lifetime = *lifetime;
+
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
@@ -130,7 +138,7 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
 
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
   auto service = std::make_shared<rest::CatalogService>(
-      catalog, std::make_shared<rest::Authenticator>(std::move(auth)));
+      catalog, std::make_shared<rest::Authenticator>(std::move(auth)), std::move(idempotency));
   rest::HttpServerOptions options;
   options.host = args.host;
   options.port = static_cast<uint16_t>(args.port);
@@ -224,6 +232,10 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
                     "Seconds an idle keep-alive connection is kept (default 60)");
   serve->add_option("--shutdown-timeout", args->shutdown_timeout_seconds,
                     "On SIGTERM/SIGINT, seconds to let requests under way finish (default 10)");
+  serve->add_option("--idempotency-key-lifetime", args->idempotency_key_lifetime,
+                    "How long the answer to a request with an Idempotency-Key is kept and "
+                    "replayed to its retries: ISO-8601 (PT30M, PT24H) or seconds; advertised in "
+                    "/v1/config; 0 turns Idempotency-Key off (default PT30M)");
   serve->add_flag("--quiet,-q", args->quiet, "Do not log one line per request");
   serve->callback(
       [&context, args] { throw CLI::RuntimeError(Run([&] { return Serve(context, *args); })); });

@@ -28,6 +28,11 @@ HttpResponse NoContent() {
   return response;
 }
 
+// A LoadTableResult (`with_config`) or a commit's CommitTableResponse.
+HttpResponse TableResponse(const catalog::LoadTableResult& table, bool with_config) {
+  return JsonResponse(WriteLoadTable(table.metadata_location, *table.metadata_json, with_config));
+}
+
 // A strong validator for a table response: the metadata file is immutable,
 // so its location plus the snapshots mode identifies the body.
 std::string ETagFor(const std::string& metadata_location, std::string_view snapshots_mode) {
@@ -67,8 +72,8 @@ Result<catalog::PageRequest> PageFrom(const RequestTarget& target) {
 }  // namespace
 
 CatalogService::CatalogService(std::shared_ptr<catalog::Catalog> catalog,
-                               std::shared_ptr<Authenticator> auth)
-    : catalog_(std::move(catalog)), auth_(std::move(auth)) {}
+                               std::shared_ptr<Authenticator> auth, IdempotencyOptions idempotency)
+    : catalog_(catalog), auth_(std::move(auth)), idempotency_(catalog, std::move(idempotency)) {}
 
 HttpResponse CatalogService::Handle(const HttpRequest& request) {
   auto response = Dispatch(request);
@@ -112,7 +117,15 @@ Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request) {
     return MakeError(ErrorKind::kMethodNotAllowed, "Method ", request.method,
                      " is not allowed on this route");
   }
-  return (this->*match.route->handler)(call);
+  const RouteHandler handler = match.route->handler;
+  if (match.route->access == RouteAccess::kWrite && idempotency_.enabled() &&
+      HasIdempotencyKey(request)) {
+    const bool with_config = handler != &CatalogService::CommitTable;
+    return idempotency_.Run(
+        call, [&](RouteCall& keyed) { return (this->*handler)(keyed); },
+        [&](const catalog::LoadTableResult& table) { return TableResponse(table, with_config); });
+  }
+  return (this->*handler)(call);
 }
 
 Result<HttpResponse> CatalogService::IssueToken(RouteCall& call) {
@@ -132,6 +145,10 @@ Result<HttpResponse> CatalogService::Config(RouteCall&) {
   writer.StartArray();
   for (const auto& endpoint : AdvertisedEndpoints()) writer.String(endpoint);
   writer.EndArray();
+  // Its presence tells clients (Java 1.11+) to send Idempotency-Key.
+  if (idempotency_.enabled()) {
+    writer.Field("idempotency-key-lifetime", FormatIsoDuration(idempotency_.options().lifetime));
+  }
   writer.EndObject();
   return JsonResponse(writer.Take());
 }
@@ -189,17 +206,19 @@ Result<HttpResponse> CatalogService::ListTables(RouteCall& call) {
 
 Result<HttpResponse> CatalogService::CreateTable(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto request, ParseCreateTable(call.request.body));
+  if (!request.stage_create) request.idempotency = CommitIdempotency(call, 200);
   SKADE_ASSIGN_OR_RAISE(auto created, catalog_->CreateTable(call.ns, request));
-  return JsonResponse(WriteLoadTable(created.metadata_location, *created.metadata_json, true));
+  NoteTableAnswer(call, {call.ns, request.name}, created.metadata_location);
+  return TableResponse(created, true);
 }
 
 Result<HttpResponse> CatalogService::RegisterTable(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto body, ParseRegister(call.request.body));
+  const spec::TableIdentifier identifier{call.ns, body.name};
   SKADE_ASSIGN_OR_RAISE(
-      auto registered,
-      catalog_->RegisterTable({call.ns, body.name}, body.metadata_location, body.overwrite));
-  return JsonResponse(
-      WriteLoadTable(registered.metadata_location, *registered.metadata_json, true));
+      auto registered, catalog_->RegisterTable(identifier, body.metadata_location, body.overwrite));
+  NoteTableAnswer(call, identifier, registered.metadata_location);
+  return TableResponse(registered, true);
 }
 
 Result<HttpResponse> CatalogService::LoadTable(RouteCall& call) {
@@ -221,7 +240,7 @@ Result<HttpResponse> CatalogService::LoadTable(RouteCall& call) {
     auto filtered = spec::ReferencedSnapshotsJson(*table.metadata);
     response = JsonResponse(WriteLoadTable(table.metadata_location, *filtered, true));
   } else {
-    response = JsonResponse(WriteLoadTable(table.metadata_location, *table.metadata_json, true));
+    response = TableResponse(table, true);
   }
   response.headers.emplace_back("ETag", std::move(etag));
   return response;
@@ -235,8 +254,10 @@ Result<HttpResponse> CatalogService::TableExists(RouteCall& call) {
 
 Result<HttpResponse> CatalogService::CommitTable(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto request, ParseCommitTable(call.request.body, call.identifier));
+  request.idempotency = CommitIdempotency(call, 200);
   SKADE_ASSIGN_OR_RAISE(auto committed, catalog_->CommitTable(request));
-  return JsonResponse(WriteLoadTable(committed.metadata_location, *committed.metadata_json, false));
+  NoteTableAnswer(call, request.identifier, committed.metadata_location);
+  return TableResponse(committed, false);
 }
 
 Result<HttpResponse> CatalogService::DropTable(RouteCall& call) {
@@ -261,6 +282,8 @@ Result<HttpResponse> CatalogService::RenameTable(RouteCall& call) {
 
 Result<HttpResponse> CatalogService::CommitTransaction(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto requests, ParseCommitTransaction(call.request.body));
+  // Every table's part carries the record; the one store transaction writes it once.
+  for (auto& request : requests) request.idempotency = CommitIdempotency(call, 204);
   SKADE_RETURN_NOT_OK(catalog_->CommitTransaction(requests));
   return NoContent();
 }

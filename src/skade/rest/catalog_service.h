@@ -2,8 +2,9 @@
 // the route table (routes.h), authenticates it, and runs the route's handler,
 // which answers in the shapes of the Iceberg REST OpenAPI document
 // (rest-catalog-open-api.yaml). Handlers return Errors; Handle turns them into
-// ErrorModel responses (error_response.h). Used as the HttpServer's handler.
-// Thread-safe.
+// ErrorModel responses (error_response.h). Calls of mutating routes with an
+// Idempotency-Key run through IdempotentRequests (idempotency.h). Used as the
+// HttpServer's handler. Thread-safe.
 #pragma once
 
 #include <memory>
@@ -12,13 +13,15 @@
 #include "skade/catalog/catalog.h"
 #include "skade/rest/authenticator.h"
 #include "skade/rest/http/http_message.h"
+#include "skade/rest/idempotency.h"
 #include "skade/rest/routes.h"
 
 namespace skade::rest {
 
 class CatalogService {
  public:
-  CatalogService(std::shared_ptr<catalog::Catalog> catalog, std::shared_ptr<Authenticator> auth);
+  CatalogService(std::shared_ptr<catalog::Catalog> catalog, std::shared_ptr<Authenticator> auth,
+                 IdempotencyOptions idempotency = {});
 
   HttpResponse Handle(const HttpRequest& request);
 
@@ -30,6 +33,8 @@ class CatalogService {
   /// metadata cache, and for a target that does not parse (a 400). Cheap for
   /// safe methods (no parsing). Thread-safe.
   static bool MayBlock(const HttpRequest& request);
+
+  IdempotentRequests& idempotency() { return idempotency_; }
 
  private:
   // The route table names the handlers.
@@ -59,6 +64,7 @@ class CatalogService {
 
   std::shared_ptr<catalog::Catalog> catalog_;
   std::shared_ptr<Authenticator> auth_;
+  IdempotentRequests idempotency_;
 };
 
 }  // namespace skade::rest

@@ -33,6 +33,7 @@ RestErrorType RestErrorTypeFor(ErrorKind kind) {
     case ErrorKind::kUnprocessableEntity:
       return {422, "UnprocessableEntityException"};
     case ErrorKind::kCommitStateUnknown:
+    case ErrorKind::kIdempotencyKeyUsed:
       return {500, "CommitStateUnknownException"};
     case ErrorKind::kUnsupported:
       return {501, "UnsupportedOperationException"};

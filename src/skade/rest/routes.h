@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "skade/catalog/catalog.h"
 #include "skade/rest/authenticator.h"
 #include "skade/rest/http/http_message.h"
 #include "skade/rest/request_target.h"
@@ -28,6 +29,10 @@ struct RouteCall {
   Principal principal;               // empty for public routes
   spec::Namespace ns;                // the {namespace} parameter, decoded
   spec::TableIdentifier identifier;  // {namespace} and {table}, decoded and validated
+  /// With an Idempotency-Key: the record of this call's answer, which the
+  /// handler completes (idempotency.h: CommitIdempotency, NoteTableAnswer).
+  /// Null otherwise.
+  catalog::IdempotencyRecord* idempotency = nullptr;
 };
 
 using RouteHandler = Result<HttpResponse> (CatalogService::*)(RouteCall&);

@@ -19,9 +19,13 @@
 //   pointer is, and stay until released (ReleaseJournaledFiles, a swap's
 //   released_files, RestoreJournaledFiles). The store never touches the
 //   files themselves; the catalog makes them durable and releases them.
+// - It keeps the answers to requests with an Idempotency-Key
+//   (IdempotencyRecord), each until it expires, and writes a commit's record
+//   in the commit's own transaction (PointerSwap::idempotency_records).
 // - Thread-safe. Errors: the catalog kinds (kNoSuchNamespace, kNoSuchTable,
-//   kAlreadyExists, kNamespaceNotEmpty, kCommitFailed, kCommitStateUnknown)
-//   with Iceberg's messages; kIo/kCorruption from the storage below.
+//   kAlreadyExists, kNamespaceNotEmpty, kCommitFailed, kCommitStateUnknown,
+//   kIdempotencyKeyUsed) with Iceberg's messages; kIo/kCorruption from the
+//   storage below.
 //
 // Adding a kind of store: implement this interface in store/<kind>/ and add
 // its opener to the table in catalog_store.cc (Open() dispatches on the
@@ -41,6 +45,7 @@
 #include "skade/store/commit_listener.h"
 #include "skade/store/commit_log_record.h"
 #include "skade/store/durability.h"
+#include "skade/store/idempotency_record.h"
 #include "skade/store/pointer_swap.h"
 #include "skade/store/store_page.h"
 #include "skade/store/table_change.h"
@@ -135,7 +140,11 @@ class CatalogStore {
   /// Appends one commit-log entry per real swap, advances commit_seq by one
   /// per real swap, and records its snapshots for FindSnapshot(). Keeps each
   /// real swap's journaled_files and drops its released_files; a journaled
-  /// file on a compare-only swap is kInvalidArgument. Returns
+  /// file on a compare-only swap is kInvalidArgument. Writes each real
+  /// swap's idempotency_records (pruning a few expired records, as
+  /// RecordIdempotency); a live record with one of their keys fails the call
+  /// with kIdempotencyKeyUsed (not retryable), and one on a compare-only swap
+  /// is kInvalidArgument. Returns
   /// the tables' records after the commit (for a compare-only swap, the
   /// unchanged record). A call of only compare-only swaps commits nothing
   /// (no change version). Durable when it returns, per the durability
@@ -194,6 +203,22 @@ class CatalogStore {
   virtual Status RestoreJournaledFiles(
       const std::vector<std::string>& locations,
       const std::function<Status(const JournaledFile&)>& restore) = 0;
+
+  // --- Idempotency records (REST Idempotency-Key) -----------------------------
+  /// The record of `key`, or nullopt if there is none or it has expired
+  /// (expires_at_ms <= now_ms).
+  virtual Result<std::optional<IdempotencyRecord>> FindIdempotencyRecord(const std::string& key,
+                                                                         int64_t now_ms) = 0;
+  /// Keeps `record` unless its key has a live record (at
+  /// record.created_at_ms; an expired one is replaced), and returns the
+  /// record the key has afterwards: `record` itself, or the live one, whose
+  /// answer is the one to give. In the same transaction, prunes a few records
+  /// expired by then (bounded work, earliest expiry first), so the store
+  /// needs no other sweep.
+  virtual Result<IdempotencyRecord> RecordIdempotency(const IdempotencyRecord& record) = 0;
+  /// Deletes up to `limit` records expired by `now_ms`, earliest expiry
+  /// first, in one transaction; returns how many.
+  virtual Result<size_t> PruneIdempotencyRecords(int64_t now_ms, size_t limit) = 0;
 
   // --- Durability -----------------------------------------------------------
   /// Makes every write committed so far durable (below kImmediate, writes

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "skade/spec/table_identifier.h"
+#include "skade/store/idempotency_record.h"
 #include "skade/store/journaled_file.h"
 
 namespace skade::store {
@@ -27,6 +28,15 @@ namespace skade::store {
 /// entries in that transaction (files the commit is about to delete on
 /// purpose, which recovery must not bring back); locations not journaled are
 /// ignored. A swap that fails keeps none of its files and releases nothing.
+///
+/// `idempotency_records` are written in the same transaction as the pointer
+/// (CatalogStore::FindIdempotencyRecord), so a commit that answers a request
+/// with an Idempotency-Key is never durable without the key, nor the key
+/// without the commit. If a live record of one of their keys exists, the
+/// whole SwapPointers() call fails with kIdempotencyKeyUsed and writes
+/// nothing: the request was answered before, and its caller replays that
+/// answer. The same record on several swaps of one call (a transaction's
+/// tables) is written once.
 struct PointerSwap {
   spec::TableIdentifier identifier;
   std::optional<std::string> expected_location;
@@ -34,10 +44,11 @@ struct PointerSwap {
   std::vector<int64_t> added_snapshot_ids;
   std::vector<JournaledFile> journaled_files;
   std::vector<std::string> released_files;
+  std::vector<IdempotencyRecord> idempotency_records;
 
   /// Asserts that `identifier` still points at `location`.
   static PointerSwap CompareOnly(spec::TableIdentifier identifier, std::string location) {
-    return {std::move(identifier), std::move(location), {}, {}, {}, {}};
+    return {std::move(identifier), std::move(location), {}, {}, {}, {}, {}};
   }
   bool compare_only() const { return new_location.empty(); }
 };

@@ -42,6 +42,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "MethodNotAllowed";
     case ErrorKind::kUnprocessableEntity:
       return "UnprocessableEntity";
+    case ErrorKind::kIdempotencyKeyUsed:
+      return "IdempotencyKeyUsed";
   }
   return "Unknown";
 }

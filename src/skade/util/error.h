@@ -35,6 +35,11 @@ enum class ErrorKind {
   kMethodNotAllowed,    // a REST route has the path but not the method (REST 405)
   // A well-formed request whose content contradicts itself (REST 422).
   kUnprocessableEntity,
+  // A request with this Idempotency-Key was answered before (and recorded):
+  // the caller replays that answer instead. Should one reach a client
+  // anyway, REST 500 CommitStateUnknownException, the answer that never
+  // makes a client delete what may have been committed.
+  kIdempotencyKeyUsed,
 };
 
 /// The stable name of an error kind, e.g. "NoSuchTable".

@@ -25,6 +25,33 @@ TEST(KeysTest, RecordsRoundTrip) {
   EXPECT_THAT(DecodeCommitLogRecord(truncated), IsError(ErrorKind::kCorruption));
 }
 
+TEST(KeysTest, IdempotencyRecordsRoundTripAndSortByExpiry) {
+  IdempotencyRecord record;
+  record.key = "017f22e2-79b0-7cc3-98c4-dc0c0c07398f";
+  record.fingerprint = "00112233445566778899aabbccddeeff";
+  record.status = 200;
+  record.table = {{"a", "b"}, "t"};
+  record.metadata_location = "file:///w/a/b/t/metadata/00002-y.metadata.json";
+  record.created_at_ms = 1'700'000'000'000;
+  record.expires_at_ms = 1'700'000'001'800;
+  EXPECT_EQ(*DecodeIdempotencyRecord(record.key, EncodeIdempotencyRecord(record)), record);
+  IdempotencyRecord body_only = record;
+  body_only.table = {};
+  body_only.metadata_location.clear();
+  body_only.status = 409;
+  body_only.body = R"({"error":{"code":409}})";
+  EXPECT_EQ(*DecodeIdempotencyRecord(record.key, EncodeIdempotencyRecord(body_only)), body_only);
+  std::string truncated = EncodeIdempotencyRecord(record).substr(0, 30);
+  EXPECT_THAT(DecodeIdempotencyRecord(record.key, truncated), IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(DecodeIdempotencyRecord(record.key, "x"), IsError(ErrorKind::kCorruption));
+
+  IdempotencyRecord later = record;
+  later.key = "000";
+  later.expires_at_ms = record.expires_at_ms + 1;
+  EXPECT_LT(IdempotencyExpiryKey(record), IdempotencyExpiryKey(later));
+  EXPECT_EQ(KeyOfIdempotencyExpiryKey(IdempotencyExpiryKey(record)), record.key);
+}
+
 TEST(KeysTest, PageTokensRoundTripAndRejectGarbage) {
   std::string key(
       "a\x1f"

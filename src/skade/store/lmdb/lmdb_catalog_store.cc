@@ -60,6 +60,26 @@ Result<uint64_t> ReadCounter(const Txn& txn, MDB_dbi meta, std::string_view key)
 // A leader takes at most this many queued requests into one transaction.
 constexpr size_t kMaxBatch = 256;
 
+// Expired idempotency records a write that adds records deletes at most: more
+// than one, so a backlog drains while keys keep coming.
+constexpr size_t kPrunePerWrite = 8;
+
+// Keys are the REST layer's canonical UUIDs; anything that fits an LMDB key
+// is accepted.
+constexpr size_t kMaxIdempotencyKey = 256;
+
+Status CheckIdempotencyKey(std::string_view key) {
+  if (key.empty() || key.size() > kMaxIdempotencyKey) {
+    return InvalidArgument("Invalid idempotency key of ", key.size(), " bytes");
+  }
+  return OkStatus();
+}
+
+tl::unexpected<Error> IdempotencyKeyUsed(std::string_view key) {
+  return MakeError(ErrorKind::kIdempotencyKeyUsed, "Idempotency-Key ", key,
+                   " was used by an earlier request, whose answer is recorded");
+}
+
 }  // namespace
 
 /// One caller of SwapPointers() waiting in the group-commit queue.
@@ -101,6 +121,9 @@ Result<std::unique_ptr<LmdbCatalogStore>> LmdbCatalogStore::Open(
   SKADE_ASSIGN_OR_RAISE(store->table_changes_, store->env_->OpenDatabase("table_changes"));
   SKADE_ASSIGN_OR_RAISE(store->meta_, store->env_->OpenDatabase("meta"));
   SKADE_ASSIGN_OR_RAISE(store->journal_, store->env_->OpenDatabase("journal"));
+  SKADE_ASSIGN_OR_RAISE(store->idempotency_, store->env_->OpenDatabase("idempotency"));
+  SKADE_ASSIGN_OR_RAISE(store->idempotency_expiry_,
+                        store->env_->OpenDatabase("idempotency_expiry"));
   return store;
 }
 
@@ -505,12 +528,16 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
                                                               std::vector<TableChange>* changes) {
   std::vector<TableRecord> records;
   records.reserve(swaps.size());
+  // Before the pointers: a key answered before fails the call whatever they
+  // say (its caller replays the answer rather than retrying).
+  SKADE_RETURN_NOT_OK(PutSwapIdempotencyRecords(txn, swaps));
   for (const auto& swap : swaps) {
     std::string key = TableKey(swap.identifier);
     if (swap.compare_only() && (!swap.expected_location || !swap.added_snapshot_ids.empty() ||
-                                !swap.journaled_files.empty() || !swap.released_files.empty())) {
+                                !swap.journaled_files.empty() || !swap.released_files.empty() ||
+                                !swap.idempotency_records.empty())) {
       return InvalidArgument("A compare-only pointer swap for ", swap.identifier.ToString(),
-                             " needs an expected location and no snapshots or files");
+                             " needs an expected location and no snapshots, files or records");
     }
     SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
     TableRecord record;
@@ -552,6 +579,110 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
     records.push_back(std::move(record));
   }
   return records;
+}
+
+Status LmdbCatalogStore::PutSwapIdempotencyRecords(WriteTxn& txn,
+                                                   const std::vector<PointerSwap>& swaps) {
+  int64_t now_ms = 0;
+  bool any = false;
+  for (const auto& swap : swaps) {
+    for (const auto& record : swap.idempotency_records) {
+      SKADE_RETURN_NOT_OK(CheckIdempotencyKey(record.key));
+      now_ms = any ? std::max(now_ms, record.created_at_ms) : record.created_at_ms;
+      any = true;
+    }
+  }
+  if (!any) return OkStatus();
+  // Pruned first, so that nothing this call writes is pruned with them.
+  SKADE_RETURN_NOT_OK(PruneExpiredIdempotencyRecords(txn, now_ms, kPrunePerWrite));
+  std::vector<const IdempotencyRecord*> written;
+  for (const auto& swap : swaps) {
+    for (const auto& record : swap.idempotency_records) {
+      auto same_key = std::find_if(written.begin(), written.end(), [&](const IdempotencyRecord* w) {
+        return w->key == record.key;
+      });
+      if (same_key != written.end()) {
+        if (**same_key == record) continue;  // a transaction's tables share one record
+        return IdempotencyKeyUsed(record.key);
+      }
+      SKADE_ASSIGN_OR_RAISE(auto live,
+                            GetLiveIdempotencyRecord(txn, record.key, record.created_at_ms));
+      if (live) return IdempotencyKeyUsed(record.key);
+      SKADE_RETURN_NOT_OK(PutIdempotencyRecord(txn, record));
+      written.push_back(&record);
+    }
+  }
+  return OkStatus();
+}
+
+template <typename Txn>
+Result<std::optional<IdempotencyRecord>> LmdbCatalogStore::GetLiveIdempotencyRecord(
+    const Txn& txn, std::string_view key, int64_t now_ms) {
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(idempotency_, key));
+  if (!value) return std::optional<IdempotencyRecord>();
+  SKADE_ASSIGN_OR_RAISE(auto record, DecodeIdempotencyRecord(key, *value));
+  if (record.expires_at_ms <= now_ms) return std::optional<IdempotencyRecord>();
+  return std::optional<IdempotencyRecord>(std::move(record));
+}
+
+Status LmdbCatalogStore::PutIdempotencyRecord(WriteTxn& txn, const IdempotencyRecord& record) {
+  SKADE_ASSIGN_OR_RAISE(auto existing, txn.Get(idempotency_, record.key));
+  if (existing) {
+    // An expired record of the key: its expiry entry goes with it.
+    SKADE_ASSIGN_OR_RAISE(auto old, DecodeIdempotencyRecord(record.key, *existing));
+    SKADE_RETURN_NOT_OK(txn.Delete(idempotency_expiry_, IdempotencyExpiryKey(old)));
+  }
+  SKADE_RETURN_NOT_OK(txn.Put(idempotency_, record.key, EncodeIdempotencyRecord(record)));
+  return txn.Put(idempotency_expiry_, IdempotencyExpiryKey(record), "");
+}
+
+Result<size_t> LmdbCatalogStore::PruneExpiredIdempotencyRecords(WriteTxn& txn, int64_t now_ms,
+                                                                size_t limit) {
+  std::vector<std::string> expired;
+  {
+    SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), idempotency_expiry_));
+    SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(""));
+    while (found && expired.size() < limit &&
+           static_cast<int64_t>(ReadBigEndian(cursor.key())) <= now_ms) {
+      expired.emplace_back(cursor.key());
+      SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+    }
+  }
+  for (const auto& expiry_key : expired) {
+    SKADE_RETURN_NOT_OK(txn.Delete(idempotency_, KeyOfIdempotencyExpiryKey(expiry_key)));
+    SKADE_RETURN_NOT_OK(txn.Delete(idempotency_expiry_, expiry_key));
+  }
+  return expired.size();
+}
+
+Result<std::optional<IdempotencyRecord>> LmdbCatalogStore::FindIdempotencyRecord(
+    const std::string& key, int64_t now_ms) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  return GetLiveIdempotencyRecord(txn, key, now_ms);
+}
+
+Result<IdempotencyRecord> LmdbCatalogStore::RecordIdempotency(const IdempotencyRecord& record) {
+  SKADE_RETURN_NOT_OK(CheckIdempotencyKey(record.key));
+  return Write([&](WriteTxn& txn) -> Result<IdempotencyRecord> {
+    SKADE_ASSIGN_OR_RAISE(auto live,
+                          GetLiveIdempotencyRecord(txn, record.key, record.created_at_ms));
+    // The earlier answer stands; nothing to write (the transaction aborts).
+    if (live) return std::move(*live);
+    SKADE_RETURN_NOT_OK(PruneExpiredIdempotencyRecords(txn, record.created_at_ms, kPrunePerWrite));
+    SKADE_RETURN_NOT_OK(PutIdempotencyRecord(txn, record));
+    SKADE_RETURN_NOT_OK(Commit(txn, {}));
+    return record;
+  });
+}
+
+Result<size_t> LmdbCatalogStore::PruneIdempotencyRecords(int64_t now_ms, size_t limit) {
+  return Write([&](WriteTxn& txn) -> Result<size_t> {
+    SKADE_ASSIGN_OR_RAISE(size_t pruned, PruneExpiredIdempotencyRecords(txn, now_ms, limit));
+    // Nothing expired: no transaction, no sync.
+    if (pruned == 0) return pruned;
+    SKADE_RETURN_NOT_OK(Commit(txn, {}));
+    return pruned;
+  });
 }
 
 Result<TablePointers> LmdbCatalogStore::ReadTablePointers() {

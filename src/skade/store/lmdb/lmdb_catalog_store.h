@@ -28,6 +28,12 @@
 // file I/O under the writer lock, on purpose (see catalog_store.h); it runs
 // only when the catalog opens and finds files that need rewriting.
 //
+// Idempotency records live in their own database, with a second one that
+// orders them by expiry (lmdb_keys.h): every write that adds records first
+// deletes at most a few expired ones from the front of that order, so
+// pruning costs a bounded, small amount per such write and no sweep runs.
+// A swap's records are written in its nested transaction, with its pointer.
+//
 // Change versions are LMDB transaction ids. Every write transaction records
 // the table keys whose pointers it changed in `table_changes` (keyed by its
 // id) and reports its commit to the CommitListener while it holds the writer
@@ -105,6 +111,11 @@ class LmdbCatalogStore : public CatalogStore {
   Status RestoreJournaledFiles(const std::vector<std::string>& locations,
                                const std::function<Status(const JournaledFile&)>& restore) override;
 
+  Result<std::optional<IdempotencyRecord>> FindIdempotencyRecord(const std::string& key,
+                                                                 int64_t now_ms) override;
+  Result<IdempotencyRecord> RecordIdempotency(const IdempotencyRecord& record) override;
+  Result<size_t> PruneIdempotencyRecords(int64_t now_ms, size_t limit) override;
+
   /// Holds commits with the writer lock (across processes), then
   /// mdb_env_sync().
   Status Sync(const std::function<Status()>& with_commits_held) override;
@@ -137,6 +148,17 @@ class LmdbCatalogStore : public CatalogStore {
   Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const std::vector<PointerSwap>& swaps,
                                               Counters* counters,
                                               std::vector<TableChange>* changes);
+  /// Writes the idempotency records of `swaps` (PointerSwap's rules).
+  Status PutSwapIdempotencyRecords(WriteTxn& txn, const std::vector<PointerSwap>& swaps);
+  /// The record of `key` in `txn` unless it expired by `now_ms`.
+  template <typename Txn>
+  Result<std::optional<IdempotencyRecord>> GetLiveIdempotencyRecord(const Txn& txn,
+                                                                    std::string_view key,
+                                                                    int64_t now_ms);
+  /// Writes `record` and its expiry entry, over an expired record of its key.
+  Status PutIdempotencyRecord(WriteTxn& txn, const IdempotencyRecord& record);
+  /// Deletes up to `limit` records expired by `now_ms`, earliest first.
+  Result<size_t> PruneExpiredIdempotencyRecords(WriteTxn& txn, int64_t now_ms, size_t limit);
 
   std::shared_ptr<LmdbEnv> env_;
   const bool group_commit_;
@@ -148,6 +170,8 @@ class LmdbCatalogStore : public CatalogStore {
   MDB_dbi table_changes_ = 0;
   MDB_dbi meta_ = 0;
   MDB_dbi journal_ = 0;
+  MDB_dbi idempotency_ = 0;
+  MDB_dbi idempotency_expiry_ = 0;
 
   std::mutex queue_mutex_;
   std::deque<SwapRequest*> queue_;  // front = the current leader's batch

@@ -27,6 +27,27 @@ void AppendU32(std::string* out, uint32_t value) {
   }
 }
 
+uint32_t ReadU32(std::string_view bytes) {
+  uint32_t value = 0;
+  for (size_t i = 0; i < 4; ++i) value = (value << 8) | static_cast<uint8_t>(bytes[i]);
+  return value;
+}
+
+void AppendLengthPrefixed(std::string* out, std::string_view bytes) {
+  AppendU32(out, static_cast<uint32_t>(bytes.size()));
+  out->append(bytes);
+}
+
+// Takes a length-prefixed field off the front of `bytes`; false if truncated.
+bool ConsumeLengthPrefixed(std::string_view* bytes, std::string_view* field) {
+  if (bytes->size() < 4) return false;
+  uint32_t size = ReadU32(*bytes);
+  if (bytes->size() - 4 < size) return false;
+  *field = bytes->substr(4, size);
+  bytes->remove_prefix(4 + size);
+  return true;
+}
+
 }  // namespace
 
 void AppendBigEndian(std::string* out, uint64_t value) {
@@ -74,42 +95,80 @@ std::string JournalKey(std::string_view location) {
 std::string EncodeJournaledFile(const JournaledFile& file) {
   std::string out;
   out.reserve(4 + file.location.size() + file.contents.size());
-  AppendU32(&out, static_cast<uint32_t>(file.location.size()));
-  out.append(file.location);
+  AppendLengthPrefixed(&out, file.location);
   out.append(file.contents);
   return out;
 }
 
 Result<JournaledFile> DecodeJournaledFile(std::string_view bytes) {
-  if (bytes.size() < 4) return Corruption("Invalid journaled file in the catalog store");
-  uint32_t size = 0;
-  for (int i = 0; i < 4; ++i) size = (size << 8) | static_cast<uint8_t>(bytes[i]);
-  if (bytes.size() - 4 < size) return Corruption("Invalid journaled file in the catalog store");
-  return JournaledFile{std::string(bytes.substr(4, size)), std::string(bytes.substr(4 + size))};
+  std::string_view location;
+  if (!ConsumeLengthPrefixed(&bytes, &location)) {
+    return Corruption("Invalid journaled file in the catalog store");
+  }
+  return JournaledFile{std::string(location), std::string(bytes)};
+}
+
+std::string IdempotencyExpiryKey(const IdempotencyRecord& record) {
+  std::string key;
+  AppendBigEndian(&key, static_cast<uint64_t>(record.expires_at_ms));
+  key.append(record.key);
+  return key;
+}
+
+std::string_view KeyOfIdempotencyExpiryKey(std::string_view expiry_key) {
+  return expiry_key.size() < 8 ? std::string_view() : expiry_key.substr(8);
+}
+
+std::string EncodeIdempotencyRecord(const IdempotencyRecord& record) {
+  std::string out;
+  out.push_back(static_cast<char>(kRecordVersion));
+  AppendBigEndian(&out, static_cast<uint64_t>(record.created_at_ms));
+  AppendBigEndian(&out, static_cast<uint64_t>(record.expires_at_ms));
+  AppendU32(&out, static_cast<uint32_t>(record.status));
+  AppendLengthPrefixed(&out, record.fingerprint);
+  // No table is an empty field (TableKey of an empty identifier is not).
+  bool has_table = !record.table.name.empty();
+  AppendLengthPrefixed(&out, has_table ? TableKey(record.table) : std::string());
+  AppendLengthPrefixed(&out, record.metadata_location);
+  out.append(record.body);
+  return out;
+}
+
+Result<IdempotencyRecord> DecodeIdempotencyRecord(std::string_view key, std::string_view bytes) {
+  auto invalid = [] { return Corruption("Invalid idempotency record in the catalog store"); };
+  if (bytes.size() < 21 || static_cast<uint8_t>(bytes[0]) != kRecordVersion) return invalid();
+  IdempotencyRecord record;
+  record.key = std::string(key);
+  record.created_at_ms = static_cast<int64_t>(ReadBigEndian(bytes.substr(1, 8)));
+  record.expires_at_ms = static_cast<int64_t>(ReadBigEndian(bytes.substr(9, 8)));
+  record.status = static_cast<int>(ReadU32(bytes.substr(17, 4)));
+  bytes.remove_prefix(21);
+  std::string_view fingerprint, table, location;
+  if (!ConsumeLengthPrefixed(&bytes, &fingerprint) || !ConsumeLengthPrefixed(&bytes, &table) ||
+      !ConsumeLengthPrefixed(&bytes, &location)) {
+    return invalid();
+  }
+  record.fingerprint = std::string(fingerprint);
+  if (!table.empty()) record.table = TableIdentifierFromKey(table);
+  record.metadata_location = std::string(location);
+  record.body = std::string(bytes);
+  return record;
 }
 
 std::string EncodeTableKeys(const std::vector<std::string>& table_keys) {
   std::string out;
-  for (const auto& key : table_keys) {
-    for (int shift = 24; shift >= 0; shift -= 8) {
-      out.push_back(static_cast<char>((key.size() >> shift) & 0xFF));
-    }
-    out.append(key);
-  }
+  for (const auto& key : table_keys) AppendLengthPrefixed(&out, key);
   return out;
 }
 
 Result<std::vector<std::string>> DecodeTableKeys(std::string_view bytes) {
   std::vector<std::string> keys;
   while (!bytes.empty()) {
-    if (bytes.size() < 4) return Corruption("Invalid table change record in the catalog store");
-    size_t size = 0;
-    for (int i = 0; i < 4; ++i) size = (size << 8) | static_cast<uint8_t>(bytes[i]);
-    if (size > bytes.size() - 4) {
+    std::string_view key;
+    if (!ConsumeLengthPrefixed(&bytes, &key)) {
       return Corruption("Invalid table change record in the catalog store");
     }
-    keys.emplace_back(bytes.substr(4, size));
-    bytes.remove_prefix(4 + size);
+    keys.emplace_back(key);
   }
   return keys;
 }

@@ -13,6 +13,11 @@
 //   meta         key: name                             value: u64 LE counters
 //   journal      key: JournalKey (the file location)   value: JournaledFile
 //                (PointerSwap::journaled_files not yet released)
+//   idempotency  key: IdempotencyRecord::key           value: the record
+//   idempotency_expiry key: IdempotencyExpiryKey (expiry u64 BE, then the
+//                record's key)                          value: empty
+//                (the records in expiry order, so pruning reads only what it
+//                deletes; exactly one entry per record)
 //
 // Keys sort as table_key.h describes, so a namespace's children and tables
 // are found by prefix. The change version of the CatalogStore interface is
@@ -26,6 +31,7 @@
 #include <vector>
 
 #include "skade/store/commit_log_record.h"
+#include "skade/store/idempotency_record.h"
 #include "skade/store/journaled_file.h"
 #include "skade/store/table_key.h"
 #include "skade/store/table_record.h"
@@ -51,6 +57,14 @@ std::string JournalKey(std::string_view location);
 /// A journal value: the location (u32 BE length) and the bytes.
 std::string EncodeJournaledFile(const JournaledFile& file);
 Result<JournaledFile> DecodeJournaledFile(std::string_view bytes);
+
+/// The idempotency_expiry key of a record: its expiry (u64 BE), then its key.
+std::string IdempotencyExpiryKey(const IdempotencyRecord& record);
+/// The record's key out of an idempotency_expiry key.
+std::string_view KeyOfIdempotencyExpiryKey(std::string_view expiry_key);
+/// An idempotency value: everything but the key, which is the LMDB key.
+std::string EncodeIdempotencyRecord(const IdempotencyRecord& record);
+Result<IdempotencyRecord> DecodeIdempotencyRecord(std::string_view key, std::string_view bytes);
 
 std::string EncodeU64(uint64_t value);
 std::optional<uint64_t> DecodeU64(std::string_view bytes);
