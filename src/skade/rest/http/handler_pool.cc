@@ -1,3 +1,7 @@
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <system_error>
 #include <utility>
 
@@ -42,6 +46,9 @@ size_t HandlerPool::pending() const {
 }
 
 void HandlerPool::RunThread() {
+  // Linux nice values are per thread. Best effort: at worst the pool runs at
+  // the I/O threads' priority.
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kThreadNice);
   std::unique_lock lock(mutex_);
   for (;;) {
     work_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

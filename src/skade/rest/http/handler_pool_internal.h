@@ -24,6 +24,12 @@ namespace skade::rest::http_internal {
 /// handler's exceptions.
 class HandlerPool {
  public:
+  /// The pool's threads run at this nice value, below the I/O threads: when
+  /// commits and reads want the same cores, the scheduler serves the reads
+  /// first, so a burst of commit work (encoding metadata, rebasing) does not
+  /// reach read latency. Commits wait on syncs and locks far more than on CPU.
+  static constexpr int kThreadNice = 10;
+
   /// `threads` >= 1 run tasks; at most `max_queued` >= 0 more wait.
   HandlerPool(int threads, int max_queued);
   /// Stop().
