@@ -5,8 +5,7 @@
 // that fails on its own failing alone.
 #include <gtest/gtest.h>
 
-#include <condition_variable>
-#include <mutex>
+#include <atomic>
 #include <thread>
 
 #include "skade/io/forwarding_file_io.h"
@@ -14,6 +13,7 @@
 #include "catalog/staged_append.h"
 #include "skade/table/snapshot_scan.h"
 #include "table/table_fixture.h"
+#include "testing/gate.h"
 
 namespace skade::table {
 namespace {
@@ -26,37 +26,23 @@ class GateFileIO : public io::ForwardingFileIO {
   using ForwardingFileIO::ForwardingFileIO;
 
   Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
-    if (location.ends_with(".metadata.json")) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (armed_) {
-        armed_ = false;
-        blocked_ = true;
-        changed_.notify_all();
-        changed_.wait(lock, [&] { return !blocked_; });
-      }
+    if (location.ends_with(".metadata.json") && armed_.exchange(false)) {
+      blocked_ = true;
+      release_.Wait();
     }
     return inner().WriteFile(location, contents, durable);
   }
 
-  void Arm() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    armed_ = true;
-  }
+  void Arm() { armed_ = true; }
   void WaitUntilBlocked() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return blocked_; });
+    skade::testing::WaitUntil([&] { return blocked_.load(); });
   }
-  void Release() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    blocked_ = false;
-    changed_.notify_all();
-  }
+  void Release() { release_.Open(); }
 
  private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool armed_ = false;
-  bool blocked_ = false;
+  std::atomic<bool> armed_{false};
+  std::atomic<bool> blocked_{false};
+  skade::testing::Gate release_;
 };
 
 class CommitQueueTest : public testing::TableTest {
@@ -110,9 +96,8 @@ TEST_F(CommitQueueTest, CommitsArrivingDuringACommitShareTheNextMetadataFile) {
   for (int i = 1; i <= kFollowers; ++i) {
     threads.emplace_back([&, i] { results[i] = catalog_->CommitTable(requests[i]); });
   }
-  while (catalog_->queued_commits() < static_cast<size_t>(kFollowers)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  skade::testing::WaitUntil(
+      [&] { return catalog_->queued_commits() == static_cast<size_t>(kFollowers); });
   gate_->Release();
   for (auto& thread : threads) thread.join();
 

@@ -97,15 +97,15 @@ def spark_runtime_jar():
     return jars[0]
 
 
-@pytest.fixture(scope="module")
-def spark(module_server, request):
-    """A local Spark session with the Iceberg runtime, its default catalog `skade` the module's server."""
+def spark_session(uri, app_name, master="local[1]"):
+    """A local Spark session with the Iceberg runtime whose default catalog `skade` is the REST
+    catalog at `uri` (getOrCreate: one per process)."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
     session = (
-        SparkSession.builder.master("local[1]")
-        .appName(f"skade-{request.module.__name__}")
+        SparkSession.builder.master(master)
+        .appName(app_name)
         .config("spark.driver.memory", "1g")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
@@ -119,10 +119,17 @@ def spark(module_server, request):
                 "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
         .config("spark.sql.catalog.skade", "org.apache.iceberg.spark.SparkCatalog")
         .config("spark.sql.catalog.skade.type", "rest")
-        .config("spark.sql.catalog.skade.uri", module_server.uri)
+        .config("spark.sql.catalog.skade.uri", uri)
         .config("spark.sql.defaultCatalog", "skade")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+@pytest.fixture(scope="module")
+def spark(module_server, request):
+    """A local Spark session with the Iceberg runtime, its default catalog `skade` the module's server."""
+    session = spark_session(module_server.uri, f"skade-{request.module.__name__}")
     yield session
     session.stop()

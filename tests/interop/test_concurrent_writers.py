@@ -3,7 +3,6 @@ their own commit retries turned off: stale appends are rebased on the server
 (every append succeeds, one linear history, all rows there), conflicting
 non-appends still get 409, and the clients' cleanup after a rebased commit
 keeps every file the table references and leaves nothing behind."""
-import os
 import pathlib
 import subprocess
 import sys
@@ -146,33 +145,9 @@ def test_stale_overwrite_and_append_after_schema_change_still_conflict(skade_ser
     assert len(lineage(table)) == 2
 
 
-def spark_session(server, jar):
-    from pyspark.sql import SparkSession
-    return (
-        SparkSession.builder.master("local[2]")
-        .appName("skade-concurrent-writers")
-        .config("spark.driver.memory", "1g")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.jars", jar)
-        .config("spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config("spark.sql.catalog.skade", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.skade.type", "rest")
-        .config("spark.sql.catalog.skade.uri", server.uri)
-        .config("spark.sql.defaultCatalog", "skade")
-        .getOrCreate()
-    )
-
-
 def test_four_concurrent_spark_inserts_from_separate_sessions(skade_server):
-    from conftest import spark_runtime_jar
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    root = spark_session(skade_server, spark_runtime_jar())
-    root.sparkContext.setLogLevel("ERROR")
+    from conftest import spark_session
+    root = spark_session(skade_server.uri, "skade-concurrent-writers", master="local[2]")
     try:
         root.sql("CREATE NAMESPACE IF NOT EXISTS w")
         root.sql("""CREATE TABLE w.sparked (id BIGINT, writer STRING) USING iceberg
