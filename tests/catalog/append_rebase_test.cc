@@ -41,6 +41,22 @@ class AppendRebaseTest : public testing::TableTest {
     return Table(table.identifier(), *loaded, catalog_, io_);
   }
 
+  // The request of an append of x.parquet (5 rows) staged on `base`; the
+  // update stays alive (it deletes its files when destroyed).
+  catalog::CommitTableRequest StaleAppend(const Table& base) {
+    auto& append = updates_.emplace_back(std::make_unique<FastAppend>(base));
+    append->AppendFile(File(base, "x", 5));
+    return StagedRequest(base, *append);
+  }
+
+  // `request` gets 409, and its message says `reason`.
+  void ExpectConflict(const catalog::CommitTableRequest& request, const std::string& reason) {
+    auto committed = catalog_->CommitTable(request);
+    ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
+    EXPECT_NE(committed.error().message.find(reason), std::string::npos)
+        << committed.error().message;
+  }
+
   std::vector<std::string> LiveFiles(const Table& table) {
     auto files = CurrentDataFiles(table);
     EXPECT_TRUE(files) << files.error().ToString();
@@ -51,13 +67,13 @@ class AppendRebaseTest : public testing::TableTest {
     std::sort(names.begin(), names.end());
     return names;
   }
+
+  std::vector<std::unique_ptr<FastAppend>> updates_;
 };
 
 TEST_F(AppendRebaseTest, StaleAppendCommitsOnTopWithItsOwnSnapshotAndManifests) {
   Table base = Appended(Create("t"), "a");
-  FastAppend stale(base);
-  stale.AppendFile(File(base, "x", 5));
-  auto request = StagedRequest(base, stale);
+  auto request = StaleAppend(base);
   const auto& client_snapshot = *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot;
   Table moved = Appended(base, "b", 7);
 
@@ -99,15 +115,9 @@ TEST_F(AppendRebaseTest, StaleAppendCommitsOnTopWithItsOwnSnapshotAndManifests) 
 
 TEST_F(AppendRebaseTest, OffByTablePropertyTheStaleAppendConflicts) {
   Table base = Appended(Create("t", nullptr, {{catalog::kRebaseAppendsProperty, "false"}}), "a");
-  FastAppend stale(base);
-  stale.AppendFile(File(base, "x", 5));
-  auto request = StagedRequest(base, stale);
+  auto request = StaleAppend(base);
   Appended(base, "b");
-  auto committed = catalog_->CommitTable(request);
-  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
-  EXPECT_NE(committed.error().message.find("not rebased: skade.commit.rebase-appends is false"),
-            std::string::npos)
-      << committed.error().message;
+  ExpectConflict(request, "not rebased: skade.commit.rebase-appends is false");
 }
 
 TEST_F(AppendRebaseTest, StaleDeleteStillConflicts) {
@@ -115,17 +125,12 @@ TEST_F(AppendRebaseTest, StaleDeleteStillConflicts) {
   DeleteFiles remove(base, PartitionFilter::All());
   auto request = StagedRequest(base, remove);
   Appended(base, "b");
-  auto committed = catalog_->CommitTable(request);
-  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
-  EXPECT_NE(committed.error().message.find("not append"), std::string::npos)
-      << committed.error().message;
+  ExpectConflict(request, "not append");
 }
 
 TEST_F(AppendRebaseTest, SchemaChangedSinceTheClientLoadedConflicts) {
   Table base = Appended(Create("t"), "a");
-  FastAppend stale(base);
-  stale.AppendFile(File(base, "x", 5));
-  auto request = StagedRequest(base, stale);
+  auto request = StaleAppend(base);
   auto fields = testing::EventSchema()->fields();
   fields.push_back({4, "note", spec::Type::String(), false, {}, {}, {}});
   auto schema = std::make_shared<const spec::Schema>(1, fields);
@@ -135,18 +140,13 @@ TEST_F(AppendRebaseTest, SchemaChangedSinceTheClientLoadedConflicts) {
   ASSERT_TRUE(catalog_->CommitTable(evolve));
   Appended(Load(base), "b");
 
-  auto committed = catalog_->CommitTable(request);
-  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
-  EXPECT_NE(committed.error().message.find("schema"), std::string::npos)
-      << committed.error().message;
+  ExpectConflict(request, "schema");
 }
 
 TEST_F(AppendRebaseTest, BranchResetBehindTheClientsBaseConflicts) {
   Table first = Appended(Create("t"), "a");
   Table base = Appended(first, "b");
-  FastAppend stale(base);
-  stale.AppendFile(File(base, "x", 5));
-  auto request = StagedRequest(base, stale);
+  auto request = StaleAppend(base);
   // Roll main back to the first snapshot: the client's base is no ancestor.
   catalog::CommitTableRequest rollback{base.identifier(), {}, {}};
   rollback.updates.push_back(spec::SetSnapshotRef{
@@ -154,17 +154,12 @@ TEST_F(AppendRebaseTest, BranchResetBehindTheClientsBaseConflicts) {
       {*first.metadata().current_snapshot_id, spec::SnapshotRefType::kBranch, {}, {}, {}}});
   ASSERT_TRUE(catalog_->CommitTable(rollback));
 
-  auto committed = catalog_->CommitTable(request);
-  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
-  EXPECT_NE(committed.error().message.find("no longer an ancestor"), std::string::npos)
-      << committed.error().message;
+  ExpectConflict(request, "no longer an ancestor");
 }
 
 TEST_F(AppendRebaseTest, ManifestListOutsideTheTableIsNeverReadAndConflicts) {
   Table base = Appended(Create("t"), "a");
-  FastAppend stale(base);
-  stale.AppendFile(File(base, "x", 5));
-  auto request = StagedRequest(base, stale);
+  auto request = StaleAppend(base);
   Appended(base, "b");
   for (std::string location : {dir_.Sub("elsewhere.avro"), StrCat(base.metadata().location,
                                                                    "/metadata/missing.avro")}) {
@@ -181,9 +176,7 @@ TEST_F(AppendRebaseTest, ManifestListOutsideTheTableIsNeverReadAndConflicts) {
 
 TEST_F(AppendRebaseTest, ListThatDropsABaseManifestConflicts) {
   Table base = Appended(Create("t"), "a");
-  FastAppend stale(base);
-  stale.AppendFile(File(base, "x", 5));
-  auto request = StagedRequest(base, stale);
+  auto request = StaleAppend(base);
   Appended(base, "b");
   // The client's own list, less the base's manifest: a rewrite, not an append.
   const auto& snapshot = *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot;
@@ -200,17 +193,12 @@ TEST_F(AppendRebaseTest, ListThatDropsABaseManifestConflicts) {
   dropped->manifest_list = snapshot.manifest_list + ".dropped";
   request.updates[0] = spec::AddSnapshot{dropped};
 
-  auto committed = catalog_->CommitTable(request);
-  ASSERT_THAT(committed, IsError(ErrorKind::kCommitFailed));
-  EXPECT_NE(committed.error().message.find("drops or rewrites"), std::string::npos)
-      << committed.error().message;
+  ExpectConflict(request, "drops or rewrites");
 }
 
 TEST_F(AppendRebaseTest, V3RowIdsStartAtTheTablesNextRowId) {
   Table base = Appended(Create("t", nullptr, {{"format-version", "3"}}), "a", 10);
-  FastAppend stale(base);
-  stale.AppendFile(File(base, "x", 5));
-  auto request = StagedRequest(base, stale);
+  auto request = StaleAppend(base);
   Table moved = Appended(base, "b", 7);
   ASSERT_EQ(moved.metadata().next_row_id, 17);
 

@@ -123,11 +123,9 @@ Result<std::string> ReadTableFile(const Files& files, const std::string& locatio
   for (const UnsyncedFile& file : files.pending) {
     if (file.location == location) return file.contents;
   }
-  auto& io = files.io;
-  auto& scope = files.scope;
-  auto allowed = scope.Check(location);
+  auto allowed = files.scope.Check(location);
   if (!allowed) return NotRebased(allowed.error().message);
-  auto bytes = io.ReadFileUpTo(location, kMaxMetadataReadBytes);
+  auto bytes = files.io.ReadFileUpTo(location, kMaxMetadataReadBytes);
   if (!bytes) return NotRebased("cannot read ", location, ": ", bytes.error().message);
   return bytes;
 }
