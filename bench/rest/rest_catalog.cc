@@ -106,9 +106,27 @@ Result<catalog::IdempotencyRecord> RestCatalog::RecordIdempotency(
   return NotUsed("RecordIdempotency");
 }
 
-Result<catalog::LoadTableResult> RestCatalog::LoadTableAt(const spec::TableIdentifier&,
-                                                          const std::string&) {
+Result<catalog::LoadTableResult> RestCatalog::LoadTableFromMetadata(const spec::TableIdentifier&,
+                                                                    const std::string&) {
+  return NotUsed("LoadTableFromMetadata");
+}
+
+Result<catalog::LoadTableResult> RestCatalog::LoadTableAt(const spec::TableIdentifier&, int64_t) {
   return NotUsed("LoadTableAt");
+}
+
+Result<catalog::LoadTableResult> RestCatalog::LoadTableAsOf(const spec::TableIdentifier&, int64_t) {
+  return NotUsed("LoadTableAsOf");
+}
+
+Result<std::vector<std::optional<std::string>>> RestCatalog::ResolveMany(
+    std::span<const catalog::SnapshotKey>) {
+  return NotUsed("ResolveMany");
+}
+
+Result<std::vector<catalog::TableCommit>> RestCatalog::TableHistory(const spec::TableIdentifier&,
+                                                                    uint64_t, size_t) {
+  return NotUsed("TableHistory");
 }
 
 }  // namespace skade::bench

@@ -68,8 +68,16 @@ class RestCatalog : public catalog::Catalog {
                                                                           int64_t now_ms) override;
   Result<catalog::IdempotencyRecord> RecordIdempotency(
       const catalog::IdempotencyRecord& record) override;
+  Result<catalog::LoadTableResult> LoadTableFromMetadata(
+      const spec::TableIdentifier& identifier, const std::string& metadata_location) override;
   Result<catalog::LoadTableResult> LoadTableAt(const spec::TableIdentifier& identifier,
-                                               const std::string& metadata_location) override;
+                                               int64_t snapshot_id) override;
+  Result<catalog::LoadTableResult> LoadTableAsOf(const spec::TableIdentifier& identifier,
+                                                 int64_t timestamp_ms) override;
+  Result<std::vector<std::optional<std::string>>> ResolveMany(
+      std::span<const catalog::SnapshotKey> keys) override;
+  Result<std::vector<catalog::TableCommit>> TableHistory(const spec::TableIdentifier& identifier,
+                                                         uint64_t after, size_t limit) override;
 
  private:
   // LoadTableResult and CommitTableResponse alike (metadata-location, metadata).

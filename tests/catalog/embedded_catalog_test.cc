@@ -235,10 +235,10 @@ TEST_F(EmbeddedCatalogTest, CommitWritesANewFileAndKeepsTheLogs) {
   EXPECT_EQ(m.metadata_log.front().metadata_file, created.metadata_location);
 
   // Time travel by snapshot id finds the version that introduced it.
-  auto at_first = catalog_->LoadTableAtSnapshot(id, *first);
+  auto at_first = catalog_->LoadTableAt(id, *first);
   ASSERT_TRUE(at_first);
   EXPECT_EQ(at_first->metadata->current_snapshot_id, *first);
-  EXPECT_THAT(catalog_->LoadTableAtSnapshot(id, 12345), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(catalog_->LoadTableAt(id, 12345), IsError(ErrorKind::kNotFound));
 }
 
 TEST_F(EmbeddedCatalogTest, FailedRequirementIsCommitFailedAndChangesNothing) {

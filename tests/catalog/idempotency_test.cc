@@ -160,7 +160,7 @@ TEST_F(CatalogIdempotencyTest, ARecordedTableAnswerLoadsItsFileOrTheCurrentTable
   auto committed = catalog_->CommitTable({id, {}, {spec::SetProperties{{{"a", "1"}}}}});
   ASSERT_THAT(committed, IsOk());
 
-  auto at_create = catalog_->LoadTableAt(id, created->metadata_location);
+  auto at_create = catalog_->LoadTableFromMetadata(id, created->metadata_location);
   ASSERT_THAT(at_create, IsOk());
   EXPECT_EQ(at_create->metadata_location, created->metadata_location);
   EXPECT_EQ(at_create->metadata->properties.count("a"), 0u);
@@ -168,11 +168,11 @@ TEST_F(CatalogIdempotencyTest, ARecordedTableAnswerLoadsItsFileOrTheCurrentTable
   // Gone from the files and (in a new process) from the metadata cache.
   ASSERT_THAT(catalog_->file_io().DeleteFile(created->metadata_location), IsOk());
   ASSERT_NO_FATAL_FAILURE(Open());
-  auto gone = catalog_->LoadTableAt(id, created->metadata_location);
+  auto gone = catalog_->LoadTableFromMetadata(id, created->metadata_location);
   ASSERT_THAT(gone, IsOk());
   EXPECT_EQ(gone->metadata_location, committed->metadata_location);
 
-  EXPECT_THAT(catalog_->LoadTableAt(id, "file:///elsewhere/00001-x.metadata.json"),
+  EXPECT_THAT(catalog_->LoadTableFromMetadata(id, "file:///elsewhere/00001-x.metadata.json"),
               IsError(ErrorKind::kForbidden));
 }
 

@@ -113,6 +113,21 @@ class RecordingStore : public CatalogStore {
     Note("ReadCommitLog");
     return inner_->ReadCommitLog(after, limit);
   }
+  Result<std::vector<std::optional<std::string>>> FindSnapshots(
+      std::span<const std::pair<uint64_t, int64_t>> keys) override {
+    Note("FindSnapshots");
+    return inner_->FindSnapshots(keys);
+  }
+  Result<std::vector<std::pair<uint64_t, store::CommitLogRecord>>> ReadTableHistory(
+      uint64_t table_id, uint64_t after, size_t limit) override {
+    Note("ReadTableHistory");
+    return inner_->ReadTableHistory(table_id, after, limit);
+  }
+  Result<std::optional<std::pair<uint64_t, store::CommitLogRecord>>> FindCommitAsOf(
+      uint64_t table_id, int64_t timestamp_ms) override {
+    Note("FindCommitAsOf");
+    return inner_->FindCommitAsOf(table_id, timestamp_ms);
+  }
   Result<uint64_t> CommitSeq() override {
     Note("CommitSeq");
     return inner_->CommitSeq();
@@ -202,7 +217,7 @@ TEST(RegisteredStoreTest, TheCatalogRunsOnAStoreRegisteredFromOutside) {
   auto loaded = (*catalog)->LoadTable(id);
   ASSERT_THAT(loaded, IsOk());
   EXPECT_EQ(loaded->metadata->current_snapshot_id, *snapshot_id);
-  ASSERT_THAT((*catalog)->LoadTableAtSnapshot(id, *snapshot_id), IsOk());
+  ASSERT_THAT((*catalog)->LoadTableAt(id, *snapshot_id), IsOk());
   ASSERT_THAT((*catalog)->RenameTable(id, {{"n"}, "u"}), IsOk());
   auto tables = (*catalog)->ListTables({"n"});
   ASSERT_THAT(tables, IsOk());

@@ -109,9 +109,25 @@ class WatchedCatalog : public catalog::Catalog {
       const catalog::IdempotencyRecord& record) override {
     return inner_->RecordIdempotency(record);
   }
+  Result<catalog::LoadTableResult> LoadTableFromMetadata(
+      const catalog::TableIdentifier& identifier, const std::string& metadata_location) override {
+    return inner_->LoadTableFromMetadata(identifier, metadata_location);
+  }
   Result<catalog::LoadTableResult> LoadTableAt(const catalog::TableIdentifier& identifier,
-                                               const std::string& metadata_location) override {
-    return inner_->LoadTableAt(identifier, metadata_location);
+                                               int64_t snapshot_id) override {
+    return inner_->LoadTableAt(identifier, snapshot_id);
+  }
+  Result<catalog::LoadTableResult> LoadTableAsOf(const catalog::TableIdentifier& identifier,
+                                                 int64_t timestamp_ms) override {
+    return inner_->LoadTableAsOf(identifier, timestamp_ms);
+  }
+  Result<std::vector<std::optional<std::string>>> ResolveMany(
+      std::span<const catalog::SnapshotKey> keys) override {
+    return inner_->ResolveMany(keys);
+  }
+  Result<std::vector<catalog::TableCommit>> TableHistory(const catalog::TableIdentifier& identifier,
+                                                         uint64_t after, size_t limit) override {
+    return inner_->TableHistory(identifier, after, limit);
   }
 
  private:

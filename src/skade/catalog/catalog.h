@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,23 @@ struct LoadTableResult {
   std::string metadata_location;  // empty for a staged table
   spec::TableMetadataPtr metadata;
   std::shared_ptr<const std::string> metadata_json;
+};
+
+/// A (table, snapshot id) pair to resolve (Catalog::ResolveMany).
+struct SnapshotKey {
+  TableIdentifier table;
+  int64_t snapshot_id = 0;
+};
+
+/// One commit of a table as the catalog's commit log has it: the metadata
+/// file it made current and the snapshots it added. The log keeps every
+/// commit, so a table's history here includes snapshots its current
+/// metadata has expired.
+struct TableCommit {
+  uint64_t commit_seq = 0;  // the catalog-wide commit sequence number
+  int64_t committed_at_ms = 0;
+  std::string metadata_location;
+  std::vector<int64_t> added_snapshot_ids;
 };
 
 /// A file a commit references that its writer wrote without sync, with its
@@ -171,12 +189,36 @@ class Catalog {
   /// returns the record the key has afterwards: `record`, or the earlier one,
   /// whose answer is the one to give.
   virtual Result<IdempotencyRecord> RecordIdempotency(const IdempotencyRecord& record) = 0;
+  // --- Time travel (the commit log) ---------------------------------------
+  /// The table as it was when `snapshot_id` was committed: the metadata file
+  /// that commit made current. Works after the snapshot was expired from the
+  /// current metadata, as long as that file exists; kNotFound, saying so,
+  /// when it was deleted, and kNotFound when the table never had the
+  /// snapshot.
+  virtual Result<LoadTableResult> LoadTableAt(const TableIdentifier& identifier,
+                                              int64_t snapshot_id) = 0;
+  /// The table as it was at `timestamp_ms` (Unix milliseconds): the metadata
+  /// file of its last commit at or before then, by the catalog's commit
+  /// time. kNotFound if the table had no commit by then (or that file is
+  /// gone).
+  virtual Result<LoadTableResult> LoadTableAsOf(const TableIdentifier& identifier,
+                                                int64_t timestamp_ms) = 0;
+  /// The metadata location that LoadTableAt would load for each key, in one
+  /// batched pass; nullopt where the table does not exist or never had the
+  /// snapshot.
+  virtual Result<std::vector<std::optional<std::string>>> ResolveMany(
+      std::span<const SnapshotKey> keys) = 0;
+  /// The table's commits in order, oldest first, with commit_seq > `after`,
+  /// at most `limit`. kNoSuchTable if it does not exist.
+  virtual Result<std::vector<TableCommit>> TableHistory(const TableIdentifier& identifier,
+                                                        uint64_t after, size_t limit) = 0;
+
   /// The table as the metadata file at `metadata_location` (one a record
   /// names) describes it, from the metadata cache or the file; if the file
   /// is gone, the table's current state. kForbidden for a location outside
   /// the allowed roots.
-  virtual Result<LoadTableResult> LoadTableAt(const TableIdentifier& identifier,
-                                              const std::string& metadata_location) = 0;
+  virtual Result<LoadTableResult> LoadTableFromMetadata(const TableIdentifier& identifier,
+                                                        const std::string& metadata_location) = 0;
 
   /// The largest file that a writer using `io` may leave unsynced and hand
   /// to a commit in CommitTableRequest::unsynced_files; 0 (the default): the

@@ -831,7 +831,7 @@ Result<IdempotencyRecord> EmbeddedCatalog::RecordIdempotency(const IdempotencyRe
   return store_->RecordIdempotency(record);
 }
 
-Result<LoadTableResult> EmbeddedCatalog::LoadTableAt(const TableIdentifier& identifier,
+Result<LoadTableResult> EmbeddedCatalog::LoadTableFromMetadata(const TableIdentifier& identifier,
                                                      const std::string& metadata_location) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   SKADE_RETURN_NOT_OK(location_policy_->Check(metadata_location));

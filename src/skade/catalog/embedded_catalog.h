@@ -136,18 +136,23 @@ class EmbeddedCatalog : public Catalog {
   Result<std::optional<IdempotencyRecord>> FindIdempotencyRecord(const std::string& key,
                                                                  int64_t now_ms) override;
   Result<IdempotencyRecord> RecordIdempotency(const IdempotencyRecord& record) override;
+  Result<LoadTableResult> LoadTableFromMetadata(const TableIdentifier& identifier,
+                                                const std::string& metadata_location) override;
+
+  /// Time travel through the commit-log index (index/commit_log_index.h):
+  /// lock-free lookups in the static tree, then the live tail in the store.
   Result<LoadTableResult> LoadTableAt(const TableIdentifier& identifier,
-                                      const std::string& metadata_location) override;
+                                      int64_t snapshot_id) override;
+  Result<LoadTableResult> LoadTableAsOf(const TableIdentifier& identifier,
+                                        int64_t timestamp_ms) override;
+  Result<std::vector<std::optional<std::string>>> ResolveMany(
+      std::span<const SnapshotKey> keys) override;
+  Result<std::vector<TableCommit>> TableHistory(const TableIdentifier& identifier, uint64_t after,
+                                                size_t limit) override;
 
   /// The table's current metadata and nothing else: the cheapest read (no
   /// allocation when warm). kNoSuchTable if it does not exist.
   Result<spec::TableMetadataPtr> ResolveMetadata(const TableIdentifier& identifier);
-
-  /// The table as of `snapshot_id`: the first metadata file that contained
-  /// that snapshot (time travel by snapshot id). kNotFound if the table never
-  /// had it.
-  Result<LoadTableResult> LoadTableAtSnapshot(const TableIdentifier& identifier,
-                                              int64_t snapshot_id);
 
   /// The warehouse as a `file://` URI without a trailing slash.
   const std::string& warehouse_location() const { return warehouse_location_; }

@@ -268,7 +268,7 @@ Result<HttpResponse> IdempotentRequests::Replay(const catalog::IdempotencyRecord
   HttpResponse response;
   if (!record.metadata_location.empty()) {
     SKADE_ASSIGN_OR_RAISE(auto table,
-                          catalog_->LoadTableAt(record.table, record.metadata_location));
+                          catalog_->LoadTableFromMetadata(record.table, record.metadata_location));
     response = answer(table);
   } else {
     response.body = record.body;

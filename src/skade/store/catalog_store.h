@@ -37,6 +37,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -176,9 +177,24 @@ class CatalogStore {
   /// table with `table_id`, or nullopt.
   virtual Result<std::optional<std::string>> FindSnapshot(uint64_t table_id,
                                                           int64_t snapshot_id) = 0;
+  /// The metadata location of each (table id, snapshot id) of `keys`, as
+  /// FindSnapshot, from one read snapshot.
+  virtual Result<std::vector<std::optional<std::string>>> FindSnapshots(
+      std::span<const std::pair<uint64_t, int64_t>> keys) = 0;
   /// Commit-log entries with commit_seq > `after`, in order, at most `limit`.
+  /// The log is append-only, so pages read one after another up to a
+  /// CommitSeq() read first are that log exactly, as one snapshot would be.
   virtual Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadCommitLog(uint64_t after,
                                                                                   size_t limit) = 0;
+  /// The commit-log entries of the table with `table_id`, in commit order
+  /// (which is time order), with commit_seq > `after`, at most `limit`: its
+  /// whole history, including commits whose snapshots are expired.
+  virtual Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadTableHistory(
+      uint64_t table_id, uint64_t after, size_t limit) = 0;
+  /// The table's last commit-log entry committed at or before
+  /// `timestamp_ms`, or nullopt if it had none by then.
+  virtual Result<std::optional<std::pair<uint64_t, CommitLogRecord>>> FindCommitAsOf(
+      uint64_t table_id, int64_t timestamp_ms) = 0;
   /// The number of commits ever made (the last commit_seq).
   virtual Result<uint64_t> CommitSeq() = 0;
 
@@ -219,6 +235,12 @@ class CatalogStore {
   /// Deletes up to `limit` records expired by `now_ms`, earliest expiry
   /// first, in one transaction; returns how many.
   virtual Result<size_t> PruneIdempotencyRecords(int64_t now_ms, size_t limit) = 0;
+
+  // --- Derived files ----------------------------------------------------------
+  /// A local directory where files derived from this store's contents (the
+  /// static snapshot index) may be kept beside it, or empty if the store has
+  /// none (they are then rebuilt in memory at each open).
+  virtual std::string DerivedFileDirectory() const { return {}; }
 
   // --- Durability -----------------------------------------------------------
   /// Makes every write committed so far durable (below kImmediate, writes

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
+#include <limits>
 #include <set>
 
 #include "skade/spec/catalog_errors.h"
 #include "skade/store/lmdb/lmdb_keys.h"
+#include "skade/util/clock.h"
 #include "skade/util/json_reader.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/strings.h"
@@ -95,7 +97,19 @@ struct LmdbCatalogStore::SwapRequest {
 struct LmdbCatalogStore::Counters {
   uint64_t commit_seq = 0;
   uint64_t next_table_id = 0;
+  // The time of this transaction's commits: never before the last one's.
+  int64_t committed_at_ms = 0;
 };
+
+namespace {
+
+template <typename Txn>
+Result<int64_t> CommitTime(const Txn& txn, MDB_dbi meta) {
+  SKADE_ASSIGN_OR_RAISE(uint64_t last, ReadCounter(txn, meta, kLastCommitMsKey));
+  return std::max(NowMillis(), static_cast<int64_t>(last));
+}
+
+}  // namespace
 
 Result<std::unique_ptr<CatalogStore>> OpenLmdbCatalogStore(const std::string& location,
                                                            const CatalogStoreOptions& options) {
@@ -118,6 +132,7 @@ Result<std::unique_ptr<LmdbCatalogStore>> LmdbCatalogStore::Open(
   SKADE_ASSIGN_OR_RAISE(store->tables_, store->env_->OpenDatabase("tables"));
   SKADE_ASSIGN_OR_RAISE(store->snapshots_, store->env_->OpenDatabase("snapshots"));
   SKADE_ASSIGN_OR_RAISE(store->commit_log_, store->env_->OpenDatabase("commit_log"));
+  SKADE_ASSIGN_OR_RAISE(store->table_history_, store->env_->OpenDatabase("table_history"));
   SKADE_ASSIGN_OR_RAISE(store->table_changes_, store->env_->OpenDatabase("table_changes"));
   SKADE_ASSIGN_OR_RAISE(store->meta_, store->env_->OpenDatabase("meta"));
   SKADE_ASSIGN_OR_RAISE(store->journal_, store->env_->OpenDatabase("journal"));
@@ -362,9 +377,10 @@ Result<TableRecord> LmdbCatalogStore::RegisterTable(const spec::TableIdentifier&
     SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
     SKADE_ASSIGN_OR_RAISE(uint64_t seq, ReadCounter(txn, meta_, kCommitSeqKey));
     ++seq;
+    SKADE_ASSIGN_OR_RAISE(int64_t now_ms, CommitTime(txn, meta_));
     SKADE_RETURN_NOT_OK(txn.Put(meta_, kCommitSeqKey, EncodeU64(seq)));
-    SKADE_RETURN_NOT_OK(txn.Put(commit_log_, CommitLogKey(seq),
-                                EncodeCommitLogRecord({record.table_id, metadata_location, {}})));
+    SKADE_RETURN_NOT_OK(txn.Put(meta_, kLastCommitMsKey, EncodeU64(now_ms)));
+    SKADE_RETURN_NOT_OK(PutCommit(txn, seq, {record.table_id, metadata_location, {}, now_ms}));
     SKADE_RETURN_NOT_OK(Commit(txn, {{key, record}}));
     return record;
   });
@@ -476,9 +492,11 @@ void LmdbCatalogStore::TryCommitBatch(WriteTxn& txn, const std::vector<SwapReque
   };
   auto seq = ReadCounter(txn, meta_, kCommitSeqKey);
   auto next_table_id = ReadCounter(txn, meta_, kNextTableIdKey);
+  auto now_ms = CommitTime(txn, meta_);
   if (!seq) return fail_all(seq.error());
   if (!next_table_id) return fail_all(next_table_id.error());
-  Counters counters{*seq, *next_table_id};
+  if (!now_ms) return fail_all(now_ms.error());
+  Counters counters{*seq, *next_table_id, *now_ms};
 
   std::vector<TableChange> changes;
   std::vector<SwapRequest*> applied;
@@ -516,10 +534,19 @@ void LmdbCatalogStore::TryCommitBatch(WriteTxn& txn, const std::vector<SwapReque
 
   Status committed = txn.Put(meta_, kCommitSeqKey, EncodeU64(counters.commit_seq));
   if (committed) committed = txn.Put(meta_, kNextTableIdKey, EncodeU64(counters.next_table_id));
+  if (committed) committed = txn.Put(meta_, kLastCommitMsKey, EncodeU64(counters.committed_at_ms));
   if (committed) committed = Commit(txn, changes, commit_started);
   if (!committed) {
     for (SwapRequest* request : applied) request->result = tl::unexpected(committed.error());
   }
+}
+
+Status LmdbCatalogStore::PutCommit(WriteTxn& txn, uint64_t commit_seq,
+                                   const CommitLogRecord& record) {
+  SKADE_RETURN_NOT_OK(
+      txn.Put(commit_log_, CommitLogKey(commit_seq), EncodeCommitLogRecord(record)));
+  return txn.Put(table_history_,
+                 TableHistoryKey(record.table_id, record.committed_at_ms, commit_seq), "");
 }
 
 Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
@@ -562,9 +589,9 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
     record.metadata_location = swap.new_location;
     SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
     uint64_t seq = ++counters->commit_seq;
-    SKADE_RETURN_NOT_OK(txn.Put(
-        commit_log_, CommitLogKey(seq),
-        EncodeCommitLogRecord({record.table_id, swap.new_location, swap.added_snapshot_ids})));
+    SKADE_RETURN_NOT_OK(PutCommit(
+        txn, seq,
+        {record.table_id, swap.new_location, swap.added_snapshot_ids, counters->committed_at_ms}));
     for (int64_t snapshot_id : swap.added_snapshot_ids) {
       SKADE_RETURN_NOT_OK(
           txn.Put(snapshots_, SnapshotKey(record.table_id, snapshot_id), swap.new_location));
@@ -728,6 +755,74 @@ Result<std::optional<std::string>> LmdbCatalogStore::FindSnapshot(uint64_t table
   if (!value) return std::optional<std::string>();
   return std::optional<std::string>(std::string(*value));
 }
+
+Result<std::vector<std::optional<std::string>>> LmdbCatalogStore::FindSnapshots(
+    std::span<const std::pair<uint64_t, int64_t>> keys) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  std::vector<std::optional<std::string>> locations;
+  locations.reserve(keys.size());
+  for (const auto& [table_id, snapshot_id] : keys) {
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(snapshots_, SnapshotKey(table_id, snapshot_id)));
+    locations.push_back(value ? std::optional<std::string>(std::string(*value)) : std::nullopt);
+  }
+  return locations;
+}
+
+Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::ReadTableHistory(
+    uint64_t table_id, uint64_t after, size_t limit) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  std::string start = TableHistoryKey(table_id, 0, 0);
+  if (after > 0) {
+    // Entries sort by time, then commit_seq: resume just past `after`'s.
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(commit_log_, CommitLogKey(after)));
+    if (value) {
+      SKADE_ASSIGN_OR_RAISE(auto record, DecodeCommitLogRecord(*value));
+      start = TableHistoryKey(table_id, record.committed_at_ms, after + 1);
+    }
+  }
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), table_history_));
+  std::vector<std::pair<uint64_t, CommitLogRecord>> out;
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(start));
+  while (found && out.size() < limit) {
+    auto [id, seq] = DecodeTableHistoryKey(cursor.key());
+    if (id != table_id) break;
+    if (seq > after) {
+      SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(commit_log_, CommitLogKey(seq)));
+      if (!value) return Corruption("Commit ", seq, " of the table history is not in the log");
+      SKADE_ASSIGN_OR_RAISE(auto record, DecodeCommitLogRecord(*value));
+      out.emplace_back(seq, std::move(record));
+    }
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return out;
+}
+
+Result<std::optional<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::FindCommitAsOf(
+    uint64_t table_id, int64_t timestamp_ms) {
+  using Found = std::optional<std::pair<uint64_t, CommitLogRecord>>;
+  if (timestamp_ms < 0) return Found();
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), table_history_));
+  // The entry before the first one after `timestamp_ms` (or the last one).
+  bool found = false;
+  if (timestamp_ms < std::numeric_limits<int64_t>::max()) {
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Seek(TableHistoryKey(table_id, timestamp_ms + 1, 0)));
+  }
+  if (found) {
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Prev());
+  } else {
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Last());
+  }
+  if (!found) return Found();
+  auto [id, seq] = DecodeTableHistoryKey(cursor.key());
+  if (id != table_id) return Found();
+  SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(commit_log_, CommitLogKey(seq)));
+  if (!value) return Corruption("Commit ", seq, " of the table history is not in the log");
+  SKADE_ASSIGN_OR_RAISE(auto record, DecodeCommitLogRecord(*value));
+  return Found(std::in_place, seq, std::move(record));
+}
+
+std::string LmdbCatalogStore::DerivedFileDirectory() const { return env_->path(); }
 
 Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::ReadCommitLog(
     uint64_t after, size_t limit) {

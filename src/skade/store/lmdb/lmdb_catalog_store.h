@@ -102,8 +102,17 @@ class LmdbCatalogStore : public CatalogStore {
   uint64_t LastVersion() override { return env_->LastTxnId(); }
 
   Result<std::optional<std::string>> FindSnapshot(uint64_t table_id, int64_t snapshot_id) override;
+  Result<std::vector<std::optional<std::string>>> FindSnapshots(
+      std::span<const std::pair<uint64_t, int64_t>> keys) override;
   Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadCommitLog(uint64_t after,
                                                                           size_t limit) override;
+  Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadTableHistory(uint64_t table_id,
+                                                                             uint64_t after,
+                                                                             size_t limit) override;
+  Result<std::optional<std::pair<uint64_t, CommitLogRecord>>> FindCommitAsOf(
+      uint64_t table_id, int64_t timestamp_ms) override;
+  /// The store's own directory.
+  std::string DerivedFileDirectory() const override;
   Result<uint64_t> CommitSeq() override;
 
   Result<std::vector<JournaledFile>> ReadJournaledFiles() override;
@@ -145,6 +154,8 @@ class LmdbCatalogStore : public CatalogStore {
   /// Sets every request's result after the commit path threw `what`.
   static void FailThrownBatch(const std::vector<SwapRequest*>& batch, bool commit_started,
                               std::string_view what);
+  /// Appends one commit to commit_log and table_history.
+  Status PutCommit(WriteTxn& txn, uint64_t commit_seq, const CommitLogRecord& record);
   Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const std::vector<PointerSwap>& swaps,
                                               Counters* counters,
                                               std::vector<TableChange>* changes);
@@ -167,6 +178,7 @@ class LmdbCatalogStore : public CatalogStore {
   MDB_dbi tables_ = 0;
   MDB_dbi snapshots_ = 0;
   MDB_dbi commit_log_ = 0;
+  MDB_dbi table_history_ = 0;
   MDB_dbi table_changes_ = 0;
   MDB_dbi meta_ = 0;
   MDB_dbi journal_ = 0;

@@ -184,6 +184,8 @@ Result<bool> Cursor::Last() { return Position(MDB_LAST); }
 
 Result<bool> Cursor::Next() { return Position(MDB_NEXT); }
 
+Result<bool> Cursor::Prev() { return Position(MDB_PREV); }
+
 // --- LmdbEnv ---------------------------------------------------------------
 
 Result<std::shared_ptr<LmdbEnv>> LmdbEnv::Open(const std::string& path,

@@ -154,6 +154,8 @@ class Cursor {
   Result<bool> Last();
   /// Advances; false at the end.
   Result<bool> Next();
+  /// Steps back; false before the first key.
+  Result<bool> Prev();
   std::string_view key() const { return key_; }
   std::string_view value() const { return value_; }
 

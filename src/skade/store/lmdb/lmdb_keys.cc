@@ -1,5 +1,6 @@
 #include "skade/store/lmdb/lmdb_keys.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace skade::store::lmdb {
@@ -7,6 +8,8 @@ namespace skade::store::lmdb {
 namespace {
 
 constexpr uint8_t kRecordVersion = 1;
+// Commit-log records from version 2 on carry their commit time.
+constexpr uint8_t kTimedCommitLogVersion = 2;
 
 // LMDB's default largest key is 511 bytes; longer locations are cut here and
 // told apart by a hash.
@@ -203,8 +206,9 @@ Result<TableRecord> DecodeTableRecord(std::string_view bytes) {
 
 std::string EncodeCommitLogRecord(const CommitLogRecord& record) {
   std::string out;
-  out.push_back(static_cast<char>(kRecordVersion));
+  out.push_back(static_cast<char>(kTimedCommitLogVersion));
   AppendBigEndian(&out, record.table_id);
+  AppendBigEndian(&out, static_cast<uint64_t>(record.committed_at_ms));
   AppendBigEndian(&out, record.added_snapshot_ids.size());
   for (int64_t id : record.added_snapshot_ids) AppendBigEndian(&out, static_cast<uint64_t>(id));
   out.append(record.metadata_location);
@@ -212,19 +216,37 @@ std::string EncodeCommitLogRecord(const CommitLogRecord& record) {
 }
 
 Result<CommitLogRecord> DecodeCommitLogRecord(std::string_view bytes) {
-  if (bytes.size() < 17 || static_cast<uint8_t>(bytes[0]) != kRecordVersion) {
+  uint8_t version = bytes.empty() ? 0 : static_cast<uint8_t>(bytes[0]);
+  bool timed = version == kTimedCommitLogVersion;
+  size_t header = timed ? 25 : 17;
+  if ((!timed && version != kRecordVersion) || bytes.size() < header) {
     return Corruption("Invalid commit log record in the catalog store");
   }
   CommitLogRecord record;
   record.table_id = ReadBigEndian(bytes.substr(1, 8));
-  uint64_t count = ReadBigEndian(bytes.substr(9, 8));
-  if (count > (bytes.size() - 17) / 8) return Corruption("Invalid commit log record");
+  if (timed) record.committed_at_ms = static_cast<int64_t>(ReadBigEndian(bytes.substr(9, 8)));
+  uint64_t count = ReadBigEndian(bytes.substr(header - 8, 8));
+  if (count > (bytes.size() - header) / 8) return Corruption("Invalid commit log record");
+  record.added_snapshot_ids.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
     record.added_snapshot_ids.push_back(
-        static_cast<int64_t>(ReadBigEndian(bytes.substr(17 + 8 * i, 8))));
+        static_cast<int64_t>(ReadBigEndian(bytes.substr(header + 8 * i, 8))));
   }
-  record.metadata_location = std::string(bytes.substr(17 + 8 * count));
+  record.metadata_location = std::string(bytes.substr(header + 8 * count));
   return record;
+}
+
+std::string TableHistoryKey(uint64_t table_id, int64_t committed_at_ms, uint64_t commit_seq) {
+  std::string key;
+  key.reserve(24);
+  AppendBigEndian(&key, table_id);
+  AppendBigEndian(&key, static_cast<uint64_t>(std::max<int64_t>(committed_at_ms, 0)));
+  AppendBigEndian(&key, commit_seq);
+  return key;
+}
+
+std::pair<uint64_t, uint64_t> DecodeTableHistoryKey(std::string_view key) {
+  return {ReadBigEndian(key.substr(0, 8)), ReadBigEndian(key.substr(16, 8))};
 }
 
 std::string EncodePageToken(std::string_view key) {

@@ -6,11 +6,15 @@
 //   snapshots    key: table id (u64 BE), snapshot id (u64 BE)
 //                value: metadata location of the commit that added the snapshot
 //   commit_log   key: commit_seq (u64 BE)              value: CommitLogRecord
+//   table_history key: table id, commit time (ms), commit_seq (u64 BE each)
+//                value: empty (a table's commits in time order, for as-of
+//                reads and its history; the record is in commit_log)
 //   table_changes key: LMDB txn id (u64 BE)            value: the table keys whose
 //                pointers that transaction created, moved or removed (so
 //                another process's in-memory mirror can catch up on exactly
 //                those; see LmdbCatalogStore::ReadTablePointersChangedAfter)
 //   meta         key: name                             value: u64 LE counters
+//                (commit_seq, next_table_id, last_commit_ms)
 //   journal      key: JournalKey (the file location)   value: JournaledFile
 //                (PointerSwap::journaled_files not yet released)
 //   idempotency  key: IdempotencyRecord::key           value: the record
@@ -28,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "skade/store/commit_log_record.h"
@@ -41,9 +46,15 @@ namespace skade::store::lmdb {
 
 inline constexpr char kCommitSeqKey[] = "commit_seq";
 inline constexpr char kNextTableIdKey[] = "next_table_id";
+inline constexpr char kLastCommitMsKey[] = "last_commit_ms";
 
 std::string SnapshotKey(uint64_t table_id, int64_t snapshot_id);
 std::string CommitLogKey(uint64_t commit_seq);
+/// The table_history key of a commit; with `commit_seq` 0, the key a seek
+/// uses to find the table's first commit at or after `committed_at_ms`.
+std::string TableHistoryKey(uint64_t table_id, int64_t committed_at_ms, uint64_t commit_seq);
+/// The table id and commit_seq out of a table_history key.
+std::pair<uint64_t, uint64_t> DecodeTableHistoryKey(std::string_view key);
 std::string TableChangesKey(uint64_t txn_id);
 
 /// A table_changes value: each key length-prefixed (u32 BE).
