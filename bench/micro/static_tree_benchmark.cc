@@ -74,20 +74,30 @@ const KeySet& KeysOf(size_t count) {
 // The one structure alive at a time (besides the key sets), so that the
 // 10^8 run needs memory for the keys and the largest structure only.
 // Benchmarks run in registration order, each over all its sizes, so a
-// structure is built once per benchmark and size. `make(keys)` returns a
-// std::shared_ptr<T>.
+// structure is built once per benchmark and size.
+struct StructureSlot {
+  std::shared_ptr<void> value;
+  const std::type_info* type = nullptr;
+  int64_t count = 0;
+};
+StructureSlot& TheStructure() {
+  static StructureSlot slot;
+  return slot;
+}
+
+// The benchmark's structure of type T over `count` keys, built by
+// `make(keys)` (which returns a std::shared_ptr<T>) after the previous one is
+// freed.
 template <typename T, typename Make>
 const T& Structure(int64_t count, Make make) {
-  static std::shared_ptr<void> value;
-  static const std::type_info* type = nullptr;
-  static int64_t size = 0;
-  if (value == nullptr || type != &typeid(T) || size != count) {
-    value.reset();
-    value = make(KeysOf(static_cast<size_t>(count)).keys);
-    type = &typeid(T);
-    size = count;
+  StructureSlot& slot = TheStructure();
+  if (slot.value == nullptr || slot.type != &typeid(T) || slot.count != count) {
+    slot.value.reset();
+    slot.value = make(KeysOf(static_cast<size_t>(count)).keys);
+    slot.type = &typeid(T);
+    slot.count = count;
   }
-  return *static_cast<const T*>(value.get());
+  return *static_cast<const T*>(slot.value.get());
 }
 
 const std::vector<uint64_t>& Probes(const benchmark::State& state) {
@@ -262,6 +272,7 @@ void BM_LookupLmdbCursor(benchmark::State& state) {
 }
 
 void BM_StaticTreeBuild(benchmark::State& state) {
+  TheStructure() = {};  // room for the trees built here
   const auto& keys = KeysOf(state.range(0)).keys;
   for (auto _ : state) {
     auto tree = StaticTree::Build(keys);
