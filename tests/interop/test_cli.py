@@ -106,7 +106,10 @@ def test_commits_history_and_every_file_loads_in_pyiceberg(cli):
     assert "00003-" in doc["metadata-location"]
     assert [e["metadata-file"] for e in doc["metadata"]["metadata-log"]][0].split("/")[-1].startswith("00000-")
     history = cli("table", "history", "db.t").stdout
-    assert history.count(".metadata.json") == 3
+    versions, commits = history.split("commits:\n")
+    assert versions.count(".metadata.json") == 3
+    # The commit log has every metadata file the table was at, the current one last.
+    assert commits.count(".metadata.json") == 4 and commits.rstrip().endswith(doc["metadata-location"])
 
     # PyIceberg loads every metadata file the catalog wrote, and each agrees
     # with the current file on what does not change.

@@ -57,7 +57,7 @@ class TimeTravelRoutesTest : public testing::RestServiceTest {
     auto response = Call(
         "POST", kTable,
         StrCat(R"({"requirements":[],"updates":[{"action":"remove-snapshots","snapshot-ids":[)", id,
-               "]}]})"));
+               "]}]}"));
     ASSERT_EQ(response.status, 200) << response.body;
   }
 
