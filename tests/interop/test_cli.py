@@ -106,7 +106,10 @@ def test_commits_history_and_every_file_loads_in_pyiceberg(cli):
     assert "00003-" in doc["metadata-location"]
     assert [e["metadata-file"] for e in doc["metadata"]["metadata-log"]][0].split("/")[-1].startswith("00000-")
     history = cli("table", "history", "db.t").stdout
-    assert history.count(".metadata.json") == 3
+    versions, commits = history.split("commits:\n")
+    assert versions.count(".metadata.json") == 3
+    # The commit log has every metadata file the table was at, the current one last.
+    assert commits.count(".metadata.json") == 4 and commits.rstrip().endswith(doc["metadata-location"])
 
     # PyIceberg loads every metadata file the catalog wrote, and each agrees
     # with the current file on what does not change.
@@ -180,3 +183,81 @@ def test_allow_location_with_the_default_relative_warehouse(run_tool, tmp_path):
     skade("ns", "create", "n")
     skade("table", "create", "n.default", "--schema", schema)
     assert (work / "warehouse" / "n" / "default" / "metadata").is_dir()
+
+
+def add_snapshot(cli, table, snapshot_id):
+    """Commits snapshot `snapshot_id` (metadata only) as main's head; returns the new metadata location."""
+    snapshot = {"snapshot-id": snapshot_id, "sequence-number": snapshot_id,
+                "timestamp-ms": 1_700_000_000_000 + snapshot_id,
+                "manifest-list": f"file:///m/{snapshot_id}.avro",
+                "summary": {"operation": "append", "total-records": str(10 * snapshot_id)}}
+    request = {"requirements": [], "updates": [
+        {"action": "add-snapshot", "snapshot": snapshot},
+        {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": snapshot_id}]}
+    return cli("table", "commit", table, input=json.dumps(request)).stdout.split()[-1]
+
+
+def commit_times(history):
+    """(commit seq, ISO time, metadata location) of each line of the `commits:` section."""
+    section = history.split("commits:\n", 1)[1]
+    return [(int(line.split()[0]), line.split()[1], line.split()[-1]) for line in section.splitlines()]
+
+
+def test_time_travel_at_as_of_and_the_commit_log(cli):
+    import datetime
+
+    cli("ns", "create", "db")
+    cli("table", "create", "db.t", "--schema", cli.schema)
+    first = add_snapshot(cli, "db.t", 1)
+    second = add_snapshot(cli, "db.t", 2)
+    cli("table", "commit", "db.t", input=json.dumps(
+        {"requirements": [], "updates": [{"action": "remove-snapshots", "snapshot-ids": [1]}]}))
+    current = describe(cli, "db.t")
+    assert [s["snapshot-id"] for s in current["metadata"]["snapshots"]] == [2]
+
+    # `at` loads the metadata of the commit that added the snapshot, expired or not.
+    at = cli("table", "at", "db.t", "1").stdout
+    assert f"metadata         {first}\n" in at
+    assert "snapshot         1 (append, 2023-11-14T22:13:20.001Z)" in at
+    assert "total-records=10" in at and "snapshots        1\n" in at
+    doc = json.loads(cli("table", "at", "db.t", "1", "--json").stdout)
+    assert doc["metadata-location"] == first
+    assert [s["snapshot-id"] for s in doc["metadata"]["snapshots"]] == [1]
+    assert StaticTable.from_metadata(first).metadata.current_snapshot_id == 1
+
+    # The commit log keeps every commit, and marks what the current metadata expired.
+    history = cli("table", "history", "db.t").stdout
+    commits = commit_times(history)
+    # The creation, two appends, the expiry.
+    assert len(commits) == 4
+    assert [c[2] for c in commits[1:]] == [first, second, current["metadata-location"]]
+    assert [c[0] for c in commits] == sorted(c[0] for c in commits)
+    assert "snapshots 1 (expired)  " + first in history
+    assert "snapshots 2  " + second in history
+
+    # `as-of` takes Unix milliseconds or ISO-8601 (UTC unless an offset is given).
+    second_time = commits[2][1]
+    second_ms = int(datetime.datetime.fromisoformat(second_time.replace("Z", "+00:00")).timestamp() * 1000)
+    for point in [str(second_ms), second_time,
+                  datetime.datetime.fromtimestamp(second_ms / 1000, datetime.timezone(datetime.timedelta(hours=2)))
+                  .isoformat(timespec="milliseconds")]:
+        assert f"metadata         {second}\n" in cli("table", "as-of", "db.t", point).stdout, point
+    after_last = (datetime.datetime.fromisoformat(commits[-1][1].replace("Z", "+00:00"))
+                  .replace(microsecond=0) + datetime.timedelta(seconds=1))
+    for point in [after_last.strftime("%Y-%m-%d %H:%M:%S"),
+                  (after_last + datetime.timedelta(days=1)).strftime("%Y-%m-%d")]:
+        doc = json.loads(cli("table", "as-of", "db.t", point, "--json").stdout)
+        assert doc["metadata-location"] == current["metadata-location"], point
+
+    # Clear errors, non-zero exits.
+    for args, message in [(("at", "db.t", "99"), "99"),
+                          (("at", "db.t", "x1"), "Invalid snapshot id"),
+                          (("at", "db.nope", "1"), "Table does not exist"),
+                          (("as-of", "db.t", "2000-01-01"), "db.t"),
+                          (("as-of", "db.t", "yesterday"), "Invalid timestamp"),
+                          (("as-of", "db.t", "2026-02-30"), "Invalid timestamp"),
+                          (("as-of", "db.nope", "2026-11-01"), "Table does not exist"),
+                          (("history", "db.nope"), "Table does not exist")]:
+        failed = cli("table", *args, check=False)
+        assert failed.returncode != 0, args
+        assert failed.stderr.startswith("skade: ") and message in failed.stderr, (args, failed.stderr)

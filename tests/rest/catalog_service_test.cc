@@ -37,7 +37,7 @@ TEST_F(CatalogServiceTest, ConfigAdvertisesExactlyTheRoutedEndpoints) {
     std::string method = endpoint.substr(0, endpoint.find(' '));
     std::string path = endpoint.substr(endpoint.find(' ') + 1);
     for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
-             {"/{prefix}", ""}, {"{namespace}", "ns"}, {"{table}", "t"}}) {
+             {"/{prefix}", ""}, {"{namespace}", "ns"}, {"{table}", "t"}, {"{snapshot-id}", "1"}}) {
       if (auto at = path.find(from); at != std::string::npos) path.replace(at, from.size(), to);
     }
     auto routed = Call(method, path, "{}");

@@ -15,7 +15,8 @@ namespace skade::rest {
 namespace {
 
 // A concrete path for `pattern`: parameters become "n" (namespace), "t"
-// (table); `{prefix}` becomes `prefix`, or is dropped when that is empty.
+// (table), "1" (snapshot id); `{prefix}` becomes `prefix`, or is dropped when
+// that is empty.
 std::string PathFor(std::string_view pattern, std::string_view prefix) {
   std::string path;
   for (const std::string& part : Split(pattern, '/')) {
@@ -25,6 +26,8 @@ std::string PathFor(std::string_view pattern, std::string_view prefix) {
       path += "/n";
     } else if (part == "{table}") {
       path += "/t";
+    } else if (part == "{snapshot-id}") {
+      path += "/1";
     } else {
       StrAppend(&path, "/", part);
     }
@@ -49,7 +52,7 @@ TEST(RouteTableTest, RowsAreWellFormedAndDistinct) {
       if (!parts[i].starts_with('{')) continue;
       // Every parameter has a decoder in DecodeParameters.
       EXPECT_TRUE(parts[i] == "{namespace}" || parts[i] == "{table}" ||
-                  (parts[i] == "{prefix}" && i == 1))
+                  parts[i] == "{snapshot-id}" || (parts[i] == "{prefix}" && i == 1))
           << route.pattern;
     }
   }
@@ -148,6 +151,10 @@ TEST(RouteTableTest, AdvertisedEndpointsAreTheRoutesUnderThePrefix) {
       "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
       "POST /v1/{prefix}/tables/rename",
       "POST /v1/{prefix}/transactions/commit",
+      "GET /v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/snapshots/{snapshot-id}",
+      "GET /v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/as-of",
+      "GET /v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/history",
+      "POST /v1/{prefix}/skade/resolve",
   };
   EXPECT_EQ(AdvertisedEndpoints(), expected);
   std::vector<std::string> from_table;

@@ -9,7 +9,7 @@ namespace skade::cli {
 
 /// `skade ns create|list|describe|drop|set|unset`.
 void AddNamespaceCommands(CLI::App& app, const CliContext& context);
-/// `skade table create|list|describe|drop|rename|history|register|commit|set|unset`.
+/// `skade table create|list|describe|drop|rename|history|at|as-of|register|commit|set|unset`.
 void AddTableCommands(CLI::App& app, const CliContext& context);
 /// `skade serve`: the Iceberg REST catalog server.
 void AddServeCommand(CLI::App& app, const CliContext& context);

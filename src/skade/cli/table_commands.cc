@@ -1,4 +1,3 @@
-#include <ctime>
 #include <iostream>
 
 #include "skade/cli/commands.h"
@@ -7,6 +6,7 @@
 #include "skade/spec/table_metadata_json.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/strings.h"
+#include "skade/util/timestamp.h"
 
 namespace skade::cli {
 
@@ -18,6 +18,7 @@ struct TableArgs {
   std::string schema_file;
   std::string location;
   std::string request_file = "-";
+  std::string point;  // a snapshot id or a timestamp
   std::vector<std::string> partition_by;
   std::vector<std::string> pairs;
   std::vector<std::string> keys;
@@ -27,15 +28,9 @@ struct TableArgs {
   bool overwrite = false;
 };
 
-std::string FormatTime(int64_t millis) {
-  std::time_t seconds = static_cast<std::time_t>(millis / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-  return StrCat(buf, ".", std::string(3 - std::to_string(millis % 1000).size(), '0'), millis % 1000,
-                "Z");
-}
+// TableHistory pages of this many commits, so a long history is never read
+// in one store call.
+constexpr size_t kHistoryPageSize = 1000;
 
 void PrintFields(const std::vector<spec::NestedField>& fields, int indent) {
   for (const auto& field : fields) {
@@ -54,10 +49,10 @@ void Describe(const catalog::LoadTableResult& table, const spec::TableIdentifier
             << "format-version   " << m.format_version << "\n"
             << "location         " << m.location << "\n"
             << "metadata         " << table.metadata_location << "\n"
-            << "last-updated     " << FormatTime(m.last_updated_ms) << "\n";
+            << "last-updated     " << FormatTimestampMillis(m.last_updated_ms) << "\n";
   if (auto snapshot = m.CurrentSnapshot()) {
     std::cout << "current-snapshot " << snapshot->snapshot_id << " (" << snapshot->operation()
-              << ", " << FormatTime(snapshot->timestamp_ms) << ")\n";
+              << ", " << FormatTimestampMillis(snapshot->timestamp_ms) << ")\n";
   } else {
     std::cout << "current-snapshot none\n";
   }
@@ -98,7 +93,7 @@ void History(const spec::TableMetadata& m) {
   if (m.snapshot_log.empty()) std::cout << "  (none)\n";
   for (const auto& entry : m.snapshot_log) {
     auto snapshot = m.SnapshotById(entry.snapshot_id);
-    std::cout << "  " << FormatTime(entry.timestamp_ms) << "  " << entry.snapshot_id;
+    std::cout << "  " << FormatTimestampMillis(entry.timestamp_ms) << "  " << entry.snapshot_id;
     if (snapshot) {
       std::cout << "  parent="
                 << (snapshot->parent_snapshot_id ? std::to_string(*snapshot->parent_snapshot_id)
@@ -115,8 +110,69 @@ void History(const spec::TableMetadata& m) {
   }
   std::cout << "metadata versions:\n";
   for (const auto& entry : m.metadata_log) {
-    std::cout << "  " << FormatTime(entry.timestamp_ms) << "  " << entry.metadata_file << "\n";
+    std::cout << "  " << FormatTimestampMillis(entry.timestamp_ms) << "  " << entry.metadata_file
+              << "\n";
   }
+}
+
+// The commit log's view of a table: every commit, including those whose
+// snapshots `current` (the table's current metadata) has expired.
+Status PrintCommits(catalog::Catalog& catalog, const spec::TableIdentifier& identifier,
+                    const spec::TableMetadata& current) {
+  std::cout << "commits:\n";
+  uint64_t after = 0;
+  bool any = false;
+  while (true) {
+    SKADE_ASSIGN_OR_RAISE(auto commits, catalog.TableHistory(identifier, after, kHistoryPageSize));
+    for (const auto& commit : commits) {
+      any = true;
+      std::cout << "  " << commit.commit_seq << "  "
+                << FormatTimestampMillis(commit.committed_at_ms) << "  snapshots ";
+      if (commit.added_snapshot_ids.empty()) std::cout << "-";
+      for (size_t i = 0; i < commit.added_snapshot_ids.size(); ++i) {
+        const int64_t id = commit.added_snapshot_ids[i];
+        std::cout << (i > 0 ? "," : "") << id << (current.SnapshotById(id) ? "" : " (expired)");
+      }
+      std::cout << "  " << commit.metadata_location << "\n";
+    }
+    if (commits.size() < kHistoryPageSize) break;
+    after = commits.back().commit_seq;
+  }
+  if (!any) std::cout << "  (none)\n";
+  return OkStatus();
+}
+
+// What `table at` and `table as-of` print: the metadata file, and the
+// snapshot it shows (`snapshot`, or none) in brief.
+void DescribeAt(const catalog::LoadTableResult& table, const spec::SnapshotPtr& snapshot) {
+  const auto& m = *table.metadata;
+  std::cout << "metadata         " << table.metadata_location << "\n";
+  if (snapshot) {
+    std::cout << "snapshot         " << snapshot->snapshot_id << " (" << snapshot->operation()
+              << ", " << FormatTimestampMillis(snapshot->timestamp_ms) << ")\n";
+    std::cout << "totals          ";
+    bool any = false;
+    for (const auto& [key, value] : snapshot->summary) {
+      if (!key.starts_with("total-")) continue;
+      std::cout << " " << key << "=" << value;
+      any = true;
+    }
+    std::cout << (any ? "" : " none") << "\n";
+  } else {
+    std::cout << "snapshot         none\n";
+  }
+  std::cout << "schema-id        " << m.current_schema_id << "\n"
+            << "snapshots        " << m.snapshots.size() << "\n";
+}
+
+void PrintMetadataJson(const catalog::LoadTableResult& table) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("metadata-location", table.metadata_location);
+  writer.Key("metadata");
+  writer.Raw(*table.metadata_json);
+  writer.EndObject();
+  std::cout << writer.str() << "\n";
 }
 
 Status CommitProperties(const CliContext& context, const TableArgs& args, bool remove) {
@@ -194,13 +250,7 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
       SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
       SKADE_ASSIGN_OR_RAISE(auto table, catalog->LoadTable(identifier));
       if (args->json) {
-        JsonWriter writer;
-        writer.StartObject();
-        writer.Field("metadata-location", table.metadata_location);
-        writer.Key("metadata");
-        writer.Raw(*table.metadata_json);
-        writer.EndObject();
-        std::cout << writer.str() << "\n";
+        PrintMetadataJson(table);
       } else {
         Describe(table, identifier);
       }
@@ -236,7 +286,8 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
     }));
   });
 
-  auto* history = group->add_subcommand("history", "Show snapshots and metadata versions");
+  auto* history = group->add_subcommand(
+      "history", "Show snapshots, metadata versions and every commit (with expired snapshots)");
   history->add_option("table", args->table, "NS.TABLE")->required();
   history->callback([&context, args] {
     throw CLI::RuntimeError(Run([&]() -> Status {
@@ -244,6 +295,51 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
       SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
       SKADE_ASSIGN_OR_RAISE(auto table, catalog->LoadTable(identifier));
       History(*table.metadata);
+      return PrintCommits(*catalog, identifier, *table.metadata);
+    }));
+  });
+
+  auto* at = group->add_subcommand("at", "Show the table as its commit of a snapshot left it");
+  at->add_option("table", args->table, "NS.TABLE")->required();
+  at->add_option("snapshot", args->point, "Snapshot id (also one expired since)")->required();
+  at->add_flag("--json", args->json, "Print metadata-location and the metadata as JSON");
+  at->callback([&context, args] {
+    throw CLI::RuntimeError(Run([&]() -> Status {
+      SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args->table));
+      const auto snapshot_id = ParseInt64(args->point);
+      if (!snapshot_id) {
+        return InvalidArgument("Invalid snapshot id '", args->point, "': expected an integer");
+      }
+      SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
+      SKADE_ASSIGN_OR_RAISE(auto table, catalog->LoadTableAt(identifier, *snapshot_id));
+      if (args->json) {
+        PrintMetadataJson(table);
+      } else {
+        DescribeAt(table, table.metadata->SnapshotById(*snapshot_id));
+      }
+      return OkStatus();
+    }));
+  });
+
+  auto* as_of = group->add_subcommand("as-of", "Show the table as it was at a time");
+  as_of->add_option("table", args->table, "NS.TABLE")->required();
+  as_of
+      ->add_option("timestamp", args->point,
+                   "Unix milliseconds or ISO-8601 (2026-11-01T12:00:00Z, '2026-11-01 12:00:00', "
+                   "2026-11-01; UTC unless an offset is given)")
+      ->required();
+  as_of->add_flag("--json", args->json, "Print metadata-location and the metadata as JSON");
+  as_of->callback([&context, args] {
+    throw CLI::RuntimeError(Run([&]() -> Status {
+      SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args->table));
+      SKADE_ASSIGN_OR_RAISE(int64_t timestamp_ms, ParseTimestampMillis(args->point));
+      SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
+      SKADE_ASSIGN_OR_RAISE(auto table, catalog->LoadTableAsOf(identifier, timestamp_ms));
+      if (args->json) {
+        PrintMetadataJson(table);
+      } else {
+        DescribeAt(table, table.metadata->CurrentSnapshot());
+      }
       return OkStatus();
     }));
   });

@@ -2,6 +2,9 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
+#include <span>
+
 #include "skade/rest/error_response.h"
 #include "skade/rest/request_target.h"
 #include "skade/rest/rest_messages.h"
@@ -286,6 +289,52 @@ Result<HttpResponse> CatalogService::CommitTransaction(RouteCall& call) {
   for (auto& request : requests) request.idempotency = CommitIdempotency(call, 204);
   SKADE_RETURN_NOT_OK(catalog_->CommitTransaction(requests));
   return NoContent();
+}
+
+Result<HttpResponse> CatalogService::LoadTableAtSnapshot(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTableAt(call.identifier, call.snapshot_id));
+  return TableResponse(table, true);
+}
+
+Result<HttpResponse> CatalogService::LoadTableAsOf(RouteCall& call) {
+  auto value = call.target.Query("timestamp-ms");
+  if (!value) return InvalidArgument("Missing query parameter: timestamp-ms");
+  SKADE_ASSIGN_OR_RAISE(int64_t timestamp_ms,
+                        ParseNonNegativeLongParameter("timestamp-ms", *value));
+  SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTableAsOf(call.identifier, timestamp_ms));
+  return TableResponse(table, true);
+}
+
+Result<HttpResponse> CatalogService::TableHistory(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto request, PageFrom(call.target));
+  // The token is the commit sequence number of the previous page's last commit.
+  uint64_t after = 0;
+  if (!request.page_token.empty()) {
+    SKADE_ASSIGN_OR_RAISE(after, ParseNonNegativeLongParameter("pageToken", request.page_token));
+  }
+  const size_t limit = request.page_size == 0 ? kMaxHistoryPageSize
+                                              : std::min(request.page_size, kMaxHistoryPageSize);
+  // One more than the page, so the last page carries no token.
+  SKADE_ASSIGN_OR_RAISE(auto commits, catalog_->TableHistory(call.identifier, after, limit + 1));
+  catalog::Page<catalog::TableCommit> page;
+  if (commits.size() > limit) {
+    commits.resize(limit);
+    page.next_page_token = std::to_string(commits.back().commit_seq);
+  }
+  page.items = std::move(commits);
+  return JsonResponse(WriteTableHistory(page));
+}
+
+Result<HttpResponse> CatalogService::ResolveSnapshots(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto keys, ParseResolveSnapshots(call.request.body));
+  const std::span<const catalog::SnapshotKey> all(keys);
+  const auto resolved = all.first(std::min(all.size(), kMaxResolveSnapshots));
+  SKADE_ASSIGN_OR_RAISE(auto locations, catalog_->ResolveMany(resolved));
+  if (locations.size() != resolved.size()) {
+    return InternalError("ResolveMany answered ", locations.size(), " of ", resolved.size(),
+                         " snapshots");
+  }
+  return JsonResponse(WriteResolveSnapshots(resolved, locations, all.subspan(resolved.size())));
 }
 
 }  // namespace skade::rest

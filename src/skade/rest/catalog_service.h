@@ -7,6 +7,7 @@
 // HttpServer's handler. Thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <span>
 
@@ -20,6 +21,15 @@ namespace skade::rest {
 
 class CatalogService {
  public:
+  /// POST /v1/skade/resolve answers at most this many snapshots per request
+  /// and returns the rest in `unprocessed`, in request order, for the client
+  /// to send again: it bounds the work one request does on an I/O thread and
+  /// the size of its answer, whatever the body holds.
+  static constexpr size_t kMaxResolveSnapshots = 1000;
+  /// The largest page of GET …/skade/…/history, and its size when the
+  /// request names none (a larger pageSize is served this many).
+  static constexpr size_t kMaxHistoryPageSize = 1000;
+
   CatalogService(std::shared_ptr<catalog::Catalog> catalog, std::shared_ptr<Authenticator> auth,
                  IdempotencyOptions idempotency = {});
 
@@ -61,6 +71,11 @@ class CatalogService {
   Result<HttpResponse> ReportMetrics(RouteCall& call);
   Result<HttpResponse> RenameTable(RouteCall& call);
   Result<HttpResponse> CommitTransaction(RouteCall& call);
+  // skade's time-travel extension.
+  Result<HttpResponse> LoadTableAtSnapshot(RouteCall& call);
+  Result<HttpResponse> LoadTableAsOf(RouteCall& call);
+  Result<HttpResponse> TableHistory(RouteCall& call);
+  Result<HttpResponse> ResolveSnapshots(RouteCall& call);
 
   std::shared_ptr<catalog::Catalog> catalog_;
   std::shared_ptr<Authenticator> auth_;

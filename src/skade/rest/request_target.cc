@@ -1,5 +1,7 @@
 #include "skade/rest/request_target.h"
 
+#include <algorithm>
+
 #include "skade/util/strings.h"
 
 namespace skade::rest {
@@ -113,6 +115,18 @@ Result<bool> ParseBooleanParameter(std::string_view name, std::string_view value
   if (EqualsIgnoreCase(value, "true")) return true;
   if (EqualsIgnoreCase(value, "false") || value.empty()) return false;
   return InvalidArgument("Invalid boolean value for ", name, ": ", value);
+}
+
+Result<int64_t> ParseNonNegativeLongParameter(std::string_view name, std::string_view value) {
+  const bool digits_only = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  std::optional<int64_t> parsed = digits_only ? ParseInt64(value) : std::nullopt;
+  if (!parsed) {
+    return InvalidArgument("Invalid ", name, ": '", value,
+                           "' (expected a non-negative 64-bit decimal integer)");
+  }
+  return *parsed;
 }
 
 }  // namespace skade::rest

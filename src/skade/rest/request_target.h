@@ -2,6 +2,7 @@
 // namespace segments and query parameters.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,5 +43,11 @@ Result<spec::Namespace> DecodeNamespaceParameter(std::string_view value);
 
 /// Parses a boolean query value case-insensitively ("true"/"True"/"false").
 Result<bool> ParseBooleanParameter(std::string_view name, std::string_view value);
+
+/// Parses a path or query value that is a non-negative 64-bit integer (a
+/// snapshot id, Unix milliseconds, a commit sequence number): decimal digits
+/// only, no sign or spaces, at most 2^63-1. kInvalidArgument naming `name`
+/// otherwise.
+Result<int64_t> ParseNonNegativeLongParameter(std::string_view name, std::string_view value);
 
 }  // namespace skade::rest

@@ -63,6 +63,22 @@ void WriteStringMap(JsonWriter& writer, const catalog::Properties& properties) {
   writer.EndObject();
 }
 
+void WriteIdentifier(JsonWriter& writer, const spec::TableIdentifier& identifier) {
+  writer.StartObject();
+  writer.Key("namespace");
+  WriteNamespaceArray(writer, identifier.ns);
+  writer.Field("name", identifier.name);
+  writer.EndObject();
+}
+
+// A resolve item as the request has it; the answer's items extend it.
+void StartSnapshotKey(JsonWriter& writer, const catalog::SnapshotKey& key) {
+  writer.StartObject();
+  writer.Key("identifier");
+  WriteIdentifier(writer, key.table);
+  writer.Field("snapshot-id", key.snapshot_id);
+}
+
 void WriteStringArray(JsonWriter& writer, const std::vector<std::string>& values) {
   writer.StartArray();
   for (const auto& value : values) writer.String(value);
@@ -160,6 +176,25 @@ Result<RegisterBody> ParseRegister(std::string_view body) {
   return out;
 }
 
+Result<std::vector<catalog::SnapshotKey>> ParseResolveSnapshots(std::string_view body) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "resolve request"));
+  SKADE_ASSIGN_OR_RAISE(auto items, json::GetArray(object, "snapshots"));
+  std::vector<catalog::SnapshotKey> keys;
+  keys.reserve(items.size());
+  for (auto item : items) {
+    SKADE_ASSIGN_OR_RAISE(auto item_object, json::AsObject(item, "snapshots"));
+    catalog::SnapshotKey key;
+    SKADE_ASSIGN_OR_RAISE(auto named, json::GetRequired(item_object, "identifier"));
+    SKADE_ASSIGN_OR_RAISE(key.table, IdentifierFromJson(named, "identifier"));
+    SKADE_ASSIGN_OR_RAISE(key.snapshot_id, json::GetInt64(item_object, "snapshot-id"));
+    if (key.snapshot_id < 0) {
+      return InvalidArgument("Invalid snapshot-id: ", key.snapshot_id, " (expected non-negative)");
+    }
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
 Status ValidateMetricsReport(std::string_view body) {
   SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "metrics report"));
   SKADE_ASSIGN_OR_RAISE(auto type, json::GetString(object, "report-type"));
@@ -195,13 +230,7 @@ std::string WriteTableList(const catalog::Page<spec::TableIdentifier>& page) {
   writer.StartObject();
   writer.Key("identifiers");
   writer.StartArray();
-  for (const auto& identifier : page.items) {
-    writer.StartObject();
-    writer.Key("namespace");
-    WriteNamespaceArray(writer, identifier.ns);
-    writer.Field("name", identifier.name);
-    writer.EndObject();
-  }
+  for (const auto& identifier : page.items) WriteIdentifier(writer, identifier);
   writer.EndArray();
   if (!page.next_page_token.empty()) writer.Field("next-page-token", page.next_page_token);
   writer.EndObject();
@@ -236,6 +265,57 @@ std::string WriteLoadTable(const std::string& metadata_location, std::string_vie
   if (with_config) out.append(",\"config\":{}");
   out.append("}");
   return out;
+}
+
+std::string WriteResolveSnapshots(std::span<const catalog::SnapshotKey> resolved,
+                                  const std::vector<std::optional<std::string>>& locations,
+                                  std::span<const catalog::SnapshotKey> unprocessed) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("snapshots");
+  writer.StartArray();
+  for (size_t i = 0; i < resolved.size(); ++i) {
+    StartSnapshotKey(writer, resolved[i]);
+    if (locations[i]) {
+      writer.Field("status", "found");
+      writer.Field("metadata-location", *locations[i]);
+    } else {
+      writer.Field("status", "not-found");
+    }
+    writer.EndObject();
+  }
+  writer.EndArray();
+  writer.Key("unprocessed");
+  writer.StartArray();
+  for (const auto& key : unprocessed) {
+    StartSnapshotKey(writer, key);
+    writer.EndObject();
+  }
+  writer.EndArray();
+  writer.EndObject();
+  return writer.Take();
+}
+
+std::string WriteTableHistory(const catalog::Page<catalog::TableCommit>& page) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("commits");
+  writer.StartArray();
+  for (const auto& commit : page.items) {
+    writer.StartObject();
+    writer.Field("commit-seq", static_cast<int64_t>(commit.commit_seq));
+    writer.Field("committed-at-ms", commit.committed_at_ms);
+    writer.Field("metadata-location", commit.metadata_location);
+    writer.Key("added-snapshot-ids");
+    writer.StartArray();
+    for (int64_t id : commit.added_snapshot_ids) writer.Int(id);
+    writer.EndArray();
+    writer.EndObject();
+  }
+  writer.EndArray();
+  if (!page.next_page_token.empty()) writer.Field("next-page-token", page.next_page_token);
+  writer.EndObject();
+  return writer.Take();
 }
 
 }  // namespace skade::rest

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ Result<RenameBody> ParseRename(std::string_view body);
 Result<RegisterBody> ParseRegister(std::string_view body);
 /// Checks a metrics report is a JSON object with a `report-type`.
 Status ValidateMetricsReport(std::string_view body);
+/// skade's resolve request, shaped as the Iceberg resolve proposal's typed
+/// item arrays: `{"snapshots": [{"identifier": {"namespace": […], "name":
+/// …}, "snapshot-id": N}, …]}`. Every item is checked (a snapshot id is a
+/// non-negative long), including those beyond what one request resolves.
+Result<std::vector<catalog::SnapshotKey>> ParseResolveSnapshots(std::string_view body);
 
 std::string WriteNamespace(const spec::Namespace& ns, const catalog::Properties& properties);
 std::string WriteNamespaceList(const catalog::Page<spec::Namespace>& page);
@@ -51,5 +57,16 @@ std::string WriteUpdateProperties(const catalog::UpdateNamespacePropertiesResult
 /// table) is omitted.
 std::string WriteLoadTable(const std::string& metadata_location, std::string_view metadata_json,
                            bool with_config);
+/// The resolve answer: `snapshots`, one item per `resolved` key in order, the
+/// key with `"status": "found"` and its `locations` entry as
+/// `metadata-location`, or `"status": "not-found"`; and `unprocessed`, the
+/// keys not resolved, in the request's item form.
+std::string WriteResolveSnapshots(std::span<const catalog::SnapshotKey> resolved,
+                                  const std::vector<std::optional<std::string>>& locations,
+                                  std::span<const catalog::SnapshotKey> unprocessed);
+/// A page of a table's commit log: `{"commits": [{"commit-seq",
+/// "committed-at-ms", "metadata-location", "added-snapshot-ids"}, …]}` and a
+/// `next-page-token` unless it is the last page.
+std::string WriteTableHistory(const catalog::Page<catalog::TableCommit>& page);
 
 }  // namespace skade::rest

@@ -79,6 +79,16 @@ std::span<const Route> Routes() {
        kRead},
       {"POST", "v1/{prefix}/tables/rename", &S::RenameTable, kWrite},
       {"POST", "v1/{prefix}/transactions/commit", &S::CommitTransaction, kWrite},
+      // skade's time-travel extension (not in the Iceberg spec), under its
+      // own `skade/` segment so it can never collide with a spec route.
+      {"GET", "v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/snapshots/{snapshot-id}",
+       &S::LoadTableAtSnapshot, kRead},
+      {"GET", "v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/as-of", &S::LoadTableAsOf,
+       kRead},
+      {"GET", "v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/history", &S::TableHistory,
+       kRead},
+      // A batched read: POST only to carry the keys in the body.
+      {"POST", "v1/{prefix}/skade/resolve", &S::ResolveSnapshots, kRead},
       {"GET", "v1/config", &S::Config, kRead},
       {"POST", "v1/oauth/tokens", &S::IssueToken, kPublic},
   };
@@ -129,6 +139,10 @@ Status DecodeParameters(const RouteMatch& match, RouteCall& call) {
     } else if (name == "table") {
       SKADE_ASSIGN_OR_RAISE(call.identifier.name, PercentDecode(raw, true));
       SKADE_RETURN_NOT_OK(spec::ValidateName(call.identifier.name, "table name"));
+    } else if (name == "snapshot-id") {
+      SKADE_ASSIGN_OR_RAISE(std::string decoded, PercentDecode(raw, false));
+      SKADE_ASSIGN_OR_RAISE(call.snapshot_id,
+                            ParseNonNegativeLongParameter("snapshot id", decoded));
     } else if (name != "prefix") {
       return InternalError("Route parameter {", name, "} has no decoder");
     }

@@ -5,6 +5,7 @@
 // The table is immutable; everything here is thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@ struct RouteCall {
   Principal principal;               // empty for public routes
   spec::Namespace ns;                // the {namespace} parameter, decoded
   spec::TableIdentifier identifier;  // {namespace} and {table}, decoded and validated
+  int64_t snapshot_id = 0;           // {snapshot-id}, decoded and validated (non-negative)
   /// With an Idempotency-Key: the record of this call's answer, which the
   /// handler completes (idempotency.h: CommitIdempotency, NoteTableAnswer).
   /// Null otherwise.
@@ -79,7 +81,8 @@ struct RouteMatch {
 RouteMatch MatchRoute(std::string_view method, const std::vector<std::string>& segments);
 
 /// Decodes the matched parameters into `call`: `{namespace}` as a namespace
-/// segment, `{table}` as a valid table name. kInvalidArgument if malformed.
+/// segment, `{table}` as a valid table name, `{snapshot-id}` as a
+/// non-negative long. kInvalidArgument if malformed.
 Status DecodeParameters(const RouteMatch& match, RouteCall& call);
 
 /// Whether `method` on a request that matched `match` writes: the route's
