@@ -9,8 +9,9 @@
 
 namespace skade::cli {
 
-Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog() const {
+Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog(bool long_running) const {
   catalog::EmbeddedCatalogOptions options;
+  options.commit_log_index.background = long_running;
   options.warehouse = warehouse;
   SKADE_ASSIGN_OR_RAISE(options.durability, store::ParseDurability(durability));
   options.allowed_locations = allowed_locations;

@@ -18,8 +18,10 @@ struct CliContext {
   std::vector<std::string> allowed_locations;
   bool group_commit = true;
 
-  /// Opens the embedded catalog of --warehouse.
-  Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog() const;
+  /// Opens the embedded catalog of --warehouse. Only a `long_running` one
+  /// (serve) runs the commit-log index's compactor: a one-shot command maps
+  /// the index file there is and asks the store for the rest.
+  Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog(bool long_running = false) const;
 };
 
 /// Prints "skade: <message>" to stderr and returns exit code 1.

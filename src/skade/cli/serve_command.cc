@@ -136,7 +136,7 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
+  SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog(/*long_running=*/true));
   auto service = std::make_shared<rest::CatalogService>(
       catalog, std::make_shared<rest::Authenticator>(std::move(auth)), std::move(idempotency));
   rest::HttpServerOptions options;

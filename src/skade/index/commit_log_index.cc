@@ -42,8 +42,6 @@ Result<std::unique_ptr<CommitLogIndex>> CommitLogIndex::Open(store::CatalogStore
   }
   if (options.background) {
     index->compactor_ = std::thread([raw = index.get()] { raw->RunCompactor(); });
-  } else {
-    SKADE_RETURN_NOT_OK(index->Rebuild());
   }
   return index;
 }

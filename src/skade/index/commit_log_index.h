@@ -21,8 +21,9 @@
 // rebuilding and a log larger than RAM still works.
 //
 // With `background` a thread checks the triggers every poll interval (at
-// nice 10: rebuilds yield to serving); without it (tests, tools), only
-// Rebuild() builds. Thread-safe.
+// nice 10: rebuilds yield to serving); without it (one-shot tools, tests),
+// only Rebuild() builds, and until then a lookup the mapped file (if any)
+// lacks is the store's. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -71,8 +72,8 @@ struct CommitLogIndexStats {
 class CommitLogIndex {
  public:
   /// Opens the index of `store` (which must outlive it): maps the newest
-  /// index file that matches the store, if any; then, without `background`,
-  /// folds in the tail at once. `local_io` writes and lists index files.
+  /// index file that matches the store, if any, and starts the compactor if
+  /// `background`. `local_io` writes and lists index files.
   static Result<std::unique_ptr<CommitLogIndex>> Open(store::CatalogStore* store,
                                                       std::shared_ptr<io::FileIO> local_io,
                                                       const CommitLogIndexOptions& options);
