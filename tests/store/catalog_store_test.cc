@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "skade/store/table_key.h"
+#include "skade/util/clock.h"
 #include "testing/catalog_store_implementations.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
@@ -765,6 +767,95 @@ TEST_P(CatalogStoreTest, ConcurrentSwapsWithOneKeyCommitOnce) {
     moved += (*store_->GetTable({{"n"}, StrCat("t", i)}))->metadata_location == "1";
   }
   EXPECT_EQ(moved, 1);
+}
+
+// --- History: commit times, a table's commits, as-of ------------------------
+
+TEST_P(CatalogStoreTest, CommitsKeepNonDecreasingTimesAndATableHistory) {
+  spec::TableIdentifier a{{"n"}, "a"};
+  spec::TableIdentifier b{{"n"}, "b"};
+  int64_t before = NowMillis();
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
+  uint64_t a_id = (*store_->GetTable(a))->table_id;
+  uint64_t b_id = (*store_->GetTable(b))->table_id;
+  std::vector<std::string> a_locations = {"a0"};
+  for (int i = 1; i <= 5; ++i) {
+    std::string next = "a" + std::to_string(i);
+    ASSERT_TRUE(store_->SwapPointers({{a, a_locations.back(), next, {100 + i}}}));
+    a_locations.push_back(next);
+    ASSERT_TRUE(store_->SwapPointers(
+        {{b, i == 1 ? "b0" : "b" + std::to_string(i - 1), "b" + std::to_string(i), {200 + i}}}));
+  }
+  auto log = store_->ReadCommitLog(0, 100);
+  ASSERT_TRUE(log);
+  ASSERT_EQ(log->size(), 12u);
+  for (size_t i = 0; i < log->size(); ++i) {
+    EXPECT_GE((*log)[i].second.committed_at_ms, before);
+    EXPECT_LE((*log)[i].second.committed_at_ms, NowMillis());
+    if (i > 0) {
+      EXPECT_GE((*log)[i].second.committed_at_ms, (*log)[i - 1].second.committed_at_ms);
+    }
+  }
+
+  // The whole history of a, in order, and only a's; paged by commit_seq.
+  auto history = store_->ReadTableHistory(a_id, 0, 100);
+  ASSERT_TRUE(history);
+  ASSERT_EQ(history->size(), 6u);
+  for (size_t i = 0; i < history->size(); ++i) {
+    EXPECT_EQ((*history)[i].second.table_id, a_id);
+    EXPECT_EQ((*history)[i].second.metadata_location, a_locations[i]);
+  }
+  EXPECT_EQ((*history)[3].second.added_snapshot_ids, std::vector<int64_t>{103});
+  auto page = store_->ReadTableHistory(a_id, (*history)[1].first, 2);
+  ASSERT_TRUE(page);
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].first, (*history)[2].first);
+  EXPECT_EQ((*page)[1].first, (*history)[3].first);
+  EXPECT_THAT(store_->ReadTableHistory(b_id, 0, 100), IsOk());
+  EXPECT_EQ(store_->ReadTableHistory(b_id, 0, 100)->size(), 6u);
+  EXPECT_TRUE(store_->ReadTableHistory(999999, 0, 100)->empty());
+
+  // As of a commit's time: that commit or a later one of the same
+  // millisecond; before the first: nothing; far ahead: the last.
+  auto last = store_->FindCommitAsOf(a_id, std::numeric_limits<int64_t>::max());
+  ASSERT_TRUE(last && *last);
+  EXPECT_EQ((*last)->second.metadata_location, "a5");
+  auto none = store_->FindCommitAsOf(a_id, (*history)[0].second.committed_at_ms - 1);
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none);
+  EXPECT_FALSE(*store_->FindCommitAsOf(a_id, -5));
+  for (const auto& [seq, record] : *history) {
+    auto at = store_->FindCommitAsOf(a_id, record.committed_at_ms);
+    ASSERT_TRUE(at && *at);
+    EXPECT_GE((*at)->first, seq);
+    EXPECT_EQ((*at)->second.table_id, a_id);
+    EXPECT_EQ((*at)->second.committed_at_ms, record.committed_at_ms);
+  }
+  EXPECT_FALSE(*store_->FindCommitAsOf(999999, NowMillis()));
+}
+
+TEST_P(CatalogStoreTest, FindSnapshotsAnswersManyFromOneReadAndKeepsTheFirstCommit) {
+  spec::TableIdentifier a{{"n"}, "a"};
+  spec::TableIdentifier b{{"n"}, "b"};
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
+  uint64_t a_id = (*store_->GetTable(a))->table_id;
+  uint64_t b_id = (*store_->GetTable(b))->table_id;
+  // Equal snapshot ids in two tables, and one id that a reuses later.
+  ASSERT_TRUE(store_->SwapPointers({{a, "a0", "a1", {7, 8}}, {b, "b0", "b1", {7}}}));
+  ASSERT_TRUE(store_->SwapPointers({{a, "a1", "a2", {8}}}));
+  std::vector<std::pair<uint64_t, int64_t>> keys = {
+      {a_id, 7}, {b_id, 7}, {a_id, 8}, {b_id, 8}, {999999, 7}};
+  auto found = store_->FindSnapshots(keys);
+  ASSERT_TRUE(found);
+  ASSERT_EQ(found->size(), keys.size());
+  EXPECT_EQ((*found)[0], "a1");
+  EXPECT_EQ((*found)[1], "b1");
+  EXPECT_EQ((*found)[2], "a1");  // the first commit that added it
+  EXPECT_FALSE((*found)[3]);
+  EXPECT_FALSE((*found)[4]);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(*store_->FindSnapshot(keys[i].first, keys[i].second), (*found)[i]);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Implementations, CatalogStoreTest,

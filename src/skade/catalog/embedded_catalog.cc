@@ -129,6 +129,9 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   // an earlier process at immediate.
   SKADE_RETURN_NOT_OK(RecoverJournaledFiles(*catalog->io_, *catalog->store_));
   SKADE_ASSIGN_OR_RAISE(catalog->mirror_, TablePointerMirror::Open(catalog->store_.get()));
+  SKADE_ASSIGN_OR_RAISE(catalog->commit_log_index_,
+                        index::CommitLogIndex::Open(catalog->store_.get(), io::NewLocalFileIO(),
+                                                    options.commit_log_index));
   if (tracking_io) {
     // At none the flusher has no thread: it runs once, at the clean close.
     int interval_ms = options.durability == store::Durability::kEventual
@@ -325,24 +328,6 @@ Result<spec::TableMetadataPtr> EmbeddedCatalog::ResolveMetadata(const TableIdent
   return std::move(loaded.metadata);
 }
 
-Result<LoadTableResult> EmbeddedCatalog::LoadTableAtSnapshot(const TableIdentifier& identifier,
-                                                             int64_t snapshot_id) {
-  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
-  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
-  if (!record) return spec::NoSuchTable(identifier);
-  SKADE_ASSIGN_OR_RAISE(auto location, store_->FindSnapshot(record->table_id, snapshot_id));
-  if (!location) {
-    // Snapshots that predate the table's registration are not in the commit
-    // log; the current metadata still knows them.
-    SKADE_ASSIGN_OR_RAISE(auto current, LoadTable(identifier));
-    if (current.metadata->SnapshotById(snapshot_id)) return current;
-    return MakeError(ErrorKind::kNotFound, "Cannot find snapshot ", snapshot_id, " in table ",
-                     identifier.ToString());
-  }
-  SKADE_ASSIGN_OR_RAISE(auto file, ReadMetadata(*location));
-  return LoadTableResult{*location, std::move(file.metadata), std::move(file.json)};
-}
-
 Result<bool> EmbeddedCatalog::TableExists(const TableIdentifier& identifier) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   {
@@ -479,8 +464,8 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
   commit.metadata = std::move(at);
   int64_t version = spec::ParseMetadataVersion(record->metadata_location);
   if (version == std::numeric_limits<int64_t>::max()) {  // a registered file may say so
-    return InvalidArgument("Cannot commit to ", first.identifier.ToString(),
-                           ": metadata version ", version, " cannot be incremented");
+    return InvalidArgument("Cannot commit to ", first.identifier.ToString(), ": metadata version ",
+                           version, " cannot be incremented");
   }
   commit.new_location = spec::NewMetadataLocation(*commit.metadata, version + 1);
   return commit;
@@ -508,10 +493,10 @@ Result<spec::TableMetadataPtr> EmbeddedCatalog::ApplyRequest(const CommitTableRe
     }
     // The branch moved since the client loaded the table: an append can be
     // rebased onto where it is now (append_rebase.h).
-    SKADE_ASSIGN_OR_RAISE(RebasedAppend rebased,
-                          RebaseAppend(request, *at, holds.error(), *io_,
-                                       TableFileScope(*at, *location_policy_),
-                                       commit->rebased_manifest_lists));
+    SKADE_ASSIGN_OR_RAISE(
+        RebasedAppend rebased,
+        RebaseAppend(request, *at, holds.error(), *io_, TableFileScope(*at, *location_policy_),
+                     commit->rebased_manifest_lists));
     SKADE_ASSIGN_OR_RAISE(auto metadata, ApplyUpdates(rebased.updates, at, log_location, commit));
     commit->rebased_manifest_lists.push_back(std::move(rebased.manifest_list));
     commit->replaced_files.push_back(std::move(rebased.replaced_manifest_list));
@@ -745,10 +730,9 @@ std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatchLocked(
     }
     BackOff(attempt);
   }
-  return answer(MakeRetryableError(ErrorKind::kCommitFailed, "Commit failed: table ",
-                                   first.identifier.ToString(),
-                                   " is changing too fast; gave up after ", max_commit_attempts_,
-                                   " attempts"));
+  return answer(MakeRetryableError(
+      ErrorKind::kCommitFailed, "Commit failed: table ", first.identifier.ToString(),
+      " is changing too fast; gave up after ", max_commit_attempts_, " attempts"));
 }
 
 Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>& requests) {
@@ -831,8 +815,8 @@ Result<IdempotencyRecord> EmbeddedCatalog::RecordIdempotency(const IdempotencyRe
   return store_->RecordIdempotency(record);
 }
 
-Result<LoadTableResult> EmbeddedCatalog::LoadTableFromMetadata(const TableIdentifier& identifier,
-                                                     const std::string& metadata_location) {
+Result<LoadTableResult> EmbeddedCatalog::LoadTableFromMetadata(
+    const TableIdentifier& identifier, const std::string& metadata_location) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   SKADE_RETURN_NOT_OK(location_policy_->Check(metadata_location));
   auto file = ReadMetadata(metadata_location);
@@ -841,6 +825,98 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableFromMetadata(const TableIdenti
   // table as it is now is an answer the REST spec allows.
   if (file.error().kind != ErrorKind::kNotFound) return tl::unexpected(file.error());
   return LoadTable(identifier);
+}
+
+// --- Time travel ----------------------------------------------------------------
+
+Result<LoadTableResult> EmbeddedCatalog::LoadCommitted(const TableIdentifier& identifier,
+                                                       const std::string& location,
+                                                       std::string_view what) {
+  auto file = ReadMetadata(location);
+  if (!file && file.error().kind == ErrorKind::kNotFound) {
+    return MakeError(ErrorKind::kNotFound, "The metadata file of ", what, " of table ",
+                     identifier.ToString(), ", ", location,
+                     ", no longer exists (deleted by write.metadata.delete-after-commit.enabled "
+                     "or by hand)");
+  }
+  if (!file) return tl::unexpected(file.error());
+  return LoadTableResult{location, std::move(file->metadata), std::move(file->json)};
+}
+
+Result<LoadTableResult> EmbeddedCatalog::LoadTableAt(const TableIdentifier& identifier,
+                                                     int64_t snapshot_id) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
+  if (!record) return spec::NoSuchTable(identifier);
+  SKADE_ASSIGN_OR_RAISE(auto location, commit_log_index_->Find(record->table_id, snapshot_id));
+  if (!location) {
+    // Snapshots that predate the table's registration are not in the commit
+    // log; the current metadata still knows them.
+    SKADE_ASSIGN_OR_RAISE(auto current, LoadTable(identifier));
+    if (current.metadata->SnapshotById(snapshot_id)) return current;
+    return MakeError(ErrorKind::kNotFound, "Cannot find snapshot ", snapshot_id, " in table ",
+                     identifier.ToString());
+  }
+  return LoadCommitted(identifier, *location, StrCat("snapshot ", snapshot_id));
+}
+
+Result<LoadTableResult> EmbeddedCatalog::LoadTableAsOf(const TableIdentifier& identifier,
+                                                       int64_t timestamp_ms) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
+  if (!record) return spec::NoSuchTable(identifier);
+  SKADE_ASSIGN_OR_RAISE(auto commit, store_->FindCommitAsOf(record->table_id, timestamp_ms));
+  if (!commit) {
+    return MakeError(ErrorKind::kNotFound, "Table ", identifier.ToString(),
+                     " has no commit at or before ", timestamp_ms, " ms");
+  }
+  return LoadCommitted(identifier, commit->second.metadata_location,
+                       StrCat("commit ", commit->first));
+}
+
+Result<std::vector<std::optional<std::string>>> EmbeddedCatalog::ResolveMany(
+    std::span<const SnapshotKey> keys) {
+  std::vector<std::optional<std::string>> out(keys.size());
+  std::vector<index::SnapshotIndexKey> lookups;
+  std::vector<size_t> lookup_at;
+  lookups.reserve(keys.size());
+  lookup_at.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!spec::ValidateTableIdentifier(keys[i].table)) continue;
+    SKADE_ASSIGN_OR_RAISE(auto record, FindTable(keys[i].table));
+    if (!record) continue;
+    lookups.emplace_back(record->table_id, keys[i].snapshot_id);
+    lookup_at.push_back(i);
+  }
+  SKADE_ASSIGN_OR_RAISE(auto found, commit_log_index_->FindMany(lookups));
+  for (size_t j = 0; j < lookups.size(); ++j) {
+    size_t i = lookup_at[j];
+    if (found[j]) {
+      out[i] = std::move(found[j]);
+      continue;
+    }
+    // As LoadTableAt: a registered table's earlier snapshots.
+    auto current = LoadTable(keys[i].table);
+    if (current && current->metadata->SnapshotById(keys[i].snapshot_id)) {
+      out[i] = std::move(current->metadata_location);
+    }
+  }
+  return out;
+}
+
+Result<std::vector<TableCommit>> EmbeddedCatalog::TableHistory(const TableIdentifier& identifier,
+                                                               uint64_t after, size_t limit) {
+  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
+  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
+  if (!record) return spec::NoSuchTable(identifier);
+  SKADE_ASSIGN_OR_RAISE(auto log, store_->ReadTableHistory(record->table_id, after, limit));
+  std::vector<TableCommit> commits;
+  commits.reserve(log.size());
+  for (auto& [seq, entry] : log) {
+    commits.push_back({seq, entry.committed_at_ms, std::move(entry.metadata_location),
+                       std::move(entry.added_snapshot_ids)});
+  }
+  return commits;
 }
 
 }  // namespace skade::catalog

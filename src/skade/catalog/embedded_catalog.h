@@ -45,6 +45,7 @@
 #include "skade/catalog/metadata_flusher.h"
 #include "skade/catalog/table_commit_queue.h"
 #include "skade/catalog/table_pointer_mirror.h"
+#include "skade/index/commit_log_index.h"
 #include "skade/io/file_io.h"
 #include "skade/io/file_io_registry.h"
 #include "skade/store/catalog_store.h"
@@ -97,6 +98,9 @@ struct EmbeddedCatalogOptions {
   /// Where table locations may be (file: URIs or paths); "*" allows any.
   /// Empty means the warehouse only. See location_policy.h.
   std::vector<std::string> allowed_locations;
+  /// The static index of the commit log behind LoadTableAt and ResolveMany:
+  /// when it rebuilds, whether it keeps files beside the store.
+  index::CommitLogIndexOptions commit_log_index;
 };
 
 class EmbeddedCatalog : public Catalog {
@@ -171,6 +175,7 @@ class EmbeddedCatalog : public Catalog {
   /// from the store. Errors are also logged; the failed files are retried.
   Status Flush();
   const cache::MetadataCache& metadata_cache() const { return *metadata_cache_; }
+  index::CommitLogIndex& commit_log_index() { return *commit_log_index_; }
   /// Commits waiting for a batch of their table (table_commit_queue.h).
   size_t queued_commits() const { return commit_queue_.waiting(); }
   store::Durability durability() const { return durability_; }
@@ -181,6 +186,10 @@ class EmbeddedCatalog : public Catalog {
   EmbeddedCatalog() = default;
   bool durable_files() const { return durability_ == store::Durability::kImmediate; }
   std::mutex& TableLock(const TableIdentifier& identifier);
+  /// The table as the metadata file `location` of one of its commits (`what`
+  /// names the commit in the error if the file is gone).
+  Result<LoadTableResult> LoadCommitted(const TableIdentifier& identifier,
+                                        const std::string& location, std::string_view what);
   /// The table's pointer from the mirror; a miss is confirmed in the store.
   Result<std::optional<store::TableRecord>> FindTable(const TableIdentifier& identifier);
   /// The metadata file at `location`, through the metadata cache.
@@ -243,6 +252,7 @@ class EmbeddedCatalog : public Catalog {
   // Destroyed bottom-up: the mirror unregisters from the store first.
   std::unique_ptr<store::CatalogStore> store_;
   std::unique_ptr<TablePointerMirror> mirror_;
+  std::unique_ptr<index::CommitLogIndex> commit_log_index_;
   std::unique_ptr<cache::MetadataCache> metadata_cache_;
   std::unique_ptr<MetadataFlusher> flusher_;
   std::array<std::mutex, 64> table_locks_;

@@ -174,7 +174,8 @@ class CatalogStore {
 
   // --- History --------------------------------------------------------------
   /// The metadata location of the commit that added `snapshot_id` to the
-  /// table with `table_id`, or nullopt.
+  /// table with `table_id` (its first, if a commit added it again after it
+  /// expired), or nullopt.
   virtual Result<std::optional<std::string>> FindSnapshot(uint64_t table_id,
                                                           int64_t snapshot_id) = 0;
   /// The metadata location of each (table id, snapshot id) of `keys`, as

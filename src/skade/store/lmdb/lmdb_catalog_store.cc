@@ -592,9 +592,12 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
     SKADE_RETURN_NOT_OK(PutCommit(
         txn, seq,
         {record.table_id, swap.new_location, swap.added_snapshot_ids, counters->committed_at_ms}));
+    // A snapshot id is the table's from its first commit on: one reused after
+    // its snapshot expired still resolves there, as the commit-log index has it.
     for (int64_t snapshot_id : swap.added_snapshot_ids) {
-      SKADE_RETURN_NOT_OK(
-          txn.Put(snapshots_, SnapshotKey(record.table_id, snapshot_id), swap.new_location));
+      std::string snapshot_key = SnapshotKey(record.table_id, snapshot_id);
+      SKADE_ASSIGN_OR_RAISE(auto known, txn.Get(snapshots_, snapshot_key));
+      if (!known) SKADE_RETURN_NOT_OK(txn.Put(snapshots_, snapshot_key, swap.new_location));
     }
     for (const auto& file : swap.journaled_files) {
       SKADE_RETURN_NOT_OK(txn.Put(journal_, JournalKey(file.location), EncodeJournaledFile(file)));
@@ -803,10 +806,13 @@ Result<std::optional<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::Fi
   if (timestamp_ms < 0) return Found();
   SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
   SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), table_history_));
-  // The entry before the first one after `timestamp_ms` (or the last one).
+  // The entry before the first one after `timestamp_ms` (the next table's
+  // first entry, or none: then the last one).
   bool found = false;
   if (timestamp_ms < std::numeric_limits<int64_t>::max()) {
     SKADE_ASSIGN_OR_RAISE(found, cursor.Seek(TableHistoryKey(table_id, timestamp_ms + 1, 0)));
+  } else if (table_id < std::numeric_limits<uint64_t>::max()) {
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Seek(TableHistoryKey(table_id + 1, 0, 0)));
   }
   if (found) {
     SKADE_ASSIGN_OR_RAISE(found, cursor.Prev());
