@@ -18,14 +18,16 @@
 // store" never builds, so every lookup misses the empty index and is answered
 // by CatalogStore::FindSnapshot(s) — the same LoadTableAt / ResolveMany code.
 // Every op is timed on one thread; drawing a key is not timed. The variants
-// draw from different splitmix64 streams over the same keys, so neither reads
-// files the other has just brought into the page cache.
+// alternate in rounds (so drift hits both alike) and draw from different
+// splitmix64 streams over the same keys, so neither reads files the other has
+// just brought into the page cache.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <mutex>
@@ -46,6 +48,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr char kTarget[] = "skade-embedded";
 constexpr char kNamespace[] = "bench_history";
+// Each scenario alternates its variants in this many rounds.
+constexpr int kRounds = 10;
 
 struct TimeTravelOptions {
   std::string warehouse;
@@ -79,12 +83,13 @@ spec::TableIdentifier HistoryTable(int index) {
 double Seconds(Clock::duration duration) { return std::chrono::duration<double>(duration).count(); }
 
 /// Measurement of ops timed one after another on this thread: `prepare(i)`
-/// (untimed) then `run(i)` (timed), `warmup` untimed rounds first, until `ops`
-/// or `seconds`. The first error stops the loop and is returned.
+/// (untimed) then `run(i)` (timed) for iterations i from `first`, `warmup`
+/// untimed ones first, until `ops` or `seconds`. The first error stops the loop
+/// and is returned.
 template <typename Prepare, typename Run>
-Result<Measurement> TimeOps(uint64_t ops, uint64_t warmup, double seconds, Prepare prepare,
-                            Run run) {
-  for (uint64_t i = 0; i < warmup; ++i) {
+Result<Measurement> TimeOps(uint64_t first, uint64_t ops, uint64_t warmup, double seconds,
+                            Prepare prepare, Run run) {
+  for (uint64_t i = first; i < first + warmup; ++i) {
     prepare(i);
     SKADE_RETURN_NOT_OK(run(i));
   }
@@ -94,7 +99,7 @@ Result<Measurement> TimeOps(uint64_t ops, uint64_t warmup, double seconds, Prepa
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   Clock::duration busy{};
-  for (uint64_t i = warmup; i < warmup + ops; ++i) {
+  for (uint64_t i = first + warmup; i < first + warmup + ops; ++i) {
     if (Clock::now() >= deadline) break;
     prepare(i);
     const auto began = Clock::now();
@@ -108,6 +113,42 @@ Result<Measurement> TimeOps(uint64_t ops, uint64_t warmup, double seconds, Prepa
   // The timed ops alone: ops_per_sec is then 1 / mean latency, untimed key drawing left out.
   measurement.wall_seconds = Seconds(busy);
   return measurement;
+}
+
+/// A round of one variant: TimeOps from iteration `first` with these bounds.
+using Round = std::function<Result<Measurement>(int variant, uint64_t first, uint64_t ops,
+                                                uint64_t warmup, double seconds)>;
+
+/// Runs `variants` variants in `rounds` alternating rounds (so drift and the page cache hit
+/// each alike), each round a share of `ops` and `seconds`, warm-up in the first; each variant's
+/// key stream continues across its rounds. One merged measurement per variant.
+std::vector<Result<Measurement>> Interleaved(int variants, int rounds, uint64_t ops,
+                                             uint64_t warmup, double seconds, const Round& round) {
+  std::vector<Result<Measurement>> merged(variants, Measurement{});
+  std::vector<uint64_t> next(variants, 0);
+  const uint64_t per_round = (ops + rounds - 1) / rounds;
+  for (int r = 0; r < rounds; ++r) {
+    for (int v = 0; v < variants; ++v) {
+      if (!merged[v]) continue;
+      const uint64_t round_warmup = r == 0 ? warmup : 0;
+      auto measured = round(v, next[v], per_round, round_warmup, seconds / rounds);
+      if (!measured) {
+        merged[v] = tl::unexpected(measured.error());
+        continue;
+      }
+      next[v] += round_warmup + measured->ops;
+      auto& all = *merged[v];
+      all.latencies_ns.insert(all.latencies_ns.end(), measured->latencies_ns.begin(),
+                              measured->latencies_ns.end());
+      all.wall_seconds += measured->wall_seconds;
+    }
+  }
+  for (auto& measurement : merged) {
+    if (!measurement) continue;
+    std::sort(measurement->latencies_ns.begin(), measurement->latencies_ns.end());
+    measurement->ops = measurement->latencies_ns.size();
+  }
+  return merged;
 }
 
 /// A catalog on the populated warehouse whose index never rebuilds by itself
@@ -349,21 +390,27 @@ int Run(const TimeTravelOptions& options, BenchOptions& bench) {
 
   bool ok = true;
   // load_table_at_snapshot: the table as it was at a random historical snapshot.
-  for (const auto& variant : variants) {
-    const HistoryKey* key = nullptr;
-    auto measured = TimeOps(
-        bench.ops, bench.warmup, bench.seconds,
-        [&](uint64_t i) { key = &keys[PickIndex(variant.stream, i, key_count)]; },
-        [&](uint64_t) -> Status {
-          SKADE_ASSIGN_OR_RAISE(auto loaded, variant.catalog->LoadTableAt(
-                                                 history->tables[key->table], key->snapshot_id));
-          if (loaded.metadata->SnapshotById(key->snapshot_id) == nullptr) {
-            return MakeError(ErrorKind::kInternal, "LoadTableAt(", key->snapshot_id,
-                             ") returned metadata without that snapshot");
-          }
-          return OkStatus();
-        });
-    ok &= write("load_table_at_snapshot", variant, measured, {},
+  auto loads = Interleaved(
+      2, kRounds, bench.ops, bench.warmup, bench.seconds,
+      [&](int v, uint64_t first, uint64_t ops, uint64_t warmup, double seconds) {
+        const Variant& variant = variants[v];
+        const HistoryKey* key = nullptr;
+        return TimeOps(
+            first, ops, warmup, seconds,
+            [&](uint64_t i) { key = &keys[PickIndex(variant.stream, i, key_count)]; },
+            [&](uint64_t) -> Status {
+              SKADE_ASSIGN_OR_RAISE(
+                  auto loaded,
+                  variant.catalog->LoadTableAt(history->tables[key->table], key->snapshot_id));
+              if (loaded.metadata->SnapshotById(key->snapshot_id) == nullptr) {
+                return MakeError(ErrorKind::kInternal, "LoadTableAt(", key->snapshot_id,
+                                 ") returned metadata without that snapshot");
+              }
+              return OkStatus();
+            });
+      });
+  for (int v = 0; v < 2; ++v) {
+    ok &= write("load_table_at_snapshot", variants[v], loads[v], {},
                 StrCat("LoadTableAt(table, snapshot id) of a random historical snapshot: "
                        "resolve the commit, read and parse its metadata file (through the "
                        "metadata cache, ",
@@ -372,29 +419,35 @@ int Run(const TimeTravelOptions& options, BenchOptions& bench) {
 
   // resolve_snapshot: the resolution alone (snapshot -> metadata location), which the
   // metadata file read dominates in load_table_at_snapshot.
-  for (const auto& variant : variants) {
-    const HistoryKey* key = nullptr;
-    catalog::SnapshotKey request;
-    auto measured = TimeOps(
-        bench.ops, bench.warmup, bench.seconds,
-        [&](uint64_t i) {
-          key = &keys[PickIndex(variant.stream, i, key_count)];
-          request = {history->tables[key->table], key->snapshot_id};
-        },
-        [&](uint64_t) -> Status {
-          if (variant.name == "index") {
-            SKADE_ASSIGN_OR_RAISE(auto found, variant.catalog->ResolveMany({&request, 1}));
-            if (!found[0]) return MakeError(ErrorKind::kNotFound, "snapshot ", key->snapshot_id);
-          } else {
-            SKADE_ASSIGN_OR_RAISE(
-                auto found, variant.catalog->store().FindSnapshot(history->table_ids[key->table],
-                                                                  key->snapshot_id));
-            if (!found) return MakeError(ErrorKind::kNotFound, "snapshot ", key->snapshot_id);
-          }
-          return OkStatus();
-        });
-    ok &= write("resolve_snapshot", variant, measured, {},
-                variant.name == "index"
+  auto resolves = Interleaved(
+      2, kRounds, bench.ops, bench.warmup, bench.seconds,
+      [&](int v, uint64_t first, uint64_t ops, uint64_t warmup, double seconds) {
+        const Variant& variant = variants[v];
+        const HistoryKey* key = nullptr;
+        catalog::SnapshotKey request;
+        return TimeOps(
+            first, ops, warmup, seconds,
+            [&](uint64_t i) {
+              key = &keys[PickIndex(variant.stream, i, key_count)];
+              request = {history->tables[key->table], key->snapshot_id};
+            },
+            [&](uint64_t) -> Status {
+              if (variant.name == "index") {
+                SKADE_ASSIGN_OR_RAISE(auto found, variant.catalog->ResolveMany({&request, 1}));
+                if (!found[0])
+                  return MakeError(ErrorKind::kNotFound, "snapshot ", key->snapshot_id);
+              } else {
+                SKADE_ASSIGN_OR_RAISE(auto found,
+                                      variant.catalog->store().FindSnapshot(
+                                          history->table_ids[key->table], key->snapshot_id));
+                if (!found) return MakeError(ErrorKind::kNotFound, "snapshot ", key->snapshot_id);
+              }
+              return OkStatus();
+            });
+      });
+  for (int v = 0; v < 2; ++v) {
+    ok &= write("resolve_snapshot", variants[v], resolves[v], {},
+                variants[v].name == "index"
                     ? StrCat("ResolveMany of 1 key (table identifier, snapshot id) on the indexed "
                              "catalog; ",
                              shape)
@@ -407,31 +460,38 @@ int Run(const TimeTravelOptions& options, BenchOptions& bench) {
   // batch_load_planning: ResolveMany of keys_per_call random keys vs the store's FindSnapshots
   // of the same pairs in one read transaction; ops = calls.
   const uint64_t batch_warmup = std::max<uint64_t>(1, bench.warmup / options.keys_per_call);
-  for (const auto& variant : variants) {
-    std::vector<catalog::SnapshotKey> requests(options.keys_per_call);
-    std::vector<std::pair<uint64_t, int64_t>> pairs(options.keys_per_call);
-    auto measured = TimeOps(
-        options.batch_ops, batch_warmup, bench.seconds,
-        [&](uint64_t i) {
-          for (int k = 0; k < options.keys_per_call; ++k) {
-            const auto& key =
-                keys[PickIndex(variant.stream, i * options.keys_per_call + k, key_count)];
-            requests[k] = {history->tables[key.table], key.snapshot_id};
-            pairs[k] = {history->table_ids[key.table], key.snapshot_id};
-          }
-        },
-        [&](uint64_t) -> Status {
-          std::vector<std::optional<std::string>> found;
-          if (variant.name == "index") {
-            SKADE_ASSIGN_OR_RAISE(found, variant.catalog->ResolveMany(requests));
-          } else {
-            SKADE_ASSIGN_OR_RAISE(found, variant.catalog->store().FindSnapshots(pairs));
-          }
-          for (const auto& location : found) {
-            if (!location) return MakeError(ErrorKind::kNotFound, "a key did not resolve");
-          }
-          return OkStatus();
-        });
+  auto batches = Interleaved(
+      2, kRounds, options.batch_ops, batch_warmup, bench.seconds,
+      [&](int v, uint64_t first, uint64_t ops, uint64_t warmup, double seconds) {
+        const Variant& variant = variants[v];
+        std::vector<catalog::SnapshotKey> requests(options.keys_per_call);
+        std::vector<std::pair<uint64_t, int64_t>> pairs(options.keys_per_call);
+        return TimeOps(
+            first, ops, warmup, seconds,
+            [&](uint64_t i) {
+              for (int k = 0; k < options.keys_per_call; ++k) {
+                const auto& key =
+                    keys[PickIndex(variant.stream, i * options.keys_per_call + k, key_count)];
+                requests[k] = {history->tables[key.table], key.snapshot_id};
+                pairs[k] = {history->table_ids[key.table], key.snapshot_id};
+              }
+            },
+            [&](uint64_t) -> Status {
+              std::vector<std::optional<std::string>> found;
+              if (variant.name == "index") {
+                SKADE_ASSIGN_OR_RAISE(found, variant.catalog->ResolveMany(requests));
+              } else {
+                SKADE_ASSIGN_OR_RAISE(found, variant.catalog->store().FindSnapshots(pairs));
+              }
+              for (const auto& location : found) {
+                if (!location) return MakeError(ErrorKind::kNotFound, "a key did not resolve");
+              }
+              return OkStatus();
+            });
+      });
+  for (int v = 0; v < 2; ++v) {
+    const Variant& variant = variants[v];
+    const auto& measured = batches[v];
     std::vector<std::pair<std::string, double>> numbers = {
         {"keys_per_call", static_cast<double>(options.keys_per_call)}};
     if (measured && measured->ops > 0) {
