@@ -103,11 +103,19 @@ FAMILIES = {
     "iceberg-rest-fixture": ("iceberg-rest-fixture",),
     "iceberg-rust": ("iceberg-rust-memory", "iceberg-rust-sql"),
     "history": ("skade-rest-history",),
+    "time-travel": ("time-travel",),
     "nessie": ("nessie",),
 }
 
 HISTORY_TARGET = "skade-rest-history"
 HISTORY_PREFIX = "history_"
+# bench/catalog/time_travel_bench.cc and bench/peers/pyiceberg_time_travel.py: their own section.
+TIME_TRAVEL = "time-travel"
+TIME_TRAVEL_SCENARIOS = ("populate_history", "load_table_at_snapshot", "resolve_snapshot",
+                         "batch_load_planning")
+# A time-travel driver that failed: a record of this scenario with the reason (scripts/bench.sh).
+TIME_TRAVEL_FAILURE = "time_travel"
+TIME_TRAVEL_PEERS = ("pyiceberg-sql", "iceberg-rust-memory")
 
 
 class Run:
@@ -328,7 +336,8 @@ def scenario_sections(run: Run) -> list:
     lines = []
     scenarios = sorted({r["scenario"] for r in run.measured
                         if r["scenario"] != coalesce_summary.SCENARIO
-                        and not r["scenario"].startswith(HISTORY_PREFIX)},
+                        and not r["scenario"].startswith(HISTORY_PREFIX)
+                        and r["scenario"] not in TIME_TRAVEL_SCENARIOS},
                        key=lambda s: order_key(s, SCENARIO_ORDER))
     for scenario in scenarios:
         records = [r for r in run.measured if r["scenario"] == scenario]
@@ -421,6 +430,107 @@ def history_lines(run: Run) -> list:
     return lines + [""]
 
 
+def fmt_ns(ops_per_sec: float) -> str:
+    """Mean ns per op from a single-threaded record's ops/s."""
+    return f"{1e9 / ops_per_sec:,.0f}" if ops_per_sec > 0 else "—"
+
+
+def time_travel_lines(run: Run) -> list:
+    """Section "Time travel (issue 13 targets)": LoadTableAt of random historical snapshots and
+    ResolveMany of 1,000 keys per call, skade with its commit-log index against the same catalog
+    answering from the live store only, PyIceberg (walking the metadata log) and iceberg-rust; the
+    target load_table_at_snapshot ≥ 100 × PyIceberg (mean latency, i.e. single-threaded ops/s)."""
+    def find(target, scenario, variant=""):
+        return run.find(target, scenario, None, variant)
+
+    def why(target):
+        target = target.split(" (", 1)[0]  # "skade-embedded (live store)": the same driver
+        for r in run.failed:
+            if r["target"] == target and r["scenario"] in TIME_TRAVEL_SCENARIOS + (TIME_TRAVEL_FAILURE,):
+                return r["error"]
+        return "no record"
+
+    def missing(*targets):
+        return "not measured (" + "; ".join(f"{t}: {why(t)}" for t in targets) + ")"
+
+    def latency(a, b):
+        return (f"{fmt_ns(a['ops_per_sec'])} vs {fmt_ns(b['ops_per_sec'])} ns/op; p50 "
+                f"{fmt_us(a['p50_us'])} vs {fmt_us(b['p50_us'])} µs")
+
+    def row(title, required, threshold, ours, theirs):
+        (our_name, a), (their_name, b) = ours, theirs
+        if a is None or b is None:
+            names = [n for n, r in (ours, theirs) if r is None]
+            return (title, missing(*names), required, "not measured")
+        ratio = a["ops_per_sec"] / b["ops_per_sec"] if b["ops_per_sec"] > 0 else float("inf")
+        result = verdict(ratio >= threshold) if threshold else "—"
+        return (title, f"{fmt_ratio(ratio)} ({latency(a, b)})", required, result)
+
+    skade = "skade-embedded"
+    index = {s: (skade, find(skade, s, "index")) for s in TIME_TRAVEL_SCENARIOS}
+    rows = [row("`load_table_at_snapshot`: skade (index) ÷ PyIceberg, per-op latency", "≥ 100×", 100,
+                index["load_table_at_snapshot"],
+                ("pyiceberg-sql", find("pyiceberg-sql", "load_table_at_snapshot")))]
+    for scenario in ("load_table_at_snapshot", "resolve_snapshot", "batch_load_planning"):
+        rows.append(row(f"`{scenario}`: skade (index) ÷ skade (live store only)", "—", None,
+                        index[scenario], (f"{skade} (live store)", find(skade, scenario, "live_store"))))
+    rows.append(row("`batch_load_planning`: skade (index) ÷ PyIceberg, per call of 1,000 keys", "—",
+                    None, index["batch_load_planning"],
+                    ("pyiceberg-sql", find("pyiceberg-sql", "batch_load_planning"))))
+    for scenario in ("load_table_at_snapshot", "batch_load_planning"):
+        rows.append(row(f"`{scenario}`: skade (index) ÷ iceberg-rust", "—", None, index[scenario],
+                        ("iceberg-rust-memory", find("iceberg-rust-memory", scenario))))
+
+    lines = ["Random (table, snapshot id) pairs from every snapshot a catalog ever committed, most of them "
+             "expired from the current metadata (bench/README.md \"Time travel\"). skade: `LoadTableAt` and "
+             "`ResolveMany` with the commit-log index built once after population, and a second catalog on "
+             "the same warehouse whose index never builds, so the live LMDB store answers every lookup. "
+             "PyIceberg: load the table, then read the metadata log's files until one holds the snapshot, "
+             "on the smaller history it could populate in its time budget (which only favours it). Ratios "
+             "are of mean per-op latency (single-threaded ops/s), within this run.", "",
+             "| target | measured | required | result |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+
+    lines += ["", "| target | scenario | variant | ops | ns/op | p50 µs | p99 µs | per key ns | history |",
+              "|---|---|---|--:|--:|--:|--:|--:|---|"]
+    for target in (skade,) + TIME_TRAVEL_PEERS:
+        records = [r for r in run.measured if r["target"] == target and r["scenario"] in TIME_TRAVEL_SCENARIOS]
+        if not records:
+            lines.append(f"| {target} | {missing(target)} | | | | | | | |")
+            continue
+        records.sort(key=lambda r: (TIME_TRAVEL_SCENARIOS.index(r["scenario"]), r.get("variant", "")))
+        for r in records:
+            if r["scenario"] == "populate_history":
+                continue
+            per_key = f"{r['ns_per_key']:,.0f}" if "ns_per_key" in r else ""
+            history = f"{r.get('commit_log_commits', 0):,.0f} commits"
+            if "unreachable_snapshots" in r:
+                history += f"; {r['unreachable_snapshots']:,.0f} unreachable"
+            if "file_reads_per_op" in r:
+                history += f"; {r['file_reads_per_op']:.1f} metadata files read per op"
+            if "index_keys" in r:
+                history += (f"; index of {r['index_keys']:,.0f} keys built in {r.get('index_build_ms', 0):,.0f} "
+                            f"ms, {r.get('index_hits', 0):,.0f} index hits, {r.get('index_tail_hits', 0):,.0f} "
+                            "tail hits")
+            lines.append(f"| {target} | `{r['scenario']}` | {r.get('variant', '') or '—'} | {r['ops']:,} | "
+                         f"{fmt_ns(r['ops_per_sec'])} | {fmt_us(r['p50_us'])} | {fmt_us(r['p99_us'])} | "
+                         f"{per_key} | {history} |")
+    lines += ["", "Population (not timed in the scenarios above):", ""]
+    for target in (skade,) + TIME_TRAVEL_PEERS:
+        r = find(target, "populate_history")
+        if r is None:
+            continue
+        lines.append(f"- {target}: {r.get('commits', r['ops']):,.0f} commits in {r.get('seconds', 0):,.1f} s "
+                     f"({fmt_ops(r['ops_per_sec'])} commits/s"
+                     + (f"; {r['metadata_files']:,.0f} metadata files, {r['metadata_mb']:,.0f} MB"
+                        if "metadata_files" in r else "") + f"). {r.get('notes', '')}")
+    notes = {r["notes"] for r in run.measured
+             if r["scenario"] in TIME_TRAVEL_SCENARIOS[1:] and r.get("notes")}
+    if notes:
+        lines += ["", "Notes:", ""] + [f"- {n}" for n in sorted(notes)]
+    return lines + [""]
+
+
 def failure_lines(run: Run) -> list:
     if not run.failed and not run.unselected:
         return ["Every target was obtained and every scenario ran.", ""]
@@ -495,6 +605,8 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
         lines += ingest_summary.markdown(ingest) + [""]
     if HISTORY_TARGET not in run.unselected:
         lines += ["## History length", ""] + history_lines(run)
+    if TIME_TRAVEL not in run.unselected:
+        lines += ["## Time travel (issue 13 targets)", ""] + time_travel_lines(run)
     lines += ["## Targets and scenarios without numbers", ""]
     lines += failure_lines(run)
     return "\n".join(lines).rstrip() + "\n"

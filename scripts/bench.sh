@@ -9,7 +9,8 @@
 #   BENCH_QUICK=1        a small catalog and short scenarios (a few minutes in all)
 #   BENCH_SMOKE=1        a tiny catalog and a few hundred ops (for tests/interop/test_bench_smoke.py)
 #   BENCH_TARGETS        comma-separated subset of: skade-embedded, skade-rest, pyiceberg-sql,
-#                        iceberg-rest-fixture, iceberg-rust, history, ingest, coalesce (default: all)
+#                        iceberg-rest-fixture, iceberg-rust, history, time-travel, ingest, coalesce
+#                        (default: all)
 #   BENCH_THREADS        N of the multi-threaded scenarios (default: cores, at least 2)
 #   BENCH_TABLES, BENCH_OPS, BENCH_COMMIT_OPS, BENCH_SECONDS, BENCH_WARMUP   override the mode's sizes
 #   BENCH_RUN_ID         default: UTC time + git commit
@@ -17,6 +18,9 @@
 #   BENCH_REPORT         default: BENCHMARKS.md (where the report is written)
 #   BENCH_PYTHON         Python with PyIceberg (default: .venv/bin/python)
 #   BENCH_COALESCE_WRITERS  the coalesce scenario's many-writer count (full 1,000, quick 200)
+#   BENCH_HISTORY_COMMITS   commits in the time-travel catalog's log (full 1,000,000, quick 20,000)
+#   BENCH_HISTORY_TABLES    tables they are spread over (full 1,000, quick 100)
+#   BENCH_PYICEBERG_HISTORY_SECONDS  PyIceberg's time budget to populate its history (full 240, quick 30)
 #   BENCH_KEEP=1         keep the warehouses and logs under .deps/bench/<run_id>/
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,17 +29,23 @@ build=$(cd "${1:-build}" && pwd)
 bin=$build/bin
 
 # history_*: the history-length benchmark (bench_history): table sizes in snapshots, timed commits and
-# loads per table and round.
+# loads per table and round. tt_*: the time-travel benchmark (bench_time_travel): commits in the log,
+# tables, PyIceberg's population budget in seconds, timed ops and the time bound of one scenario.
 if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
   mode=smoke tables=20 per_ns=10 ops=300 commit_ops=20 seconds=0.5 warmup=5 target_timeout=300
   history_snapshots=10,300 history_commit_ops=5 history_ops=20
+  tt_commits=2000 tt_tables=20 tt_py_seconds=5 tt_ops=300 tt_seconds=2
 elif [[ ${BENCH_QUICK:-0} == 1 ]]; then
   mode=quick tables=500 per_ns=100 ops=100000 commit_ops=200 seconds=1.5 warmup=100 target_timeout=900
   history_snapshots=10,10000 history_commit_ops=30 history_ops=200
+  tt_commits=20000 tt_tables=100 tt_py_seconds=30 tt_ops=20000 tt_seconds=5
 else
   mode=full tables=10000 per_ns=100 ops=2000000 commit_ops=2000 seconds=5 warmup=100 target_timeout=3600
   history_snapshots=10,10000 history_commit_ops=100 history_ops=1000
+  tt_commits=1000000 tt_tables=1000 tt_py_seconds=240 tt_ops=200000 tt_seconds=20
 fi
+tt_commits=${BENCH_HISTORY_COMMITS:-$tt_commits} tt_tables=${BENCH_HISTORY_TABLES:-$tt_tables}
+tt_py_seconds=${BENCH_PYICEBERG_HISTORY_SECONDS:-$tt_py_seconds}
 tables=${BENCH_TABLES:-$tables} ops=${BENCH_OPS:-$ops} commit_ops=${BENCH_COMMIT_OPS:-$commit_ops}
 seconds=${BENCH_SECONDS:-$seconds} warmup=${BENCH_WARMUP:-$warmup}
 cores=$(nproc)
@@ -44,7 +54,7 @@ run_id=${BENCH_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(git rev-parse --short HEAD 2
 results_dir=${BENCH_RESULTS_DIR:-bench/results}
 report=${BENCH_REPORT:-BENCHMARKS.md}
 python=${BENCH_PYTHON:-.venv/bin/python}
-targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust,history,ingest,coalesce}
+targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust,history,time-travel,ingest,coalesce}
 
 mkdir -p "$results_dir"
 results=$(cd "$results_dir" && pwd)/$run_id.jsonl
@@ -183,6 +193,50 @@ bench_history() {
     --commit-ops "$history_commit_ops" --ops "$history_ops" --warmup 5 --rounds 3 \
     --scratch "$work/history-scratch"
   stop "$server_pid"
+}
+
+# Time travel (issue 13): LoadTableAt of random historical snapshots and ResolveMany of 1,000 keys
+# per call over a commit log of tt_commits commits, skade with its commit-log index and from the live
+# store only (bench/catalog/time_travel_bench.cc), against PyIceberg's and iceberg-rust's way (load,
+# then walk the metadata log; bench/peers/pyiceberg_time_travel.py, bench/peers/iceberg-rust
+# --scenario time-travel) on what each can populate in tt_py_seconds. A driver that fails gets a
+# record of scenario "time_travel" with the reason.
+run_time_travel() {
+  local target=$1 logfile=$2
+  shift 2
+  local before rc=0
+  before=$(wc -l <"$results")
+  timeout --kill-after=10 "$target_timeout" "$@" >>"$results" 2>"$logfile" || rc=$?
+  if ((rc != 0)); then
+    record_failure "$target" time_travel "exited $rc after $(($(wc -l <"$results") - before)) records: $(last_lines "$logfile")"
+  fi
+}
+
+bench_time_travel() {
+  log "time-travel: populating $tt_commits commits over $tt_tables tables (progress in $logs/time-travel-skade.log)"
+  run_time_travel skade-embedded "$logs/time-travel-skade.log" "$bin/skade_time_travel_bench" \
+    --run-id "$run_id" --warehouse "$work/time-travel-skade" --commits "$tt_commits" \
+    --tables "$tt_tables" --ops "$tt_ops" --seconds "$tt_seconds" --warmup "$warmup"
+  # The warehouse is a few GB at full size: the peers do not need it.
+  [[ ${BENCH_KEEP:-0} == 1 ]] || rm -rf "$work/time-travel-skade"
+  if ! "$python" -c 'import pyiceberg.catalog.sql' 2>"$logs/pyiceberg-import.log"; then
+    record_failure pyiceberg-sql time_travel "PyIceberg SqlCatalog not importable with $python: $(last_lines "$logs/pyiceberg-import.log")"
+  else
+    run_time_travel pyiceberg-sql "$logs/time-travel-pyiceberg.log" \
+      "$python" bench/peers/pyiceberg_time_travel.py --run-id "$run_id" \
+      --warehouse "$work/time-travel-pyiceberg" --commits "$tt_commits" --tables 10 \
+      --populate-seconds "$tt_py_seconds" --seconds "$tt_seconds" --warmup 3
+  fi
+  build_iceberg_rust
+  if [[ -n $iceberg_rust_reason ]]; then
+    record_failure iceberg-rust-memory time_travel "$iceberg_rust_reason"
+  else
+    mkdir -p "$work/time-travel-iceberg-rust"
+    run_time_travel iceberg-rust-memory "$logs/time-travel-iceberg-rust.log" \
+      "$iceberg_rust_exe" --scenario time-travel --catalog memory --run-id "$run_id" \
+      --warehouse "$work/time-travel-iceberg-rust" --commits "$tt_commits" --history-tables 10 \
+      --populate-seconds "$tt_py_seconds" --ops "$tt_ops" --seconds "$tt_seconds" --warmup 3
+  fi
 }
 
 # The Iceberg REST fixture (JdbcCatalog on a SQLite file) through the same load generator; it is
@@ -381,6 +435,7 @@ wants pyiceberg-sql && bench_pyiceberg
 wants iceberg-rest-fixture && bench_rest_fixture
 wants iceberg-rust && bench_iceberg_rust
 wants history && bench_history
+wants time-travel && bench_time_travel
 wants coalesce && bench_coalesce
 # The ingest benchmark (skade vs raw encode vs PyIceberg append), same run id.
 if wants ingest && [[ $mode != smoke ]]; then

@@ -48,6 +48,10 @@ void WriteRecord(std::ostream& out, const BenchOptions& options, const BenchReco
       writer.Field(record.kinds[k] + "_ops", static_cast<int64_t>(latencies.size()));
       WritePercentiles(writer, record.kinds[k] + "_", latencies);
     }
+    for (const auto& [key, value] : record.numbers) {
+      writer.Key(key);
+      writer.Double(Rounded(value));
+    }
   } else {
     writer.Field("ops", int64_t{0});
     writer.Field("error", measurement.error().ToString());

@@ -3,13 +3,14 @@
 // p999_us, run_id) plus variant, catalog_tables, durability, group_commit,
 // rebase, notes; for write scenarios conflicts, retries, failures (commit:
 // also commits_per_sec); for each op kind of a mixed scenario
-// <kind>_ops, <kind>_p50_us, <kind>_p99_us, <kind>_p999_us — or `error` when
-// the scenario failed.
+// <kind>_ops, <kind>_p50_us, <kind>_p99_us, <kind>_p999_us; a scenario's own
+// numbers (BenchRecord::numbers) — or `error` when the scenario failed.
 #pragma once
 
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/bench_options.h"
@@ -31,6 +32,9 @@ struct BenchRecord {
   uint64_t failures = 0;     // appends given up after the client's last retry
   /// Names of the measurement's op kinds (Measurement::kind_latencies_ns), e.g. {"read", "commit"}.
   std::vector<std::string> kinds;
+  /// Fields of the scenario's own (e.g. ns_per_key), written after the common ones when
+  /// the scenario was measured.
+  std::vector<std::pair<std::string, double>> numbers;
   std::string notes;
 };
 

@@ -8,8 +8,13 @@
 //!        skade-bench-iceberg-rust --scenario coalesce --catalog memory|sql --warehouse DIR
 //!            --run-id ID [--writers N] [--writes-per-writer K] [--rows R]
 //!            [--coalesce-tables T] [--seconds S]            (coalesce.rs)
+//!        skade-bench-iceberg-rust --scenario time-travel --catalog memory|sql --warehouse DIR
+//!            --run-id ID [--history-tables T] [--commits N] [--populate-seconds S]
+//!            [--keep-snapshots K] [--ops N] [--seconds S] [--warmup N] [--keys-per-call N]
+//!            [--batch-ops N]                                (time_travel.rs)
 
 mod coalesce;
+mod time_travel;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -51,6 +56,14 @@ struct Config {
     writes_per_writer: u64,
     rows: u64,
     coalesce_tables: usize,
+    /// time_travel.rs: the history's tables, commits (upper bound), population time budget,
+    /// snapshots kept live per table, keys per batch call, timed batch calls (upper bound).
+    history_tables: usize,
+    commits: u64,
+    populate_seconds: f64,
+    keep_snapshots: usize,
+    keys_per_call: usize,
+    batch_ops: u64,
 }
 
 impl Config {
@@ -100,6 +113,16 @@ impl Config {
             writes_per_writer: number("writes-per-writer", 1)?.max(1),
             rows: number("rows", 1)?.max(1),
             coalesce_tables: number("coalesce-tables", 1)?.max(1) as usize,
+            history_tables: number("history-tables", 10)?.max(1) as usize,
+            commits: number("commits", 1_000_000)?,
+            populate_seconds: values
+                .get("populate-seconds")
+                .map(|v| v.parse())
+                .transpose()?
+                .unwrap_or(240.0),
+            keep_snapshots: number("keep-snapshots", 5)?.max(1) as usize,
+            keys_per_call: number("keys-per-call", 1000)?.max(1) as usize,
+            batch_ops: number("batch-ops", 100)?,
         })
     }
 
@@ -605,6 +628,7 @@ async fn main() {
     };
     let result = match cfg.scenario.as_str() {
         "coalesce" => coalesce::run(cfg).await,
+        "time-travel" => time_travel::run(cfg).await,
         _ => run(cfg).await.map(|_| true),
     };
     match result {
