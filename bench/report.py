@@ -16,6 +16,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "ingest"))
 import summarize as ingest_summary  # noqa: E402  (bench/ingest/summarize.py)
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from coalesce import summarize as coalesce_summary  # noqa: E402  (bench/coalesce/summarize.py)
+from micro import static_tree_summary  # noqa: E402  (bench/micro/static_tree_summary.py)
 
 REQUIRED_FIELDS = ("run_id", "target", "scenario", "threads", "ops")
 MEASURED_FIELDS = ("ops_per_sec", "p50_us", "p99_us", "p999_us")
@@ -545,7 +546,7 @@ def failure_lines(run: Run) -> list:
 
 
 def render(records: list, meta: dict, results_name: str, ingest: list = (),
-           ingest_name: str = "") -> str:
+           ingest_name: str = "", static_tree: dict = None, static_tree_name: str = "") -> str:
     run = Run(records, meta.get("targets"))
     run_id = meta.get("run_id") or (records[0]["run_id"] if records else "?")
     options = meta.get("options", {})
@@ -607,6 +608,11 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
         lines += ["## History length", ""] + history_lines(run)
     if TIME_TRAVEL not in run.unselected:
         lines += ["## Time travel (issue 13 targets)", ""] + time_travel_lines(run)
+    if static_tree:
+        lines += ["## Static index lookups (issue 13 targets)", "",
+                  f"`skade_micro_bench --benchmark_filter='StaticTree|Lookup'` in the same run "
+                  f"(`{static_tree_name}`; bench/micro/static_tree_benchmark.cc).", ""]
+        lines += static_tree_summary.markdown(static_tree) + [""]
     lines += ["## Targets and scenarios without numbers", ""]
     lines += failure_lines(run)
     return "\n".join(lines).rstrip() + "\n"
@@ -630,8 +636,14 @@ def main() -> int:
     ingest_path = args.ingest or args.results.with_name(
         args.results.name.removesuffix(".jsonl") + ".ingest.jsonl")
     ingest = ingest_summary.load(ingest_path) if ingest_path.exists() else []
+    # The same run's static-tree micro benchmark, if it ran.
+    static_tree_path = args.results.with_name(
+        args.results.name.removesuffix(".jsonl") + ".static-tree.json")
+    static_tree = (static_tree_summary.load(static_tree_path) if static_tree_path.exists()
+                   else None)
     args.output.write_text(render(records, meta, args.results.name, ingest,
-                                  ingest_path.name if args.ingest else ""))
+                                  ingest_path.name if args.ingest else "", static_tree,
+                                  static_tree_path.name))
     return 0
 
 

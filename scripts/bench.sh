@@ -9,8 +9,8 @@
 #   BENCH_QUICK=1        a small catalog and short scenarios (a few minutes in all)
 #   BENCH_SMOKE=1        a tiny catalog and a few hundred ops (for tests/interop/test_bench_smoke.py)
 #   BENCH_TARGETS        comma-separated subset of: skade-embedded, skade-rest, pyiceberg-sql,
-#                        iceberg-rest-fixture, iceberg-rust, history, time-travel, ingest, coalesce
-#                        (default: all)
+#                        iceberg-rest-fixture, iceberg-rust, history, time-travel, static-tree,
+#                        ingest, coalesce (default: all)
 #   BENCH_THREADS        N of the multi-threaded scenarios (default: cores, at least 2)
 #   BENCH_TABLES, BENCH_OPS, BENCH_COMMIT_OPS, BENCH_SECONDS, BENCH_WARMUP   override the mode's sizes
 #   BENCH_RUN_ID         default: UTC time + git commit
@@ -54,7 +54,7 @@ run_id=${BENCH_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(git rev-parse --short HEAD 2
 results_dir=${BENCH_RESULTS_DIR:-bench/results}
 report=${BENCH_REPORT:-BENCHMARKS.md}
 python=${BENCH_PYTHON:-.venv/bin/python}
-targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust,history,time-travel,ingest,coalesce}
+targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,iceberg-rust,history,time-travel,static-tree,ingest,coalesce}
 
 mkdir -p "$results_dir"
 results=$(cd "$results_dir" && pwd)/$run_id.jsonl
@@ -219,6 +219,8 @@ bench_time_travel() {
     --tables "$tt_tables" --ops "$tt_ops" --seconds "$tt_seconds" --warmup "$warmup"
   # The warehouse is a few GB at full size: the peers do not need it.
   [[ ${BENCH_KEEP:-0} == 1 ]] || rm -rf "$work/time-travel-skade"
+  # The peers need PyIceberg and a cargo build: not in the CI smoke run.
+  [[ $mode == smoke ]] && return 0
   if ! "$python" -c 'import pyiceberg.catalog.sql' 2>"$logs/pyiceberg-import.log"; then
     record_failure pyiceberg-sql time_travel "PyIceberg SqlCatalog not importable with $python: $(last_lines "$logs/pyiceberg-import.log")"
   else
@@ -437,6 +439,20 @@ wants iceberg-rust && bench_iceberg_rust
 wants history && bench_history
 wants time-travel && bench_time_travel
 wants coalesce && bench_coalesce
+# The static search tree against std::lower_bound, hash and B-tree maps and an LMDB cursor (Google
+# Benchmark; 10^8 keys in full mode only: ~3 GB and minutes of setup).
+if wants static-tree && [[ $mode != smoke ]]; then
+  log "static-tree: skade_micro_bench --benchmark_filter='StaticTree|Lookup'"
+  large=0
+  [[ $mode == full ]] && large=1
+  if ! SKADE_BENCH_LARGE=$large "$bin/skade_micro_bench" --benchmark_filter='StaticTree|Lookup' \
+      --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+      --benchmark_out="${results%.jsonl}.static-tree.json" --benchmark_out_format=json \
+      > "$logs/static-tree.log" 2>&1; then
+    log "static-tree: failed (see $logs/static-tree.log)"
+    rm -f "${results%.jsonl}.static-tree.json"
+  fi
+fi
 # The ingest benchmark (skade vs raw encode vs PyIceberg append), same run id.
 if wants ingest && [[ $mode != smoke ]]; then
   log "ingest: bench/ingest/run.sh"

@@ -160,6 +160,27 @@ def test_smoke_history_run_fills_the_history_section(bin_dir, tmp_path):
     assert "### `history_commit`" not in report
 
 
+def test_smoke_time_travel_run_fills_the_time_travel_section(bin_dir, tmp_path):
+    """`make bench`'s time-travel target in smoke mode (skade only; the peers are skipped): a real
+    commit log populated, every scenario measured with the commit-log index and from the live store
+    only (the driver checks every answer), and the report's issue-13 section rendered."""
+    results = run_bench(bin_dir, tmp_path, "time-travel-test", BENCH_SMOKE="1",
+                        BENCH_TARGETS="time-travel")
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert not [r for r in records if "error" in r], records
+    measured = {(r["scenario"], r.get("variant", "")) for r in records}
+    assert any(scenario == "populate_history" for scenario, _ in measured), measured
+    for scenario in ("load_table_at_snapshot", "resolve_snapshot", "batch_load_planning"):
+        variants = {variant for s, variant in measured if s == scenario}
+        assert len(variants) == 2, (scenario, variants)  # with the index, live store only
+    for r in records:
+        if r["scenario"] != "populate_history":
+            assert r["ops"] > 0 and 0 < r["p50_us"] <= r["p99_us"], r
+    report = (tmp_path / "BENCHMARKS.md").read_text()
+    section = report.split("## Time travel (issue 13 targets)", 1)[1].split("\n## ", 1)[0]
+    assert "load_table_at_snapshot" in section and "batch_load_planning" in section
+
+
 def test_quick_ingest_run_fills_the_ingest_section(bin_dir, tmp_path):
     """`make bench`'s ingest target at quick sizes: every scenario measured, for skade, the raw encoder
     and PyIceberg, and BENCHMARKS.md computes every ratio from them (whatever the numbers are)."""
