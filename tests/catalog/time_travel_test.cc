@@ -167,10 +167,15 @@ TEST_F(TimeTravelTest, ResolveManyMatchesLoadTableAt) {
     keys.push_back({b, Append(b)});
   }
   ASSERT_THAT(catalog_->commit_log_index().Rebuild(), IsOk());
+  size_t tail_only = keys.size();
   keys.push_back({b, Append(b)});            // only in the tail
   keys.push_back({a, keys[1].snapshot_id});  // b's snapshot, asked of a
+  keys.push_back({a, keys[0].snapshot_id});  // a run of one table's keys
+  keys.push_back({a, 31337});
+  size_t missing = keys.size();
   keys.push_back({{{"n"}, "missing"}, 1});   // no such table
   keys.push_back({{{}, ""}, 1});             // not a valid identifier
+  keys.push_back({a, keys[2].snapshot_id});  // after them, found again
   auto resolved = catalog_->ResolveMany(keys);
   ASSERT_THAT(resolved, IsOk());
   ASSERT_EQ(resolved->size(), keys.size());
@@ -182,8 +187,12 @@ TEST_F(TimeTravelTest, ResolveManyMatchesLoadTableAt) {
       EXPECT_FALSE((*resolved)[i]) << i;
     }
   }
-  EXPECT_TRUE((*resolved)[keys.size() - 5]);
-  EXPECT_FALSE((*resolved)[keys.size() - 3]);
+  EXPECT_TRUE((*resolved)[tail_only]);
+  EXPECT_FALSE((*resolved)[tail_only + 1]);
+  EXPECT_TRUE((*resolved)[tail_only + 2]);
+  EXPECT_FALSE((*resolved)[tail_only + 3]);
+  EXPECT_FALSE((*resolved)[missing]);
+  EXPECT_TRUE((*resolved)[keys.size() - 1]);
 }
 
 TEST_F(TimeTravelTest, SameAnswersUnderConcurrentCommitsAndRebuilds) {

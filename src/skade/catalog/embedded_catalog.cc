@@ -176,6 +176,17 @@ Result<std::optional<store::TableRecord>> EmbeddedCatalog::FindTable(
   return store_->GetTable(identifier);
 }
 
+Result<std::optional<uint64_t>> EmbeddedCatalog::FindTableId(const TableIdentifier& identifier) {
+  {
+    cache::EpochGuard guard;
+    SKADE_ASSIGN_OR_RAISE(const auto* pointer, mirror_->Find(identifier));
+    if (pointer != nullptr) return std::optional<uint64_t>(pointer->table_id());
+  }
+  SKADE_ASSIGN_OR_RAISE(auto record, store_->GetTable(identifier));
+  if (!record) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(record->table_id);
+}
+
 Result<MetadataFile> EmbeddedCatalog::ReadMetadata(const std::string& location) {
   return metadata_cache_->GetOrLoad(location, cache::MetadataCache::Hash(location),
                                     [&] { return ReadMetadataFile(*io_, location); });
@@ -846,9 +857,9 @@ Result<LoadTableResult> EmbeddedCatalog::LoadCommitted(const TableIdentifier& id
 Result<LoadTableResult> EmbeddedCatalog::LoadTableAt(const TableIdentifier& identifier,
                                                      int64_t snapshot_id) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
-  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
-  if (!record) return spec::NoSuchTable(identifier);
-  SKADE_ASSIGN_OR_RAISE(auto location, commit_log_index_->Find(record->table_id, snapshot_id));
+  SKADE_ASSIGN_OR_RAISE(auto table_id, FindTableId(identifier));
+  if (!table_id) return spec::NoSuchTable(identifier);
+  SKADE_ASSIGN_OR_RAISE(auto location, commit_log_index_->Find(*table_id, snapshot_id));
   if (!location) {
     // Snapshots that predate the table's registration are not in the commit
     // log; the current metadata still knows them.
@@ -863,9 +874,9 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableAt(const TableIdentifier& iden
 Result<LoadTableResult> EmbeddedCatalog::LoadTableAsOf(const TableIdentifier& identifier,
                                                        int64_t timestamp_ms) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
-  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
-  if (!record) return spec::NoSuchTable(identifier);
-  SKADE_ASSIGN_OR_RAISE(auto commit, store_->FindCommitAsOf(record->table_id, timestamp_ms));
+  SKADE_ASSIGN_OR_RAISE(auto table_id, FindTableId(identifier));
+  if (!table_id) return spec::NoSuchTable(identifier);
+  SKADE_ASSIGN_OR_RAISE(auto commit, store_->FindCommitAsOf(*table_id, timestamp_ms));
   if (!commit) {
     return MakeError(ErrorKind::kNotFound, "Table ", identifier.ToString(),
                      " has no commit at or before ", timestamp_ms, " ms");
@@ -881,11 +892,18 @@ Result<std::vector<std::optional<std::string>>> EmbeddedCatalog::ResolveMany(
   std::vector<size_t> lookup_at;
   lookups.reserve(keys.size());
   lookup_at.reserve(keys.size());
+  // Planning asks for runs of one table's snapshots: its id is found once
+  // per run.
+  std::optional<uint64_t> table_id;
   for (size_t i = 0; i < keys.size(); ++i) {
-    if (!spec::ValidateTableIdentifier(keys[i].table)) continue;
-    SKADE_ASSIGN_OR_RAISE(auto record, FindTable(keys[i].table));
-    if (!record) continue;
-    lookups.emplace_back(record->table_id, keys[i].snapshot_id);
+    if (i == 0 || keys[i].table != keys[i - 1].table) {
+      table_id.reset();
+      if (spec::ValidateTableIdentifier(keys[i].table)) {
+        SKADE_ASSIGN_OR_RAISE(table_id, FindTableId(keys[i].table));
+      }
+    }
+    if (!table_id) continue;
+    lookups.emplace_back(*table_id, keys[i].snapshot_id);
     lookup_at.push_back(i);
   }
   SKADE_ASSIGN_OR_RAISE(auto found, commit_log_index_->FindMany(lookups));
@@ -907,9 +925,9 @@ Result<std::vector<std::optional<std::string>>> EmbeddedCatalog::ResolveMany(
 Result<std::vector<TableCommit>> EmbeddedCatalog::TableHistory(const TableIdentifier& identifier,
                                                                uint64_t after, size_t limit) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
-  SKADE_ASSIGN_OR_RAISE(auto record, FindTable(identifier));
-  if (!record) return spec::NoSuchTable(identifier);
-  SKADE_ASSIGN_OR_RAISE(auto log, store_->ReadTableHistory(record->table_id, after, limit));
+  SKADE_ASSIGN_OR_RAISE(auto table_id, FindTableId(identifier));
+  if (!table_id) return spec::NoSuchTable(identifier);
+  SKADE_ASSIGN_OR_RAISE(auto log, store_->ReadTableHistory(*table_id, after, limit));
   std::vector<TableCommit> commits;
   commits.reserve(log.size());
   for (auto& [seq, entry] : log) {

@@ -192,6 +192,9 @@ class EmbeddedCatalog : public Catalog {
                                         const std::string& location, std::string_view what);
   /// The table's pointer from the mirror; a miss is confirmed in the store.
   Result<std::optional<store::TableRecord>> FindTable(const TableIdentifier& identifier);
+  /// FindTable's table id alone: the time-travel reads need no location
+  /// (no copy of it per key of a ResolveMany).
+  Result<std::optional<uint64_t>> FindTableId(const TableIdentifier& identifier);
   /// The metadata file at `location`, through the metadata cache.
   Result<MetadataFile> ReadMetadata(const std::string& location);
   /// One table's requests as one commit (CommitTable's batches): each
