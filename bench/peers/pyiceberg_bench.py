@@ -72,6 +72,20 @@ def open_catalog(directory: pathlib.Path) -> SqlCatalog:
     )
 
 
+def fast_append_snapshot(metadata, snapshot_id: int) -> Snapshot:
+    """The snapshot of a fast append without data files on top of `metadata`'s current one, as
+    skade's tests/testing/fast_append.h builds it."""
+    return Snapshot(
+        snapshot_id=snapshot_id,
+        parent_snapshot_id=metadata.current_snapshot_id,
+        sequence_number=metadata.last_sequence_number + 1,
+        timestamp_ms=int(time.time() * 1000),
+        manifest_list=f"{metadata.location}/metadata/snap-{snapshot_id}-1-manifest-list.avro",
+        summary=Summary(Operation.APPEND, **{"added-data-files": "1", "added-records": "1"}),
+        schema_id=metadata.current_schema_id,
+    )
+
+
 def append(catalog: SqlCatalog, identifier: tuple, conflicts: list, thread: int) -> None:
     """A fast-append-shaped commit without data files, the same requirements and updates as
     skade's tests/testing/fast_append.h, retried from a fresh load on a conflict."""
@@ -80,15 +94,7 @@ def append(catalog: SqlCatalog, identifier: tuple, conflicts: list, thread: int)
         table = catalog.load_table(identifier)
         metadata = table.metadata
         current = metadata.current_snapshot_id
-        snapshot = Snapshot(
-            snapshot_id=snapshot_id,
-            parent_snapshot_id=current,
-            sequence_number=metadata.last_sequence_number + 1,
-            timestamp_ms=int(time.time() * 1000),
-            manifest_list=f"{metadata.location}/metadata/snap-{snapshot_id}-1-manifest-list.avro",
-            summary=Summary(Operation.APPEND, **{"added-data-files": "1", "added-records": "1"}),
-            schema_id=metadata.current_schema_id,
-        )
+        snapshot = fast_append_snapshot(metadata, snapshot_id)
         try:
             catalog.commit_table(
                 table,

@@ -22,11 +22,17 @@ import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from pyiceberg_bench import SCHEMA, Measurement, measure, open_catalog, pick  # noqa: E402
+from pyiceberg_bench import (  # noqa: E402
+    SCHEMA,
+    Measurement,
+    fast_append_snapshot,
+    measure,
+    open_catalog,
+    pick,
+)
 
 from pyiceberg.serializers import FromInputFile  # noqa: E402
 from pyiceberg.table.refs import SnapshotRefType  # noqa: E402
-from pyiceberg.table.snapshots import Operation, Snapshot, Summary  # noqa: E402
 from pyiceberg.table.update import (  # noqa: E402
     AddSnapshotUpdate,
     AssertRefSnapshotId,
@@ -47,15 +53,7 @@ def append_expiring(catalog, identifier: tuple, live: list, keep: int) -> int:
     table = catalog.load_table(identifier)
     metadata = table.metadata
     current = metadata.current_snapshot_id
-    snapshot = Snapshot(
-        snapshot_id=snapshot_id,
-        parent_snapshot_id=current,
-        sequence_number=metadata.last_sequence_number + 1,
-        timestamp_ms=int(time.time() * 1000),
-        manifest_list=f"{metadata.location}/metadata/snap-{snapshot_id}-1-manifest-list.avro",
-        summary=Summary(Operation.APPEND, **{"added-data-files": "1", "added-records": "1"}),
-        schema_id=metadata.current_schema_id,
-    )
+    snapshot = fast_append_snapshot(metadata, snapshot_id)
     updates = [
         AddSnapshotUpdate(snapshot=snapshot),
         SetSnapshotRefUpdate(ref_name="main", type=SnapshotRefType.BRANCH, snapshot_id=snapshot_id),
