@@ -45,6 +45,17 @@ class CommitLogIndexTest : public ::testing::Test {
     return opened ? std::move(*opened) : nullptr;
   }
 
+  // Background options whose only trigger is the one not kNever, checked often.
+  static constexpr int64_t kNever = 1000000000;
+  static CommitLogIndexOptions Triggers(int64_t commits, int64_t tail_hits, int64_t interval_ms) {
+    CommitLogIndexOptions options;
+    options.rebuild_after_commits = commits;
+    options.rebuild_after_tail_hits = tail_hits;
+    options.rebuild_interval_ms = interval_ms;
+    options.poll_interval_ms = 5;
+    return options;
+  }
+
   static CommitLogIndexOptions Manual() {
     CommitLogIndexOptions options;
     options.background = false;
@@ -229,12 +240,7 @@ TEST_F(CommitLogIndexTest, ATornFileIsRebuilt) {
 TEST_F(CommitLogIndexTest, TheCompactorRebuildsOnItsTriggers) {
   // Commits since the last build.
   {
-    CommitLogIndexOptions options;
-    options.rebuild_after_commits = 5;
-    options.rebuild_after_tail_hits = 1000000;
-    options.rebuild_interval_ms = 1000000000;
-    options.poll_interval_ms = 5;
-    auto index = OpenIndex(options);
+    auto index = OpenIndex(Triggers(5, kNever, kNever));
     testing::WaitUntil([&] { return index->stats().builds >= 1; });  // the first build
     for (int i = 0; i < 5; ++i) Commit(0, 100 + i);
     uint64_t seq = *store_->CommitSeq();
@@ -242,12 +248,7 @@ TEST_F(CommitLogIndexTest, TheCompactorRebuildsOnItsTriggers) {
   }
   // Tail hits since the last build.
   {
-    CommitLogIndexOptions options;
-    options.rebuild_after_commits = 1000000;
-    options.rebuild_after_tail_hits = 3;
-    options.rebuild_interval_ms = 1000000000;
-    options.poll_interval_ms = 5;
-    auto index = OpenIndex(options);  // maps the first block's file
+    auto index = OpenIndex(Triggers(kNever, 3, kNever));  // maps the first block's file
     auto [key, location] = Commit(1, 777);
     uint64_t seq = *store_->CommitSeq();
     for (int i = 0; i < 3; ++i) EXPECT_EQ(*index->Find(key.first, key.second), location);
@@ -255,12 +256,7 @@ TEST_F(CommitLogIndexTest, TheCompactorRebuildsOnItsTriggers) {
   }
   // The time ceiling.
   {
-    CommitLogIndexOptions options;
-    options.rebuild_after_commits = 1000000;
-    options.rebuild_after_tail_hits = 1000000;
-    options.rebuild_interval_ms = 20;
-    options.poll_interval_ms = 5;
-    auto index = OpenIndex(options);
+    auto index = OpenIndex(Triggers(kNever, kNever, 20));
     Commit(2, 888);
     uint64_t seq = *store_->CommitSeq();
     testing::WaitUntil([&] { return index->stats().covered_seq == seq; });

@@ -307,6 +307,27 @@ async fn measure(
 }
 
 /// The nearest-rank percentile in microseconds.
+/// A record's ops, ops/s and percentiles from `result`, or its error (ops 0). True if measured.
+fn record_measured(record: &mut serde_json::Value, result: Result<Measured, Error>) -> bool {
+    match result {
+        Ok(mut m) => {
+            m.samples_ns.sort_unstable();
+            let secs = m.wall.as_secs_f64();
+            record["ops"] = json!(m.ops);
+            record["ops_per_sec"] = json!(if secs > 0.0 { m.ops as f64 / secs } else { 0.0 });
+            record["p50_us"] = json!(percentile_us(&m.samples_ns, 0.50));
+            record["p99_us"] = json!(percentile_us(&m.samples_ns, 0.99));
+            record["p999_us"] = json!(percentile_us(&m.samples_ns, 0.999));
+            true
+        }
+        Err(e) => {
+            record["ops"] = json!(0);
+            record["error"] = json!(e.to_string());
+            false
+        }
+    }
+}
+
 fn percentile_us(sorted_ns: &[u64], p: f64) -> f64 {
     if sorted_ns.is_empty() {
         return 0.0;
@@ -339,21 +360,7 @@ impl Reporter<'_> {
         if let Some(conflicts) = conflicts {
             record["conflicts"] = json!(conflicts.load(Ordering::Relaxed));
         }
-        match result {
-            Ok(mut m) => {
-                m.samples_ns.sort_unstable();
-                let secs = m.wall.as_secs_f64();
-                record["ops"] = json!(m.ops);
-                record["ops_per_sec"] = json!(if secs > 0.0 { m.ops as f64 / secs } else { 0.0 });
-                record["p50_us"] = json!(percentile_us(&m.samples_ns, 0.50));
-                record["p99_us"] = json!(percentile_us(&m.samples_ns, 0.99));
-                record["p999_us"] = json!(percentile_us(&m.samples_ns, 0.999));
-            }
-            Err(e) => {
-                record["ops"] = json!(0);
-                record["error"] = json!(e.to_string());
-            }
-        }
+        record_measured(&mut record, result);
         println!("{record}");
         eprintln!(
             "{}: {scenario} {variant} threads={threads} done",

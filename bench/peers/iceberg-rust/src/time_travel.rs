@@ -20,7 +20,7 @@ use iceberg::transaction::{ApplyTransactionAction, Transaction};
 use iceberg::{Catalog, NamespaceIdent, TableIdent};
 use serde_json::json;
 
-use crate::{Config, Error, Measured, Op, create_table, measure, open, percentile_us, pick};
+use crate::{Config, Error, Measured, Op, create_table, measure, open, pick, record_measured};
 
 const NAMESPACE: &str = "bench_history";
 
@@ -148,25 +148,12 @@ fn emit(
         "target": cfg.target(), "scenario": scenario, "threads": 1, "run_id": cfg.run_id,
         "catalog_tables": cfg.history_tables, "durability": "none", "notes": notes,
     });
-    let ok = result.is_ok();
-    match result {
-        Ok(mut m) => {
-            m.samples_ns.sort_unstable();
-            let secs = m.wall.as_secs_f64();
-            record["ops"] = json!(m.ops);
-            record["ops_per_sec"] = json!(if secs > 0.0 { m.ops as f64 / secs } else { 0.0 });
-            record["p50_us"] = json!(percentile_us(&m.samples_ns, 0.50));
-            record["p99_us"] = json!(percentile_us(&m.samples_ns, 0.99));
-            record["p999_us"] = json!(percentile_us(&m.samples_ns, 0.999));
-            if let (Some(record), Some(extra)) = (record.as_object_mut(), extra.as_object()) {
-                for (key, value) in extra {
-                    record.insert(key.clone(), value.clone());
-                }
+    let ok = record_measured(&mut record, result);
+    if ok {
+        if let (Some(record), Some(extra)) = (record.as_object_mut(), extra.as_object()) {
+            for (key, value) in extra {
+                record.insert(key.clone(), value.clone());
             }
-        }
-        Err(e) => {
-            record["ops"] = json!(0);
-            record["error"] = json!(e.to_string());
         }
     }
     println!("{record}");
