@@ -32,8 +32,13 @@ if(SKADE_WITH_ARROW)
   endif()
   file(GLOB _libarrow "${PYARROW_DIR}/libarrow.so.[0-9]*")
   file(GLOB _libparquet "${PYARROW_DIR}/libparquet.so.[0-9]*")
+  file(GLOB _libarrow_s3 "${PYARROW_DIR}/libarrow_s3.so.[0-9]*")
   list(FILTER _libarrow EXCLUDE REGEX "\\.so\\.[0-9]+\\.")
   list(FILTER _libparquet EXCLUDE REGEX "\\.so\\.[0-9]+\\.")
+  list(FILTER _libarrow_s3 EXCLUDE REGEX "\\.so\\.[0-9]+\\.")
+  if(NOT _libarrow_s3)
+    message(FATAL_ERROR "libarrow_s3 not found in ${PYARROW_DIR} (the S3 FileIO needs it)")
+  endif()
   add_library(skade_arrow SHARED IMPORTED GLOBAL)
   set_target_properties(skade_arrow PROPERTIES
     IMPORTED_LOCATION "${_libarrow}"
@@ -43,7 +48,15 @@ if(SKADE_WITH_ARROW)
   set_target_properties(skade_parquet PROPERTIES
     IMPORTED_LOCATION "${_libparquet}"
     INTERFACE_LINK_LIBRARIES skade_arrow)
+  # Arrow's S3 file system (the AWS SDK is linked inside it), for s3/.
+  add_library(skade_arrow_s3 SHARED IMPORTED GLOBAL)
+  set_target_properties(skade_arrow_s3 PROPERTIES
+    IMPORTED_LOCATION "${_libarrow_s3}"
+    INTERFACE_LINK_LIBRARIES skade_arrow)
+  find_package(CURL REQUIRED)
+  find_package(OpenSSL REQUIRED)
   add_library(Skade::arrow ALIAS skade_arrow)
+  add_library(Skade::arrow_s3 ALIAS skade_arrow_s3)
   add_library(Skade::parquet ALIAS skade_parquet)
   message(STATUS "Arrow/Parquet from pyarrow: ${_libarrow}")
 endif()

@@ -209,9 +209,10 @@ TEST_F(CatalogServiceTest, RefsSnapshotModeIsTheFilteredMetadataEveryTime) {
 
   auto table = catalog_->LoadTable({{"n"}, "t"});
   ASSERT_TRUE(table);
+  const rest::TableConfig no_storage;
   const std::string expected = rest::WriteLoadTable(
       table->metadata_location,
-      spec::TableMetadataToJson(spec::WithReferencedSnapshotsOnly(*table->metadata)), true);
+      spec::TableMetadataToJson(spec::WithReferencedSnapshotsOnly(*table->metadata)), &no_storage);
   for (int i = 0; i < 3; ++i) {
     auto refs = Call("GET", "/v1/namespaces/n/tables/t?snapshots=refs");
     ASSERT_EQ(refs.status, 200);

@@ -82,9 +82,18 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   // As the storage names it (locally: symbolic links resolved), so that
   // default table locations match the roots the location policy resolves.
   SKADE_ASSIGN_OR_RAISE(warehouse, base_io->ResolveLocation(warehouse));
-  // The store is an LMDB directory inside the warehouse, so for now the
-  // warehouse is local (kInvalidArgument naming the scheme otherwise).
-  SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(warehouse.ToString()));
+  // The default store is an LMDB directory inside the warehouse, so a
+  // warehouse elsewhere (an object store) needs a store named on its own.
+  std::string store_path;
+  if (options.store.empty()) {
+    auto path = io::LocalPath(warehouse.ToString());
+    if (!path) {
+      return InvalidArgument("The warehouse ", warehouse.ToString(),
+                             " is not on a local file system, so the catalog store cannot live in "
+                             "it: name a local directory for the store (--store DIR)");
+    }
+    store_path = StrCat(*path, "/", kReservedNamespace, "/catalog");
+  }
 
   std::shared_ptr<EmbeddedCatalog> catalog(new EmbeddedCatalog());
   catalog->warehouse_location_ = warehouse.ToString();
@@ -113,7 +122,6 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   store_options.durability = options.durability;
   store_options.group_commit = options.group_commit;
   store_options.map_size = options.store_map_size;
-  std::string store_path = StrCat(path, "/", kReservedNamespace, "/catalog");
   SKADE_ASSIGN_OR_RAISE(
       catalog->store_,
       store::CatalogStore::Open(options.store.empty() ? store_path : options.store, store_options));

@@ -55,8 +55,10 @@
 namespace skade::catalog {
 
 struct EmbeddedCatalogOptions {
-  /// The warehouse directory (a local path, relative to the working
-  /// directory or absolute, or a file: URI); created if missing.
+  /// The warehouse: a local directory (a path, relative to the working
+  /// directory or absolute, or a file: URI; created if missing), or a
+  /// location of any FileIO registered in io::FileIORegistry::Default(),
+  /// such as `s3://bucket/prefix` (then `store` must name a local store).
   std::string warehouse;
   store::Durability durability = store::Durability::kImmediate;
   /// How often the background flusher runs. For Durability::kEventual:
@@ -76,7 +78,8 @@ struct EmbeddedCatalogOptions {
   /// Where the catalog store is (store::CatalogStore::Open: a registered
   /// "<scheme>:…" location or a local directory). Empty: the default, in the
   /// warehouse at `.skade/catalog`, whose directory the catalog also makes
-  /// durable; a store named here sees to its own.
+  /// durable; a store named here sees to its own. Required when the
+  /// warehouse is not local (LMDB needs a local file system).
   std::string store;
   /// Upper bound of the store's file, for stores that map one
   /// (store::CatalogStoreOptions::map_size; virtual, the file grows as

@@ -13,6 +13,8 @@ Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog(bool l
   catalog::EmbeddedCatalogOptions options;
   options.commit_log_index.background = long_running;
   options.warehouse = warehouse;
+  options.store = store;
+  SKADE_ASSIGN_OR_RAISE(options.file_io_properties, FileIOProperties());
   SKADE_ASSIGN_OR_RAISE(options.durability, store::ParseDurability(durability));
   options.allowed_locations = allowed_locations;
   options.group_commit = group_commit;
@@ -22,6 +24,14 @@ Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog(bool l
                      opened.error().message);
   }
   return opened;
+}
+
+Result<io::FileIOProperties> CliContext::FileIOProperties() const {
+  SKADE_ASSIGN_OR_RAISE(auto properties, ParseKeyValues(io_pairs));
+  if (!s3_endpoint.empty()) properties["s3.endpoint"] = s3_endpoint;
+  if (!s3_region.empty()) properties["s3.region"] = s3_region;
+  if (s3_path_style) properties["s3.path-style-access"] = "true";
+  return properties;
 }
 
 int ReportError(const Error& error) {

@@ -14,6 +14,14 @@ namespace skade::cli {
 
 struct CliContext {
   std::string warehouse;
+  /// --store: a local directory for the catalog store; empty: in the
+  /// warehouse (which must then be local).
+  std::string store;
+  /// FileIO properties (s3_config.h names): --s3-* flags and --io KEY=VALUE.
+  std::vector<std::string> io_pairs;
+  std::string s3_endpoint;
+  std::string s3_region;
+  bool s3_path_style = false;
   std::string durability = "immediate";
   std::vector<std::string> allowed_locations;
   bool group_commit = true;
@@ -22,6 +30,9 @@ struct CliContext {
   /// (serve) runs the commit-log index's compactor: a one-shot command maps
   /// the index file there is and asks the store for the rest.
   Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog(bool long_running = false) const;
+
+  /// The warehouse FileIO's properties from the flags above.
+  Result<io::FileIOProperties> FileIOProperties() const;
 };
 
 /// Prints "skade: <message>" to stderr and returns exit code 1.

@@ -2,17 +2,43 @@
 #include <cstdlib>
 
 #include "skade/cli/commands.h"
+#ifdef SKADE_WITH_S3
+#include "skade/s3/s3_file_io.h"
+#endif
 
 int main(int argc, char** argv) {
+#ifdef SKADE_WITH_S3
+  // Runs when main returns, after every command's catalog (and FileIO) is gone.
+  struct S3Finalizer {
+    ~S3Finalizer() { skade::s3::FinalizeS3(); }
+  } s3_finalizer;
+#endif
   skade::cli::CliContext context;
   const char* env_warehouse = std::getenv("SKADE_WAREHOUSE");
   context.warehouse = env_warehouse != nullptr ? env_warehouse : "./warehouse";
+  if (const char* env_store = std::getenv("SKADE_STORE")) context.store = env_store;
+#ifdef SKADE_WITH_S3
+  skade::s3::RegisterS3FileIO(skade::io::FileIORegistry::Default());
+#endif
 
   CLI::App app{"skade: a fast Apache Iceberg catalog and ingest engine"};
   app.fallthrough();
   app.require_subcommand(1);
   app.add_option("--warehouse,-w", context.warehouse,
-                 "Warehouse directory (default $SKADE_WAREHOUSE or ./warehouse)");
+                 "Warehouse: a directory or s3://bucket/prefix (default $SKADE_WAREHOUSE or "
+                 "./warehouse)");
+  app.add_option("--store", context.store,
+                 "Local directory of the catalog store (default $SKADE_STORE, else inside the "
+                 "warehouse; required for an s3:// warehouse)");
+  app.add_option("--s3-endpoint", context.s3_endpoint,
+                 "S3-compatible server, http(s)://host:port (default: AWS)");
+  app.add_option("--s3-region", context.s3_region,
+                 "S3 region (default $AWS_REGION, else us-east-1)");
+  app.add_flag("--s3-path-style-access", context.s3_path_style,
+               "Address buckets as http://host/bucket (the default with --s3-endpoint)");
+  app.add_option("--io", context.io_pairs,
+                 "A FileIO property KEY=VALUE, e.g. s3.multipart.parts-in-flight=8 (repeatable; "
+                 "give credentials as AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, not here)");
   app.add_option("--durability", context.durability, "immediate | eventual | none");
   app.add_option("--allow-location", context.allowed_locations,
                  "Also allow table locations under this root (repeatable; * = anywhere)");

@@ -14,9 +14,13 @@
 #include <utility>
 
 #include "skade/cli/commands.h"
+#include "skade/io/location.h"
 #include "skade/rest/catalog_service.h"
 #include "skade/rest/http/http_server.h"
 #include "skade/util/strings.h"
+#ifdef SKADE_WITH_S3
+#include "skade/s3/credential_vendor.h"
+#endif
 
 namespace skade::cli {
 
@@ -39,6 +43,9 @@ struct ServeArgs {
   int idle_timeout_seconds = 60;
   int shutdown_timeout_seconds = 10;
   std::string idempotency_key_lifetime = "PT30M";
+  std::string vend_credentials = "none";
+  int vended_credentials_seconds = 3600;
+  std::string vended_role_arn;
   bool quiet = false;
 };
 
@@ -49,6 +56,30 @@ constexpr char kClientsVariable[] = "SKADE_OAUTH_CLIENTS";
 // After the drain bound, how long a handler still running (it cannot be
 // interrupted) may take before the process exits without it.
 constexpr int kShutdownGraceSeconds = 10;
+
+// What clients are told about an object-store warehouse: where it is, and
+// (--vend-credentials) the credentials to reach it.
+Result<rest::StorageAccess> StorageAccessFor(const CliContext& context, const ServeArgs& args) {
+  rest::StorageAccess storage;
+  SKADE_ASSIGN_OR_RAISE(io::Location warehouse, io::Location::ParseUserInput(context.warehouse));
+  bool on_s3 = warehouse.scheme == "s3" || warehouse.scheme == "s3a";
+  if (!on_s3) {
+    if (args.vend_credentials != "none") {
+      return InvalidArgument("--vend-credentials needs an s3:// warehouse");
+    }
+    return storage;
+  }
+#ifdef SKADE_WITH_S3
+  SKADE_ASSIGN_OR_RAISE(auto properties, context.FileIOProperties());
+  SKADE_ASSIGN_OR_RAISE(storage.client_properties, s3::ClientProperties(properties));
+  s3::VendingOptions vending;
+  SKADE_ASSIGN_OR_RAISE(vending.mode, s3::ParseVendingMode(args.vend_credentials));
+  vending.duration_seconds = args.vended_credentials_seconds;
+  vending.role_arn = args.vended_role_arn;
+  SKADE_ASSIGN_OR_RAISE(storage.vendor, s3::MakeCredentialVendor(properties, vending));
+#endif
+  return storage;
+}
 
 // The clients from --oauth-client, --oauth-client-file and SKADE_OAUTH_CLIENTS.
 Result<std::vector<rest::OAuthClient>> CollectClients(const ServeArgs& args) {
@@ -137,8 +168,11 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog(/*long_running=*/true));
+  SKADE_ASSIGN_OR_RAISE(auto storage, StorageAccessFor(context, args));
+  const bool vending = static_cast<bool>(storage.vendor);
   auto service = std::make_shared<rest::CatalogService>(
-      catalog, std::make_shared<rest::Authenticator>(std::move(auth)), std::move(idempotency));
+      catalog, std::make_shared<rest::Authenticator>(std::move(auth)), std::move(idempotency),
+      std::move(storage));
   rest::HttpServerOptions options;
   options.host = args.host;
   options.port = static_cast<uint16_t>(args.port);
@@ -167,7 +201,8 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   std::string uri = StrCat("http://", args.host, ":", server->port());
   std::cerr << "skade serve: Iceberg REST catalog on " << uri << "  (warehouse "
             << catalog->warehouse_location() << ", durability " << context.durability << ", auth "
-            << args.auth << ")\n";
+            << args.auth << (vending ? ", vending " + args.vend_credentials + " credentials" : "")
+            << ")\n";
   std::cout << "listening " << uri << std::endl;
   int signal = WaitForTerminationSignal();
   std::cerr << "skade serve: received " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
@@ -236,6 +271,15 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
                     "How long the answer to a request with an Idempotency-Key is kept and "
                     "replayed to its retries: ISO-8601 (PT30M, PT24H) or seconds; advertised in "
                     "/v1/config; 0 turns Idempotency-Key off (default PT30M)");
+  serve->add_option("--vend-credentials", args->vend_credentials,
+                    "s3:// warehouse: credentials for clients that ask (X-Iceberg-Access-"
+                    "Delegation: vended-credentials): none (default), static (skade's own) or sts "
+                    "(temporary, limited to the table's location, from the S3 server's STS)");
+  serve->add_option("--vended-credentials-lifetime", args->vended_credentials_seconds,
+                    "--vend-credentials sts: seconds the credentials last (900-43200, default "
+                    "3600)");
+  serve->add_option("--vended-role-arn", args->vended_role_arn,
+                    "--vend-credentials sts on AWS: the role to assume");
   serve->add_flag("--quiet,-q", args->quiet, "Do not log one line per request");
   serve->callback(
       [&context, args] { throw CLI::RuntimeError(Run([&] { return Serve(context, *args); })); });

@@ -7,8 +7,8 @@
 
 namespace skade::io {
 
-const FileIORegistry& FileIORegistry::Default() {
-  static const FileIORegistry* registry = [] {
+FileIORegistry& FileIORegistry::Default() {
+  static FileIORegistry* registry = [] {
     auto* out = new FileIORegistry();
     out->Register("file", [](const FileIOProperties&) -> Result<std::shared_ptr<FileIO>> {
       return NewLocalFileIO();

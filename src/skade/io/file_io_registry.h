@@ -4,8 +4,9 @@
 // (EmbeddedCatalog::Open), the CLI (through it) and the benchmarks ask it
 // for the FileIO of their warehouse instead of naming an implementation.
 // Default() knows `file` (plain absolute paths are `file` locations too, see
-// location.h). Adding a storage is adding its FileIO's files and one
-// Register call in Default(); nothing that asks the registry changes.
+// location.h). A storage whose FileIO needs libraries the core does not link
+// (S3, on Arrow) registers itself into Default() from the program that links
+// it, at start; nothing that asks the registry changes.
 //
 // Register is not thread-safe; Create and schemes are (a registry is filled
 // before use; Default() is filled once, before it is returned).
@@ -32,8 +33,10 @@ using FileIOFactory = std::function<Result<std::shared_ptr<FileIO>>(const FileIO
 
 class FileIORegistry {
  public:
-  /// The registry of the FileIOs skade ships: `file` (the local file system).
-  static const FileIORegistry& Default();
+  /// The process's registry: `file` (the local file system), and what was
+  /// registered into it before use — the CLI adds `s3` and `s3a`
+  /// (s3/s3_file_io.h: RegisterS3FileIO), which the core does not link.
+  static FileIORegistry& Default();
 
   /// Makes `factory` serve `scheme` (case-insensitive), replacing any
   /// earlier factory for it.

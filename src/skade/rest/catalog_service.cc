@@ -25,15 +25,24 @@ HttpResponse JsonResponse(std::string body) {
   return response;
 }
 
+// A commit's CommitTableResponse: no `config`.
+HttpResponse CommitResponse(const catalog::LoadTableResult& table) {
+  return JsonResponse(WriteLoadTable(table.metadata_location, *table.metadata_json, nullptr));
+}
+
 HttpResponse NoContent() {
   HttpResponse response;
   response.status = 204;
   return response;
 }
 
-// A LoadTableResult (`with_config`) or a commit's CommitTableResponse.
-HttpResponse TableResponse(const catalog::LoadTableResult& table, bool with_config) {
-  return JsonResponse(WriteLoadTable(table.metadata_location, *table.metadata_json, with_config));
+// True if the client asked for vended credentials (the header lists the
+// delegation modes it accepts).
+bool WantsVendedCredentials(const HttpRequest& request) {
+  for (const auto& mode : Split(request.Header("x-iceberg-access-delegation"), ',')) {
+    if (StripWhitespace(mode) == "vended-credentials") return true;
+  }
+  return false;
 }
 
 // A strong validator for a table response: the metadata file is immutable,
@@ -75,8 +84,44 @@ Result<catalog::PageRequest> PageFrom(const RequestTarget& target) {
 }  // namespace
 
 CatalogService::CatalogService(std::shared_ptr<catalog::Catalog> catalog,
-                               std::shared_ptr<Authenticator> auth, IdempotencyOptions idempotency)
-    : catalog_(catalog), auth_(std::move(auth)), idempotency_(catalog, std::move(idempotency)) {}
+                               std::shared_ptr<Authenticator> auth, IdempotencyOptions idempotency,
+                               StorageAccess storage)
+    : catalog_(catalog),
+      auth_(std::move(auth)),
+      idempotency_(catalog, std::move(idempotency)),
+      storage_(std::move(storage)) {}
+
+Result<std::vector<StorageCredential>> CatalogService::VendCredentials(
+    const spec::TableMetadata& metadata) {
+  std::vector<StorageCredential> out;
+  if (!storage_.vendor) return out;
+  SKADE_ASSIGN_OR_RAISE(auto config, storage_.vendor(metadata.location));
+  out.push_back({metadata.location, std::move(config)});
+  return out;
+}
+
+Result<HttpResponse> CatalogService::TableResponse(const RouteCall& call,
+                                                   const catalog::LoadTableResult& table,
+                                                   std::string_view metadata_json) {
+  TableConfig config;
+  config.config = storage_.client_properties;
+  if (WantsVendedCredentials(call.request)) {
+    SKADE_ASSIGN_OR_RAISE(config.storage_credentials, VendCredentials(*table.metadata));
+    // Clients before storage-credentials read them from `config`.
+    for (const auto& credential : config.storage_credentials) {
+      for (const auto& [key, value] : credential.config) config.config[key] = value;
+    }
+  }
+  return JsonResponse(WriteLoadTable(
+      table.metadata_location, metadata_json.empty() ? *table.metadata_json : metadata_json,
+      &config));
+}
+
+Result<HttpResponse> CatalogService::LoadCredentials(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTable(call.identifier));
+  SKADE_ASSIGN_OR_RAISE(auto credentials, VendCredentials(*table.metadata));
+  return JsonResponse(WriteLoadCredentials(credentials));
+}
 
 HttpResponse CatalogService::Handle(const HttpRequest& request) {
   auto response = Dispatch(request);
@@ -126,7 +171,10 @@ Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request) {
     const bool with_config = handler != &CatalogService::CommitTable;
     return idempotency_.Run(
         call, [&](RouteCall& keyed) { return (this->*handler)(keyed); },
-        [&](const catalog::LoadTableResult& table) { return TableResponse(table, with_config); });
+        [&](const catalog::LoadTableResult& table) -> Result<HttpResponse> {
+          if (!with_config) return CommitResponse(table);
+          return TableResponse(call, table);
+        });
   }
   return (this->*handler)(call);
 }
@@ -140,6 +188,7 @@ Result<HttpResponse> CatalogService::Config(RouteCall&) {
   writer.StartObject();
   writer.Key("defaults");
   writer.StartObject();
+  for (const auto& [key, value] : storage_.client_properties) writer.Field(key, value);
   writer.EndObject();
   writer.Key("overrides");
   writer.StartObject();
@@ -212,7 +261,7 @@ Result<HttpResponse> CatalogService::CreateTable(RouteCall& call) {
   if (!request.stage_create) request.idempotency = CommitIdempotency(call, 200);
   SKADE_ASSIGN_OR_RAISE(auto created, catalog_->CreateTable(call.ns, request));
   NoteTableAnswer(call, {call.ns, request.name}, created.metadata_location);
-  return TableResponse(created, true);
+  return TableResponse(call, created);
 }
 
 Result<HttpResponse> CatalogService::RegisterTable(RouteCall& call) {
@@ -221,7 +270,7 @@ Result<HttpResponse> CatalogService::RegisterTable(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(
       auto registered, catalog_->RegisterTable(identifier, body.metadata_location, body.overwrite));
   NoteTableAnswer(call, identifier, registered.metadata_location);
-  return TableResponse(registered, true);
+  return TableResponse(call, registered);
 }
 
 Result<HttpResponse> CatalogService::LoadTable(RouteCall& call) {
@@ -241,9 +290,9 @@ Result<HttpResponse> CatalogService::LoadTable(RouteCall& call) {
   if (mode == "refs") {
     // Built once per metadata file and kept with the cached metadata.
     auto filtered = spec::ReferencedSnapshotsJson(*table.metadata);
-    response = JsonResponse(WriteLoadTable(table.metadata_location, *filtered, true));
+    SKADE_ASSIGN_OR_RAISE(response, TableResponse(call, table, *filtered));
   } else {
-    response = TableResponse(table, true);
+    SKADE_ASSIGN_OR_RAISE(response, TableResponse(call, table));
   }
   response.headers.emplace_back("ETag", std::move(etag));
   return response;
@@ -260,7 +309,7 @@ Result<HttpResponse> CatalogService::CommitTable(RouteCall& call) {
   request.idempotency = CommitIdempotency(call, 200);
   SKADE_ASSIGN_OR_RAISE(auto committed, catalog_->CommitTable(request));
   NoteTableAnswer(call, request.identifier, committed.metadata_location);
-  return TableResponse(committed, false);
+  return CommitResponse(committed);
 }
 
 Result<HttpResponse> CatalogService::DropTable(RouteCall& call) {
@@ -293,7 +342,7 @@ Result<HttpResponse> CatalogService::CommitTransaction(RouteCall& call) {
 
 Result<HttpResponse> CatalogService::LoadTableAtSnapshot(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTableAt(call.identifier, call.snapshot_id));
-  return TableResponse(table, true);
+  return TableResponse(call, table);
 }
 
 Result<HttpResponse> CatalogService::LoadTableAsOf(RouteCall& call) {
@@ -302,7 +351,7 @@ Result<HttpResponse> CatalogService::LoadTableAsOf(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(int64_t timestamp_ms,
                         ParseNonNegativeLongParameter("timestamp-ms", *value));
   SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTableAsOf(call.identifier, timestamp_ms));
-  return TableResponse(table, true);
+  return TableResponse(call, table);
 }
 
 Result<HttpResponse> CatalogService::TableHistory(RouteCall& call) {

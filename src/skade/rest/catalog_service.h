@@ -16,6 +16,7 @@
 #include "skade/rest/http/http_message.h"
 #include "skade/rest/idempotency.h"
 #include "skade/rest/routes.h"
+#include "skade/rest/storage_access.h"
 
 namespace skade::rest {
 
@@ -31,7 +32,7 @@ class CatalogService {
   static constexpr size_t kMaxHistoryPageSize = 1000;
 
   CatalogService(std::shared_ptr<catalog::Catalog> catalog, std::shared_ptr<Authenticator> auth,
-                 IdempotencyOptions idempotency = {});
+                 IdempotencyOptions idempotency = {}, StorageAccess storage = {});
 
   HttpResponse Handle(const HttpRequest& request);
 
@@ -71,15 +72,25 @@ class CatalogService {
   Result<HttpResponse> ReportMetrics(RouteCall& call);
   Result<HttpResponse> RenameTable(RouteCall& call);
   Result<HttpResponse> CommitTransaction(RouteCall& call);
+  Result<HttpResponse> LoadCredentials(RouteCall& call);
   // skade's time-travel extension.
   Result<HttpResponse> LoadTableAtSnapshot(RouteCall& call);
   Result<HttpResponse> LoadTableAsOf(RouteCall& call);
   Result<HttpResponse> TableHistory(RouteCall& call);
   Result<HttpResponse> ResolveSnapshots(RouteCall& call);
 
+  // A LoadTableResult for `call`: its metadata (`metadata_json` if given,
+  // else the table's), the storage's client properties and, when the client
+  // asks, vended credentials.
+  Result<HttpResponse> TableResponse(const RouteCall& call, const catalog::LoadTableResult& table,
+                                     std::string_view metadata_json = {});
+  // The storage-credentials for a table (none when nothing is vended).
+  Result<std::vector<StorageCredential>> VendCredentials(const spec::TableMetadata& metadata);
+
   std::shared_ptr<catalog::Catalog> catalog_;
   std::shared_ptr<Authenticator> auth_;
   IdempotentRequests idempotency_;
+  StorageAccess storage_;
 };
 
 }  // namespace skade::rest

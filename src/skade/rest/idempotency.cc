@@ -269,7 +269,7 @@ Result<HttpResponse> IdempotentRequests::Replay(const catalog::IdempotencyRecord
   if (!record.metadata_location.empty()) {
     SKADE_ASSIGN_OR_RAISE(auto table,
                           catalog_->LoadTableFromMetadata(record.table, record.metadata_location));
-    response = answer(table);
+    SKADE_ASSIGN_OR_RAISE(response, answer(table));
   } else {
     response.body = record.body;
     if (!response.body.empty()) {

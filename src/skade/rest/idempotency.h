@@ -82,7 +82,7 @@ class IdempotentRequests {
   using Handler = std::function<Result<HttpResponse>(RouteCall&)>;
   /// How the route answers with a table (a LoadTableResult, or a commit's
   /// CommitTableResponse), for replays of table answers.
-  using TableAnswer = std::function<HttpResponse(const catalog::LoadTableResult&)>;
+  using TableAnswer = std::function<Result<HttpResponse>(const catalog::LoadTableResult&)>;
 
   IdempotentRequests(std::shared_ptr<catalog::Catalog> catalog, IdempotencyOptions options);
 

@@ -250,8 +250,36 @@ std::string WriteUpdateProperties(const catalog::UpdateNamespacePropertiesResult
   return writer.Take();
 }
 
+namespace {
+
+void WriteStorageCredentials(JsonWriter& writer,
+                             const std::vector<StorageCredential>& credentials) {
+  writer.StartArray();
+  for (const auto& credential : credentials) {
+    writer.StartObject();
+    writer.Field("prefix", credential.prefix);
+    writer.Key("config");
+    writer.StartObject();
+    for (const auto& [key, value] : credential.config) writer.Field(key, value);
+    writer.EndObject();
+    writer.EndObject();
+  }
+  writer.EndArray();
+}
+
+}  // namespace
+
+std::string WriteLoadCredentials(const std::vector<StorageCredential>& credentials) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("storage-credentials");
+  WriteStorageCredentials(writer, credentials);
+  writer.EndObject();
+  return writer.Take();
+}
+
 std::string WriteLoadTable(const std::string& metadata_location, std::string_view metadata_json,
-                           bool with_config) {
+                           const TableConfig* config) {
   std::string out;
   out.reserve(metadata_json.size() + metadata_location.size() + 64);
   out.append("{");
@@ -262,7 +290,20 @@ std::string WriteLoadTable(const std::string& metadata_location, std::string_vie
   }
   out.append("\"metadata\":");
   out.append(metadata_json);
-  if (with_config) out.append(",\"config\":{}");
+  if (config != nullptr) {
+    JsonWriter writer;
+    writer.StartObject();
+    for (const auto& [key, value] : config->config) writer.Field(key, value);
+    writer.EndObject();
+    out.append(",\"config\":");
+    out.append(writer.Take());
+    if (!config->storage_credentials.empty()) {
+      JsonWriter credentials;
+      WriteStorageCredentials(credentials, config->storage_credentials);
+      out.append(",\"storage-credentials\":");
+      out.append(credentials.Take());
+    }
+  }
   out.append("}");
   return out;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "skade/catalog/catalog.h"
+#include "skade/rest/storage_access.h"
 #include "skade/util/result.h"
 
 namespace skade::rest {
@@ -52,11 +53,20 @@ std::string WriteNamespace(const spec::Namespace& ns, const catalog::Properties&
 std::string WriteNamespaceList(const catalog::Page<spec::Namespace>& page);
 std::string WriteTableList(const catalog::Page<spec::TableIdentifier>& page);
 std::string WriteUpdateProperties(const catalog::UpdateNamespacePropertiesResult& result);
-/// LoadTableResult / CommitTableResponse: the metadata JSON is embedded as
-/// given (`metadata_json`), never re-serialized. An empty location (staged
-/// table) is omitted.
+/// The `config` and `storage-credentials` of a LoadTableResult.
+struct TableConfig {
+  StorageProperties config;
+  std::vector<StorageCredential> storage_credentials;  // omitted when empty
+};
+
+/// LoadTableResult (with `config`) / CommitTableResponse (`config` null):
+/// the metadata JSON is embedded as given (`metadata_json`), never
+/// re-serialized. An empty location (staged table) is omitted.
 std::string WriteLoadTable(const std::string& metadata_location, std::string_view metadata_json,
-                           bool with_config);
+                           const TableConfig* config);
+
+/// LoadCredentialsResponse.
+std::string WriteLoadCredentials(const std::vector<StorageCredential>& credentials);
 /// The resolve answer: `snapshots`, one item per `resolved` key in order, the
 /// key with `"status": "found"` and its `locations` entry as
 /// `metadata-location`, or `"status": "not-found"`; and `unprocessed`, the

@@ -77,6 +77,8 @@ std::span<const Route> Routes() {
       // A client reporting scan and commit statistics changes nothing.
       {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", &S::ReportMetrics,
        kRead},
+      {"GET", "v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", &S::LoadCredentials,
+       kRead},
       {"POST", "v1/{prefix}/tables/rename", &S::RenameTable, kWrite},
       {"POST", "v1/{prefix}/transactions/commit", &S::CommitTransaction, kWrite},
       // skade's time-travel extension (not in the Iceberg spec), under its

@@ -1,0 +1,44 @@
+// StorageAccess: what the REST server tells clients about the warehouse's
+// storage, so that Spark, PyIceberg and DuckDB reach an object store with no
+// settings of their own.
+//
+// - `client_properties` go into /v1/config `defaults` and every
+//   LoadTableResult `config`: where the storage is (for S3: s3.endpoint,
+//   s3.path-style-access, s3.region, client.region), never a secret.
+// - `vendor`, when set, vends credentials to a client that asks with
+//   `X-Iceberg-Access-Delegation: vended-credentials` on loadTable (and
+//   createTable, registerTable), and to the spec's loadCredentials route: the
+//   properties it returns for a table's location (s3.access-key-id,
+//   s3.secret-access-key, s3.session-token) go into `config` and
+//   `storage-credentials`. Unset, nothing is vended and loadCredentials
+//   answers an empty list.
+//
+// The REST layer knows no storage: the CLI fills this in from the warehouse's
+// FileIO settings (s3/). A plain value; `vendor` must be thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "skade/util/result.h"
+
+namespace skade::rest {
+
+using StorageProperties = std::map<std::string, std::string>;
+
+/// Credentials for the table whose location is the argument.
+using CredentialVendor = std::function<Result<StorageProperties>(const std::string& location)>;
+
+struct StorageAccess {
+  StorageProperties client_properties;
+  CredentialVendor vendor;
+};
+
+/// One entry of `storage-credentials`: the config of a location prefix.
+struct StorageCredential {
+  std::string prefix;
+  StorageProperties config;
+};
+
+}  // namespace skade::rest

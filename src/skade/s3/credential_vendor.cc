@@ -1,0 +1,179 @@
+#include "skade/s3/credential_vendor.h"
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "skade/io/location.h"
+#include "skade/s3/s3_client.h"
+#include "skade/s3/s3_file_io.h"
+#include "skade/util/json_writer.h"
+#include "skade/util/strings.h"
+
+namespace skade::s3 {
+
+namespace {
+
+std::map<std::string, std::string> AsProperties(const AwsCredentials& credentials) {
+  std::map<std::string, std::string> out{
+      {kAccessKeyIdProperty, credentials.access_key_id},
+      {kSecretAccessKeyProperty, credentials.secret_access_key}};
+  if (!credentials.session_token.empty()) {
+    out[kSessionTokenProperty] = credentials.session_token;
+  }
+  return out;
+}
+
+// The text of the first <tag>…</tag> in `xml`, or empty.
+std::string XmlText(const std::string& xml, std::string_view tag) {
+  std::string open = StrCat("<", tag, ">"), close = StrCat("</", tag, ">");
+  auto start = xml.find(open);
+  if (start == std::string::npos) return {};
+  start += open.size();
+  auto end = xml.find(close, start);
+  return end == std::string::npos ? std::string() : xml.substr(start, end - start);
+}
+
+// A session policy that allows everything on the objects under the table's
+// location, and listing only that prefix.
+Result<std::string> TablePolicy(const std::string& location) {
+  SKADE_ASSIGN_OR_RAISE(io::Location parsed, io::Location::Parse(location));
+  std::string prefix = parsed.path.substr(1);
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("Version", "2012-10-17");
+  writer.Key("Statement");
+  writer.StartArray();
+  writer.StartObject();
+  writer.Field("Effect", "Allow");
+  writer.Key("Action");
+  writer.StartArray();
+  for (const char* action : {"s3:GetObject", "s3:PutObject", "s3:DeleteObject",
+                             "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"}) {
+    writer.String(action);
+  }
+  writer.EndArray();
+  writer.Key("Resource");
+  writer.StartArray();
+  writer.String(StrCat("arn:aws:s3:::", parsed.authority, "/", prefix, "/*"));
+  writer.EndArray();
+  writer.EndObject();
+  writer.StartObject();
+  writer.Field("Effect", "Allow");
+  writer.Key("Action");
+  writer.StartArray();
+  writer.String("s3:ListBucket");
+  writer.String("s3:GetBucketLocation");
+  writer.EndArray();
+  writer.Key("Resource");
+  writer.StartArray();
+  writer.String(StrCat("arn:aws:s3:::", parsed.authority));
+  writer.EndArray();
+  writer.Key("Condition");
+  writer.StartObject();
+  writer.Key("StringLike");
+  writer.StartObject();
+  writer.Key("s3:prefix");
+  writer.StartArray();
+  writer.String(prefix);
+  writer.String(StrCat(prefix, "/*"));
+  writer.EndArray();
+  writer.EndObject();
+  writer.EndObject();
+  writer.EndObject();
+  writer.EndArray();
+  writer.EndObject();
+  return writer.Take();
+}
+
+// Temporary credentials from STS, one set per table location, reused until a
+// quarter of their lifetime is left.
+class StsVendor {
+ public:
+  StsVendor(S3Config config, CredentialsSource signer, VendingOptions options)
+      : client_(std::move(config), std::move(signer)), options_(std::move(options)) {}
+
+  Result<std::map<std::string, std::string>> Vend(const std::string& location) {
+    auto now = std::chrono::steady_clock::now();
+    {
+      std::lock_guard lock(mutex_);
+      auto it = cache_.find(location);
+      if (it != cache_.end() && now < it->second.renew_at) return AsProperties(it->second.value);
+    }
+    SKADE_ASSIGN_OR_RAISE(std::string policy, TablePolicy(location));
+    std::string form = StrCat("Action=AssumeRole&Version=2011-06-15&DurationSeconds=",
+                              options_.duration_seconds, "&Policy=", UriEncode(policy, false));
+    if (!options_.role_arn.empty()) {
+      StrAppend(&form, "&RoleArn=", UriEncode(options_.role_arn, false),
+                "&RoleSessionName=skade");
+    }
+    SKADE_ASSIGN_OR_RAISE(auto response, client_.PostSts(form));
+    AwsCredentials credentials{XmlText(response.body, "AccessKeyId"),
+                               XmlText(response.body, "SecretAccessKey"),
+                               XmlText(response.body, "SessionToken")};
+    if (credentials.empty() || credentials.secret_access_key.empty()) {
+      return IoError("STS AssumeRole at ", client_.config().EndpointUrl(),
+                     " answered without credentials");
+    }
+    std::lock_guard lock(mutex_);
+    cache_[location] = {credentials, now + std::chrono::seconds(options_.duration_seconds * 3 / 4)};
+    return AsProperties(credentials);
+  }
+
+ private:
+  struct Cached {
+    AwsCredentials value;
+    std::chrono::steady_clock::time_point renew_at;
+  };
+  S3Client client_;
+  VendingOptions options_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, Cached> cache_;
+};
+
+}  // namespace
+
+Result<VendingMode> ParseVendingMode(std::string_view text) {
+  if (text == "none") return VendingMode::kNone;
+  if (text == "static") return VendingMode::kStatic;
+  if (text == "sts") return VendingMode::kSts;
+  return InvalidArgument("Credential vending must be none, static or sts, not '", text, "'");
+}
+
+Result<std::map<std::string, std::string>> ClientProperties(
+    const io::FileIOProperties& properties) {
+  SKADE_ASSIGN_OR_RAISE(S3Config config, S3Config::FromProperties(properties));
+  std::map<std::string, std::string> out{
+      {kRegionProperty, config.region},
+      {kClientRegionProperty, config.region},
+      {kPathStyleProperty, config.path_style ? "true" : "false"}};
+  if (!config.endpoint_host.empty()) out[kEndpointProperty] = config.EndpointUrl();
+  return out;
+}
+
+Result<CredentialVendor> MakeCredentialVendor(const io::FileIOProperties& properties,
+                                              const VendingOptions& options) {
+  if (options.mode == VendingMode::kNone) return CredentialVendor();
+  SKADE_ASSIGN_OR_RAISE(S3Config config, S3Config::FromProperties(properties));
+  SKADE_ASSIGN_OR_RAISE(CredentialsSource source, NewCredentialsSource(properties));
+  // Fail at start, not at a client's first loadTable.
+  SKADE_ASSIGN_OR_RAISE(AwsCredentials probe, source());
+  (void)probe;
+  if (options.mode == VendingMode::kStatic) {
+    return CredentialVendor(
+        [source](const std::string&) -> Result<std::map<std::string, std::string>> {
+          SKADE_ASSIGN_OR_RAISE(AwsCredentials credentials, source());
+          return AsProperties(credentials);
+        });
+  }
+  if (options.duration_seconds < 900 || options.duration_seconds > 43200) {
+    return InvalidArgument("STS credentials last 900 to 43200 seconds, not ",
+                           options.duration_seconds);
+  }
+  auto vendor = std::make_shared<StsVendor>(std::move(config), std::move(source), options);
+  return CredentialVendor([vendor](const std::string& location) { return vendor->Vend(location); });
+}
+
+}  // namespace skade::s3

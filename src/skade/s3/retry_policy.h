@@ -1,0 +1,35 @@
+// RetryPolicy: which failed S3 requests are tried again, and after how long.
+// One policy for the requests skade signs itself (s3_client.h) and for
+// Arrow's S3 file system (through its S3RetryStrategy hook), so both back off
+// the same way: throttling (429, 503 SlowDown), other 5xx answers and
+// connection errors are retried, up to `max_attempts` in all, after
+// exponentially growing pauses with full jitter (base 50 ms, cap 5 s).
+//
+// Immutable; thread-safe.
+#pragma once
+
+#include <cstdint>
+
+namespace skade::s3 {
+
+class RetryPolicy {
+ public:
+  explicit RetryPolicy(int max_attempts) : max_attempts_(max_attempts) {}
+
+  /// True if a request that got HTTP `status` (0: no answer, a connection
+  /// error) on its `attempt`-th try (1-based) should be sent again.
+  bool ShouldRetry(long status, int attempt) const;
+
+  /// Milliseconds to wait before the try after `attempt`.
+  int64_t DelayMs(int attempt) const;
+
+  int max_attempts() const { return max_attempts_; }
+
+  /// True for the answers worth retrying (0, 429, 5xx but 501).
+  static bool IsTransient(long status);
+
+ private:
+  int max_attempts_;
+};
+
+}  // namespace skade::s3

@@ -1,0 +1,206 @@
+#include "skade/s3/s3_client.h"
+
+#include <curl/curl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "skade/util/strings.h"
+
+namespace skade::s3 {
+
+namespace {
+
+constexpr long kConnectTimeoutMs = 10'000;
+constexpr long kRequestTimeoutMs = 120'000;
+
+void InitCurlOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct CurlDeleter {
+  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
+};
+
+// One handle per thread, reused so that keep-alive connections are too.
+CURL* ThreadCurl() {
+  thread_local std::unique_ptr<CURL, CurlDeleter> handle;
+  if (!handle) {
+    InitCurlOnce();
+    handle.reset(curl_easy_init());
+  }
+  curl_easy_reset(handle.get());
+  return handle.get();
+}
+
+struct Upload {
+  std::string_view data;
+  size_t offset = 0;
+};
+
+size_t ReadBody(char* buffer, size_t size, size_t count, void* user) {
+  auto* upload = static_cast<Upload*>(user);
+  size_t n = std::min(size * count, upload->data.size() - upload->offset);
+  std::memcpy(buffer, upload->data.data() + upload->offset, n);
+  upload->offset += n;
+  return n;
+}
+
+size_t WriteBody(char* data, size_t size, size_t count, void* user) {
+  static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+size_t WriteHeader(char* data, size_t size, size_t count, void* user) {
+  std::string_view line(data, size * count);
+  auto colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    (*static_cast<std::map<std::string, std::string>*>(user))[AsciiLower(line.substr(0, colon))] =
+        std::string(StripWhitespace(line.substr(colon + 1)));
+  }
+  return size * count;
+}
+
+// The <Code> of an S3 error body, or empty.
+std::string ErrorCode(const std::string& body) {
+  auto start = body.find("<Code>");
+  auto end = body.find("</Code>");
+  if (start == std::string::npos || end == std::string::npos || end < start) return {};
+  return body.substr(start + 6, end - start - 6);
+}
+
+}  // namespace
+
+S3Client::S3Client(S3Config config, CredentialsSource credentials)
+    : config_(std::move(config)),
+      credentials_(std::move(credentials)),
+      retry_(config_.max_attempts) {}
+
+Result<S3Response> S3Client::Send(std::string_view method, const std::string& host,
+                                  const std::string& canonical_uri, const std::string& query,
+                                  std::map<std::string, std::string> headers,
+                                  std::string_view body, std::string_view service,
+                                  std::string_view what) {
+  std::string url = StrCat(config_.endpoint_scheme, "://", host, canonical_uri,
+                           query.empty() ? "" : "?", query);
+  std::string payload_hash = Sha256Hex(body);
+  for (int attempt = 1;; ++attempt) {
+    SKADE_ASSIGN_OR_RAISE(AwsCredentials credentials, credentials_());
+    SignableRequest request{std::string(method), canonical_uri, query, headers, payload_hash};
+    request.headers["host"] = host;
+    SignRequest(request, credentials, config_.region, service,
+                std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count());
+
+    CURL* curl = ThreadCurl();
+    curl_slist* header_list = nullptr;
+    for (const auto& [name, value] : request.headers) {
+      if (name == "host") continue;  // curl sends it from the URL
+      header_list = curl_slist_append(header_list, StrCat(name, ": ", value).c_str());
+    }
+    // No "Expect: 100-continue" round trip for small bodies.
+    header_list = curl_slist_append(header_list, "Expect:");
+    S3Response response;
+    Upload upload{body};
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, header_list);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, kRequestTimeoutMs);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, WriteBody);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, WriteHeader);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.headers);
+    if (method == "PUT") {
+      curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+      curl_easy_setopt(curl, CURLOPT_READFUNCTION, ReadBody);
+      curl_easy_setopt(curl, CURLOPT_READDATA, &upload);
+      curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    } else if (method == "POST") {
+      curl_easy_setopt(curl, CURLOPT_POST, 1L);
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    } else {
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, std::string(method).c_str());
+    }
+    CURLcode code = curl_easy_perform(curl);
+    curl_slist_free_all(header_list);
+    if (code == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+
+    if (code == CURLE_OK && response.status >= 200 && response.status < 300) return response;
+    // A conditional write that raced another one on the same key: retry
+    // (AWS's advice); the retry then sees the winner and answers 412.
+    bool conflict = response.status == 409 && ErrorCode(response.body) ==
+                                                  "ConditionalRequestConflict";
+    if ((conflict && attempt < retry_.max_attempts()) ||
+        retry_.ShouldRetry(code == CURLE_OK ? response.status : 0, attempt)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(retry_.DelayMs(attempt)));
+      continue;
+    }
+    if (code != CURLE_OK) {
+      return MakeRetryableError(ErrorKind::kIo, "S3 ", what, " failed after ", attempt,
+                                " attempts: ", curl_easy_strerror(code), " (", url, ")");
+    }
+    std::string detail = ErrorCode(response.body);
+    std::string message = StrCat("S3 ", what, " answered HTTP ", response.status,
+                                 detail.empty() ? "" : " ", detail);
+    switch (response.status) {
+      case 404:
+        return MakeError(ErrorKind::kNotFound, message);
+      case 412:
+        return MakeError(ErrorKind::kAlreadyExists, message);
+      case 401:
+      case 403:
+        return MakeError(ErrorKind::kForbidden, message);
+      case 501:
+        return MakeError(ErrorKind::kUnsupported, message);
+      default:
+        if (RetryPolicy::IsTransient(response.status)) {
+          return MakeRetryableError(ErrorKind::kIo, message, " after ", attempt, " attempts");
+        }
+        return IoError(message);
+    }
+  }
+}
+
+Result<S3Response> S3Client::Request(std::string_view method, const std::string& bucket,
+                                     const std::string& key, const std::string& query,
+                                     std::map<std::string, std::string> headers,
+                                     std::string_view body) {
+  std::string path = config_.PathPrefixFor(bucket);
+  if (!key.empty() || path.empty()) StrAppend(&path, "/", UriEncode(key, true));
+  return Send(method, config_.HostFor(bucket), path, query, std::move(headers), body, "s3",
+              StrCat(method, " s3://", bucket, "/", key));
+}
+
+Status S3Client::PutObject(const std::string& bucket, const std::string& key,
+                           std::string_view body, bool if_none_match) {
+  std::map<std::string, std::string> headers{{"content-type", "application/octet-stream"}};
+  if (if_none_match) headers["if-none-match"] = "*";
+  SKADE_ASSIGN_OR_RAISE(auto response, Request("PUT", bucket, key, "", headers, body));
+  (void)response;
+  return OkStatus();
+}
+
+Status S3Client::DeleteObject(const std::string& bucket, const std::string& key) {
+  SKADE_ASSIGN_OR_RAISE(auto response, Request("DELETE", bucket, key, "", {}, ""));
+  (void)response;
+  return OkStatus();
+}
+
+Result<S3Response> S3Client::PostSts(const std::string& form) {
+  std::string host = config_.endpoint_host.empty() ? std::string("sts.amazonaws.com")
+                                                   : config_.endpoint_host;
+  return Send("POST", host, "/", "",
+              {{"content-type", "application/x-www-form-urlencoded; charset=utf-8"}}, form, "sts",
+              "STS AssumeRole");
+}
+
+}  // namespace skade::s3

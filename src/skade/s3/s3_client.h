@@ -1,0 +1,78 @@
+// S3Client: the few S3 requests skade signs and sends itself, over libcurl,
+// because Arrow's S3 file system has no way to ask for them: the conditional
+// PUT of a new metadata file (`If-None-Match: *`, so a file is never
+// overwritten), a plain DELETE (Arrow's DeleteFile also writes directory
+// marker objects), and STS AssumeRole for vended credentials.
+//
+// Every request is retried by the RetryPolicy of the config. Answers map to
+// errors as: 404 kNotFound, 412 (the object exists) kAlreadyExists, 401/403
+// kForbidden, 501 kUnsupported, others and exhausted retries kIo (retryable
+// for transient ones). Messages name the bucket and key and the server's
+// error code, never credentials.
+//
+// Thread-safe: each thread uses its own curl handle (kept, so connections
+// are reused).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "skade/s3/retry_policy.h"
+#include "skade/s3/s3_config.h"
+#include "skade/s3/sigv4.h"
+#include "skade/util/result.h"
+
+namespace skade::s3 {
+
+/// Where a request's credentials come from at the moment it is signed (the
+/// AWS default chain may refresh them).
+using CredentialsSource = std::function<Result<AwsCredentials>()>;
+
+struct S3Response {
+  long status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  // lower-case names
+};
+
+class S3Client {
+ public:
+  S3Client(S3Config config, CredentialsSource credentials);
+
+  /// One signed request to `bucket`, for the object `key` (empty: the bucket
+  /// itself), with the canonical `query` (e.g. "uploads"); the answer when it
+  /// is 2xx, else the errors above.
+  Result<S3Response> Request(std::string_view method, const std::string& bucket,
+                             const std::string& key, const std::string& query,
+                             std::map<std::string, std::string> headers, std::string_view body);
+
+  /// PUT of a whole object. With `if_none_match`, only if no object has that
+  /// key (kAlreadyExists when one does; kUnsupported when the server does not
+  /// implement conditional writes).
+  Status PutObject(const std::string& bucket, const std::string& key, std::string_view body,
+                   bool if_none_match);
+
+  /// DELETE of one object. S3 answers a missing key with success, so a
+  /// missing object is OK here; callers that must tell check first.
+  Status DeleteObject(const std::string& bucket, const std::string& key);
+
+  /// A signed request to the endpoint's STS (POST form, service "sts"), as
+  /// MinIO and AWS implement AssumeRole; the raw answer (2xx only).
+  Result<S3Response> PostSts(const std::string& form);
+
+  const S3Config& config() const { return config_; }
+
+ private:
+  // Sends one request (with retries); `what` names it in errors.
+  Result<S3Response> Send(std::string_view method, const std::string& host,
+                          const std::string& canonical_uri, const std::string& query,
+                          std::map<std::string, std::string> headers, std::string_view body,
+                          std::string_view service, std::string_view what);
+
+  S3Config config_;
+  CredentialsSource credentials_;
+  RetryPolicy retry_;
+};
+
+}  // namespace skade::s3

@@ -1,0 +1,250 @@
+// The S3 FileIO against a real MinIO server: FileIO's promises (never
+// overwrite, nothing left by a dropped or failed upload, errors by kind) as
+// S3 keeps them.
+#include "skade/s3/s3_file_io.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "s3/s3_environment.h"
+#include "testing/matchers.h"
+#include "testing/temp_dir.h"
+
+namespace skade::s3 {
+namespace {
+
+using testing::IsError;
+using testing::IsOk;
+using testing::NewBucket;
+using testing::S3Environment;
+
+std::string Pattern(size_t size) {
+  std::string out(size, '\0');
+  for (size_t i = 0; i < size; ++i) out[i] = static_cast<char>('a' + (i * 7 + i / 4096) % 26);
+  return out;
+}
+
+class S3FileIOTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bucket_ = NewBucket();
+    auto made = NewS3FileIO(S3Environment::server().Properties());
+    ASSERT_TRUE(made) << made.error().ToString();
+    io_ = *made;
+  }
+
+  std::string At(const std::string& key) const { return "s3://" + bucket_ + "/" + key; }
+
+  // Multipart uploads of the bucket that were started and never completed.
+  std::string IncompleteUploads() const {
+    auto listed = S3Environment::server().Client()->Request("GET", bucket_, "", "uploads=", {}, "");
+    EXPECT_TRUE(listed) << listed.error().ToString();
+    if (!listed) return "";
+    std::string out;
+    for (size_t at = 0; (at = listed->body.find("<Key>", at)) != std::string::npos; at += 5) {
+      out += listed->body.substr(at + 5, listed->body.find("</Key>", at) - at - 5) + " ";
+    }
+    return out;
+  }
+
+  std::string bucket_;
+  std::shared_ptr<io::FileIO> io_;
+};
+
+TEST_F(S3FileIOTest, WritesReadsAndStats) {
+  ASSERT_THAT(io_->WriteFile(At("t/metadata/00000-a.metadata.json"), "{\"x\":1}", true), IsOk());
+  EXPECT_EQ(*io_->ReadFile(At("t/metadata/00000-a.metadata.json")), "{\"x\":1}");
+  EXPECT_EQ(*io_->FileSize(At("t/metadata/00000-a.metadata.json")), 7);
+  EXPECT_TRUE(*io_->Exists(At("t/metadata/00000-a.metadata.json")));
+  EXPECT_TRUE(*io_->Exists(At("t/metadata")));  // a prefix: a "directory"
+  EXPECT_FALSE(*io_->Exists(At("t/nothing")));
+  EXPECT_THAT(io_->ReadFile(At("t/nothing")), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(io_->ReadFileUpTo(At("t/metadata/00000-a.metadata.json"), 6),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io_->ReadFile(At("t/metadata")), IsError(ErrorKind::kInvalidArgument));
+  // Keys are literal: no normalisation, odd characters survive.
+  ASSERT_THAT(io_->WriteFile(At("t/data/a b+c%d=é.parquet"), "x", true), IsOk());
+  EXPECT_EQ(*io_->ReadFile(At("t/data/a b+c%d=é.parquet")), "x");
+}
+
+TEST_F(S3FileIOTest, WriteFileNeverOverwrites) {
+  ASSERT_THAT(io_->WriteFile(At("m.json"), "first", true), IsOk());
+  EXPECT_THAT(io_->WriteFile(At("m.json"), "second", true), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_EQ(*io_->ReadFile(At("m.json")), "first");
+}
+
+TEST_F(S3FileIOTest, OfConcurrentCreatesOfOneKeyExactlyOneWins) {
+  // The server decides (If-None-Match): no check-then-put window.
+  std::atomic<int> won{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      auto written = io_->WriteFile(At("race.json"), "writer " + std::to_string(i), true);
+      if (written) {
+        ++won;
+      } else if (written.error().kind == ErrorKind::kAlreadyExists) {
+        ++refused;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(won.load(), 1);
+  EXPECT_EQ(refused.load(), 7);
+}
+
+TEST_F(S3FileIOTest, WithConditionalWritesOffAnExistingFileIsStillRefused) {
+  auto properties = S3Environment::server().Properties();
+  properties["s3.conditional-writes"] = "false";
+  auto io = *NewS3FileIO(properties);
+  ASSERT_THAT(io->WriteFile(At("m.json"), "first", true), IsOk());
+  EXPECT_THAT(io->WriteFile(At("m.json"), "second", true), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_EQ(*io->ReadFile(At("m.json")), "first");
+}
+
+TEST_F(S3FileIOTest, StreamsALargeFileAsAMultipartUpload) {
+  // Three full 10 MiB parts and a tail, written in uneven pieces.
+  std::string contents = Pattern((31u << 20) + 12345);
+  auto out = io_->NewOutputFile(At("t/data/big.parquet"), true);
+  ASSERT_TRUE(out) << out.error().ToString();
+  for (size_t at = 0; at < contents.size();) {
+    size_t piece = std::min<size_t>(contents.size() - at, 1 + (at % 3'000'001));
+    ASSERT_THAT((*out)->Write(std::string_view(contents).substr(at, piece)), IsOk());
+    at += piece;
+  }
+  EXPECT_EQ((*out)->BytesWritten(), static_cast<int64_t>(contents.size()));
+  EXPECT_FALSE(*io_->Exists(At("t/data/big.parquet")));  // visible only once complete
+  ASSERT_THAT((*out)->Close(), IsOk());
+  EXPECT_EQ(*io_->ReadFile(At("t/data/big.parquet")), contents);
+  EXPECT_EQ(IncompleteUploads(), "");
+}
+
+TEST_F(S3FileIOTest, ASmallStreamIsOnePut) {
+  auto out = io_->NewOutputFile(At("small.avro"), true);
+  ASSERT_TRUE(out);
+  ASSERT_THAT((*out)->Write("abc"), IsOk());
+  ASSERT_THAT((*out)->Close(), IsOk());
+  EXPECT_EQ(*io_->ReadFile(At("small.avro")), "abc");
+  EXPECT_EQ(IncompleteUploads(), "");
+}
+
+TEST_F(S3FileIOTest, ADroppedUploadLeavesNothingBehind) {
+  {
+    auto out = io_->NewOutputFile(At("t/data/dropped.parquet"), true);
+    ASSERT_TRUE(out);
+    ASSERT_THAT((*out)->Write(Pattern(25u << 20)), IsOk());  // parts already sent
+  }
+  EXPECT_FALSE(*io_->Exists(At("t/data/dropped.parquet")));
+  EXPECT_EQ(IncompleteUploads(), "");
+}
+
+TEST_F(S3FileIOTest, NewOutputFileRefusesAnExistingKey) {
+  ASSERT_THAT(io_->WriteFile(At("x"), "1", true), IsOk());
+  EXPECT_THAT(io_->NewOutputFile(At("x"), true), IsError(ErrorKind::kAlreadyExists));
+}
+
+TEST_F(S3FileIOTest, DeletesAndListsByPrefix) {
+  ASSERT_THAT(io_->WriteFile(At("t/metadata/a.json"), "1", true), IsOk());
+  ASSERT_THAT(io_->WriteFile(At("t/metadata/b.json"), "2", true), IsOk());
+  ASSERT_THAT(io_->WriteFile(At("t/data/c.parquet"), "3", true), IsOk());
+  auto names = io_->ListDirectory(At("t/metadata"));
+  ASSERT_TRUE(names);
+  std::sort(names->begin(), names->end());
+  EXPECT_EQ(*names, (std::vector<std::string>{"a.json", "b.json"}));
+  EXPECT_TRUE(io_->ListDirectory(At("nothing/here"))->empty());
+  ASSERT_THAT(io_->DeleteFile(At("t/metadata/a.json")), IsOk());
+  EXPECT_FALSE(*io_->Exists(At("t/metadata/a.json")));
+  EXPECT_THAT(io_->DeleteFile(At("t/metadata/a.json")), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(io_->RemoveEmptyDirectory(At("t/metadata")), IsOk());
+  // Durable when written: nothing to sync, and no pretending otherwise.
+  EXPECT_THAT(io_->SyncFiles({At("t/metadata/b.json")}), IsOk());
+}
+
+TEST_F(S3FileIOTest, AddressesOnlyS3Locations) {
+  EXPECT_THAT(io_->CheckLocation(*io::Location::Parse("s3://" + bucket_ + "/t")), IsOk());
+  EXPECT_THAT(io_->CheckLocation(*io::Location::Parse("s3a://" + bucket_ + "/t")), IsOk());
+  EXPECT_THAT(io_->CheckLocation(*io::Location::Parse("file:///tmp/t")),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io_->CheckLocation(*io::Location::Parse("s3://Bad_Bucket/t")),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io_->ReadFile("s3://" + bucket_), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io_->WriteFile("s3://" + bucket_ + "/a/../b", "x", true),
+              IsError(ErrorKind::kInvalidArgument));
+}
+
+TEST_F(S3FileIOTest, AMissingBucketIsNotFound) {
+  EXPECT_THAT(io_->WriteFile("s3://no-such-bucket/m.json", "x", true),
+              IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(io_->ReadFile("s3://no-such-bucket/m.json"), IsError(ErrorKind::kNotFound));
+}
+
+TEST_F(S3FileIOTest, AWrongSecretIsForbidden) {
+  auto properties = S3Environment::server().Properties();
+  properties["s3.secret-access-key"] = "wrong-secret";
+  auto io = *NewS3FileIO(properties);
+  auto written = io->WriteFile(At("m.json"), "x", true);
+  ASSERT_THAT(written, IsError(ErrorKind::kForbidden));
+  EXPECT_EQ(written.error().message.find("wrong-secret"), std::string::npos);
+  EXPECT_FALSE(io->ReadFile(At("m.json")));
+}
+
+TEST_F(S3FileIOTest, AnUnreachableServerIsARetryableIoError) {
+  auto properties = S3Environment::server().Properties();
+  properties["s3.endpoint"] = "http://127.0.0.1:1";
+  properties["s3.retry.max-attempts"] = "2";
+  auto io = *NewS3FileIO(properties);
+  auto written = io->WriteFile("s3://b-unreachable/m.json", "x", true);
+  ASSERT_THAT(written, IsError(ErrorKind::kIo));
+  EXPECT_TRUE(written.error().retryable);
+}
+
+// Credentials from the environment, then from a profile file, as AWS tools
+// read them.
+TEST_F(S3FileIOTest, TakesCredentialsFromTheEnvironmentAndFromAProfile) {
+  auto properties = S3Environment::server().Properties();
+  properties.erase("s3.access-key-id");
+  properties.erase("s3.secret-access-key");
+  setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
+  setenv("AWS_ACCESS_KEY_ID", testing::MinioServer::kAccessKey, 1);
+  setenv("AWS_SECRET_ACCESS_KEY", testing::MinioServer::kSecretKey, 1);
+  {
+    auto io = NewS3FileIO(properties);
+    ASSERT_TRUE(io);
+    EXPECT_THAT((*io)->WriteFile(At("from-env.json"), "x", true), IsOk());
+  }
+  unsetenv("AWS_ACCESS_KEY_ID");
+  unsetenv("AWS_SECRET_ACCESS_KEY");
+  testing::TempDir home;
+  std::ofstream(home.Sub("credentials"))
+      << "[default]\naws_access_key_id = nobody\naws_secret_access_key = nothing\n"
+      << "[skade-test]\naws_access_key_id = " << testing::MinioServer::kAccessKey
+      << "\naws_secret_access_key = " << testing::MinioServer::kSecretKey << "\n";
+  setenv("AWS_SHARED_CREDENTIALS_FILE", home.Sub("credentials").c_str(), 1);
+  setenv("AWS_CONFIG_FILE", home.Sub("config").c_str(), 1);
+  setenv("AWS_PROFILE", "skade-test", 1);
+  {
+    auto io = NewS3FileIO(properties);
+    ASSERT_TRUE(io);
+    EXPECT_THAT((*io)->WriteFile(At("from-profile.json"), "x", true), IsOk());
+  }
+  unsetenv("AWS_SHARED_CREDENTIALS_FILE");
+  unsetenv("AWS_CONFIG_FILE");
+  unsetenv("AWS_PROFILE");
+}
+
+TEST_F(S3FileIOTest, RegistersForS3AndS3a) {
+  io::FileIORegistry registry;
+  RegisterS3FileIO(registry);
+  EXPECT_EQ(registry.schemes(), (std::vector<std::string>{"s3", "s3a"}));
+  auto io = registry.Create("s3a://" + bucket_ + "/w", S3Environment::server().Properties());
+  ASSERT_TRUE(io);
+  ASSERT_THAT((*io)->WriteFile("s3a://" + bucket_ + "/w/x", "1", true), IsOk());
+  EXPECT_EQ(*io_->ReadFile(At("w/x")), "1");  // the same object either way
+}
+
+}  // namespace
+}  // namespace skade::s3

@@ -1,0 +1,139 @@
+// MinioServer: a real MinIO server (scripts/minio.sh installs it into
+// .deps/bin; the build passes its path as SKADE_MINIO) on a free loopback
+// port with its data in a temporary directory, for tests of the S3 FileIO
+// against a real S3 implementation. Start() fails the calling test when the
+// binary is missing — S3 tests must never pass without a server.
+#pragma once
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "skade/s3/s3_client.h"
+#include "skade/s3/s3_config.h"
+#include "testing/temp_dir.h"
+
+extern char** environ;
+
+namespace skade::testing {
+
+class MinioServer {
+ public:
+  static constexpr char kAccessKey[] = "skade-test";
+  static constexpr char kSecretKey[] = "skade-test-secret";
+
+  /// Starts the server and waits until it answers; empty on failure, with
+  /// the reason in `error`.
+  static std::unique_ptr<MinioServer> Start(std::string* error) {
+    std::string binary = SKADE_MINIO;
+    if (!std::filesystem::exists(binary)) {
+      *error = binary + " is missing: run scripts/minio.sh install (make setup does)";
+      return nullptr;
+    }
+    auto server = std::unique_ptr<MinioServer>(new MinioServer());
+    server->port_ = FreePort();
+    int console = FreePort();
+    std::string address = "127.0.0.1:" + std::to_string(server->port_);
+    std::string console_address = "127.0.0.1:" + std::to_string(console);
+    std::string data = server->dir_.Sub("data");
+    std::string log = server->dir_.Sub("minio.log");
+    std::vector<std::string> env_strings = {
+        std::string("MINIO_ROOT_USER=") + kAccessKey,
+        std::string("MINIO_ROOT_PASSWORD=") + kSecretKey, "MINIO_UPDATE=off",
+        "MINIO_BROWSER=off", "HOME=" + server->dir_.path(), "PATH=/usr/bin:/bin"};
+    std::vector<char*> env;
+    for (auto& item : env_strings) env.push_back(item.data());
+    env.push_back(nullptr);
+    std::vector<std::string> args = {binary,   "server", data, "--address", address,
+                                      "--console-address", console_address, "--quiet"};
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    int rc = posix_spawn(&server->pid_, binary.c_str(), &actions, nullptr, argv.data(), env.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+      *error = "cannot start " + binary;
+      return nullptr;
+    }
+    auto client = server->Client();
+    for (int i = 0; i < 600; ++i) {
+      auto listed = client->Request("GET", "", "", "", {}, "");
+      if (listed) return server;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    *error = "MinIO did not answer within 30 s; see " + log;
+    return nullptr;
+  }
+
+  ~MinioServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  /// FileIO properties that reach this server with its root credentials.
+  io::FileIOProperties Properties() const {
+    return {{"s3.endpoint", endpoint()},
+            {"s3.access-key-id", kAccessKey},
+            {"s3.secret-access-key", kSecretKey},
+            {"s3.region", "us-east-1"}};
+  }
+
+  /// A signed client for requests the FileIO does not make (buckets,
+  /// multipart listings).
+  std::unique_ptr<s3::S3Client> Client() const {
+    auto config = s3::S3Config::FromProperties(Properties());
+    s3::AwsCredentials credentials{kAccessKey, kSecretKey, ""};
+    config->max_attempts = 1;
+    return std::make_unique<s3::S3Client>(*config, [credentials]() -> Result<s3::AwsCredentials> {
+      return credentials;
+    });
+  }
+
+  Status CreateBucket(const std::string& bucket) const {
+    auto created = Client()->Request("PUT", bucket, "", "", {}, "");
+    if (!created) return tl::unexpected(created.error());
+    return OkStatus();
+  }
+
+ private:
+  MinioServer() = default;
+
+  static int FreePort() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+    socklen_t length = sizeof(address);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    int port = ntohs(address.sin_port);
+    ::close(fd);
+    return port;
+  }
+
+  TempDir dir_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+}  // namespace skade::testing
