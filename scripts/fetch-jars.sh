@@ -4,8 +4,10 @@
 #   rest-fixture/iceberg-open-api-<v>.jar     the Iceberg REST fixture (runnable, shaded)
 #   spark/iceberg-spark-runtime-*.jar         the Iceberg runtime for pyspark (spark.jars)
 #   rck-<v>/*.jar                             the RCK and its whole test classpath (tests/rck/pom.xml)
+#   nessie/nessie-quarkus-<v>-runner.jar      Project Nessie's server (a benchmark peer only)
 # Idempotent: prints nothing and touches nothing when everything is present.
-# Usage: scripts/fetch-jars.sh [fixture|spark|rck]...   (default: all)
+# Usage: scripts/fetch-jars.sh [fixture|spark|rck|nessie]...
+#   (default: fixture spark rck, what `make test` needs; scripts/bench.sh fetches nessie itself)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/jars.env
@@ -61,6 +63,10 @@ fetch_spark() {
   copy_artifact "org.apache.iceberg:$SPARK_ICEBERG_ARTIFACT:$ICEBERG_VERSION:jar" "$SPARK_ICEBERG_JAR"
 }
 
+fetch_nessie() {
+  copy_artifact "org.projectnessie.nessie:nessie-quarkus:$NESSIE_VERSION:jar:runner" "$NESSIE_JAR"
+}
+
 fetch_rck() {
   local stamp="$RCK_JARS_DIR/.stamp" want
   want="$(sha256sum tests/rck/pom.xml | cut -d' ' -f1) $RCK_ICEBERG_VERSION"
@@ -83,6 +89,7 @@ for t in "${targets[@]}"; do
     fixture) fetch_fixture ;;
     spark) fetch_spark ;;
     rck) fetch_rck ;;
-    *) echo "usage: $0 [fixture|spark|rck]..." >&2; exit 2 ;;
+    nessie) fetch_nessie ;;
+    *) echo "usage: $0 [fixture|spark|rck|nessie]..." >&2; exit 2 ;;
   esac
 done

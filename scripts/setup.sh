@@ -34,10 +34,16 @@ stamp=.venv/.requirements.sha256
 want=$(sha256sum requirements-dev.txt | cut -d' ' -f1)
 if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
   echo "setup: installing Python packages into .venv"
-  .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -r requirements-dev.txt
+  # `python -m pip`, not .venv/bin/pip: the pip script's #! names the path the venv was created at,
+  # so in a venv that was moved or copied it installs into the original instead.
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -r requirements-dev.txt
   echo "$want" > "$stamp"
 fi
+
+# MinIO (S3-compatible object store for the S3 tests and benchmarks), built with Go at a pinned
+# version into .deps/bin/minio (scripts/minio.sh).
+scripts/minio.sh install
 
 # Jars from Maven Central: the Iceberg Spark runtime, the REST Compatibility
 # Kit and the Iceberg REST fixture (pins in scripts/jars.env).

@@ -1,5 +1,5 @@
-// skade_rest_bench: the REST load generator of `make bench`, for skade-rest
-// and iceberg-rest-fixture alike. `--phase populate` creates the benchmark
+// skade_rest_bench: the REST load generator of `make bench`, for skade-rest,
+// iceberg-rest-fixture and nessie alike. `--phase populate` creates the benchmark
 // catalog; scripts/bench.sh then restarts the server (cold caches) and runs
 // `--phase measure`, which runs every scenario and prints one JSON line each.
 // With --rebase-peer (skade serve only) the commit scenarios also run, case by
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   bool rebase_peer = false;
   CLI::App app("Iceberg REST catalog load generator (bench/README.md)");
   options.AddTo(app);
-  app.add_option("--uri", target_options.uri, "http://127.0.0.1:PORT")->required();
+  app.add_option("--uri", target_options.uri, "http://127.0.0.1:PORT[/MOUNT]")->required();
   app.add_option("--target", target_options.name, "Target name in the records")->required();
   app.add_option("--durability", target_options.durability, "Durability label")->required();
   app.add_option("--write-notes", target_options.write_notes, "Note for write records");

@@ -29,8 +29,8 @@ namespace skade::bench {
 
 class RestCatalog : public catalog::Catalog {
  public:
-  /// `base_path` is "/v1/" or "/v1/<prefix>/" (RestTarget learns it from
-  /// GET /v1/config).
+  /// `base_path` is "[<mount>]/v1/" or "[<mount>]/v1/<prefix>/" (RestTarget
+  /// learns it from GET <mount>/v1/config).
   RestCatalog(std::unique_ptr<HttpConnection> connection, std::string base_path)
       : connection_(std::move(connection)), base_(std::move(base_path)) {}
 

@@ -122,6 +122,7 @@ std::string CreateTableRequestBody(const std::string& name, const catalog::Prope
   JsonWriter writer;
   writer.StartObject();
   writer.Field("name", name);
+  writer.Field("stage-create", false);
   writer.Key("schema");
   writer.Raw(spec::SchemaToJson(*BenchSchema()));
   if (!properties.empty()) {
@@ -185,6 +186,12 @@ Result<std::unique_ptr<RestTarget>> RestTarget::Connect(const RestTargetOptions&
   }
   rest.remove_prefix(7);
   while (rest.ends_with('/')) rest.remove_suffix(1);
+  // The path the REST API is mounted under, if any ("/iceberg"): every route is below it.
+  std::string mount;
+  if (const size_t slash = rest.find('/'); slash != std::string_view::npos) {
+    mount = std::string(rest.substr(slash));
+    rest = rest.substr(0, slash);
+  }
   const size_t colon = rest.rfind(':');
   int port = 0;
   if (colon == std::string_view::npos ||
@@ -195,16 +202,21 @@ Result<std::unique_ptr<RestTarget>> RestTarget::Connect(const RestTargetOptions&
   target->port_ = static_cast<uint16_t>(port);
 
   SKADE_ASSIGN_OR_RAISE(auto connection, HttpConnection::Connect(target->host_, target->port_));
-  SKADE_ASSIGN_OR_RAISE(auto config, connection->Send("GET", "/v1/config"));
-  if (config.status != 200) return HttpError("GET /v1/config", config);
+  const std::string config_path = StrCat(mount, "/v1/config");
+  SKADE_ASSIGN_OR_RAISE(auto config, connection->Send("GET", config_path));
+  if (config.status != 200) return HttpError(StrCat("GET ", config_path), config);
   simdjson::dom::parser parser;
   SKADE_ASSIGN_OR_RAISE(auto document, json::Parse(parser, config.body));
   SKADE_ASSIGN_OR_RAISE(auto object, json::AsObject(document, "config"));
-  target->base_path_ = "/v1/";
-  if (auto overrides = json::Find(object, "overrides")) {
-    SKADE_ASSIGN_OR_RAISE(auto map, json::ToStringMap(*overrides, "overrides"));
+  target->base_path_ = StrCat(mount, "/v1/");
+  // Clients take a setting from `overrides` over `defaults`: skade and the REST fixture send the
+  // prefix as an override, Nessie as a default.
+  for (const char* section : {"defaults", "overrides"}) {
+    auto settings = json::Find(object, section);
+    if (!settings) continue;
+    SKADE_ASSIGN_OR_RAISE(auto map, json::ToStringMap(*settings, section));
     if (auto prefix = map.find("prefix"); prefix != map.end()) {
-      target->base_path_ = StrCat("/v1/", prefix->second, "/");
+      target->base_path_ = StrCat(mount, "/v1/", prefix->second, "/");
     }
   }
   return target;
@@ -229,8 +241,9 @@ std::string RestTarget::append_notes() const {
       "set-snapshot-ref main; on 409 reload, write a new manifest list (the manifest is reused) "
       "and retry with Iceberg's commit.retry defaults (4 retries, backoff from 100 ms doubling), "
       "then give up (failures); latency is the whole op",
-      options_.rebase == "off" ? StrCat("; tables created with ", catalog::kRebaseAppendsProperty, "=false")
-                               : "");
+      options_.rebase == "off"
+          ? StrCat("; tables created with ", catalog::kRebaseAppendsProperty, "=false")
+          : "");
 }
 
 }  // namespace skade::bench

@@ -22,7 +22,7 @@ namespace skade::bench {
 
 struct RestTargetOptions {
   std::string name;         // record target, e.g. "skade-rest"
-  std::string uri;          // http://127.0.0.1:PORT
+  std::string uri;          // http://127.0.0.1:PORT[/MOUNT] (Nessie's API is under /iceberg)
   std::string durability;   // as the harness started the server
   std::string write_notes;  // e.g. what the server makes durable
   /// skade only: "on" (tables keep the default) or "off" (tables are created
@@ -39,7 +39,8 @@ Status Expect(std::string_view what, Result<HttpResult> result, int status);
 /// The body of `POST …/namespaces` creating `ns`.
 std::string CreateNamespaceRequestBody(const spec::Namespace& ns);
 /// The body of `POST …/tables` creating `name` with the benchmark schema and
-/// `properties`.
+/// `properties`; `stage-create` is sent (false), as Iceberg Java's client
+/// does: Nessie refuses a request without it.
 std::string CreateTableRequestBody(const std::string& name,
                                    const catalog::Properties& properties = {});
 /// The body of `POST …/tables/{table}` for `request`: identifier,
@@ -50,13 +51,14 @@ std::string CommitRequestBody(const catalog::CommitTableRequest& request);
 /// names are plain ASCII words and need no other escaping).
 std::string NamespacePath(const spec::Namespace& ns);
 /// `<base_path>namespaces/<ns>/tables`, and the path of one table in it;
-/// `base_path` is "/v1/" or "/v1/<prefix>/".
+/// `base_path` is "[<mount>]/v1/" or "[<mount>]/v1/<prefix>/".
 std::string TablesPath(std::string_view base_path, const spec::Namespace& ns);
 std::string TablePath(std::string_view base_path, const spec::TableIdentifier& identifier);
 
 class RestTarget : public CatalogTarget {
  public:
-  /// Reads GET /v1/config to learn the server's path prefix.
+  /// Reads GET <mount>/v1/config to learn the server's path prefix (from its
+  /// `overrides`, else its `defaults`, as Iceberg's clients merge them).
   static Result<std::unique_ptr<RestTarget>> Connect(const RestTargetOptions& options);
 
   Result<std::unique_ptr<CatalogSession>> NewSession() override;
@@ -71,7 +73,7 @@ class RestTarget : public CatalogTarget {
   std::shared_ptr<io::FileIO> io_;  // where appends write their manifests
   std::string host_;
   uint16_t port_ = 0;
-  std::string base_path_;  // "/v1/" or "/v1/<prefix>/"
+  std::string base_path_;  // "[<mount>]/v1/" or "[<mount>]/v1/<prefix>/"
 };
 
 }  // namespace skade::bench

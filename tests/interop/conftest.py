@@ -6,6 +6,7 @@ import pathlib
 import subprocess
 
 import pytest
+from s3_fixtures import minio  # noqa: F401  (the session's MinIO, tests/interop/s3_fixtures.py)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

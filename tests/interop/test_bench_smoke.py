@@ -78,6 +78,7 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
                     "### `commit`", "## Targets and scenarios without numbers"):
         assert heading in report
     assert "pyiceberg-sql | not run | not selected" in report
+    assert "nessie | not run | not selected" in report and "| polaris | not obtainable |" in report
     writers = rest_writer_rows(report)
     assert len(writers) == 5, writers
     assert "iceberg-rest-fixture: not selected" in writers[1] and "not measured" in writers[3]
