@@ -34,7 +34,7 @@ class RestServiceTest : public ::testing::Test {
   /// `wrap`, the service runs over what it makes of the catalog (tests that
   /// watch or fail the catalog's calls).
   void OpenService(rest::AuthOptions auth = {}, rest::IdempotencyOptions idempotency = {},
-                   const CatalogWrapper& wrap = nullptr) {
+                   const CatalogWrapper& wrap = nullptr, rest::StorageAccess storage = {}) {
     service_.reset();
     catalog_.reset();
     catalog::EmbeddedCatalogOptions options;
@@ -46,7 +46,7 @@ class RestServiceTest : public ::testing::Test {
     catalog_ = *opened;
     service_ = std::make_shared<rest::CatalogService>(
         wrap ? wrap(catalog_) : catalog_, std::make_shared<rest::Authenticator>(std::move(auth)),
-        std::move(idempotency));
+        std::move(idempotency), std::move(storage));
   }
 
   /// OpenService with token authentication and two clients: "writer"

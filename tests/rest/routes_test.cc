@@ -149,6 +149,7 @@ TEST(RouteTableTest, AdvertisedEndpointsAreTheRoutesUnderThePrefix) {
       "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
       "POST /v1/{prefix}/namespaces/{namespace}/register",
       "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
       "POST /v1/{prefix}/tables/rename",
       "POST /v1/{prefix}/transactions/commit",
       "GET /v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/snapshots/{snapshot-id}",
