@@ -3,12 +3,14 @@ SHELL := /bin/bash
 BUILD ?= build
 BUILD_TYPE ?= RelWithDebInfo
 WAREHOUSE ?= ./warehouse
+S3_DIR ?= ./warehouse-s3
+S3_PORT ?= 9000
 HOST ?= 127.0.0.1
 PORT ?= 8181
 CMAKE_FLAGS ?=
 PYTEST ?= .venv/bin/python -m pytest
 
-.PHONY: all setup configure build run test test-long test-cpp test-interop bench fuzz format clean
+.PHONY: all setup configure build run run-s3 test test-long test-cpp test-interop bench fuzz format clean
 
 all: build
 
@@ -25,6 +27,10 @@ build: configure
 
 run: build
 	@scripts/run.sh $(BUILD)/bin/skade $(WAREHOUSE) $(HOST) $(PORT)
+
+# The same with the warehouse on S3: a local MinIO on S3_PORT, the store in S3_DIR.
+run-s3: build
+	@scripts/run-s3.sh $(BUILD)/bin/skade $(S3_DIR) $(HOST) $(PORT) $(S3_PORT)
 
 test: build
 	$(MAKE) --no-print-directory test-cpp test-interop fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
