@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "s3/s3_environment.h"
+#include "testing/flaky_s3_proxy.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
 
@@ -200,6 +201,27 @@ TEST_F(S3FileIOTest, AnUnreachableServerIsARetryableIoError) {
   auto written = io->WriteFile("s3://b-unreachable/m.json", "x", true);
   ASSERT_THAT(written, IsError(ErrorKind::kIo));
   EXPECT_TRUE(written.error().retryable);
+}
+
+TEST_F(S3FileIOTest, RetriesThrottlingAndServerErrors) {
+  testing::FlakyS3Proxy proxy(S3Environment::server().port());
+  auto properties = S3Environment::server().Properties();
+  properties["s3.endpoint"] = proxy.endpoint();
+  auto io = *NewS3FileIO(properties);
+  proxy.FailNext(2, 503);  // skade's own signed PUT
+  ASSERT_THAT(io->WriteFile(At("retried.json"), "x", true), IsOk());
+  EXPECT_EQ(proxy.failures_served(), 2);
+  proxy.FailNext(2, 500);  // Arrow's HEAD and GET
+  EXPECT_EQ(*io->ReadFile(At("retried.json")), "x");
+  EXPECT_EQ(proxy.failures_served(), 4);
+
+  properties["s3.retry.max-attempts"] = "2";
+  auto impatient = *NewS3FileIO(properties);
+  proxy.FailNext(5, 503);
+  auto written = impatient->WriteFile(At("given-up.json"), "x", true);
+  ASSERT_THAT(written, IsError(ErrorKind::kIo));
+  EXPECT_TRUE(written.error().retryable);
+  EXPECT_EQ(proxy.failures_served(), 6);
 }
 
 // Credentials from the environment, then from a profile file, as AWS tools

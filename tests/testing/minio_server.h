@@ -89,6 +89,7 @@ class MinioServer {
   }
 
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
 
   /// FileIO properties that reach this server with its root credentials.
   io::FileIOProperties Properties() const {
