@@ -107,6 +107,24 @@ TEST_F(S3FileIOTest, WithConditionalWritesOffAnExistingFileIsStillRefused) {
   EXPECT_EQ(*io->ReadFile(At("m.json")), "first");
 }
 
+TEST_F(S3FileIOTest, WithoutConditionalWritesOnTheServerFallsBackOrRefuses) {
+  testing::FlakyS3Proxy proxy(S3Environment::server().port());
+  proxy.RejectConditionalWrites();
+  auto properties = S3Environment::server().Properties();
+  properties["s3.endpoint"] = proxy.endpoint();
+  auto io = *NewS3FileIO(properties);  // auto: checks with HEAD instead
+  ASSERT_THAT(io->WriteFile(At("fallback.json"), "first", true), IsOk());
+  EXPECT_THAT(io->WriteFile(At("fallback.json"), "second", true),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_EQ(*io->ReadFile(At("fallback.json")), "first");
+  EXPECT_EQ(proxy.failures_served(), 1);  // detected once, then not asked again
+
+  properties["s3.conditional-writes"] = "true";
+  auto strict = *NewS3FileIO(properties);
+  EXPECT_THAT(strict->WriteFile(At("strict.json"), "x", true), IsError(ErrorKind::kUnsupported));
+  EXPECT_FALSE(*io_->Exists(At("strict.json")));
+}
+
 TEST_F(S3FileIOTest, StreamsALargeFileAsAMultipartUpload) {
   // Three full 10 MiB parts and a tail, written in uneven pieces.
   std::string contents = Pattern((31u << 20) + 12345);

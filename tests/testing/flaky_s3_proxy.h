@@ -54,6 +54,10 @@ class FlakyS3Proxy {
     to_fail_ = count;
   }
 
+  /// Answer every request with an If-None-Match header with 501
+  /// NotImplemented, as a server without conditional writes does.
+  void RejectConditionalWrites() { reject_conditional_ = true; }
+
   /// Requests answered with an injected error so far.
   int failures_served() const { return served_; }
 
@@ -85,12 +89,15 @@ class FlakyS3Proxy {
       if (n <= 0) return Close(client);
       head.append(buffer, static_cast<size_t>(n));
     }
-    if (to_fail_.fetch_sub(1) > 0) {
+    bool conditional = reject_conditional_ && (head.find("\r\nif-none-match:") != std::string::npos ||
+                                               head.find("\r\nIf-None-Match:") != std::string::npos);
+    if (conditional || to_fail_.fetch_sub(1) > 0) {
       ++served_;
-      std::string code = status_ == 503 ? "SlowDown" : "InternalError";
+      int status = conditional ? 501 : status_.load();
+      std::string code = status == 501 ? "NotImplemented" : status == 503 ? "SlowDown" : "InternalError";
       std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code +
                          "</Code><Message>injected</Message></Error>";
-      std::string response = "HTTP/1.1 " + std::to_string(status_.load()) +
+      std::string response = "HTTP/1.1 " + std::to_string(status) +
                              " Injected\r\nContent-Type: application/xml\r\nContent-Length: " +
                              std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
       ::send(client, response.data(), response.size(), MSG_NOSIGNAL);
@@ -141,6 +148,7 @@ class FlakyS3Proxy {
   std::atomic<int> status_{503};
   std::atomic<int> to_fail_{0};
   std::atomic<int> served_{0};
+  std::atomic<bool> reject_conditional_{false};
   std::thread acceptor_;
   std::mutex mutex_;
   std::vector<int> open_;
