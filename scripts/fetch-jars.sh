@@ -3,6 +3,7 @@
 # peers use, into .deps/jars/ (pins in scripts/jars.env):
 #   rest-fixture/iceberg-open-api-<v>.jar     the Iceberg REST fixture (runnable, shaded)
 #   spark/iceberg-spark-runtime-*.jar         the Iceberg runtime for pyspark (spark.jars)
+#   spark/iceberg-aws-bundle-<v>.jar          Iceberg's S3FileIO and AWS SDK, for Spark on S3
 #   rck-<v>/*.jar                             the RCK and its whole test classpath (tests/rck/pom.xml)
 #   nessie/nessie-quarkus-<v>-runner.jar      Project Nessie's server (a benchmark peer only)
 # Idempotent: prints nothing and touches nothing when everything is present.
@@ -61,6 +62,7 @@ fetch_fixture() {
 
 fetch_spark() {
   copy_artifact "org.apache.iceberg:$SPARK_ICEBERG_ARTIFACT:$ICEBERG_VERSION:jar" "$SPARK_ICEBERG_JAR"
+  copy_artifact "org.apache.iceberg:$SPARK_AWS_BUNDLE_ARTIFACT:$ICEBERG_VERSION:jar" "$SPARK_AWS_BUNDLE_JAR"
 }
 
 fetch_nessie() {

@@ -41,6 +41,17 @@ if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
   echo "$want" > "$stamp"
 fi
 
+# DuckDB 1.5.5 with its iceberg, httpfs and avro extensions, apart from .venv's DuckDB 2.0.0
+# (requirements-duckdb-iceberg.txt says why). Reinstalled when that file changes.
+duckdb_dir=.deps/duckdb-iceberg
+want=$(sha256sum requirements-duckdb-iceberg.txt | cut -d' ' -f1)
+if [[ ! -f $duckdb_dir/.requirements.sha256 || $(cat "$duckdb_dir/.requirements.sha256") != "$want" ]]; then
+  echo "setup: installing DuckDB and its iceberg extension into $duckdb_dir"
+  rm -rf "$duckdb_dir"
+  .venv/bin/python -m pip install -q --target "$duckdb_dir" -r requirements-duckdb-iceberg.txt
+  echo "$want" > "$duckdb_dir/.requirements.sha256"
+fi
+
 # MinIO (S3-compatible object store for the S3 tests and benchmarks), built with Go at a pinned
 # version into .deps/bin/minio (scripts/minio.sh).
 scripts/minio.sh install

@@ -50,14 +50,23 @@ def run_tool(bin_dir):
 class SkadeServer:
     """A running `skade serve` on a free loopback port with its own warehouse."""
 
-    def __init__(self, bin_dir, warehouse, extra_args=()):
-        self.warehouse = pathlib.Path(warehouse)
-        self.log_path = self.warehouse.parent / f"{self.warehouse.name}-server.log"
+    def __init__(self, bin_dir, warehouse, extra_args=(), global_args=(), env=None, log_path=None):
+        """`warehouse` is a directory, or an s3:// URI with its --store and S3 options in
+        `global_args` (what goes before `serve`); `extra_args` follow `serve`; `env`, when given,
+        is the server's whole environment; stderr goes to `log_path` (default: beside a local
+        warehouse)."""
+        remote = str(warehouse).startswith("s3://")
+        self.warehouse = str(warehouse) if remote else pathlib.Path(warehouse)
+        if log_path is None:
+            if remote:
+                raise ValueError("an s3:// warehouse needs a log_path")
+            log_path = self.warehouse.parent / f"{self.warehouse.name}-server.log"
+        self.log_path = pathlib.Path(log_path)
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
-            [str(bin_dir / "skade"), "--warehouse", str(warehouse), "serve", "--port", "0",
-             "--quiet", *extra_args],
-            stdout=subprocess.PIPE, stderr=self._log, text=True,
+            [str(bin_dir / "skade"), "--warehouse", str(warehouse), *map(str, global_args),
+             "serve", "--port", "0", "--quiet", *extra_args],
+            stdout=subprocess.PIPE, stderr=self._log, text=True, env=env,
         )
         line = self.proc.stdout.readline()
         if not line.startswith("listening "):
@@ -91,20 +100,27 @@ def module_server(bin_dir, tmp_path_factory):
     assert server.stop() == 0, f"server did not shut down cleanly:\n{server.log_path.read_text()}"
 
 
-def spark_runtime_jar():
-    jars = glob.glob(str(ROOT / ".deps" / "jars" / "spark" / "iceberg-spark-runtime-*.jar"))
-    if len(jars) != 1:
-        pytest.fail(f"expected one Iceberg Spark runtime jar in .deps/jars/spark (make setup): {jars}")
-    return jars[0]
+def spark_jars():
+    """The Iceberg Spark runtime and Iceberg's AWS bundle (S3FileIO), comma-separated for
+    spark.jars. Both always: the first session of a process fixes the driver's class path, and a
+    later module's session may be the one that reads S3."""
+    jars = []
+    for pattern in ("iceberg-spark-runtime-*.jar", "iceberg-aws-bundle-*.jar"):
+        found = glob.glob(str(ROOT / ".deps" / "jars" / "spark" / pattern))
+        if len(found) != 1:
+            pytest.fail(f"expected one {pattern} in .deps/jars/spark (make setup): {found}")
+        jars += found
+    return ",".join(jars)
 
 
-def spark_session(uri, app_name, master="local[1]"):
+def spark_session(uri, app_name, master="local[1]", catalog_options=None):
     """A local Spark session with the Iceberg runtime whose default catalog `skade` is the REST
-    catalog at `uri` (getOrCreate: one per process)."""
+    catalog at `uri`, with `catalog_options` as further spark.sql.catalog.skade.KEY settings
+    (getOrCreate: one per process)."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession
 
-    session = (
+    builder = (
         SparkSession.builder.master(master)
         .appName(app_name)
         .config("spark.driver.memory", "1g")
@@ -115,15 +131,17 @@ def spark_session(uri, app_name, master="local[1]"):
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.default.parallelism", "1")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.jars", spark_runtime_jar())
+        .config("spark.jars", spark_jars())
         .config("spark.sql.extensions",
                 "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
         .config("spark.sql.catalog.skade", "org.apache.iceberg.spark.SparkCatalog")
         .config("spark.sql.catalog.skade.type", "rest")
         .config("spark.sql.catalog.skade.uri", uri)
         .config("spark.sql.defaultCatalog", "skade")
-        .getOrCreate()
     )
+    for key, value in (catalog_options or {}).items():
+        builder = builder.config(f"spark.sql.catalog.skade.{key}", value)
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
 

@@ -12,7 +12,7 @@ import requests
 from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.exceptions import ForbiddenError, OAuthError, UnauthorizedError
 
-from conftest import SkadeServer, spark_runtime_jar
+from conftest import SkadeServer, spark_jars
 
 SECRET = "s3cr3t-do-not-log"
 
@@ -212,7 +212,7 @@ def test_spark_with_credentials(spark_auth_server):
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.enabled", "false")
-        .config("spark.jars", spark_runtime_jar())
+        .config("spark.jars", spark_jars())
         .config("spark.sql.catalog.secure", "org.apache.iceberg.spark.SparkCatalog")
         .config("spark.sql.catalog.secure.type", "rest")
         .config("spark.sql.catalog.secure.uri", auth_server.uri)
