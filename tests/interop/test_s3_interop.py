@@ -28,7 +28,6 @@ import pyarrow.parquet as pq
 import pytest
 import requests
 from pyiceberg.catalog.rest import RestCatalog
-from pyiceberg.exceptions import ServerError
 from pyiceberg.table import StaticTable
 
 from conftest import SkadeServer, spark_session
@@ -214,17 +213,6 @@ def test_pyiceberg_with_its_own_keys_and_no_vending(serve, minio):
 
 # --- Spark, and the server crash it runs into -----------------------------------------------
 
-SIMDJSON_BUG = (
-    "skade bug: `skade serve` dies with SIGSEGV when a thread parses a request body larger than "
-    "any it parsed before, as with Spark's metrics reports (POST .../tables/{t}/metrics) after "
-    "its scans and commits. build/bin/skade does not load Debian's libsimdjson.so.14, whose "
-    "3.0.1 headers it is compiled with: pyarrow's libparquet.so.2600 comes first on its link "
-    "line and exports a newer simdjson, so --as-needed drops libsimdjson (readelf -d: no "
-    "libsimdjson NEEDED; skade_s3_test alike) and simdjson::get_active_implementation() is "
-    "Arrow's. Growing a thread_local simdjson::dom::parser (rest_messages.cc Parser()) then calls "
-    "dom_parser_implementation::set_capacity through a vtable of another layout, which lands in "
-    "parse_wobbly_string. Not S3-specific: tests/interop/test_rest_spark.py fails the same way. "
-    "With LD_PRELOAD=libsimdjson.so.14 the server survives.")
 
 
 def post_metrics(server, table, fields):
@@ -237,10 +225,12 @@ def post_metrics(server, table, fields):
     return rest(server, "POST", f"/namespaces/{namespace}/tables/{name}/metrics", report)
 
 
-@pytest.mark.xfail(strict=True, reason=SIMDJSON_BUG)
 @pytest.mark.parametrize("warehouse", ["local", "s3"])
 def test_serve_survives_a_larger_request_body(bin_dir, minio, tmp_path, warehouse):
-    """One I/O thread, two metrics reports, the second the larger: what Spark does."""
+    """One I/O thread, two metrics reports, the second the larger: what Spark does. Regression:
+    skade once linked pyarrow's libparquet before Debian's libsimdjson, so --as-needed dropped
+    libsimdjson, its simdjson calls landed in libparquet's copy (another version), and the server
+    died with SIGSEGV as soon as a thread's parser had to grow."""
     if warehouse == "s3":
         server = start_server(bin_dir, minio, tmp_path, "larger-body", "none", ["--threads", "1"])
     else:
@@ -256,7 +246,6 @@ def test_serve_survives_a_larger_request_body(bin_dir, minio, tmp_path, warehous
     assert code == 0, f"skade serve exited {code}:\n{server.log_path.read_text()}"
 
 
-@pytest.mark.xfail(strict=True, reason=SIMDJSON_BUG)
 def test_spark_with_vended_credentials(bin_dir, minio, tmp_path):
     """Spark with the REST catalog's URI and the delegation header, and no S3 settings at all.
     The server and the session are the test's own, so that the server's exit code is checked
@@ -460,14 +449,6 @@ def test_cli_on_s3(bin_dir, minio, tmp_path):
 
 # --- vended STS credentials ---------------------------------------------------------------------
 
-STS_POLICY_BUG = (
-    "skade bug: --vend-credentials sts fails every createTable/loadTable with HTTP 500 'S3 STS "
-    "AssumeRole answered HTTP 400 InvalidParameterValue'. The session policy that "
-    "src/skade/s3/credential_vendor.cc (TablePolicy) sends puts s3:GetBucketLocation in the "
-    "statement whose Condition is StringLike s3:prefix, and MinIO refuses it: \"unsupported "
-    "condition keys '[s3:prefix]' used for action 's3:GetBucketLocation'\". MinIO accepts "
-    "AssumeRole signed with the root keys (no RoleArn) once GetBucketLocation has a statement "
-    "of its own without the condition.")
 
 
 def assert_denied(call):
@@ -476,7 +457,6 @@ def assert_denied(call):
     assert error.value.response["Error"]["Code"] == "AccessDenied", error.value.response
 
 
-@pytest.mark.xfail(strict=True, raises=ServerError, reason=STS_POLICY_BUG)
 def test_sts_credentials_reach_only_their_table(serve, minio):
     server = serve("sts-vended", vend="sts")
     bucket = server.bucket

@@ -36,53 +36,50 @@ std::string XmlText(const std::string& xml, std::string_view tag) {
   return end == std::string::npos ? std::string() : xml.substr(start, end - start);
 }
 
-// A session policy that allows everything on the objects under the table's
-// location, and listing only that prefix.
+// A session policy that allows the object calls on the keys under the
+// table's location, listing only that prefix, and finding the bucket's
+// region (a bucket call that takes no prefix condition).
 Result<std::string> TablePolicy(const std::string& location) {
   SKADE_ASSIGN_OR_RAISE(io::Location parsed, io::Location::Parse(location));
   std::string prefix = parsed.path.substr(1);
+  std::string bucket_arn = StrCat("arn:aws:s3:::", parsed.authority);
   JsonWriter writer;
+  auto statement = [&](std::initializer_list<const char*> actions, const std::string& resource,
+                       bool prefix_condition) {
+    writer.StartObject();
+    writer.Field("Effect", "Allow");
+    writer.Key("Action");
+    writer.StartArray();
+    for (const char* action : actions) writer.String(action);
+    writer.EndArray();
+    writer.Key("Resource");
+    writer.StartArray();
+    writer.String(resource);
+    writer.EndArray();
+    if (prefix_condition) {
+      writer.Key("Condition");
+      writer.StartObject();
+      writer.Key("StringLike");
+      writer.StartObject();
+      writer.Key("s3:prefix");
+      writer.StartArray();
+      writer.String(prefix);
+      writer.String(StrCat(prefix, "/*"));
+      writer.EndArray();
+      writer.EndObject();
+      writer.EndObject();
+    }
+    writer.EndObject();
+  };
   writer.StartObject();
   writer.Field("Version", "2012-10-17");
   writer.Key("Statement");
   writer.StartArray();
-  writer.StartObject();
-  writer.Field("Effect", "Allow");
-  writer.Key("Action");
-  writer.StartArray();
-  for (const char* action : {"s3:GetObject", "s3:PutObject", "s3:DeleteObject",
-                             "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"}) {
-    writer.String(action);
-  }
-  writer.EndArray();
-  writer.Key("Resource");
-  writer.StartArray();
-  writer.String(StrCat("arn:aws:s3:::", parsed.authority, "/", prefix, "/*"));
-  writer.EndArray();
-  writer.EndObject();
-  writer.StartObject();
-  writer.Field("Effect", "Allow");
-  writer.Key("Action");
-  writer.StartArray();
-  writer.String("s3:ListBucket");
-  writer.String("s3:GetBucketLocation");
-  writer.EndArray();
-  writer.Key("Resource");
-  writer.StartArray();
-  writer.String(StrCat("arn:aws:s3:::", parsed.authority));
-  writer.EndArray();
-  writer.Key("Condition");
-  writer.StartObject();
-  writer.Key("StringLike");
-  writer.StartObject();
-  writer.Key("s3:prefix");
-  writer.StartArray();
-  writer.String(prefix);
-  writer.String(StrCat(prefix, "/*"));
-  writer.EndArray();
-  writer.EndObject();
-  writer.EndObject();
-  writer.EndObject();
+  statement({"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
+             "s3:ListMultipartUploadParts"},
+            StrCat(bucket_arn, "/", prefix, "/*"), false);
+  statement({"s3:ListBucket"}, bucket_arn, true);
+  statement({"s3:GetBucketLocation"}, bucket_arn, false);
   writer.EndArray();
   writer.EndObject();
   return writer.Take();
