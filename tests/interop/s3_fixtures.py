@@ -75,3 +75,15 @@ def minio(tmp_path_factory):
     server = MinioServer(tmp_path_factory.mktemp("minio"))
     yield server
     server.stop()
+
+
+class S3Warehouse:
+    """A fresh bucket of the session's MinIO with the warehouse at s3://BUCKET/wh, a local catalog
+    store, and the global options and environment (MinIO's root keys) `skade` runs with."""
+
+    def __init__(self, minio, directory, bucket):
+        self.bucket = minio.make_bucket(bucket)
+        self.uri = f"s3://{bucket}/wh"
+        self.store = directory / f"{bucket}-store"
+        self.options = ["--store", str(self.store), "--s3-endpoint", minio.endpoint]
+        self.env = dict(os.environ, **minio.env())

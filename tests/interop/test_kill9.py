@@ -6,7 +6,8 @@ the server with SIGKILL at a random moment, restarts it and checks: every
 acknowledged commit is present, nothing appears that no writer attempted,
 every table loads (its pointer names a complete metadata file) and scans (its
 manifest lists, manifests and data files exist), and the server serves
-again. `make test` runs a few rounds; `make test-long` (SKADE_LONG_TESTS=1)
+again — on a local warehouse, and on one in a MinIO bucket (store local). `make test` runs a few
+rounds; `make test-long` (SKADE_LONG_TESTS=1)
 runs at least 20 per durability level."""
 import os
 import random
@@ -22,6 +23,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField
 
 from conftest import SkadeServer
+from s3_fixtures import S3Warehouse
 
 LONG = os.environ.get("SKADE_LONG_TESTS") == "1"
 ROUNDS = 20 if LONG else 3
@@ -76,12 +78,24 @@ def scanned_ids(catalog, name):
     return set(ids)
 
 
-@pytest.mark.parametrize("durability", ["immediate", "eventual"])
-def test_kill9_under_concurrent_pyiceberg_commits(bin_dir, tmp_path, durability):
-    warehouse = tmp_path / "warehouse"
+@pytest.mark.parametrize("durability,storage",
+                         [("immediate", "local"), ("eventual", "local"), ("immediate", "s3")])
+def test_kill9_under_concurrent_pyiceberg_commits(bin_dir, tmp_path, request, durability, storage):
     acked, attempted = {}, {}
     rng = random.Random(int.from_bytes(os.urandom(4), "little"))
-    server = SkadeServer(bin_dir, warehouse, ["--durability", durability])
+    if storage == "s3":
+        # The warehouse in a MinIO bucket, the store local; writers get the keys vended.
+        s3 = S3Warehouse(request.getfixturevalue("minio"), tmp_path, f"kill9-{durability}")
+
+        def start():
+            return SkadeServer(bin_dir, s3.uri, ["--durability", durability,
+                                                 "--vend-credentials", "static"],
+                               global_args=s3.options, env=s3.env,
+                               log_path=tmp_path / "server.log")
+    else:
+        def start():
+            return SkadeServer(bin_dir, tmp_path / "warehouse", ["--durability", durability])
+    server = start()
     catalog = RestCatalog("skade", uri=server.uri)
     catalog.create_namespace("crash")
     for name in ["shared"] + [f"own{i}" for i in range(WRITERS)]:
@@ -98,7 +112,7 @@ def test_kill9_under_concurrent_pyiceberg_commits(bin_dir, tmp_path, durability)
             writer.join(timeout=120)
             assert not writer.is_alive(), "a writer hung after the server died"
 
-        server = SkadeServer(bin_dir, warehouse, ["--durability", durability])
+        server = start()
         catalog = RestCatalog("skade", uri=server.uri)
         for name in ["crash.shared"] + [f"crash.own{i}" for i in range(WRITERS)]:
             present = scanned_ids(catalog, name)
@@ -110,6 +124,6 @@ def test_kill9_under_concurrent_pyiceberg_commits(bin_dir, tmp_path, durability)
             # kill) counts from now on as acknowledged: it must stay.
             acked.setdefault(name, set()).update(present)
     total = sum(len(ids) for ids in acked.values()) // 3
-    print(f"{durability}: {ROUNDS} kills, {total} appends acknowledged or recovered")
+    print(f"{durability} on {storage}: {ROUNDS} kills, {total} appends acknowledged or recovered")
     assert total > 0, "no append was acknowledged in any round"
     assert server.stop() == 0

@@ -31,6 +31,7 @@ from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.table import StaticTable
 
 from conftest import SkadeServer, spark_session
+from s3_fixtures import S3Warehouse
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DUCKDB_DIR = ROOT / ".deps" / "duckdb-iceberg"
@@ -81,18 +82,6 @@ def object_keys(minio, bucket, prefix=""):
 def key_of(location, bucket):
     assert location.startswith(f"s3://{bucket}/"), location
     return location.removeprefix(f"s3://{bucket}/")
-
-
-class S3Warehouse:
-    """A fresh bucket of the session's MinIO with the warehouse at s3://BUCKET/wh, a local catalog
-    store, and the global options and environment (MinIO's root keys) `skade` runs with."""
-
-    def __init__(self, minio, directory, bucket):
-        self.bucket = minio.make_bucket(bucket)
-        self.uri = f"s3://{bucket}/wh"
-        self.store = directory / f"{bucket}-store"
-        self.options = ["--store", str(self.store), "--s3-endpoint", minio.endpoint]
-        self.env = dict(os.environ, **minio.env())
 
 
 def start_server(bin_dir, minio, directory, bucket, vend, extra_args=()):
