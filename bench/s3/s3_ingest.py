@@ -11,7 +11,7 @@ Scenarios (--scenarios, comma-separated):
                 one after another) and with `--overlap` (the committer beside the writes), against
                 PyIceberg reading the files and appending K at a time (the same snapshots). Also
                 skade with the same files in one commit (variant one_commit) and with the first
-                file alone (one_file): with the serial run they bound what overlap can gain.
+                file alone (one_file): what the commits and the fixed costs of a run take.
   concurrent    --writers writers into one shared table, --concurrent-files files of --small-rows
                 rows, one logical write each: `skade ingest --coalesce --writers W` (the coalescing
                 committer: many writes, few commits) against PyIceberg with W threads, each
@@ -331,7 +331,7 @@ def main():
              lambda: runner.skade("cb-skade-overlap", files, ["--files-per-commit", str(fpc), "--overlap"]),
              shape),
             ("pyiceberg-sql", "", lambda: runner.pyiceberg("cb-py", files, files_per_commit=fpc), shape),
-            # What bounds overlap ÷ serial: the same files in one commit (the writes without the
+            # What the commits cost: the same files in one commit (the writes without the
             # commits), and one file in one commit (what every run pays: start, create, one commit).
             ("skade-cli", "one_commit", lambda: runner.skade("cb-skade-one", files, []),
              {"files_per_commit": 0}),
