@@ -17,6 +17,7 @@ import summarize as ingest_summary  # noqa: E402  (bench/ingest/summarize.py)
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from coalesce import summarize as coalesce_summary  # noqa: E402  (bench/coalesce/summarize.py)
 from micro import static_tree_summary  # noqa: E402  (bench/micro/static_tree_summary.py)
+from s3 import summarize as s3_summary  # noqa: E402  (bench/s3/summarize.py)
 
 REQUIRED_FIELDS = ("run_id", "target", "scenario", "threads", "ops")
 MEASURED_FIELDS = ("ops_per_sec", "p50_us", "p99_us", "p999_us")
@@ -29,9 +30,14 @@ SKADE_REST_REBASE_OFF = "skade-rest (rebase off)"
 TARGET_ORDER = (
     "skade-embedded", "skade-embedded (group commit off)", "iceberg-rust-memory", "iceberg-rust-sql",
     "pyiceberg-sql", "skade-rest", SKADE_REST_REBASE_OFF, "iceberg-rest-fixture",
-    "skade-rest-history", "nessie",
+    "skade-rest-history", "skade-rest-s3", "nessie",
 )
-REST_TARGETS = ("skade-rest", SKADE_REST_REBASE_OFF, "iceberg-rest-fixture", "nessie")
+REST_TARGETS = ("skade-rest", SKADE_REST_REBASE_OFF, "iceberg-rest-fixture", "skade-rest-s3", "nessie")
+# skade serve on an s3:// warehouse in MinIO, and the peer on the same storage it is held to
+# (issue 14: >= 5x the throughput, p99 <= 1/5, on loadTable and HEAD).
+SKADE_REST_S3 = "skade-rest-s3"
+S3_REST_PEER = ("nessie", "Nessie")
+S3_REST_RATIO = 5
 # The design notes' published numbers (bench/README.md "Performance bar"), on another machine.
 SEED = (
     ("embedded `load_table` p50", "skade-embedded", "load_table_warm", 1.5),
@@ -114,6 +120,8 @@ FAMILIES = {
     "history": ("skade-rest-history",),
     "time-travel": ("time-travel",),
     "nessie": ("nessie",),
+    "skade-rest-s3": (SKADE_REST_S3,),
+    "s3-ingest": ("s3-ingest",),
 }
 
 HISTORY_TARGET = "skade-rest-history"
@@ -326,6 +334,58 @@ def rest_writer_lines(run: Run) -> list:
             lines.append(f"| {target} | {threads} | {r['ops']:,} | {fmt_ops(commits_per_sec(r))} | "
                          f"{count(r, 'conflicts')} | {count(r, 'retries')} | {count(r, 'failures')} | "
                          f"{fmt_us(r['p50_us'])} | {fmt_us(r['p99_us'])} |")
+    return lines + [""]
+
+
+def object_storage_lines(run: Run, s3_ingest: list) -> list:
+    """Section "Object storage (issue 14 targets)": skade serve on an s3:// warehouse against Nessie
+    on the same MinIO (loadTable and HEAD: >= 5x the throughput, p99 <= 1/5), then the S3 ingest
+    targets and records of bench/s3/s3_ingest.py (bench/s3/summarize.py)."""
+    peer, name = S3_REST_PEER
+    rows = []
+    for scenario, label in (("load_table_warm", "`loadTable` (GET)"), ("table_exists", "`HEAD table`")):
+        skade = run.find(SKADE_REST_S3, scenario)
+        threads = skade["threads"] if skade else None
+        ours, theirs = (SKADE_REST_S3, skade), (peer, run.find(peer, scenario, threads))
+        connections = f"{threads or 'N'} connections"
+        rows.append(target_row(
+            run, f"REST {label} throughput, skade-rest-s3 vs {name}, both on MinIO ({connections})",
+            f"≥ {S3_REST_RATIO}×", S3_REST_RATIO, ours, theirs, "ops_per_sec", throughput))
+        rows.append(target_row(
+            run, f"REST {label} p99, {name} ÷ skade-rest-s3, both on MinIO ({connections})",
+            f"≥ {S3_REST_RATIO}× (p99 ≤ 1/{S3_REST_RATIO})", S3_REST_RATIO, ours, theirs, "p99_us",
+            lambda a, b: f"{fmt_us(a['p99_us'])} vs {fmt_us(b['p99_us'])} µs", lower_is_better=True))
+    lines = ["Catalog scenarios with the warehouse in MinIO on this machine: `skade serve` on an "
+             "`s3://` warehouse (catalog store in a local directory) and Nessie, in the same run, "
+             "through the same load generator, whose appends write their manifests to `s3://` "
+             "(bench/README.md \"Object storage\"). Then ingest into the same kind of MinIO: "
+             "`skade ingest` against PyIceberg, on loopback and with latency added in front of "
+             "MinIO.", "", "| target | measured | required | result |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    lines += ["", f"| scenario | variant | threads | skade-rest-s3 ops/s | {name} ops/s | skade ÷ "
+                  f"{name} | skade-rest-s3 p99 µs | {name} p99 µs | conflicts (skade / {name}) |",
+              "|---|---|--:|--:|--:|--:|--:|--:|---|"]
+    keys = sorted({(r["scenario"], r.get("variant", ""), r["threads"]) for r in run.measured
+                   if r["target"] in (SKADE_REST_S3, peer) and r["scenario"] in SCENARIO_ORDER},
+                  key=lambda k: (order_key(k[0], SCENARIO_ORDER), k[1], k[2]))
+    for scenario, variant, threads in keys:
+        a = run.find(SKADE_REST_S3, scenario, threads, variant)
+        b = run.find(peer, scenario, threads, variant)
+        ratio = (fmt_ratio(a["ops_per_sec"] / b["ops_per_sec"])
+                 if a and b and b["ops_per_sec"] > 0 else "")
+        cell = (lambda r, key, f: f(r[key]) if r else "—")
+        conflicts = (f"{count(a, 'conflicts') if a else '—'} / {count(b, 'conflicts') if b else '—'}"
+                     if scenario in ("commit", "mixed_90_10") else "")
+        lines.append(f"| `{scenario}` | {variant or '—'} | {threads} | {cell(a, 'ops_per_sec', fmt_ops)} | "
+                     f"{cell(b, 'ops_per_sec', fmt_ops)} | {ratio} | {cell(a, 'p99_us', fmt_us)} | "
+                     f"{cell(b, 'p99_us', fmt_us)} | {conflicts} |")
+    if not keys:
+        lines.append(f"| {run.missing(SKADE_REST_S3, peer)} | | | | | | | | |")
+    lines += ["", "### Ingest into S3", ""]
+    if s3_ingest:
+        lines += s3_summary.markdown(s3_ingest)
+    else:
+        lines.append("Not measured: " + (run.failure("s3-ingest") or "no records") + ".")
     return lines + [""]
 
 
@@ -560,7 +620,8 @@ def failure_lines(run: Run) -> list:
 
 
 def render(records: list, meta: dict, results_name: str, ingest: list = (),
-           ingest_name: str = "", static_tree: dict = None, static_tree_name: str = "") -> str:
+           ingest_name: str = "", static_tree: dict = None, static_tree_name: str = "",
+           s3_ingest: list = ()) -> str:
     run = Run(records, meta.get("targets"))
     run_id = meta.get("run_id") or (records[0]["run_id"] if records else "?")
     options = meta.get("options", {})
@@ -618,6 +679,8 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
                   "physical limit), `IngestPipelined`, `IngestPipelinedOverlap` and PyIceberg "
                   "`table.append` on the same generated data.", ""]
         lines += ingest_summary.markdown(ingest) + [""]
+    if s3_ingest or not {SKADE_REST_S3, "s3-ingest"} <= set(run.unselected):
+        lines += ["## Object storage (issue 14 targets)", ""] + object_storage_lines(run, s3_ingest)
     if HISTORY_TARGET not in run.unselected:
         lines += ["## History length", ""] + history_lines(run)
     if TIME_TRAVEL not in run.unselected:
@@ -655,9 +718,13 @@ def main() -> int:
         args.results.name.removesuffix(".jsonl") + ".static-tree.json")
     static_tree = (static_tree_summary.load(static_tree_path) if static_tree_path.exists()
                    else None)
+    # The same run's S3 ingest benchmark (bench/s3/s3_ingest.py), if it ran.
+    s3_ingest_path = args.results.with_name(
+        args.results.name.removesuffix(".jsonl") + ".s3-ingest.jsonl")
+    s3_ingest = s3_summary.load(s3_ingest_path) if s3_ingest_path.exists() else []
     args.output.write_text(render(records, meta, args.results.name, ingest,
                                   ingest_path.name if args.ingest else "", static_tree,
-                                  static_tree_path.name))
+                                  static_tree_path.name, s3_ingest))
     return 0
 
 

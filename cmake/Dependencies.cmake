@@ -66,5 +66,14 @@ if(SKADE_WITH_ARROW)
   add_library(Skade::arrow ALIAS skade_arrow)
   add_library(Skade::arrow_s3 ALIAS skade_arrow_s3)
   add_library(Skade::parquet ALIAS skade_parquet)
+  # pyarrow's libparquet exports its own simdjson (4.x, used for GeoArrow metadata only) under the
+  # same symbol names as Debian's libsimdjson (3.0.1), which skade is compiled against. Listed
+  # first on the link line, libparquet satisfied skade's references and --as-needed dropped
+  # libsimdjson, so skade's inline 3.0.1 code called 4.x functions through 3.0.1's vtable layout:
+  # a dom::parser growing its buffers jumped into parse_wobbly_string and crashed (skade serve
+  # with an s3:// warehouse, skade_rest_bench against Nessie). Naming libsimdjson before any
+  # object makes it the first definition in every binary's lookup scope.
+  add_link_options("LINKER:--push-state,--no-as-needed" "$<TARGET_FILE:simdjson::simdjson>"
+                   "LINKER:--pop-state")
   message(STATUS "Arrow/Parquet from pyarrow: ${_libarrow}")
 endif()

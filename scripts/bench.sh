@@ -9,8 +9,8 @@
 #   BENCH_QUICK=1        a small catalog and short scenarios (a few minutes in all)
 #   BENCH_SMOKE=1        a tiny catalog and a few hundred ops (for tests/interop/test_bench_smoke.py)
 #   BENCH_TARGETS        comma-separated subset of: skade-embedded, skade-rest, pyiceberg-sql,
-#                        iceberg-rest-fixture, nessie, iceberg-rust, history, time-travel,
-#                        static-tree, ingest, coalesce (default: all)
+#                        iceberg-rest-fixture, nessie, skade-rest-s3, iceberg-rust, history,
+#                        time-travel, static-tree, ingest, coalesce, s3-ingest (default: all)
 #   BENCH_THREADS        N of the multi-threaded scenarios (default: cores, at least 2)
 #   BENCH_TABLES, BENCH_OPS, BENCH_COMMIT_OPS, BENCH_SECONDS, BENCH_WARMUP   override the mode's sizes
 #   BENCH_RUN_ID         default: UTC time + git commit
@@ -21,6 +21,8 @@
 #   BENCH_HISTORY_COMMITS   commits in the time-travel catalog's log (full 1,000,000, quick 20,000)
 #   BENCH_HISTORY_TABLES    tables they are spread over (full 1,000, quick 100)
 #   BENCH_PYICEBERG_HISTORY_SECONDS  PyIceberg's time budget to populate its history (full 240, quick 30)
+#   BENCH_S3_LATENCY_MS  the latency added in front of MinIO for the second s3-ingest pass (default 5;
+#                        0 skips that pass)
 #   BENCH_KEEP=1         keep the warehouses and logs under .deps/bench/<run_id>/
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,7 +56,7 @@ run_id=${BENCH_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(git rev-parse --short HEAD 2
 results_dir=${BENCH_RESULTS_DIR:-bench/results}
 report=${BENCH_REPORT:-BENCHMARKS.md}
 python=${BENCH_PYTHON:-.venv/bin/python}
-targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,nessie,iceberg-rust,history,time-travel,static-tree,ingest,coalesce}
+targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,nessie,skade-rest-s3,iceberg-rust,history,time-travel,static-tree,ingest,coalesce,s3-ingest}
 
 mkdir -p "$results_dir"
 results=$(cd "$results_dir" && pwd)/$run_id.jsonl
@@ -66,15 +68,19 @@ mkdir -p "$logs"
 log() { echo "bench: $*" >&2; }
 wants() { [[ ",$targets," == *",$1,"* ]]; }
 
-# Every process started here is killed on exit, whatever happens.
-pids=()
+# Every process started here is killed on exit, whatever happens; then the network namespaces made
+# here are deleted.
+pids=() namespaces=()
 cleanup() {
-  local pid
+  local pid ns
   for pid in "${pids[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
   for pid in "${pids[@]}"; do
     wait "$pid" 2>/dev/null || true
+  done
+  for ns in "${namespaces[@]}"; do
+    ip netns del "$ns" 2>/dev/null || true
   done
   if [[ ${BENCH_KEEP:-0} != 1 ]]; then rm -rf "$work"; fi
 }
@@ -128,14 +134,16 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# start_skade WAREHOUSE DURABILITY: starts `skade serve` on a free loopback port; sets server_pid
-# and server_uri.
+# start_skade WAREHOUSE DURABILITY [GLOBAL OPTION...]: starts `skade serve` on a free loopback port
+# (the options go before `serve`: --store, --s3-endpoint, …); sets server_pid and server_uri.
 start_skade() {
-  local out=$logs/skade-serve-$2.out word=""
+  local warehouse=$1 durability=$2
+  shift 2
+  local out=$logs/skade-serve-$durability.out word=""
   server_uri=""
   : >"$out"
-  "$bin/skade" --warehouse "$1" --durability "$2" serve --host 127.0.0.1 --port 0 --quiet \
-    >"$out" 2>>"$logs/skade-serve.log" &
+  "$bin/skade" --warehouse "$warehouse" --durability "$durability" "$@" serve --host 127.0.0.1 \
+    --port 0 --quiet >"$out" 2>>"$logs/skade-serve.log" &
   server_pid=$!
   pids+=("$server_pid")
   local i
@@ -276,9 +284,10 @@ bench_rest_fixture() {
 # The object store's root credentials, which its clients use too (as AWS_ACCESS_KEY_ID /
 # AWS_SECRET_ACCESS_KEY, set here so that AWS credentials in the caller's environment are not used).
 s3_access_key=${MINIO_ROOT_USER:-skade-test} s3_secret_key=${MINIO_ROOT_PASSWORD:-skade-test-secret}
-s3_env() {
-  env AWS_ACCESS_KEY_ID="$s3_access_key" AWS_SECRET_ACCESS_KEY="$s3_secret_key" AWS_REGION=us-east-1 "$@"
-}
+# A command prefix (so it also works after `timeout` and run_peer), and the same as a function.
+s3_credentials=(env AWS_ACCESS_KEY_ID="$s3_access_key" AWS_SECRET_ACCESS_KEY="$s3_secret_key"
+  AWS_REGION=us-east-1)
+s3_env() { "${s3_credentials[@]}" "$@"; }
 
 # start_object_store NAME: MinIO (scripts/minio.sh, built by `make setup`) on a free loopback port with
 # its data under the run's work directory, and one bucket NAME; sets s3_endpoint, s3_bucket and
@@ -312,8 +321,8 @@ start_object_store() {
 # version store, warehouse in a MinIO bucket) through the same load generator, at its Iceberg REST
 # mount /iceberg. Unlike the other REST peers it is NOT restarted after populating: the in-memory
 # store would lose the catalog, so load_table_cold runs on a warm JVM and warm Nessie caches.
-# Appends (commit, mixed_90_10) need the load generator to write manifests to the s3:// table
-# locations Nessie hands out; until it has an S3 FileIO, those scenarios record that error.
+# Appends (commit, mixed_90_10) write their manifests to the s3:// table locations Nessie hands out,
+# through the load generator's S3 FileIO (--s3-endpoint, s3_env's credentials).
 bench_nessie() {
   local port pid version
   version=$(source scripts/jars.env && echo "$NESSIE_VERSION")
@@ -339,15 +348,193 @@ bench_nessie() {
     record_failure nessie unavailable "populate failed: $(last_lines "$logs/nessie-populate.log")"
     return
   fi
-  run_peer nessie "$logs/nessie.bench.log" "$bin/skade_rest_bench" "${common[@]}" "${rest[@]}" \
-    --phase measure
+  run_peer nessie "$logs/nessie.bench.log" "${s3_credentials[@]}" "$bin/skade_rest_bench" "${common[@]}" \
+    "${rest[@]}" --phase measure --s3-endpoint "$s3_endpoint"
   stop "$pid"
   stop "$s3_pid"
 }
 
-# skade-rest on S3 (issue 14) goes here once skade has an S3 FileIO: start_object_store, then
-# start_skade with an s3://$s3_bucket/... warehouse and s3_env's credentials, then the populate,
-# restart and measure of bench_skade_rest.
+# skade-rest on S3 (issue 14): `skade serve` with an s3:// warehouse in a MinIO bucket of its own (the
+# catalog store in a local directory, as --store requires), the MinIO and credentials Nessie uses,
+# so that the two are compared on the same storage. As bench_skade_rest: populate at durability
+# none, restart at immediate (cold caches), measure; the load generator's appends write their
+# manifests to s3:// through its S3 FileIO. No --rebase-peer: Nessie has nothing to compare it to.
+bench_skade_rest_s3() {
+  # The server and the load generator both need the credentials (start_skade is a function).
+  local -x AWS_ACCESS_KEY_ID=$s3_access_key AWS_SECRET_ACCESS_KEY=$s3_secret_key AWS_REGION=us-east-1
+  start_object_store skade-rest-s3
+  if [[ -n $s3_reason ]]; then
+    record_failure skade-rest-s3 unavailable "$s3_reason"
+    return
+  fi
+  local warehouse=s3://$s3_bucket/warehouse
+  local storage=(--store "$work/skade-rest-s3-store" --s3-endpoint "$s3_endpoint")
+  local rest=(--target skade-rest-s3 --s3-endpoint "$s3_endpoint"
+    --write-notes "skade serve on an s3:// warehouse in MinIO on this machine (one drive, MinIO's defaults; metadata and manifests are S3 PUTs, conditional for metadata), catalog store (LMDB) in a local directory")
+  if ! start_skade "$warehouse" none "${storage[@]}"; then
+    record_failure skade-rest-s3 unavailable "skade serve did not start: $(last_lines "$logs/skade-serve.log")"
+    stop "$s3_pid"
+    return
+  fi
+  if ! "$bin/skade_rest_bench" "${common[@]}" --uri "$server_uri" "${rest[@]}" \
+    --durability none --phase populate 2>"$logs/skade-rest-s3-populate.log"; then
+    stop "$server_pid"
+    stop "$s3_pid"
+    record_failure skade-rest-s3 unavailable "populate failed: $(last_lines "$logs/skade-rest-s3-populate.log")"
+    return
+  fi
+  stop "$server_pid"
+  if ! start_skade "$warehouse" immediate "${storage[@]}"; then
+    record_failure skade-rest-s3 unavailable "skade serve did not restart: $(last_lines "$logs/skade-serve.log")"
+    stop "$s3_pid"
+    return
+  fi
+  run_peer skade-rest-s3 "$logs/skade-rest-s3.log" "$bin/skade_rest_bench" "${common[@]}" \
+    --uri "$server_uri" "${rest[@]}" --durability immediate --phase measure
+  stop "$server_pid"
+  stop "$s3_pid"
+}
+
+# start_delayed_object_store NAME DELAY_MS: as start_object_store, but MinIO runs in a network
+# namespace of its own, reached through bench/s3/delay_line.cc (skade_delay_line), which delays
+# every packet into the namespace by DELAY_MS: what `tc qdisc add dev … root netem delay DELAY_MS`
+# on the host's end of a veth pair would do, on kernels without netem (this one's has no
+# sch_netem and loads no modules). Clients stay in this namespace. Also sets s3_rtt_ms, the
+# median TCP connect time to MinIO (one round trip) measured here.
+start_delayed_object_store() {
+  local name=$1 delay=$2 port line="" i
+  s3_endpoint="" s3_bucket="" s3_pid="" s3_reason="" s3_rtt_ms=""
+  if ! scripts/minio.sh install 2>"$logs/minio-install.log"; then
+    s3_reason="MinIO could not be installed: $(last_lines "$logs/minio-install.log")"
+    return 0
+  fi
+  if [[ ! -x $bin/skade_delay_line ]]; then
+    s3_reason="$bin/skade_delay_line is missing (build target skade_delay_line)"
+    return 0
+  fi
+  # Interface names are at most 15 characters; the addresses are a point-to-point pair.
+  local ns=skade-bench-$$-$name dev=skd$$ octet=$(($$ % 250 + 1))
+  local here=10.250.$octet.1 there=10.250.$octet.2
+  if ! ip netns add "$ns" 2>"$logs/netns-$name.log"; then
+    s3_reason="ip netns add failed (root and iproute2 needed): $(last_lines "$logs/netns-$name.log")"
+    return 0
+  fi
+  namespaces+=("$ns")
+  : >"$logs/delay-line-$name.out"
+  "$bin/skade_delay_line" --netns "$ns" --local-device "${dev}a" --remote-device "${dev}b" \
+    --delay-ms "$delay" >"$logs/delay-line-$name.out" 2>"$logs/delay-line-$name.log" &
+  local line_pid=$!
+  pids+=("$line_pid")
+  for ((i = 0; i < 50; i++)); do
+    read -r line <"$logs/delay-line-$name.out" || true
+    [[ $line == ready ]] && break
+    kill -0 "$line_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [[ $line != ready ]] || ! {
+    ip addr add "$here" peer "$there" dev "${dev}a" && ip link set "${dev}a" mtu 65000 up &&
+      ip netns exec "$ns" ip addr add "$there" peer "$here" dev "${dev}b" &&
+      ip netns exec "$ns" ip link set "${dev}b" mtu 65000 up &&
+      ip netns exec "$ns" ip link set lo up
+  } 2>>"$logs/netns-$name.log"; then
+    s3_reason="the delayed link did not come up: $(last_lines "$logs/delay-line-$name.log") $(last_lines "$logs/netns-$name.log")"
+    stop "$line_pid"
+    return 0
+  fi
+  port=$(free_port)
+  if ! s3_pid=$(MINIO_HOST=$there MINIO_ROOT_USER=$s3_access_key MINIO_ROOT_PASSWORD=$s3_secret_key \
+      MINIO_LOG=$logs/minio-$name.log ip netns exec "$ns" scripts/minio.sh start \
+      "$work/minio-$name/data" "$port" 2>"$logs/minio-$name-start.log"); then
+    s3_reason="MinIO did not start in namespace $ns: $(last_lines "$logs/minio-$name-start.log")"
+    s3_pid=""
+    stop "$line_pid"
+    return 0
+  fi
+  pids+=("$s3_pid")
+  s3_endpoint=http://$there:$port
+  if ! s3_env scripts/minio.sh bucket "$s3_endpoint" "$name" 2>>"$logs/minio-$name-start.log"; then
+    s3_reason="creating bucket $name failed: $(last_lines "$logs/minio-$name-start.log")"
+    stop "$s3_pid"
+    stop "$line_pid"
+    return 0
+  fi
+  s3_bucket=$name s3_line_pid=$line_pid
+  s3_rtt_ms=$(for ((i = 0; i < 7; i++)); do
+    curl -s -o /dev/null -w '%{time_connect}\n' "$s3_endpoint/minio/health/live"
+  done | sort -n | sed -n 4p | awk '{printf "%.2f", $1 * 1000}')
+}
+
+# Ingest into S3 (issue 14; bench/s3/s3_ingest.py, records in <run_id>.s3-ingest.jsonl): `skade
+# ingest` (serial and --overlap; --coalesce with 8 writers) against PyIceberg appending the same data
+# to the same MinIO, first on loopback (with the multi-GB memory case), then with MinIO behind
+# BENCH_S3_LATENCY_MS of added latency (start_delayed_object_store). A pass that yields no record
+# gets one of target s3-ingest saying why.
+s3_ingest_out="" s3_ingest_driver=()
+record_s3_ingest_failure() {
+  python3 -c 'import json, sys; print(json.dumps({"run_id": sys.argv[1], "target": "s3-ingest",
+    "scenario": "unavailable", "threads": 0, "ops": 0, "error": sys.argv[2]}))' \
+    "$run_id" "$1" >>"$s3_ingest_out"
+  log "s3-ingest: $1"
+}
+
+# s3_ingest_pass LABEL DRIVER_OPTION...: one run of the driver against s3_endpoint/s3_bucket.
+s3_ingest_pass() {
+  local label=$1 rc=0 before
+  shift
+  before=$(wc -l <"$s3_ingest_out")
+  timeout --kill-after=10 "$target_timeout" "${s3_credentials[@]}" "$python" \
+    "${s3_ingest_driver[@]}" --endpoint "$s3_endpoint" --bucket "$s3_bucket" \
+    --work "$work/s3-ingest-$label" "$@" 2>"$logs/s3-ingest-$label.log" || rc=$?
+  if (($(wc -l <"$s3_ingest_out") == before)); then
+    record_s3_ingest_failure "$label: exited $rc before its records: $(last_lines "$logs/s3-ingest-$label.log")"
+  elif ((rc != 0)); then
+    log "s3-ingest: $label exited $rc (see $logs/s3-ingest-$label.log)"
+  fi
+  rm -rf "$work/s3-ingest-$label"
+}
+
+bench_s3_ingest() {
+  local sizes reps scenarios latency=${BENCH_S3_LATENCY_MS:-5}
+  case $mode in
+    smoke) sizes=(--bulk-rows 100000 --small-files 8 --concurrent-files 8) reps=1
+      scenarios=bulk,commit_bound,concurrent ;;
+    quick) sizes=(--bulk-rows 2000000 --small-files 40 --concurrent-files 32
+      --memory-rows $((64 << 20)) --memory-baseline-rows $((16 << 20))) reps=3
+      scenarios=bulk,commit_bound,concurrent,memory ;;
+    *) sizes=(--bulk-rows 4000000 --small-files 40 --concurrent-files 64
+      --memory-rows $((160 << 20)) --memory-baseline-rows $((16 << 20))) reps=3
+      scenarios=bulk,commit_bound,concurrent,memory ;;
+  esac
+  s3_ingest_out=${results%.jsonl}.s3-ingest.jsonl
+  : >"$s3_ingest_out"
+  # Inputs are generated once and shared by both passes.
+  s3_ingest_driver=(bench/s3/s3_ingest.py --skade "$bin/skade" --python "$python"
+    --run-id "$run_id" --out "$s3_ingest_out" --reps "$reps" --data "$work/s3-ingest-data"
+    --files-per-commit 4 --writers 8 --small-rows 2000 "${sizes[@]}")
+  start_object_store s3-ingest
+  if [[ -n $s3_reason ]]; then
+    record_s3_ingest_failure "loopback: $s3_reason"
+  else
+    log "s3-ingest: loopback MinIO ($scenarios; progress in $logs/s3-ingest-loopback.log)"
+    s3_ingest_pass loopback --scenarios "$scenarios" --added-latency-ms 0 \
+      --storage "MinIO on 127.0.0.1 (one drive)"
+    stop "$s3_pid"
+  fi
+  if ((latency > 0)); then
+    start_delayed_object_store s3-ingest-delayed "$latency"
+    if [[ -n $s3_reason ]]; then
+      record_s3_ingest_failure "delayed: $s3_reason"
+    else
+      # The memory case runs once, on loopback: latency changes its time, not its bound.
+      log "s3-ingest: MinIO behind +$latency ms (connect $s3_rtt_ms ms; progress in $logs/s3-ingest-delayed.log)"
+      s3_ingest_pass delayed --scenarios "${scenarios/,memory/}" --added-latency-ms "$latency" \
+        --storage "MinIO in a network namespace behind skade_delay_line: +$latency ms on every packet into it (TCP connect measured $s3_rtt_ms ms)"
+      stop "$s3_pid"
+      stop "$s3_line_pid"
+    fi
+  fi
+  rm -rf "$work/s3-ingest-data"
+}
 
 bench_pyiceberg() {
   if ! "$python" -c 'import pyiceberg.catalog.sql' 2>"$logs/pyiceberg-import.log"; then
@@ -512,6 +699,7 @@ wants skade-rest && bench_skade_rest
 wants pyiceberg-sql && bench_pyiceberg
 wants iceberg-rest-fixture && bench_rest_fixture
 wants nessie && bench_nessie
+wants skade-rest-s3 && bench_skade_rest_s3
 wants iceberg-rust && bench_iceberg_rust
 wants history && bench_history
 wants time-travel && bench_time_travel
@@ -540,6 +728,8 @@ if wants ingest && [[ $mode != smoke ]]; then
     log "ingest: failed (see ${results%.jsonl}.ingest.log)"
   fi
 fi
+
+wants s3-ingest && bench_s3_ingest
 
 # The run's context, for the report: when, where, on which commit, under which load.
 META_RUN_ID=$run_id META_MODE=$mode META_STARTED=$started META_FINISHED=$(date -u +%Y-%m-%dT%H:%M:%SZ) \

@@ -6,8 +6,9 @@
 # Usage:
 #   scripts/minio.sh install                   build .deps/bin/minio unless it is there at the pin
 #                                              (quiet when it is; ~7 min on 2 cores when it is not)
-#   scripts/minio.sh start DATA_DIR PORT       start `minio server DATA_DIR` on 127.0.0.1:PORT in the
-#                                              background, wait until it is live, print its PID
+#   scripts/minio.sh start DATA_DIR PORT       start `minio server DATA_DIR` on 127.0.0.1:PORT (or
+#                                              MINIO_HOST:PORT) in the background, wait until it is
+#                                              live, print its PID
 #   scripts/minio.sh stop PID                  SIGTERM, then SIGKILL after 10 s
 #   scripts/minio.sh bucket ENDPOINT NAME      create bucket NAME at ENDPOINT (http://127.0.0.1:PORT)
 # Environment:
@@ -16,8 +17,11 @@
 #   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY   bucket: the credentials (default: the MINIO_ROOT_* ones)
 #   MINIO_LOG        start: the log file (default DATA_DIR/../minio-PORT.log)
 #   MINIO_TIMEOUT    start: seconds to wait for /minio/health/live (default 60)
+#   MINIO_HOST       start: the address to listen on (default 127.0.0.1; the benchmarks' delayed
+#                    link gives MinIO an address of its own in a network namespace)
 #   GO               the Go toolchain (default: `go` on PATH, else /usr/local/go/bin/go)
-# The server is bound to loopback only and never phones home (no update check, no console).
+# The server is bound to loopback (or MINIO_HOST) only and never phones home (no update check, no
+# console).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -74,10 +78,10 @@ free_port() {
 
 cmd_start() {
   [[ $# -eq 2 ]] || die "usage: $0 start DATA_DIR PORT"
-  local data=$1 port=$2
+  local data=$1 port=$2 host=${MINIO_HOST:-127.0.0.1}
   [[ -x $MINIO_BIN ]] || die "$MINIO_BIN is missing: run scripts/minio.sh install"
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    die "127.0.0.1:$port is already in use"
+  if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+    die "$host:$port is already in use"
   fi
   mkdir -p "$data"
   data=$(cd "$data" && pwd)
@@ -88,19 +92,19 @@ cmd_start() {
   MINIO_ROOT_USER=${MINIO_ROOT_USER:-$DEFAULT_USER} \
     MINIO_ROOT_PASSWORD=${MINIO_ROOT_PASSWORD:-$DEFAULT_PASSWORD} \
     MINIO_UPDATE=off MINIO_BROWSER=off MINIO_CALLHOME_ENABLE=off \
-    setsid "$MINIO_BIN" server "$data" --address "127.0.0.1:$port" \
+    setsid "$MINIO_BIN" server "$data" --address "$host:$port" \
     --console-address "127.0.0.1:$console" --quiet </dev/null >"$log" 2>&1 &
   local pid=$!
   local deadline=$((SECONDS + timeout))
   until [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 2 \
-      "http://127.0.0.1:$port/minio/health/live" 2>/dev/null) == 200 ]]; do
+      "http://$host:$port/minio/health/live" 2>/dev/null) == 200 ]]; do
     if ! kill -0 "$pid" 2>/dev/null; then
       echo "minio.sh: minio exited during start-up; last lines of $log:" >&2
       tail -n 30 "$log" >&2
       exit 1
     fi
     if ((SECONDS >= deadline)); then
-      echo "minio.sh: no 200 from http://127.0.0.1:$port/minio/health/live after ${timeout}s;" \
+      echo "minio.sh: no 200 from http://$host:$port/minio/health/live after ${timeout}s;" \
         "killing $pid; last lines of $log:" >&2
       kill "$pid" 2>/dev/null || true
       tail -n 30 "$log" >&2

@@ -5,6 +5,11 @@
 // With --rebase-peer (skade serve only) the commit scenarios also run, case by
 // case in turn, on tables created with skade.commit.rebase-appends=false: the
 // records say `"rebase": "on"` / `"off"`.
+//
+// Appends write their manifests through the FileIO of the table location's
+// scheme (rest_target.h): local paths, or s3:// (Nessie's tables, skade
+// serve on an s3:// warehouse) with --s3-endpoint / --io settings and the
+// credentials of the AWS environment (AWS_ACCESS_KEY_ID, …).
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -12,8 +17,31 @@
 
 #include "common/scenario_plan.h"
 #include "rest/rest_target.h"
+#ifdef SKADE_WITH_S3
+#include "skade/s3/s3_file_io.h"
+#endif
+
+namespace {
+
+int Run(int argc, char** argv);
+
+}  // namespace
 
 int main(int argc, char** argv) {
+#ifdef SKADE_WITH_S3
+  skade::s3::RegisterS3FileIO(skade::io::FileIORegistry::Default());
+#endif
+  const int rc = Run(argc, argv);
+#ifdef SKADE_WITH_S3
+  // Every target, and so every S3FileIO, is gone once Run returns.
+  skade::s3::FinalizeS3();
+#endif
+  return rc;
+}
+
+namespace {
+
+int Run(int argc, char** argv) {
   skade::bench::BenchOptions options;
   skade::bench::RestTargetOptions target_options;
   std::string phase;
@@ -30,7 +58,23 @@ int main(int argc, char** argv) {
   app.add_flag("--rebase-peer", rebase_peer,
                "skade only: also run the commit scenarios with the server-side rebase of "
                "appends off");
+  std::string s3_endpoint;
+  std::vector<std::string> io_pairs;
+  app.add_option("--s3-endpoint", s3_endpoint,
+                 "S3-compatible server for s3:// table locations, http(s)://HOST:PORT");
+  app.add_option("--io", io_pairs,
+                 "A FileIO property KEY=VALUE for the appends' files (repeatable; S3 "
+                 "credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)");
   CLI11_PARSE(app, argc, argv);
+  for (const auto& pair : io_pairs) {
+    const size_t equals = pair.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      std::cerr << "skade_rest_bench: --io expects KEY=VALUE, got " << pair << "\n";
+      return 2;
+    }
+    target_options.io_properties[pair.substr(0, equals)] = pair.substr(equals + 1);
+  }
+  if (!s3_endpoint.empty()) target_options.io_properties["s3.endpoint"] = s3_endpoint;
 
   if (rebase_peer) target_options.rebase = "on";
   auto target = skade::bench::RestTarget::Connect(target_options);
@@ -61,3 +105,5 @@ int main(int argc, char** argv) {
   skade::bench::RunScenarios(**target, commit_peers, options, std::cout);
   return 0;
 }
+
+}  // namespace

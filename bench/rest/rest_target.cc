@@ -31,10 +31,10 @@ spec::DataFile BenchDataFile(const spec::TableMetadata& metadata) {
 
 class RestSession : public CatalogSession {
  public:
-  RestSession(std::shared_ptr<RestCatalog> catalog, std::shared_ptr<io::FileIO> io,
+  RestSession(std::shared_ptr<RestCatalog> catalog, std::shared_ptr<TableFileIOs> ios,
               std::string base_path, catalog::Properties table_properties)
       : catalog_(std::move(catalog)),
-        io_(std::move(io)),
+        ios_(std::move(ios)),
         base_(std::move(base_path)),
         table_properties_(std::move(table_properties)) {}
 
@@ -67,9 +67,12 @@ class RestSession : public CatalogSession {
   // A writer's append: table::FastAppend does the work (RestTarget::append_notes says what).
   Status Append(const spec::TableIdentifier& identifier, AppendStats* stats) override {
     const uint64_t conflicts_before = catalog_->conflicts();
-    // Not fsynced, as Iceberg Java's and PyIceberg's local FileIO write.
-    SKADE_ASSIGN_OR_RAISE(auto table, table::Table::Load(catalog_, io_, identifier,
-                                                         /*durable_files=*/false));
+    SKADE_ASSIGN_OR_RAISE(auto loaded, catalog_->LoadTable(identifier));
+    SKADE_ASSIGN_OR_RAISE(auto io, ios_->For(loaded.metadata->location));
+    // Not fsynced, as Iceberg Java's and PyIceberg's local FileIO write (an
+    // object store's completed PUT needs no sync).
+    table::Table table(identifier, std::move(loaded), catalog_, std::move(io),
+                       /*durable_files=*/false);
     table::FastAppend append(table);
     append.AppendFile(BenchDataFile(table.metadata()));
     Result<table::Table> committed = append.Commit();
@@ -87,12 +90,27 @@ class RestSession : public CatalogSession {
 
  private:
   std::shared_ptr<RestCatalog> catalog_;
-  std::shared_ptr<io::FileIO> io_;
+  std::shared_ptr<TableFileIOs> ios_;
   std::string base_;
   catalog::Properties table_properties_;
 };
 
 }  // namespace
+
+Result<std::shared_ptr<io::FileIO>> TableFileIOs::For(std::string_view location) {
+  SKADE_ASSIGN_OR_RAISE(io::Location parsed, io::Location::ParseUserInput(location));
+  std::lock_guard lock(mutex_);
+  auto& io = by_scheme_[parsed.scheme];
+  if (io == nullptr) {
+    auto made = io::FileIORegistry::Default().Create(location, properties_);
+    if (!made) {
+      by_scheme_.erase(parsed.scheme);
+      return tl::unexpected(made.error());
+    }
+    io = std::move(*made);
+  }
+  return io;
+}
 
 tl::unexpected<Error> HttpError(std::string_view what, const HttpResult& result) {
   const ErrorKind kind = result.status == 409   ? ErrorKind::kCommitFailed
@@ -179,7 +197,7 @@ std::string CommitRequestBody(const catalog::CommitTableRequest& request) {
 Result<std::unique_ptr<RestTarget>> RestTarget::Connect(const RestTargetOptions& options) {
   std::unique_ptr<RestTarget> target(new RestTarget());
   target->options_ = options;
-  target->io_ = io::NewLocalFileIO();
+  target->ios_ = std::make_shared<TableFileIOs>(options.io_properties);
   std::string_view rest = options.uri;
   if (!rest.starts_with("http://")) {
     return MakeError(ErrorKind::kInvalidArgument, "Expected http://HOST:PORT, got ", options.uri);
@@ -227,7 +245,7 @@ Result<std::unique_ptr<CatalogSession>> RestTarget::NewSession() {
   catalog::Properties properties;
   if (options_.rebase == "off") properties[catalog::kRebaseAppendsProperty] = "false";
   return std::make_unique<RestSession>(
-      std::make_shared<RestCatalog>(std::move(connection), base_path_), io_, base_path_,
+      std::make_shared<RestCatalog>(std::move(connection), base_path_), ios_, base_path_,
       std::move(properties));
 }
 
@@ -236,7 +254,8 @@ std::string RestTarget::append_notes() const {
       "a writer's append (table::FastAppend over REST): GET the table, read the parent's manifest "
       "list, write one manifest (one ADDED data-file entry, sequence numbers inherited; the data "
       "file itself is not written) and a manifest list under the table's metadata/ through the "
-      "local FileIO without fsync (as Java's and PyIceberg's local FileIO), POST "
+      "FileIO of the table location's scheme (local: without fsync, as Java's and PyIceberg's "
+      "local FileIO; s3: skade's S3FileIO, one PUT each), POST "
       "assert-table-uuid + assert-ref-snapshot-id main, add-snapshot (append, Java's summary), "
       "set-snapshot-ref main; on 409 reload, write a new manifest list (the manifest is reused) "
       "and retry with Iceberg's commit.retry defaults (4 retries, backoff from 100 ms doubling), "

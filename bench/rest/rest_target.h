@@ -4,12 +4,17 @@
 //
 // Appends are a writer's (table::FastAppend over RestCatalog): the client
 // writes a manifest and a manifest list under the table's location through
-// the local FileIO, so the server must run on this machine and hand out
-// table locations in a file system the load generator can write.
+// the FileIO that io::FileIORegistry::Default() has for the location's
+// scheme (made once per scheme, with RestTargetOptions::io_properties), so
+// the server must hand out table locations the load generator can write: a
+// local directory, or an object store the registry serves (skade_rest_bench
+// registers S3) with the settings given in io_properties.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "common/catalog_target.h"
@@ -17,6 +22,7 @@
 #include "skade/catalog/append_rebase.h"
 #include "skade/catalog/catalog.h"
 #include "skade/io/file_io.h"
+#include "skade/io/file_io_registry.h"
 
 namespace skade::bench {
 
@@ -28,6 +34,9 @@ struct RestTargetOptions {
   /// skade only: "on" (tables keep the default) or "off" (tables are created
   /// with catalog::kRebaseAppendsProperty=false); empty for other servers.
   std::string rebase;
+  /// The FileIO settings appends write with (s3.endpoint, …; S3 credentials
+  /// may come from the AWS environment instead).
+  io::FileIOProperties io_properties;
 };
 
 /// The error for an unexpected response: kCommitFailed for 409, kNotFound
@@ -55,6 +64,24 @@ std::string NamespacePath(const spec::Namespace& ns);
 std::string TablesPath(std::string_view base_path, const spec::Namespace& ns);
 std::string TablePath(std::string_view base_path, const spec::TableIdentifier& identifier);
 
+/// The FileIO of each location scheme the appends meet, made on first use
+/// from io::FileIORegistry::Default() with the target's io_properties and
+/// kept for the target's life. Thread-safe (one mutex, held while a FileIO
+/// is looked up or made).
+class TableFileIOs {
+ public:
+  explicit TableFileIOs(io::FileIOProperties properties) : properties_(std::move(properties)) {}
+
+  /// The FileIO for `location`'s scheme; the registry's error (kUnsupported
+  /// for a scheme it does not serve, kInvalidArgument for bad settings).
+  Result<std::shared_ptr<io::FileIO>> For(std::string_view location);
+
+ private:
+  const io::FileIOProperties properties_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<io::FileIO>> by_scheme_;  // guarded by mutex_
+};
+
 class RestTarget : public CatalogTarget {
  public:
   /// Reads GET <mount>/v1/config to learn the server's path prefix (from its
@@ -70,7 +97,7 @@ class RestTarget : public CatalogTarget {
 
  private:
   RestTargetOptions options_;
-  std::shared_ptr<io::FileIO> io_;  // where appends write their manifests
+  std::shared_ptr<TableFileIOs> ios_;  // where appends write their manifests
   std::string host_;
   uint16_t port_ = 0;
   std::string base_path_;  // "[<mount>]/v1/" or "[<mount>]/v1/<prefix>/"

@@ -4,8 +4,11 @@ them, without touching bench/results/ or the real BENCHMARKS.md."""
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -209,6 +212,51 @@ def test_quick_ingest_run_fills_the_ingest_section(bin_dir, tmp_path):
     assert len(ratios) == 14, ratios
     assert not [line for line in ratios if "n/a" in line]
     assert sum(("pass" in line) or ("fail" in line) for line in ratios) == 11
+
+
+def test_smoke_object_storage_run_fills_the_object_storage_section(bin_dir, tmp_path):
+    """Issue 14's targets in smoke mode: skade serve on an s3:// warehouse in MinIO (every scenario,
+    the writer's appends writing their manifests to s3://), and ingest into MinIO, `skade ingest`
+    against PyIceberg, on loopback and (as root, with iproute2) behind the delayed link; the report's
+    object-storage section computes every ratio it has records for."""
+    if not (ROOT / ".deps" / "bin" / "minio").exists():
+        pytest.skip("MinIO is not built (scripts/minio.sh install)")
+    delayed = os.geteuid() == 0 and shutil.which("ip") is not None
+    results = run_bench(bin_dir, tmp_path, "s3-test", BENCH_SMOKE="1",
+                        BENCH_TARGETS="skade-rest-s3,s3-ingest",
+                        BENCH_S3_LATENCY_MS="5" if delayed else "0")
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert not [r for r in records if "error" in r], [r for r in records if "error" in r]
+    assert SCENARIOS <= {r["scenario"] for r in records if r["target"] == "skade-rest-s3"}
+    commits = [r for r in records if r["scenario"] == "commit"]
+    assert commits and all(r["ops"] > 0 and "s3: skade's S3FileIO" in r["notes"] for r in commits)
+
+    ingest = [json.loads(line) for line in
+              results.with_name("s3-test.s3-ingest.jsonl").read_text().splitlines()]
+    assert not [r for r in ingest if "error" in r], [r for r in ingest if "error" in r]
+    measured = {(r["target"], r["scenario"], r.get("variant", ""), r["added_latency_ms"])
+                for r in ingest}
+    for latency in (0, 5) if delayed else (0,):
+        for key in (("skade-cli", "s3_ingest", "serial"), ("skade-cli", "s3_ingest", "overlap"),
+                    ("pyiceberg-sql", "s3_ingest", ""),
+                    ("skade-cli", "s3_ingest_commit_bound", "serial"),
+                    ("skade-cli", "s3_ingest_commit_bound", "overlap"),
+                    ("pyiceberg-sql", "s3_ingest_commit_bound", ""),
+                    ("skade-cli", "s3_ingest_concurrent", "coalesce"),
+                    ("pyiceberg-sql", "s3_ingest_concurrent", "threads")):
+            assert key + (latency,) in measured, (key, latency)
+    assert all(r["rows_per_sec"] > 0 and r["peak_rss_mb"] > 0 for r in ingest)
+
+    report = (tmp_path / "BENCHMARKS.md").read_text()
+    section = report.split("## Object storage (issue 14 targets)", 1)[1].split("\n## ", 1)[0]
+    targets = [line for line in section.splitlines() if "| ≥" in line or "| ≤" in line]
+    # 4 REST rows; 5 ingest ratios per latency; overlap ÷ serial with latency; memory (not in smoke).
+    assert len(targets) == 4 + 5 * (2 if delayed else 1) + 2, targets
+    # Nessie (a JVM) is left out of the smoke run: its rows say so.
+    assert [line for line in targets if "not measured" in line] == [
+        line for line in targets if "Nessie" in line or "multi-GB" in line
+        or ("overlap ÷ serial" in line and not delayed)]
+    assert all("nessie: not selected" in line for line in targets if "Nessie" in line)
 
 
 def test_report_rejects_malformed_records(tmp_path):
