@@ -5,14 +5,6 @@
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
 find_package(simdjson REQUIRED)
-# pyarrow's libparquet exports a simdjson of its own (another version).
-# Every binary needs Debian's libsimdjson first among its libraries, so that
-# skade's simdjson calls bind to the library whose headers it was compiled
-# with: the toolchain links --as-needed, and with libparquet earlier on the
-# line libsimdjson would be dropped and the calls land in libparquet's copy
-# (a crash as soon as a parser grows). Link options come before every library.
-add_link_options("LINKER:--push-state,--no-as-needed" "$<TARGET_FILE:simdjson::simdjson>"
-                 "LINKER:--pop-state")
 find_package(absl REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(Boost 1.74 REQUIRED)
