@@ -499,10 +499,10 @@ bench_s3_ingest() {
     smoke) sizes=(--bulk-rows 100000 --small-files 8 --concurrent-files 8) reps=1
       scenarios=bulk,commit_bound,concurrent ;;
     quick) sizes=(--bulk-rows 2000000 --small-files 40 --concurrent-files 32
-      --memory-rows $((64 << 20)) --memory-baseline-rows $((16 << 20))) reps=3
+      --memory-rows $((64 << 20)) --memory-baseline-rows $((16 << 20)) --stream-bytes $((1 << 30))) reps=3
       scenarios=bulk,commit_bound,concurrent,memory ;;
     *) sizes=(--bulk-rows 4000000 --small-files 40 --concurrent-files 64
-      --memory-rows $((160 << 20)) --memory-baseline-rows $((16 << 20))) reps=3
+      --memory-rows $((160 << 20)) --memory-baseline-rows $((16 << 20)) --stream-bytes $((4 << 30))) reps=3
       scenarios=bulk,commit_bound,concurrent,memory ;;
   esac
   s3_ingest_out=${results%.jsonl}.s3-ingest.jsonl

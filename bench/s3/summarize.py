@@ -8,7 +8,11 @@ Targets (issue 14), every ratio between records of one run:
   overlap / serial on S3        >= 1.5 x on the commit-bound shape with added latency
   memory of a multi-GB ingest   bounded by the S3 upload buffers, part size x parts in flight: the
                                 peak RSS of the multi-GB ingest exceeds that of the same ingest of a
-                                file a tenth its size by at most that bound
+                                file a tenth its size by at most that bound; and the S3 FileIO
+                                alone (skade_s3_stream_memory) streaming one multi-GB object holds
+                                at most part size x (parts in flight + 1) over its RSS before the
+                                upload (the parts in flight and the one being filled), the same for
+                                an object an eighth the size
 
 Usage: summarize.py RESULTS.s3-ingest.jsonl
 """
@@ -140,6 +144,28 @@ def target_rows(records):
                      f"{large['peak_rss_mb']:,.0f} MB vs {bound:,.1f} MB "
                      f"({large['peak_rss_mb'] / bound:,.1f}×)", "—",
                      "context: the whole process, with the pipeline's decoded and encoded groups"))
+    stream = {v: _find(records, "skade-s3-fileio", "s3_ingest_memory", v, 0)
+              for v in ("stream-large", "stream-baseline")}
+    title = ("S3 FileIO streaming one multi-GB object: peak RSS growth over the RSS before the "
+             "upload")
+    if None in stream.values():
+        missing = "; ".join(f"{v}: {_why(records, 'skade-s3-fileio', 's3_ingest_memory', v, 0)}"
+                            for v, r in stream.items() if r is None)
+        rows.append((title, f"not measured ({missing})", "≤ part size × (parts in flight + 1)",
+                     "not measured"))
+    else:
+        large, small = stream["stream-large"], stream["stream-baseline"]
+        # The parts in flight, and the one being filled.
+        bound = large["part_size_mb"] * (large["parts_in_flight"] + 1)
+        rows.append((title, f"{large['growth_mb']:,.1f} MB for {large['stream_bytes'] / 1e9:,.2f} GB "
+                            f"({small['growth_mb']:,.1f} MB for {small['stream_bytes'] / 1e9:,.2f} GB)",
+                     f"≤ {bound:,.1f} MB ({large['part_size_mb']:g} MB × "
+                     f"({large['parts_in_flight']} + 1))",
+                     "✅ pass" if max(large["growth_mb"], small["growth_mb"]) <= bound else "❌ fail"))
+        flat = large["growth_mb"] - small["growth_mb"]
+        rows.append(("S3 FileIO streaming: growth of the large object over the one an eighth its "
+                     "size", f"{flat:+,.1f} MB", f"≤ {large['part_size_mb']:g} MB (one part)",
+                     "✅ pass" if flat <= large["part_size_mb"] else "❌ fail"))
     return rows
 
 
