@@ -68,6 +68,10 @@ TEST_F(S3FileIOTest, WritesReadsAndStats) {
   EXPECT_THAT(io_->ReadFileUpTo(At("t/metadata/00000-a.metadata.json"), 6),
               IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(io_->ReadFile(At("t/metadata")), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(*io_->ReadFileUpTo(At("t/metadata/00000-a.metadata.json"), 7), "{\"x\":1}");
+  ASSERT_THAT(io_->WriteFile(At("t/empty"), "", true), IsOk());
+  EXPECT_EQ(*io_->ReadFileUpTo(At("t/empty"), 10), "");  // an unsatisfiable range: empty
+  EXPECT_EQ(*io_->ReadFile(At("t/empty")), "");
   // Keys are literal: no normalisation, odd characters survive.
   ASSERT_THAT(io_->WriteFile(At("t/data/a b+c%d=é.parquet"), "x", true), IsOk());
   EXPECT_EQ(*io_->ReadFile(At("t/data/a b+c%d=é.parquet")), "x");

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -135,6 +136,11 @@ Result<S3Response> S3Client::Send(std::string_view method, const std::string& ho
     if (code == CURLE_OK) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
 
     if (code == CURLE_OK && response.status >= 200 && response.status < 300) return response;
+    // A range of an empty object cannot be satisfied: the object is "".
+    if (code == CURLE_OK && response.status == 416 && headers.contains("range")) {
+      response.body.clear();
+      return response;
+    }
     // A conditional write that raced another one on the same key: retry
     // (AWS's advice); the retry then sees the winner and answers 412.
     bool conflict = response.status == 409 && ErrorCode(response.body) ==
@@ -178,6 +184,16 @@ Result<S3Response> S3Client::Request(std::string_view method, const std::string&
   if (!key.empty() || path.empty()) StrAppend(&path, "/", UriEncode(key, true));
   return Send(method, config_.HostFor(bucket), path, query, std::move(headers), body, "s3",
               StrCat(method, " s3://", bucket, "/", key));
+}
+
+Result<std::string> S3Client::GetObject(const std::string& bucket, const std::string& key,
+                                        uint64_t max_bytes) {
+  std::map<std::string, std::string> headers;
+  if (max_bytes < std::numeric_limits<uint64_t>::max()) {
+    headers["range"] = StrCat("bytes=0-", max_bytes);  // one byte more tells "too large"
+  }
+  SKADE_ASSIGN_OR_RAISE(auto response, Request("GET", bucket, key, "", headers, ""));
+  return std::move(response.body);
 }
 
 Status S3Client::PutObject(const std::string& bucket, const std::string& key,

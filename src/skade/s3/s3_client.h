@@ -14,6 +14,7 @@
 // are reused).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -46,6 +47,12 @@ class S3Client {
   Result<S3Response> Request(std::string_view method, const std::string& bucket,
                              const std::string& key, const std::string& query,
                              std::map<std::string, std::string> headers, std::string_view body);
+
+  /// GET of an object: its first `max_bytes` + 1 bytes at most (a Range
+  /// request), so that a caller learns it is larger without reading it all.
+  /// kNotFound when no object has the key.
+  Result<std::string> GetObject(const std::string& bucket, const std::string& key,
+                                uint64_t max_bytes);
 
   /// PUT of a whole object. With `if_none_match`, only if no object has that
   /// key (kAlreadyExists when one does; kUnsupported when the server does not

@@ -1,6 +1,5 @@
 #include "skade/s3/s3_file_io.h"
 
-#include <arrow/buffer.h>
 #include <arrow/filesystem/s3fs.h>
 #include <arrow/io/interfaces.h>
 #include <arrow/util/io_util.h>
@@ -192,17 +191,19 @@ class S3FileIO : public io::FileIO {
     return ReadFileUpTo(location, std::numeric_limits<uint64_t>::max());
   }
 
+  // One GET (a bounded range), no HEAD first: a HEAD is only made to tell a
+  // "directory" (a prefix of other keys) from nothing at all.
   Result<std::string> ReadFileUpTo(std::string_view location, uint64_t max_bytes) override {
     SKADE_ASSIGN_OR_RAISE(ObjectName name, SplitObject(location));
-    SKADE_ASSIGN_OR_RAISE(auto info, StatFile(name, location));
-    if (static_cast<uint64_t>(info.size()) > max_bytes) return TooLarge(location, max_bytes);
-    SKADE_ASSIGN_OR_RAISE(auto file, FromArrow(fs_->OpenInputFile(info), location));
-    SKADE_ASSIGN_OR_RAISE(auto buffer, FromArrow(file->ReadAt(0, info.size()), location));
-    if (buffer->size() != info.size()) {
-      return IoError("Short read of ", location, ": ", buffer->size(), " of ", info.size(),
-                     " bytes");
+    auto contents = client_.GetObject(name.bucket, name.key, max_bytes);
+    if (!contents && contents.error().kind == ErrorKind::kNotFound) {
+      SKADE_ASSIGN_OR_RAISE(auto info, StatFile(name, location));  // kNotFound or not a file
+      (void)info;  // created since the GET: read it
+      contents = client_.GetObject(name.bucket, name.key, max_bytes);
     }
-    return buffer->ToString();
+    if (!contents) return contents;
+    if (contents->size() > max_bytes) return TooLarge(location, max_bytes);
+    return contents;
   }
 
   Status WriteFile(std::string_view location, std::string_view contents, bool) override {
