@@ -22,8 +22,9 @@ Scenarios (--scenarios, comma-separated):
                 against the S3 upload buffers' bound, part size (Arrow's fixed 10 MiB) × parts in
                 flight (s3.multipart.parts-in-flight, passed explicitly). Then the S3 FileIO alone
                 (skade_s3_stream_memory, target skade-s3-fileio): one object of --stream-bytes
-                streamed through NewOutputFile, and one an eighth the size; the peak RSS each held
-                over its RSS before the upload.
+                streamed through NewOutputFile, and one an eighth the size; the peak of Arrow's
+                memory pool (the part buffers: what the upload held) and the peak RSS over the RSS
+                before the upload (which also counts freed buffers the allocator kept).
 
 Every run makes a fresh table (a new warehouse prefix in --bucket and a new local catalog: skade's
 LMDB store, PyIceberg's SqlCatalog on SQLite). Runs are --reps times, targets interleaved; the
@@ -167,8 +168,9 @@ class Runner:
                                  self.args.bucket, "--key", f"{name}-{size}.bin", "--bytes",
                                  str(size), "--parts-in-flight", str(self.args.parts_in_flight)])
         line = json.loads(result["stdout"].strip().splitlines()[-1])
-        result.update(wall=line["seconds"], rows=size, commits=0, conflicts=0,
-                      growth_mb=line["growth_mb"] * 1.048576)  # MiB -> MB
+        result.update(wall=line["seconds"], rows=size, commits=0, conflicts=0,  # MiB -> MB:
+                      growth_mb=line["growth_mb"] * 1.048576,
+                      arrow_peak_mb=line["arrow_peak_mb"] * 1.048576)
         return result
 
     def pyiceberg(self, name, files, files_per_commit=0, writers=0):
@@ -210,8 +212,11 @@ def record(args, target, scenario, variant, reps, input_files, extra=None):
     }
     if variant:
         out["variant"] = variant
-    if "growth_mb" in middle:  # the S3 FileIO's stream: peak RSS over its RSS before the upload
-        out["growth_mb"] = round(middle["growth_mb"], 1)
+    # The S3 FileIO's stream: the peak of Arrow's pool (what it held) and of RSS over the RSS
+    # before the upload.
+    for key in ("arrow_peak_mb", "growth_mb"):
+        if key in middle:
+            out[key] = round(middle[key], 1)
     if args.notes:
         out["notes"] = args.notes
     out.update(extra or {})

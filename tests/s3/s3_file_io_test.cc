@@ -212,7 +212,8 @@ TEST_F(S3FileIOTest, AWrongSecretIsForbidden) {
   auto written = io->WriteFile(At("m.json"), "x", true);
   ASSERT_THAT(written, IsError(ErrorKind::kForbidden));
   EXPECT_EQ(written.error().message.find("wrong-secret"), std::string::npos);
-  EXPECT_FALSE(io->ReadFile(At("m.json")));
+  EXPECT_THAT(io->ReadFile(At("m.json")), IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(io->Exists(At("m.json")), IsError(ErrorKind::kForbidden));  // Arrow's HEAD
 }
 
 TEST_F(S3FileIOTest, AnUnreachableServerIsARetryableIoError) {

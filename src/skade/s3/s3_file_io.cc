@@ -91,6 +91,10 @@ Status FromArrow(const arrow::Status& status, std::string_view location) {
   if (arrow::internal::ErrnoFromStatus(status) == ENOENT) {
     return MakeError(ErrorKind::kNotFound, "File does not exist: ", location);
   }
+  // Arrow reports the AWS SDK's error type in its message only.
+  if (status.message().find("ACCESS_DENIED") != std::string::npos) {
+    return MakeError(ErrorKind::kForbidden, "S3 ", location, ": ", status.message());
+  }
   return data::FromArrowStatus(status, StrCat("S3 ", location));
 }
 
