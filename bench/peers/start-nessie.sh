@@ -19,6 +19,7 @@
 # The version store is IN_MEMORY: stopping the server loses the catalog (the table metadata files stay
 # in the bucket, unreferenced). Stop it with: kill PID   (Quarkus shuts down on SIGTERM)
 set -euo pipefail
+source "$(dirname "$0")/wait-until-serving.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$root"
@@ -77,19 +78,5 @@ properties=(
 setsid "$java" $java_opts "${properties[@]}" -jar "$NESSIE_JAR" </dev/null >"$log" 2>&1 &
 pid=$!
 
-deadline=$((SECONDS + timeout))
-until curl -fs -o /dev/null --max-time 2 "http://$host:$port/iceberg/v1/config"; do
-  if ! kill -0 "$pid" 2>/dev/null; then
-    echo "start-nessie: Nessie exited during start-up; last lines of $log:" >&2
-    tail -n 30 "$log" >&2
-    exit 1
-  fi
-  if ((SECONDS >= deadline)); then
-    echo "start-nessie: no answer from http://$host:$port/iceberg/v1/config after ${timeout}s; killing $pid" >&2
-    kill "$pid" 2>/dev/null || true
-    tail -n 30 "$log" >&2
-    exit 1
-  fi
-  sleep 0.3
-done
+wait_until_serving start-nessie "$pid" "http://$host:$port/iceberg/v1/config" "$timeout" "$log"
 echo "$pid"

@@ -22,6 +22,7 @@
 #                           pass through to the fixture.
 # Stop it with: kill PID   (the JVM stops Jetty on SIGTERM)
 set -euo pipefail
+source "$(dirname "$0")/wait-until-serving.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$root"
@@ -78,19 +79,5 @@ export CATALOG_REST_PORT=$port CATALOG_WAREHOUSE=$warehouse REST_FIXTURE_HOST=$h
 setsid java $java_opts -cp "$REST_FIXTURE_JAR:$classes" RestFixtureLoopback </dev/null >"$log" 2>&1 &
 pid=$!
 
-deadline=$((SECONDS + timeout))
-until curl -fs -o /dev/null --max-time 2 "http://$host:$port/v1/config"; do
-  if ! kill -0 "$pid" 2>/dev/null; then
-    echo "start-rest-fixture: the fixture exited during start-up; last lines of $log:" >&2
-    tail -n 30 "$log" >&2
-    exit 1
-  fi
-  if ((SECONDS >= deadline)); then
-    echo "start-rest-fixture: no answer from http://$host:$port/v1/config after ${timeout}s; killing $pid" >&2
-    kill "$pid" 2>/dev/null || true
-    tail -n 30 "$log" >&2
-    exit 1
-  fi
-  sleep 0.3
-done
+wait_until_serving start-rest-fixture "$pid" "http://$host:$port/v1/config" "$timeout" "$log"
 echo "$pid"
