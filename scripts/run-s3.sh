@@ -31,7 +31,7 @@ skade: starting the Iceberg REST catalog on $URI
                 --conf spark.sql.catalog.skade.uri=$URI \\
                 --conf spark.sql.catalog.skade.header.X-Iceberg-Access-Delegation=vended-credentials
 
-  DuckDB:     ATTACH 'warehouse' AS skade (TYPE iceberg, ENDPOINT '$URI', AUTHORIZATION_TYPE 'none');
+  DuckDB:     ATTACH '' AS skade (TYPE iceberg, ENDPOINT '$URI', AUTHORIZATION_TYPE 'none');
 
   CLI:        AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY=… \\
               $SKADE --warehouse s3://warehouse/lake --store $DIR/store --s3-endpoint $S3 table list demo
