@@ -17,12 +17,14 @@ class StorageAccessTest : public testing::RestServiceTest {
     StorageAccess storage;
     storage.client_properties = {{"s3.endpoint", "http://127.0.0.1:9000"},
                                  {"s3.path-style-access", "true"}};
-    storage.vendor = [this](const std::string& location) -> Result<StorageProperties> {
+    storage.vendor = [this](const std::string& location,
+                            bool read_only) -> Result<StorageProperties> {
       ++vended_;
       last_location_ = location;
+      if (read_only) return StorageProperties{};  // as the static vendor: nothing for readers
       return StorageProperties{{"s3.access-key-id", "id"}, {"s3.secret-access-key", "secret"}};
     };
-    OpenService({}, {}, nullptr, std::move(storage));
+    OpenService(auth_, {}, nullptr, std::move(storage));
     ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
     auto created = Call("POST", "/v1/namespaces/n/tables",
                         StrCat(R"({"name":"t","schema":)", testing::kSchema, "}"));
@@ -30,6 +32,7 @@ class StorageAccessTest : public testing::RestServiceTest {
     EXPECT_EQ(created.body.find("secret"), std::string::npos);
   }
 
+  rest::AuthOptions auth_;
   static constexpr std::pair<const char*, const char*> kVended{"x-iceberg-access-delegation",
                                                                  "vended-credentials"};
   std::atomic<int> vended_{0};
@@ -76,6 +79,65 @@ TEST_F(StorageAccessTest, LoadCredentialsVendsForTheTable) {
   EXPECT_EQ(*json::GetString(config, "s3.access-key-id"), "id");
   EXPECT_EQ(ErrorType(Call("GET", "/v1/namespaces/n/tables/missing/credentials")),
             "NoSuchTableException");
+}
+
+// A read-only client never gets write access to storage that the REST API
+// would refuse it.
+class ReadOnlyStorageAccessTest : public StorageAccessTest {
+ protected:
+  void SetUp() override {
+    auth_.mode = rest::AuthOptions::Mode::kToken;
+    auth_.clients = {{"writer", "w-secret", false}, {"reader", "r-secret", true}};
+    StorageAccess storage;
+    storage.vendor = [this](const std::string&, bool read_only) -> Result<StorageProperties> {
+      read_only_calls_ += read_only ? 1 : 0;
+      if (read_only) return StorageProperties{};
+      return StorageProperties{{"s3.access-key-id", "id"}, {"s3.secret-access-key", "secret"}};
+    };
+    OpenService(auth_, {}, nullptr, std::move(storage));
+    writer_ = Token("writer", "w-secret");
+    reader_ = Token("reader", "r-secret");
+    ASSERT_EQ(As(writer_, "POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+    ASSERT_EQ(As(writer_, "POST", "/v1/namespaces/n/tables",
+                 StrCat(R"({"name":"t","schema":)", testing::kSchema, "}"))
+                  .status,
+              200);
+  }
+
+  std::string Token(const std::string& id, const std::string& secret) {
+    auto response =
+        Call("POST", "/v1/oauth/tokens",
+             "grant_type=client_credentials&client_id=" + id + "&client_secret=" + secret,
+             {{"content-type", "application/x-www-form-urlencoded"}});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return std::string(*json::GetString(Body(response), "access_token"));
+  }
+
+  HttpResponse As(const std::string& token, const std::string& method, const std::string& target) {
+    return Call(method, target, "",
+                {{"authorization", "Bearer " + token}, {kVended.first, kVended.second}});
+  }
+  HttpResponse As(const std::string& token, const std::string& method, const std::string& target,
+                  const std::string& body) {
+    return Call(method, target, body, {{"authorization", "Bearer " + token}});
+  }
+
+  int read_only_calls_ = 0;
+  std::string writer_, reader_;
+};
+
+TEST_F(ReadOnlyStorageAccessTest, AReadOnlyClientGetsNoWriteCredentials) {
+  auto as_writer = As(writer_, "GET", "/v1/namespaces/n/tables/t");
+  ASSERT_EQ(as_writer.status, 200);
+  EXPECT_NE(as_writer.body.find("secret"), std::string::npos);
+  auto as_reader = As(reader_, "GET", "/v1/namespaces/n/tables/t");
+  ASSERT_EQ(as_reader.status, 200);
+  EXPECT_EQ(as_reader.body.find("secret"), std::string::npos);
+  EXPECT_EQ(as_reader.body.find("storage-credentials"), std::string::npos);
+  auto loaded = As(reader_, "GET", "/v1/namespaces/n/tables/t/credentials");
+  ASSERT_EQ(loaded.status, 200);
+  EXPECT_EQ(loaded.body, R"({"storage-credentials":[]})");
+  EXPECT_EQ(read_only_calls_, 2);
 }
 
 TEST_F(StorageAccessTest, WithoutAVendorNothingIsVended) {

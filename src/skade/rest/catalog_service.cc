@@ -92,11 +92,12 @@ CatalogService::CatalogService(std::shared_ptr<catalog::Catalog> catalog,
       storage_(std::move(storage)) {}
 
 Result<std::vector<StorageCredential>> CatalogService::VendCredentials(
-    const spec::TableMetadata& metadata) {
+    const RouteCall& call, const spec::TableMetadata& metadata) {
   std::vector<StorageCredential> out;
   if (!storage_.vendor) return out;
-  SKADE_ASSIGN_OR_RAISE(auto config, storage_.vendor(metadata.location));
-  out.push_back({metadata.location, std::move(config)});
+  SKADE_ASSIGN_OR_RAISE(auto config,
+                        storage_.vendor(metadata.location, call.principal.read_only));
+  if (!config.empty()) out.push_back({metadata.location, std::move(config)});
   return out;
 }
 
@@ -106,7 +107,7 @@ Result<HttpResponse> CatalogService::TableResponse(const RouteCall& call,
   TableConfig config;
   config.config = storage_.client_properties;
   if (WantsVendedCredentials(call.request)) {
-    SKADE_ASSIGN_OR_RAISE(config.storage_credentials, VendCredentials(*table.metadata));
+    SKADE_ASSIGN_OR_RAISE(config.storage_credentials, VendCredentials(call, *table.metadata));
     // Clients before storage-credentials read them from `config`.
     for (const auto& credential : config.storage_credentials) {
       for (const auto& [key, value] : credential.config) config.config[key] = value;
@@ -119,7 +120,7 @@ Result<HttpResponse> CatalogService::TableResponse(const RouteCall& call,
 
 Result<HttpResponse> CatalogService::LoadCredentials(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTable(call.identifier));
-  SKADE_ASSIGN_OR_RAISE(auto credentials, VendCredentials(*table.metadata));
+  SKADE_ASSIGN_OR_RAISE(auto credentials, VendCredentials(call, *table.metadata));
   return JsonResponse(WriteLoadCredentials(credentials));
 }
 

@@ -84,8 +84,10 @@ class CatalogService {
   // asks, vended credentials.
   Result<HttpResponse> TableResponse(const RouteCall& call, const catalog::LoadTableResult& table,
                                      std::string_view metadata_json = {});
-  // The storage-credentials for a table (none when nothing is vended).
-  Result<std::vector<StorageCredential>> VendCredentials(const spec::TableMetadata& metadata);
+  // The storage-credentials for a table and `call`'s client (none when
+  // nothing is vended to it).
+  Result<std::vector<StorageCredential>> VendCredentials(const RouteCall& call,
+                                                         const spec::TableMetadata& metadata);
 
   std::shared_ptr<catalog::Catalog> catalog_;
   std::shared_ptr<Authenticator> auth_;

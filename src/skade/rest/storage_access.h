@@ -10,8 +10,9 @@
 //   createTable, registerTable), and to the spec's loadCredentials route: the
 //   properties it returns for a table's location (s3.access-key-id,
 //   s3.secret-access-key, s3.session-token) go into `config` and
-//   `storage-credentials`. Unset, nothing is vended and loadCredentials
-//   answers an empty list.
+//   `storage-credentials`. A read-only client gets read-only credentials or
+//   none, never write access the REST API would refuse it. Unset, nothing is
+//   vended and loadCredentials answers an empty list.
 //
 // The REST layer knows no storage: the CLI fills this in from the warehouse's
 // FileIO settings (s3/). A plain value; `vendor` must be thread-safe.
@@ -27,8 +28,11 @@ namespace skade::rest {
 
 using StorageProperties = std::map<std::string, std::string>;
 
-/// Credentials for the table whose location is the argument.
-using CredentialVendor = std::function<Result<StorageProperties>(const std::string& location)>;
+/// Credentials for the table at `location`, for a client that may only read
+/// (`read_only`: an OAuth client marked `:ro`) or also write. Empty: nothing
+/// to vend to this client (then none is sent).
+using CredentialVendor =
+    std::function<Result<StorageProperties>(const std::string& location, bool read_only)>;
 
 struct StorageAccess {
   StorageProperties client_properties;

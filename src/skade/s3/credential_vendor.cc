@@ -37,9 +37,10 @@ std::string XmlText(const std::string& xml, std::string_view tag) {
 }
 
 // A session policy that allows the object calls on the keys under the
-// table's location, listing only that prefix, and finding the bucket's
-// region (a bucket call that takes no prefix condition).
-Result<std::string> TablePolicy(const std::string& location) {
+// table's location (only GetObject when `read_only`), listing only that
+// prefix, and finding the bucket's region (a bucket call that takes no prefix
+// condition).
+Result<std::string> TablePolicy(const std::string& location, bool read_only) {
   SKADE_ASSIGN_OR_RAISE(io::Location parsed, io::Location::Parse(location));
   std::string prefix = parsed.path.substr(1);
   std::string bucket_arn = StrCat("arn:aws:s3:::", parsed.authority);
@@ -75,9 +76,13 @@ Result<std::string> TablePolicy(const std::string& location) {
   writer.Field("Version", "2012-10-17");
   writer.Key("Statement");
   writer.StartArray();
-  statement({"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
-             "s3:ListMultipartUploadParts"},
-            StrCat(bucket_arn, "/", prefix, "/*"), false);
+  if (read_only) {
+    statement({"s3:GetObject"}, StrCat(bucket_arn, "/", prefix, "/*"), false);
+  } else {
+    statement({"s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
+               "s3:ListMultipartUploadParts"},
+              StrCat(bucket_arn, "/", prefix, "/*"), false);
+  }
   statement({"s3:ListBucket"}, bucket_arn, true);
   statement({"s3:GetBucketLocation"}, bucket_arn, false);
   writer.EndArray();
@@ -92,14 +97,15 @@ class StsVendor {
   StsVendor(S3Config config, CredentialsSource signer, VendingOptions options)
       : client_(std::move(config), std::move(signer)), options_(std::move(options)) {}
 
-  Result<std::map<std::string, std::string>> Vend(const std::string& location) {
+  Result<std::map<std::string, std::string>> Vend(const std::string& location, bool read_only) {
     auto now = std::chrono::steady_clock::now();
+    std::string key = StrCat(read_only ? "r " : "rw ", location);
     {
       std::lock_guard lock(mutex_);
-      auto it = cache_.find(location);
+      auto it = cache_.find(key);
       if (it != cache_.end() && now < it->second.renew_at) return AsProperties(it->second.value);
     }
-    SKADE_ASSIGN_OR_RAISE(std::string policy, TablePolicy(location));
+    SKADE_ASSIGN_OR_RAISE(std::string policy, TablePolicy(location, read_only));
     std::string form = StrCat("Action=AssumeRole&Version=2011-06-15&DurationSeconds=",
                               options_.duration_seconds, "&Policy=", UriEncode(policy, false));
     if (!options_.role_arn.empty()) {
@@ -115,7 +121,7 @@ class StsVendor {
                      " answered without credentials");
     }
     std::lock_guard lock(mutex_);
-    cache_[location] = {credentials, now + std::chrono::seconds(options_.duration_seconds * 3 / 4)};
+    cache_[key] = {credentials, now + std::chrono::seconds(options_.duration_seconds * 3 / 4)};
     return AsProperties(credentials);
   }
 
@@ -159,18 +165,21 @@ Result<CredentialVendor> MakeCredentialVendor(const io::FileIOProperties& proper
   SKADE_ASSIGN_OR_RAISE(AwsCredentials probe, source());
   (void)probe;
   if (options.mode == VendingMode::kStatic) {
-    return CredentialVendor(
-        [source](const std::string&) -> Result<std::map<std::string, std::string>> {
-          SKADE_ASSIGN_OR_RAISE(AwsCredentials credentials, source());
-          return AsProperties(credentials);
-        });
+    return CredentialVendor([source](const std::string&, bool read_only)
+                                -> Result<std::map<std::string, std::string>> {
+      if (read_only) return std::map<std::string, std::string>();  // cannot be limited
+      SKADE_ASSIGN_OR_RAISE(AwsCredentials credentials, source());
+      return AsProperties(credentials);
+    });
   }
   if (options.duration_seconds < 900 || options.duration_seconds > 43200) {
     return InvalidArgument("STS credentials last 900 to 43200 seconds, not ",
                            options.duration_seconds);
   }
   auto vendor = std::make_shared<StsVendor>(std::move(config), std::move(source), options);
-  return CredentialVendor([vendor](const std::string& location) { return vendor->Vend(location); });
+  return CredentialVendor([vendor](const std::string& location, bool read_only) {
+    return vendor->Vend(location, read_only);
+  });
 }
 
 }  // namespace skade::s3

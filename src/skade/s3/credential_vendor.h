@@ -3,10 +3,12 @@
 // - ClientProperties: where the storage is (s3.endpoint, s3.path-style-access,
 //   s3.region, client.region), never a secret;
 // - CredentialVendor: credentials for one table's location, by VendingMode:
-//   kStatic hands out the credentials skade itself uses; kSts asks the S3
-//   server's STS (AssumeRole; MinIO and AWS offer it) for temporary ones
-//   whose session policy allows only the table's location, cached per
-//   location until a quarter of their life is left.
+//   kStatic hands out the credentials skade itself uses, to clients that may
+//   write (a read-only client gets none: static keys cannot be limited);
+//   kSts asks the S3 server's STS (AssumeRole; MinIO and AWS offer it) for
+//   temporary ones whose session policy allows only the table's location —
+//   only reading it for a read-only client — cached per location and access
+//   until a quarter of their life is left.
 //
 // Thread-safe.
 #pragma once
@@ -31,9 +33,10 @@ Result<std::map<std::string, std::string>> ClientProperties(
     const io::FileIOProperties& properties);
 
 /// s3.access-key-id, s3.secret-access-key and (temporary ones)
-/// s3.session-token for the table at the location given.
-using CredentialVendor =
-    std::function<Result<std::map<std::string, std::string>>(const std::string& location)>;
+/// s3.session-token for the table at `location`, for a client that may only
+/// read or also write; empty when there is nothing to vend to it.
+using CredentialVendor = std::function<Result<std::map<std::string, std::string>>(
+    const std::string& location, bool read_only)>;
 
 struct VendingOptions {
   VendingMode mode = VendingMode::kNone;

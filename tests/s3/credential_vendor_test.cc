@@ -1,0 +1,71 @@
+// Vended credentials from a real MinIO's STS: limited to the table's
+// location, and to reading it for a read-only client.
+#include "skade/s3/credential_vendor.h"
+
+#include <gtest/gtest.h>
+
+#include "s3/s3_environment.h"
+#include "skade/s3/s3_file_io.h"
+#include "testing/matchers.h"
+
+namespace skade::s3 {
+namespace {
+
+using testing::IsError;
+using testing::IsOk;
+using testing::NewBucket;
+using testing::S3Environment;
+
+// A FileIO that signs with `vended` (what a client would build from them).
+std::shared_ptr<io::FileIO> ClientIO(const std::map<std::string, std::string>& vended) {
+  auto properties = S3Environment::server().Properties();
+  for (const auto& [key, value] : vended) properties[key] = value;
+  return *NewS3FileIO(properties);
+}
+
+TEST(CredentialVendorTest, StsCredentialsReachOnlyTheirTableAndReadersOnlyRead) {
+  std::string bucket = NewBucket();
+  std::string table = "s3://" + bucket + "/wh/n/t", other = "s3://" + bucket + "/wh/n/u";
+  auto admin = *NewS3FileIO(S3Environment::server().Properties());
+  ASSERT_THAT(admin->WriteFile(table + "/metadata/a.json", "a", true), IsOk());
+  ASSERT_THAT(admin->WriteFile(other + "/metadata/b.json", "b", true), IsOk());
+  auto vendor = MakeCredentialVendor(S3Environment::server().Properties(),
+                                     {VendingMode::kSts, 900, ""});
+  ASSERT_TRUE(vendor) << vendor.error().ToString();
+
+  auto writer_keys = (*vendor)(table, false);
+  ASSERT_TRUE(writer_keys) << writer_keys.error().ToString();
+  ASSERT_TRUE(writer_keys->contains("s3.session-token"));
+  EXPECT_NE(writer_keys->at("s3.access-key-id"), testing::MinioServer::kAccessKey);
+  auto writer = ClientIO(*writer_keys);
+  EXPECT_EQ(*writer->ReadFile(table + "/metadata/a.json"), "a");
+  EXPECT_THAT(writer->WriteFile(table + "/data/f.parquet", "x", true), IsOk());
+  EXPECT_THAT(writer->ReadFile(other + "/metadata/b.json"), IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(writer->WriteFile(other + "/data/f.parquet", "x", true),
+              IsError(ErrorKind::kForbidden));
+
+  auto reader_keys = (*vendor)(table, true);
+  ASSERT_TRUE(reader_keys) << reader_keys.error().ToString();
+  EXPECT_NE(reader_keys->at("s3.access-key-id"), writer_keys->at("s3.access-key-id"));
+  auto reader = ClientIO(*reader_keys);
+  EXPECT_EQ(*reader->ReadFile(table + "/metadata/a.json"), "a");
+  EXPECT_THAT(reader->WriteFile(table + "/data/g.parquet", "x", true),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(reader->ReadFile(other + "/metadata/b.json"), IsError(ErrorKind::kForbidden));
+}
+
+TEST(CredentialVendorTest, StaticCredentialsGoOnlyToWriters) {
+  auto vendor = MakeCredentialVendor(S3Environment::server().Properties(),
+                                     {VendingMode::kStatic, 3600, ""});
+  ASSERT_TRUE(vendor);
+  auto writer = (*vendor)("s3://b/t", false);
+  ASSERT_TRUE(writer);
+  EXPECT_EQ(writer->at("s3.access-key-id"), testing::MinioServer::kAccessKey);
+  auto reader = (*vendor)("s3://b/t", true);
+  ASSERT_TRUE(reader);
+  EXPECT_TRUE(reader->empty());
+  EXPECT_FALSE(*MakeCredentialVendor(S3Environment::server().Properties(), {}));  // none
+}
+
+}  // namespace
+}  // namespace skade::s3
