@@ -58,6 +58,16 @@ class RestServiceTest : public ::testing::Test {
     OpenService(std::move(auth));
   }
 
+  /// An access token for client `id` (client-credentials grant, in-process).
+  std::string Token(const std::string& id, const std::string& secret) {
+    auto response =
+        Call("POST", "/v1/oauth/tokens",
+             "grant_type=client_credentials&client_id=" + id + "&client_secret=" + secret,
+             {{"content-type", "application/x-www-form-urlencoded"}});
+    EXPECT_EQ(response.status, 200) << response.body;
+    return std::string(*json::GetString(Body(response), "access_token"));
+  }
+
   /// Handles one request in-process.
   rest::HttpResponse Call(const std::string& method, const std::string& target,
                           const std::string& body = "",

@@ -179,15 +179,6 @@ class RoutesOverServiceTest : public testing::RestServiceTest {
               200);
   }
 
-  std::string Token(const std::string& id, const std::string& secret) {
-    auto response =
-        Call("POST", "/v1/oauth/tokens",
-             "grant_type=client_credentials&client_id=" + id + "&client_secret=" + secret,
-             {{"content-type", "application/x-www-form-urlencoded"}});
-    EXPECT_EQ(response.status, 200) << response.body;
-    return std::string(*json::GetString(Body(response), "access_token"));
-  }
-
   HttpResponse As(const std::string& token, const std::string& method, const std::string& target,
                   const std::string& body = "") {
     return Call(method, target, body, {{"authorization", "Bearer " + token}});
