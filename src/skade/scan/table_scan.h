@@ -1,0 +1,56 @@
+// Scan planning: which data files a scan of a table reads, with the delete
+// files and residual filter of each (spec: "Scan Planning").
+//
+// Steps, each counted in PlanStats: choose the snapshot (current, by id, by
+// timestamp, by branch or tag); read its manifest list; prune manifests by
+// partition summaries (the filter projected onto each manifest's spec);
+// read the remaining manifests in parallel through the ManifestCache; drop
+// files whose partition tuple rules them out, then files whose column
+// metrics do; match delete files to data files (delete_file_index.h); keep
+// the residual per task. No Arrow; stateless functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "skade/catalog/catalog.h"
+#include "skade/expr/expression.h"
+#include "skade/io/file_io.h"
+#include "skade/scan/manifest_cache.h"
+#include "skade/scan/scan_plan.h"
+#include "skade/util/result.h"
+
+namespace skade::scan {
+
+struct ScanOptions {
+  /// Rows to keep (true: all).
+  expr::ExpressionPtr filter = expr::Expression::True();
+  /// Columns by name, in output order; empty: every top-level column.
+  std::vector<std::string> select;
+  bool case_sensitive = true;
+  /// At most one of these; none scans the current snapshot of `main`.
+  std::optional<int64_t> snapshot_id;
+  std::optional<int64_t> as_of_timestamp_ms;  // the snapshot current at that time
+  std::optional<std::string> ref;             // a branch or tag
+  /// Threads reading manifests (0: one per core).
+  int threads = 0;
+};
+
+/// Plans a scan of `metadata` (at `metadata_location`), reading manifests
+/// through `io` and `cache` (null: no cache). A snapshot id or timestamp must
+/// be in `metadata`'s snapshots and log; use PlanTableScan to reach expired
+/// ones. Errors: kNotFound (unknown snapshot, ref, or a timestamp before the
+/// first snapshot), kInvalidArgument (bad filter or column, more than one
+/// of snapshot_id/as_of/ref), FileIO errors, kCorruption.
+Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_location,
+                          io::FileIO& io, const ScanOptions& options, ManifestCache* cache);
+
+/// Loads `table` from `catalog` and plans a scan of it; a snapshot id no
+/// longer in the current metadata is resolved through the catalog's commit
+/// log (Catalog::LoadTableAt), a timestamp through LoadTableAsOf.
+Result<ScanPlan> PlanTableScan(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
+                               io::FileIO& io, const ScanOptions& options, ManifestCache* cache);
+
+}  // namespace skade::scan
