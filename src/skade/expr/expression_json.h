@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "skade/expr/expression.h"
+#include "skade/spec/schema.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/result.h"
 
@@ -26,5 +27,12 @@ Result<ExpressionPtr> ParseExpressionJson(std::string_view json);
 
 void WriteExpressionJson(const Expression& expression, JsonWriter& writer);
 std::string ExpressionToJson(const Expression& expression);
+
+/// A bound expression in the same JSON form, columns named through `schema`
+/// (for the residual filters of REST scan tasks); literals in the spec's
+/// single-value JSON form of their type (dates as "2026-11-01", …), so the
+/// result binds back to an equal expression.
+void WriteBoundExpressionJson(const BoundExpression& expression, const spec::Schema& schema,
+                              JsonWriter& writer);
 
 }  // namespace skade::expr
