@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "skade/expr/bound_expression.h"
 #include "skade/expr/expression.h"
 #include "skade/spec/schema.h"
 #include "skade/util/json_writer.h"
