@@ -3,7 +3,8 @@
 // ResidualEvaluator). A predicate the partition proves true (strict
 // projection) becomes true, one it proves false (inclusive projection)
 // becomes false, the rest is kept. For an unpartitioned spec the residual is
-// the filter. Thread-safe after construction.
+// the filter. `schema` must outlive the evaluator. Thread-safe after
+// construction.
 #pragma once
 
 #include <vector>
