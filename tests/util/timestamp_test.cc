@@ -58,5 +58,23 @@ TEST(TimestampTest, RejectsMalformedAndImpossibleTimes) {
   }
 }
 
+TEST(TimestampTest, ParsesIsoPartsAtNanosecondPrecision) {
+  auto parts = ParseIsoDateTime("2026-11-01T12:00:00.123456789+02:00");
+  ASSERT_TRUE(parts.has_value());
+  EXPECT_EQ(parts->days, 20758);
+  EXPECT_EQ(parts->nanos_of_day, 12 * 3'600'000'000'000 + 123'456'789);
+  EXPECT_TRUE(parts->has_time);
+  EXPECT_EQ(parts->offset_minutes, 120);
+  parts = ParseIsoDateTime("1969-12-31");
+  ASSERT_TRUE(parts.has_value());
+  EXPECT_EQ(parts->days, -1);
+  EXPECT_FALSE(parts->has_time);
+  EXPECT_FALSE(parts->offset_minutes.has_value());
+  EXPECT_FALSE(ParseIsoDateTime("2026-11-01T12:00:00.1234567891").has_value());
+  EXPECT_EQ(ParseIsoTimeOfDay("22:31:08.000001"),
+            (22 * 3600 + 31 * 60 + 8) * 1'000'000'000LL + 1000);
+  EXPECT_FALSE(ParseIsoTimeOfDay("22:31Z").has_value());
+}
+
 }  // namespace
 }  // namespace skade

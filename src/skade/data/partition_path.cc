@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "skade/data/decimal_internal.h"
+#include "skade/spec/literal_json.h"
 #include "skade/spec/temporal_internal.h"
 #include "skade/util/strings.h"
 
@@ -10,10 +10,9 @@ namespace skade::data {
 
 namespace {
 
-using spec::CivilDate;
-using spec::CivilFromDays;
 using spec::FloorDiv;
 using spec::FloorMod;
+using spec::IsoDateString;
 using spec::TransformKind;
 using spec::TypeId;
 
@@ -21,20 +20,6 @@ std::string Padded(int64_t value, int width) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%0*lld", width, static_cast<long long>(value));
   return buffer;
-}
-
-// java.time.LocalDate#toString.
-std::string IsoDate(int64_t days) {
-  CivilDate date = CivilFromDays(days);
-  std::string year;
-  if (date.year < 0 && date.year > -1000) {
-    year = "-" + Padded(-date.year, 4);
-  } else if (date.year > 9999) {
-    year = "+" + std::to_string(date.year);
-  } else {
-    year = Padded(date.year, 4);
-  }
-  return StrCat(year, "-", Padded(date.month, 2), "-", Padded(date.day, 2));
 }
 
 // java.time.LocalTime#toString: seconds and fractions only when non-zero,
@@ -60,7 +45,7 @@ std::string IsoTimestamp(int64_t value, int64_t units_per_second, bool zoned) {
   int64_t units_per_day = units_per_second * 86400;
   int64_t days = FloorDiv(value, units_per_day);
   int64_t nanos_of_day = FloorMod(value, units_per_day) * (1'000'000'000 / units_per_second);
-  return StrCat(IsoDate(days), "T", IsoTime(nanos_of_day), zoned ? "Z" : "");
+  return StrCat(IsoDateString(days), "T", IsoTime(nanos_of_day), zoned ? "Z" : "");
 }
 
 std::string Base64(std::string_view bytes) {
@@ -84,49 +69,12 @@ std::string Base64(std::string_view bytes) {
   return out;
 }
 
-std::string UuidString(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(kHex[static_cast<uint8_t>(bytes[i]) >> 4]);
-    out.push_back(kHex[static_cast<uint8_t>(bytes[i]) & 0xF]);
-  }
-  return out;
-}
-
-std::string Int128ToString(Int128 value) {
-  if (value == 0) return "0";
-  bool negative = value < 0;
-  auto magnitude =
-      negative ? -static_cast<unsigned __int128>(value) : static_cast<unsigned __int128>(value);
-  std::string digits;
-  while (magnitude > 0) {
-    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
-    magnitude /= 10;
-  }
-  return negative ? "-" + digits : digits;
-}
-
-std::string DecimalString(std::string_view unscaled_bytes, int32_t scale) {
-  std::string digits = Int128ToString(FromBigEndian(unscaled_bytes));
-  bool negative = digits[0] == '-';
-  if (negative) digits.erase(0, 1);
-  if (scale > 0) {
-    if (digits.size() <= static_cast<size_t>(scale)) {
-      digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
-    }
-    digits.insert(digits.size() - static_cast<size_t>(scale), ".");
-  }
-  return negative ? "-" + digits : digits;
-}
-
 // A value of the source type, as identity and truncate partitions show it.
 std::string SourceValueString(const spec::Type& type, const spec::Literal& value) {
   const auto& v = value.value();
   switch (type.id()) {
     case TypeId::kDate:
-      return IsoDate(std::get<int32_t>(v));
+      return IsoDateString(std::get<int32_t>(v));
     case TypeId::kTime:
       return IsoTime(std::get<int64_t>(v) * 1000);
     case TypeId::kTimestamp:
@@ -141,9 +89,9 @@ std::string SourceValueString(const spec::Type& type, const spec::Literal& value
     case TypeId::kFixed:
       return Base64(std::get<std::string>(v));
     case TypeId::kUuid:
-      return UuidString(std::get<std::string>(v));
+      return spec::UuidString(std::get<std::string>(v));
     case TypeId::kDecimal:
-      return DecimalString(std::get<std::string>(v), type.decimal_scale());
+      return spec::DecimalString(std::get<std::string>(v), type.decimal_scale());
     default:
       return value.ToString();
   }
@@ -186,10 +134,10 @@ std::string PartitionValueToHumanString(const spec::Transform& transform, const 
                     Padded(FloorMod(months, 12) + 1, 2));
     }
     case TransformKind::kDay:
-      return IsoDate(std::get<int32_t>(value.value()));
+      return IsoDateString(std::get<int32_t>(value.value()));
     case TransformKind::kHour: {
       int64_t hours = std::get<int32_t>(value.value());
-      return StrCat(IsoDate(FloorDiv(hours, 24)), "-", Padded(FloorMod(hours, 24), 2));
+      return StrCat(IsoDateString(FloorDiv(hours, 24)), "-", Padded(FloorMod(hours, 24), 2));
     }
     default:
       return value.ToString();

@@ -15,6 +15,7 @@ using std::chrono::milliseconds;
 using std::chrono::sys_days;
 
 constexpr int64_t kMillisPerMinute = 60'000;
+constexpr int64_t kMillisPerDay = 86'400'000;
 
 // Reads exactly `count` digits from the front of `text`.
 bool ConsumeDigits(std::string_view* text, size_t count, int* value) {
@@ -38,9 +39,10 @@ bool AllDigits(std::string_view text) {
   return true;
 }
 
-// "HH:MM[:SS[.fraction]]" into milliseconds of the day.
-bool ConsumeTime(std::string_view* text, int64_t* millis) {
-  int hour = 0, minute = 0, second = 0, fraction_millis = 0;
+// "HH:MM[:SS[.fraction]]" into nanoseconds of the day.
+bool ConsumeTime(std::string_view* text, int64_t* nanos) {
+  int hour = 0, minute = 0, second = 0;
+  int64_t fraction_nanos = 0;
   if (!ConsumeDigits(text, 2, &hour) || !ConsumePrefix(text, ":") ||
       !ConsumeDigits(text, 2, &minute)) {
     return false;
@@ -51,19 +53,19 @@ bool ConsumeTime(std::string_view* text, int64_t* millis) {
       size_t digits = 0;
       while (digits < text->size() && (*text)[digits] >= '0' && (*text)[digits] <= '9') ++digits;
       if (digits == 0 || digits > 9) return false;
-      for (size_t i = 0; i < 3; ++i) {
-        fraction_millis = fraction_millis * 10 + (i < digits ? (*text)[i] - '0' : 0);
+      for (size_t i = 0; i < 9; ++i) {
+        fraction_nanos = fraction_nanos * 10 + (i < digits ? (*text)[i] - '0' : 0);
       }
       text->remove_prefix(digits);
     }
   }
   if (hour > 23 || minute > 59 || second > 59) return false;
-  *millis = ((hour * 60 + minute) * 60 + second) * int64_t{1000} + fraction_millis;
+  *nanos = ((hour * 60 + minute) * 60 + second) * int64_t{1'000'000'000} + fraction_nanos;
   return true;
 }
 
 // "Z", "+HH:MM", "+HHMM" or "+HH" (or '-') into minutes east of UTC.
-bool ConsumeOffset(std::string_view* text, int64_t* minutes) {
+bool ConsumeOffset(std::string_view* text, int32_t* minutes) {
   if (ConsumePrefix(text, "Z")) {
     *minutes = 0;
     return true;
@@ -82,7 +84,9 @@ bool ConsumeOffset(std::string_view* text, int64_t* minutes) {
   return true;
 }
 
-std::optional<int64_t> ParseIso(std::string_view text) {
+}  // namespace
+
+std::optional<IsoDateTime> ParseIsoDateTime(std::string_view text) {
   int year = 0, month = 0, day = 0;
   if (!ConsumeDigits(&text, 4, &year) || !ConsumePrefix(&text, "-") ||
       !ConsumeDigits(&text, 2, &month) || !ConsumePrefix(&text, "-") ||
@@ -93,20 +97,24 @@ std::optional<int64_t> ParseIso(std::string_view text) {
                                          std::chrono::month{static_cast<unsigned>(month)},
                                          std::chrono::day{static_cast<unsigned>(day)}};
   if (!date.ok()) return std::nullopt;
-  int64_t millis =
-      std::chrono::duration_cast<milliseconds>(sys_days{date}.time_since_epoch()).count();
-  if (text.empty()) return millis;
+  IsoDateTime out;
+  out.days = sys_days{date}.time_since_epoch().count();
+  if (text.empty()) return out;
   if (!ConsumePrefix(&text, "T") && !ConsumePrefix(&text, " ")) return std::nullopt;
-  int64_t time_of_day = 0;
-  if (!ConsumeTime(&text, &time_of_day)) return std::nullopt;
-  millis += time_of_day;
-  if (text.empty()) return millis;
-  int64_t offset_minutes = 0;
+  if (!ConsumeTime(&text, &out.nanos_of_day)) return std::nullopt;
+  out.has_time = true;
+  if (text.empty()) return out;
+  int32_t offset_minutes = 0;
   if (!ConsumeOffset(&text, &offset_minutes) || !text.empty()) return std::nullopt;
-  return millis - offset_minutes * kMillisPerMinute;
+  out.offset_minutes = offset_minutes;
+  return out;
 }
 
-}  // namespace
+std::optional<int64_t> ParseIsoTimeOfDay(std::string_view text) {
+  int64_t nanos = 0;
+  if (!ConsumeTime(&text, &nanos) || !text.empty()) return std::nullopt;
+  return nanos;
+}
 
 std::string FormatTimestampMillis(int64_t millis) {
   const std::chrono::sys_time<milliseconds> time{milliseconds{millis}};
@@ -125,8 +133,9 @@ std::string FormatTimestampMillis(int64_t millis) {
 Result<int64_t> ParseTimestampMillis(std::string_view text) {
   if (AllDigits(text)) {
     if (auto millis = ParseInt64(text)) return *millis;
-  } else if (auto millis = ParseIso(text)) {
-    return *millis;
+  } else if (auto parts = ParseIsoDateTime(text)) {
+    return parts->days * kMillisPerDay + parts->nanos_of_day / 1'000'000 -
+           int64_t{parts->offset_minutes.value_or(0)} * kMillisPerMinute;
   }
   return InvalidArgument("Invalid timestamp '", text,
                          "': expected Unix milliseconds or ISO-8601 such as 2026-11-01, "
