@@ -109,6 +109,8 @@ TEST_F(BindTest, FoldsOutOfRangeComparisons) {
   EXPECT_EQ(Text("dec = 9999999.99"), "dec = '9999999.99'");
   EXPECT_EQ(Text("dec > -10000000"), "dec is not null");
   EXPECT_EQ(Text("d > 3000000000"), "false");
+  EXPECT_EQ(Text("t < 86400000000"), "t is not null");  // a time is within one day
+  EXPECT_EQ(Text("t = -1"), "false");
   // In a set, out-of-range values drop out.
   EXPECT_EQ(Text("i in (1, 10000000000)"), "i = 1");
   EXPECT_EQ(Text("i in (10000000000, 20000000000)"), "false");

@@ -42,7 +42,7 @@ spec::Int128 PowerOfTen(int32_t exponent) {
 
 // An unscaled decimal value checked against `type`'s precision.
 Converted DecimalOf(spec::Int128 unscaled, const TypePtr& type) {
-  spec::Int128 limit = PowerOfTen(type->decimal_precision());
+  spec::Int128 limit = PowerOfTen(std::min(type->decimal_precision(), 38));
   if (unscaled >= limit) return Above();
   if (unscaled <= -limit) return Below();
   return {Converted::kValue, Literal(type, spec::MinimalBigEndian(unscaled))};
@@ -56,8 +56,12 @@ Result<Converted> FromInteger(int64_t value, const TypePtr& type) {
       if (value > INT32_MAX) return Above();
       if (value < INT32_MIN) return Below();
       return Converted{Converted::kValue, Literal(type, static_cast<int32_t>(value))};
-    case TypeId::kLong:
     case TypeId::kTime:
+      // A time of day is in [00:00, 24:00).
+      if (value >= 86'400'000'000) return Above();
+      if (value < 0) return Below();
+      return Converted{Converted::kValue, Literal(type, value)};
+    case TypeId::kLong:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
