@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "expr/test_schema.h"
 #include "skade/expr/bound_expression.h"
 #include "skade/expr/expression_json.h"
 #include "skade/expr/expression_parser.h"
@@ -18,23 +19,7 @@ using skade::expr::Bind;
 using skade::expr::ExpressionPtr;
 
 const skade::spec::Schema& FuzzSchema() {
-  using skade::spec::Type;
-  static const auto* schema = new skade::spec::Schema(
-      0, {{1, "id", Type::Long(), true},
-          {2, "i", Type::Int(), false},
-          {3, "s", Type::String(), false},
-          {4, "d", Type::Date(), false},
-          {5, "ts", Type::Timestamp(), false},
-          {6, "tz", Type::TimestampTz(), false},
-          {7, "ns", Type::TimestampNs(), false},
-          {8, "dec", Type::Decimal(9, 2), false},
-          {9, "u", Type::Uuid(), false},
-          {10, "b", Type::Binary(), false},
-          {11, "f", Type::Float(), false},
-          {12, "x", Type::Double(), false},
-          {13, "t", Type::Time(), false},
-          {14, "flag", Type::Boolean(), false},
-          {15, "loc", Type::Struct({{16, "lat", Type::Double(), false}}), false}});
+  static const auto schema = skade::expr::testing::AllTypesSchema();
   return *schema;
 }
 
