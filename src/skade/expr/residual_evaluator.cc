@@ -5,67 +5,67 @@
 
 namespace skade::expr {
 
-namespace {
-
-// The residual of `expression` for one partition tuple of `spec`.
-class Residual {
- public:
-  Residual(const spec::PartitionSpec& spec, const spec::Schema& schema,
-           const std::vector<spec::Literal>& partition)
-      : spec_(spec), schema_(schema), partition_(partition) {}
-
-  BoundExpressionPtr Of(const BoundExpressionPtr& expression) const {
-    switch (expression->op()) {
-      case Operation::kTrue:
-      case Operation::kFalse:
-        return expression;
-      case Operation::kAnd:
-        return BoundExpression::And(Of(expression->left()), Of(expression->right()));
-      case Operation::kOr:
-        return BoundExpression::Or(Of(expression->left()), Of(expression->right()));
-      default:
-        break;
-    }
-    // A projection that fails to build proves nothing: keep the predicate.
-    auto strict = ProjectStrict(*expression, spec_, schema_);
-    if (strict && Holds(**strict)) return BoundExpression::True();
-    auto inclusive = ProjectInclusive(*expression, spec_, schema_);
-    if (inclusive && !Holds(**inclusive)) return BoundExpression::False();
-    return expression;
-  }
-
- private:
-  bool Holds(const BoundExpression& projected) const {
-    return EvaluateRow(projected, [&](int32_t field_id) -> const spec::Literal& {
-      size_t i = 0;
-      while (i + 1 < spec_.fields.size() && spec_.fields[i].field_id != field_id) ++i;
-      return partition_[i];
-    });
-  }
-
-  const spec::PartitionSpec& spec_;
-  const spec::Schema& schema_;
-  const std::vector<spec::Literal>& partition_;
+struct ResidualEvaluator::Node {
+  BoundExpressionPtr expression;
+  // Predicates: the strict and the inclusive projection.
+  BoundExpressionPtr strict;
+  BoundExpressionPtr inclusive;
+  // And, or: the children.
+  std::unique_ptr<Node> left;
+  std::unique_ptr<Node> right;
 };
-
-}  // namespace
 
 Result<ResidualEvaluator> ResidualEvaluator::Make(BoundExpressionPtr filter,
                                                   const spec::PartitionSpec& spec,
                                                   const spec::Schema& schema) {
-  // Checks that the filter projects onto the spec at all.
-  SKADE_RETURN_NOT_OK(ProjectStrict(*filter, spec, schema));
+  auto plan = [&](const auto& self,
+                  const BoundExpressionPtr& expression) -> Result<std::unique_ptr<Node>> {
+    auto node = std::make_unique<Node>();
+    node->expression = expression;
+    if (expression->op() == Operation::kAnd || expression->op() == Operation::kOr) {
+      SKADE_ASSIGN_OR_RAISE(node->left, self(self, expression->left()));
+      SKADE_ASSIGN_OR_RAISE(node->right, self(self, expression->right()));
+    } else if (expression->IsPredicate()) {
+      SKADE_ASSIGN_OR_RAISE(node->strict, ProjectStrict(*expression, spec, schema));
+      SKADE_ASSIGN_OR_RAISE(node->inclusive, ProjectInclusive(*expression, spec, schema));
+    }
+    return node;
+  };
   ResidualEvaluator evaluator;
+  SKADE_ASSIGN_OR_RAISE(std::shared_ptr<const Node> root, plan(plan, filter));
   evaluator.filter_ = std::move(filter);
   evaluator.spec_ = std::make_shared<const spec::PartitionSpec>(spec);
-  evaluator.schema_ = &schema;
+  evaluator.plan_ = std::move(root);
   return evaluator;
 }
 
 BoundExpressionPtr ResidualEvaluator::ResidualFor(
     const std::vector<spec::Literal>& partition) const {
   if (spec_->IsUnpartitioned() || partition.size() != spec_->fields.size()) return filter_;
-  return Residual(*spec_, *schema_, partition).Of(filter_);
+  const auto& fields = spec_->fields;
+  auto holds = [&](const BoundExpression& projected) {
+    return EvaluateRow(projected, [&](int32_t field_id) -> const spec::Literal& {
+      size_t i = 0;
+      while (i + 1 < fields.size() && fields[i].field_id != field_id) ++i;
+      return partition[i];
+    });
+  };
+  auto residual = [&](const auto& self, const Node& node) -> BoundExpressionPtr {
+    switch (node.expression->op()) {
+      case Operation::kAnd:
+        return BoundExpression::And(self(self, *node.left), self(self, *node.right));
+      case Operation::kOr:
+        return BoundExpression::Or(self(self, *node.left), self(self, *node.right));
+      default:
+        break;
+    }
+    if (!node.expression->IsPredicate()) return node.expression;
+    // Every row of the partition matches, or none does.
+    if (holds(*node.strict)) return BoundExpression::True();
+    if (!holds(*node.inclusive)) return BoundExpression::False();
+    return node.expression;
+  };
+  return residual(residual, *plan_);
 }
 
 }  // namespace skade::expr
