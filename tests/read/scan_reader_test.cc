@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "read/read_test_util.h"
+#include "skade/expr/row_evaluator.h"
+#include "skade/io/forwarding_file_io.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
 
@@ -191,6 +193,111 @@ TEST(ScanReaderTest, ResidualFiltersRows) {
   output = testing::ReadAll(Plan(Schema(), {1}, tasks), *io, options);
   ASSERT_TRUE(output.status.ok());
   EXPECT_TRUE(output.rows.empty());
+}
+
+// Counts the bytes read through its input files.
+class CountingReadsFileIO : public io::ForwardingFileIO {
+ public:
+  CountingReadsFileIO() : ForwardingFileIO(io::NewLocalFileIO()) {}
+
+  Result<std::unique_ptr<io::InputFile>> NewInputFile(std::string_view location) override {
+    SKADE_ASSIGN_OR_RAISE(auto file, inner().NewInputFile(location));
+    return std::unique_ptr<io::InputFile>(new CountingInputFile(std::move(file), &bytes_));
+  }
+
+  int64_t bytes() const { return bytes_.load(); }
+
+ private:
+  class CountingInputFile : public io::InputFile {
+   public:
+    CountingInputFile(std::unique_ptr<io::InputFile> inner, std::atomic<int64_t>* bytes)
+        : inner_(std::move(inner)), bytes_(bytes) {}
+    int64_t Size() const override { return inner_->Size(); }
+    Result<int64_t> ReadAt(int64_t offset, int64_t length, char* out) override {
+      auto read = inner_->ReadAt(offset, length, out);
+      if (read) *bytes_ += *read;
+      return read;
+    }
+
+   private:
+    std::unique_ptr<io::InputFile> inner_;
+    std::atomic<int64_t>* bytes_;
+  };
+
+  std::atomic<int64_t> bytes_{0};
+};
+
+// Row groups whose statistics rule the residual out are not read; what is
+// read still matches EvaluateRow row for row.
+TEST(ScanReaderTest, RowGroupsThatCannotMatchAreSkipped) {
+  skade::testing::TempDir dir;
+  CountingReadsFileIO io;
+  // 20 row groups of 1000 ids each, names long enough that the data
+  // dwarfs the footer.
+  constexpr int kRows = 20000;
+  std::vector<std::string> names;
+  arrow::Int64Builder ids;
+  arrow::StringBuilder strings;
+  for (int id = 0; id < kRows; ++id) {
+    names.push_back("n" + std::to_string(id % 7) + "-" + std::to_string(id * 2654435761u));
+    ASSERT_TRUE(ids.Append(id).ok());
+    ASSERT_TRUE(strings.Append(names.back()).ok());
+  }
+  auto arrow_schema = data::ToArrowSchema(*Schema()).value();
+  auto batch = arrow::RecordBatch::Make(arrow_schema, kRows,
+                                        {ids.Finish().ValueOrDie(), strings.Finish().ValueOrDie()});
+  auto file = testing::WriteArrowFile(dir.Sub("a.parquet"), batch, 1000);
+  expr::BoundTerm id{1, Type::Long(), std::nullopt, Type::Long(), false};
+  expr::BoundTerm name{2, Type::String(), std::nullopt, Type::String(), true};
+  auto lt = [&](int64_t v) {
+    return expr::BoundExpression::Predicate(expr::Operation::kLt, id, {spec::Literal::Long(v)});
+  };
+  auto gt = [&](int64_t v) {
+    return expr::BoundExpression::Predicate(expr::Operation::kGt, id, {spec::Literal::Long(v)});
+  };
+  auto starts_n3 = expr::BoundExpression::Predicate(expr::Operation::kStartsWith, name,
+                                                    {spec::Literal::String("n3")});
+  struct Case {
+    expr::BoundExpressionPtr residual;
+    bool prunes;
+  };
+  std::vector<Case> cases = {
+      {expr::BoundExpression::True(), false},
+      {gt(19499), true},
+      {expr::BoundExpression::Or(lt(5), gt(19994)), true},
+      {expr::BoundExpression::And(gt(10000), lt(11000)), true},
+      {starts_n3, false},
+      {expr::BoundExpression::Predicate(expr::Operation::kIn, id,
+                                        {spec::Literal::Long(3), spec::Literal::Long(15000)}),
+       true},
+  };
+  int64_t full_bytes = 0;
+  for (const auto& test : cases) {
+    int64_t before = io.bytes();
+    ScanReadOptions options;
+    options.ordered = true;
+    auto output =
+        testing::ReadAll(Plan(Schema(), {1, 2}, {Task(file, test.residual)}), io, options);
+    ASSERT_TRUE(output.status.ok()) << output.status.ToString();
+    int64_t bytes = io.bytes() - before;
+    if (test.residual->IsTrue()) full_bytes = bytes;
+    std::vector<std::string> expected;
+    for (int64_t r = 0; r < kRows; ++r) {
+      spec::Literal id_value = spec::Literal::Long(r);
+      spec::Literal name_value = spec::Literal::String(names[r]);
+      if (expr::EvaluateRow(*test.residual, [&](int32_t field) -> const spec::Literal& {
+            return field == 1 ? id_value : name_value;
+          })) {
+        expected.push_back(std::to_string(r) + "|" + names[r]);
+      }
+    }
+    EXPECT_EQ(output.rows, expected) << test.residual->ToString();
+    if (test.prunes) {
+      EXPECT_LT(bytes * 4, full_bytes) << test.residual->ToString();
+    } else {
+      EXPECT_EQ(bytes, full_bytes) << test.residual->ToString();
+    }
+  }
 }
 
 TEST(ScanReaderTest, AnEmptyPlanReadsNothing) {
