@@ -300,6 +300,30 @@ TEST(ScanReaderTest, RowGroupsThatCannotMatchAreSkipped) {
   }
 }
 
+// A residual on a field inside a struct: a null struct reads as a null
+// field, which no comparison matches.
+TEST(ScanReaderTest, ResidualOnAStructField) {
+  skade::testing::TempDir dir;
+  auto io = io::NewLocalFileIO();
+  auto schema = testing::MakeSchema(
+      {NestedField{1, "id", Type::Long(), true},
+       NestedField{2, "loc", Type::Struct({NestedField{3, "lat", Type::Double(), false}}), false}});
+  auto file = testing::WriteDataFile(
+      *io, dir.Sub("a.parquet"), schema,
+      {testing::Rows(*schema, R"([{"id": 0, "loc": {"lat": 2}}, {"id": 1, "loc": null},
+                                  {"id": 2, "loc": {"lat": null}}, {"id": 3, "loc": {"lat": 0.5}},
+                                  {"id": 4, "loc": {"lat": 7}}])")});
+  expr::BoundTerm lat{3, Type::Double(), std::nullopt, Type::Double(), true};
+  auto gt = expr::BoundExpression::Predicate(expr::Operation::kGt, lat, {spec::Literal::Double(1)});
+  auto output = testing::ReadAll(Plan(schema, {1}, {Task(file, gt)}), *io);
+  ASSERT_TRUE(output.status.ok()) << output.status.ToString();
+  EXPECT_EQ(output.rows, (std::vector<std::string>{"0", "4"}));
+  auto is_null = expr::BoundExpression::Predicate(expr::Operation::kIsNull, lat);
+  output = testing::ReadAll(Plan(schema, {1}, {Task(file, is_null)}), *io);
+  ASSERT_TRUE(output.status.ok()) << output.status.ToString();
+  EXPECT_EQ(output.rows, (std::vector<std::string>{"1", "2"}));
+}
+
 TEST(ScanReaderTest, AnEmptyPlanReadsNothing) {
   auto io = io::NewLocalFileIO();
   auto output = testing::ReadAll(Plan(Schema(), {1, 2}, {}), *io);
