@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "read/read_test_util.h"
 #include "skade/expr/row_evaluator.h"
@@ -202,6 +204,7 @@ class CountingReadsFileIO : public io::ForwardingFileIO {
 
   Result<std::unique_ptr<io::InputFile>> NewInputFile(std::string_view location) override {
     SKADE_ASSIGN_OR_RAISE(auto file, inner().NewInputFile(location));
+    ++opened;
     return std::unique_ptr<io::InputFile>(new CountingInputFile(std::move(file), &bytes_));
   }
 
@@ -225,6 +228,9 @@ class CountingReadsFileIO : public io::ForwardingFileIO {
   };
 
   std::atomic<int64_t> bytes_{0};
+
+ public:
+  std::atomic<int> opened{0};
 };
 
 // Row groups whose statistics rule the residual out are not read; what is
@@ -330,6 +336,35 @@ TEST(ScanReaderTest, AnEmptyPlanReadsNothing) {
   ASSERT_TRUE(output.status.ok());
   EXPECT_TRUE(output.rows.empty());
   EXPECT_EQ(output.schema->num_fields(), 2);
+}
+
+// A consumer that stops reading holds the decoders back: what is decoded
+// ahead is bounded, not the table.
+TEST(ScanReaderTest, DecodingAheadIsBounded) {
+  skade::testing::TempDir dir;
+  CountingReadsFileIO io;
+  auto tasks = WriteFiles(io, dir, 40, 500);
+  for (bool ordered : {true, false}) {
+    io.opened = 0;
+    ScanReadOptions options;
+    options.ordered = ordered;
+    options.threads = 2;
+    options.batch_rows = 50;  // 10 batches a file
+    auto reader = ReadScan(Plan(Schema(), {1, 2}, tasks), io, options);
+    ASSERT_THAT(reader, skade::testing::IsOk());
+    std::shared_ptr<arrow::RecordBatch> batch;
+    ASSERT_TRUE((*reader)->ReadNext(&batch).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // At most 6 batches wait, and each of the 2 decoders is in one file.
+    EXPECT_LE(io.opened.load(), 4) << ordered;
+    int64_t rows = batch->num_rows();
+    while (batch != nullptr) {
+      ASSERT_TRUE((*reader)->ReadNext(&batch).ok());
+      if (batch != nullptr) rows += batch->num_rows();
+    }
+    EXPECT_EQ(rows, 40 * 500);
+    EXPECT_EQ(io.opened.load(), 40);
+  }
 }
 
 // Destroying the reader with decoders blocked on the full hand-over (and
