@@ -388,6 +388,13 @@ TEST(ScanReaderTest, DestroyingTheReaderEarlyStopsThePool) {
   auto unread = ReadScan(Plan(Schema(), {1, 2}, tasks), *io, {});
   ASSERT_THAT(unread, skade::testing::IsOk());
   unread->reset();
+  // Closed, the stream has ended.
+  auto closed = ReadScan(Plan(Schema(), {1, 2}, tasks), *io, {});
+  ASSERT_THAT(closed, skade::testing::IsOk());
+  ASSERT_TRUE((*closed)->Close().ok());
+  std::shared_ptr<arrow::RecordBatch> batch;
+  ASSERT_TRUE((*closed)->ReadNext(&batch).ok());
+  EXPECT_EQ(batch, nullptr);
 }
 
 }  // namespace
