@@ -119,7 +119,14 @@ Result<std::shared_ptr<const T>> DeleteCache::Cached(
     future = it->second;
     loads = inserted;
   }
-  if (loads) promise.set_value(load());
+  if (loads) {
+    // Waiters must never be left without a value.
+    try {
+      promise.set_value(load());
+    } catch (const std::exception& e) {
+      promise.set_value(IoError("Cannot read delete file ", key, ": ", e.what()));
+    }
+  }
   return future.get();
 }
 

@@ -73,6 +73,7 @@ class ScanReader : public arrow::RecordBatchReader {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       ReportProgress(lock);
+      if (closed_) return arrow::Status::OK();
       if (!error_.has_value() && limit_reached_) return arrow::Status::OK();
       if (error_.has_value()) return *error_;
       if (options_.ordered) {
@@ -191,6 +192,7 @@ class ScanReader : public arrow::RecordBatchReader {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
+      closed_ = true;
       consumed_.notify_all();
       produced_.notify_all();
     }
@@ -217,6 +219,7 @@ class ScanReader : public arrow::RecordBatchReader {
   int64_t in_flight_ = 0;
   bool stopping_ = false;
   bool limit_reached_ = false;
+  bool closed_ = false;  // Close() was called: the stream has ended
   std::optional<arrow::Status> error_;
   ScanProgress progress_;
   int64_t reported_tasks_ = 0;

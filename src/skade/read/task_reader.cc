@@ -3,11 +3,15 @@
 #include <arrow/buffer_builder.h>
 #include <arrow/compute/api_vector.h>
 #include <arrow/datum.h>
+#include <parquet/metadata.h>
 
 #include <algorithm>
 #include <map>
 
 #include "skade/data/arrow_error_internal.h"
+#include "skade/data/metrics_config.h"
+#include "skade/data/parquet_metrics.h"
+#include "skade/expr/metrics_evaluator.h"
 #include "skade/read/file_projection_internal.h"
 #include "skade/read/residual_filter_internal.h"
 #include "skade/read/task_reader_internal.h"
@@ -39,11 +43,28 @@ std::map<int32_t, spec::Literal> PartitionConstants(const scan::FileScanTask& ta
   return constants;
 }
 
-// The row groups to decode: those with rows.
-std::vector<int> RowGroupsToRead(ParquetFile& file) {
+// The row groups to decode: those with rows whose statistics leave the
+// residual possible (the checks of expr::MetricsEvaluator, on each row
+// group's metrics as the writer would report them for a file of its own).
+Result<std::vector<int>> RowGroupsToRead(ParquetFile& file,
+                                         const expr::BoundExpressionPtr& residual,
+                                         const spec::Schema& schema) {
   std::vector<int> row_groups;
+  // Without ids in the file, statistics cannot be tied to columns.
+  bool prune = !residual->IsTrue() && file.has_field_ids();
+  std::optional<expr::MetricsEvaluator> evaluator;
+  if (prune) evaluator.emplace(residual, schema);
   for (int rg = 0; rg < file.num_row_groups(); ++rg) {
-    if (file.row_group_rows(rg) > 0) row_groups.push_back(rg);
+    if (file.row_group_rows(rg) == 0) continue;
+    if (prune) {
+      auto metrics = data::CatchArrowExceptions(file.location(), [&]() -> Result<spec::DataFile> {
+        return data::DataFileFromParquetFooter(*file.metadata().Subset({rg}), schema,
+                                               data::MetricsConfig(), nullptr);
+      });
+      if (!metrics) return tl::unexpected(metrics.error());
+      if (!evaluator->MayMatch(*metrics)) continue;
+    }
+    row_groups.push_back(rg);
   }
   return row_groups;
 }
@@ -90,7 +111,8 @@ class TaskReader {
                           FileProjection::Make(*file->schema(), schema_, ids,
                                                PartitionConstants(task_, schema_), location));
     filters_ = !deleted_.empty() || !equality_.empty() || !residual_->IsTrue();
-    for (int rg : RowGroupsToRead(*file)) {
+    SKADE_ASSIGN_OR_RAISE(auto row_groups, RowGroupsToRead(*file, residual_, schema_));
+    for (int rg : row_groups) {
       int64_t position = file->row_group_start(rg);
       if (projection_->file_fields().empty()) {
         // Nothing to decode: the rows are all constants.

@@ -1,4 +1,5 @@
-// Reads one FileScanTask: its data file's row groups, columns by field id, minus the rows its
+// Reads one FileScanTask: the row groups of its data file whose statistics
+// leave the residual possible, columns by field id, minus the rows its
 // deletes remove and those the residual rejects, as batches of the scan's
 // output schema. With no deletes and a true residual the file's decoded
 // columns pass through without a copy or a per-row step.
