@@ -53,6 +53,9 @@ if(SKADE_WITH_ARROW)
   set_target_properties(skade_arrow_s3 PROPERTIES
     IMPORTED_LOCATION "${_libarrow_s3}"
     INTERFACE_LINK_LIBRARIES skade_arrow)
+  # CRoaring (Debian libroaring-dev) for the 32-bit bitmaps inside v3
+  # deletion vectors (read/).
+  find_package(roaring REQUIRED)
   find_package(CURL REQUIRED)
   find_package(OpenSSL REQUIRED)
   add_library(Skade::arrow ALIAS skade_arrow)

@@ -7,7 +7,8 @@ bin=$1 seconds=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for pair in metadata_json_fuzz:metadata manifest_fuzz:manifest rest_request_fuzz:rest; do
+for pair in metadata_json_fuzz:metadata manifest_fuzz:manifest rest_request_fuzz:rest \
+  expression_fuzz:expression; do
   target=${pair%%:*} seeds=tests/fuzz/corpus/${pair##*:}
   mkdir -p "$work/$target"
   cp -r "$seeds"/. "$work/$target"/

@@ -53,6 +53,11 @@ TEST_F(BindTest, ResolvesColumnsAndTypes) {
   EXPECT_TRUE(spec::TypeEquals(day->term().type, Type::Date()));
   EXPECT_TRUE(spec::TypeEquals(day->term().source_type, Type::Timestamp()));
   EXPECT_EQ(Text("day(ts) = '2026-11-01'"), "day(ts) = '2026-11-01'");
+  // year, month and hour values as partition paths show them.
+  EXPECT_EQ(Text("year(ts) = '2026' and month(d) >= '1969-12'"),
+            "year(ts) = 56 and month(d) >= -1");
+  EXPECT_EQ(Text("hour(tstz) in ('1970-01-02-03', '1969-12-31-23')"), "hour(tstz) in (-1, 27)");
+  EXPECT_EQ(Text("year(ts) = 56"), "year(ts) = 56");
   auto bucket = BindText("bucket(16, name) = 3");
   EXPECT_TRUE(spec::TypeEquals(bucket->term().type, Type::Int()));
   // identity(c) is c.
@@ -73,6 +78,11 @@ TEST_F(BindTest, ReportsWhatCannotBind) {
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "Cannot apply day to column 'name'"));
   EXPECT_THAT(TryBind("hour(d) = 1"), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(TryBind("void(id) = 1"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(TryBind("month(ts) = '2026-13'"),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "expected YYYY-MM"));
+  EXPECT_THAT(TryBind("hour(ts) = '2026-11-01T10'"),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "expected YYYY-MM-DD-HH"));
+  EXPECT_THAT(TryBind("year(ts) = '26'"), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(TryBind("id starts with 'a'"),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "needs a string column"));
   EXPECT_THAT(TryBind("id is nan"),
@@ -109,6 +119,8 @@ TEST_F(BindTest, FoldsOutOfRangeComparisons) {
   EXPECT_EQ(Text("dec = 9999999.99"), "dec = '9999999.99'");
   EXPECT_EQ(Text("dec > -10000000"), "dec is not null");
   EXPECT_EQ(Text("d > 3000000000"), "false");
+  EXPECT_EQ(Text("t < 86400000000"), "t is not null");  // a time is within one day
+  EXPECT_EQ(Text("t = -1"), "false");
   // In a set, out-of-range values drop out.
   EXPECT_EQ(Text("i in (1, 10000000000)"), "i = 1");
   EXPECT_EQ(Text("i in (10000000000, 20000000000)"), "false");

@@ -79,9 +79,10 @@ TEST(ExpressionJsonTest, TypedLiteralsConvertOnRead) {
 }
 
 TEST(ExpressionJsonTest, WritesWhatItReads) {
-  for (const char* text : {"id > 5 and day(ts) = '2026-11-01'", "not (a = 1 or b in (1, 2))",
-                           "x = 1.5 or y is nan", "bucket(16, id) != 3", "s not starts with 'p'",
-                           "true", "false", "flag = false and name is not null"}) {
+  for (const char* text :
+       {"id > 5 and day(ts) = '2026-11-01'", "not (a = 1 or b in (1, 2))", "x = 1.5 or y is nan",
+        "bucket(16, id) != 3", "s not starts with 'p'", "true", "false",
+        "flag = false and name is not null", "x = 1.0", "x != -0.0"}) {
     auto expression = FromText(text);
     std::string json = ExpressionToJson(*expression);
     EXPECT_TRUE(FromJson(json)->Equals(*expression)) << text << " wrote " << json;
@@ -115,7 +116,10 @@ TEST(ExpressionJsonTest, BoundExpressionsBindBackToThemselves) {
                            "name starts with 'a'",
                            "i is null and x is not nan",
                            "false",
-                           "true"}) {
+                           "true",
+                           "d < 2000000000",
+                           "ts > -9223372036854775807",
+                           "x < inf"}) {
     auto parsed = ParseExpression(text);
     ASSERT_THAT(parsed, IsOk()) << text;
     auto bound = Bind(**parsed, *schema);

@@ -137,6 +137,9 @@ TEST(ExpressionParserTest, ReportsOffsetsAndWhatWasExpected) {
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "at 0: expected a column name"));
   EXPECT_THAT(ParseExpression(""), IsErrorWithMessage(ErrorKind::kInvalidArgument,
                                                       "at 0: expected a column, a literal"));
+  EXPECT_THAT(
+      ParseExpression("s = '\xff'"),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument, "at 4: the string is not valid UTF-8"));
   EXPECT_THAT(ParseExpression("x = 1e999"),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "at 4: number out of range"));
 }

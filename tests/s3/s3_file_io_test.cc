@@ -77,6 +77,34 @@ TEST_F(S3FileIOTest, WritesReadsAndStats) {
   EXPECT_EQ(*io_->ReadFile(At("t/data/a b+c%d=é.parquet")), "x");
 }
 
+TEST_F(S3FileIOTest, InputFileReadsRangesConcurrently) {
+  std::string contents = Pattern(300000);
+  ASSERT_THAT(io_->WriteFile(At("t/data/f.parquet"), contents, true), IsOk());
+  auto file = io_->NewInputFile(At("t/data/f.parquet"));
+  ASSERT_THAT(file, IsOk());
+  ASSERT_EQ((*file)->Size(), 300000);
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::string out(10000, '\0');
+      for (int64_t offset = t * 10000; offset < 300000; offset += 40000) {
+        auto read = (*file)->ReadAt(offset, 10000, out.data());
+        if (!read || *read != 10000 || out != contents.substr(offset, 10000)) ++mismatches;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  std::string out(100, '\0');
+  EXPECT_EQ(*(*file)->ReadAt(299990, 100, out.data()), 10);
+  EXPECT_EQ(out.substr(0, 10), contents.substr(299990));
+  EXPECT_EQ(*(*file)->ReadAt(300000, 100, out.data()), 0);
+  EXPECT_THAT((*file)->ReadAt(-1, 1, out.data()), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io_->NewInputFile(At("t/nothing")), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(io_->NewInputFile(At("t/data")), IsError(ErrorKind::kInvalidArgument));
+}
+
 TEST_F(S3FileIOTest, WriteFileNeverOverwrites) {
   ASSERT_THAT(io_->WriteFile(At("m.json"), "first", true), IsOk());
   EXPECT_THAT(io_->WriteFile(At("m.json"), "second", true), IsError(ErrorKind::kAlreadyExists));

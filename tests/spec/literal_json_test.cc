@@ -24,6 +24,9 @@ TEST(LiteralJsonTest, WritesTheSingleValueForms) {
   EXPECT_EQ(Json(Literal::Int(-3)), "-3");
   EXPECT_EQ(Json(Literal::Long(1)), "1");
   EXPECT_EQ(Json(Literal::Double(1.5)), "1.5");
+  EXPECT_EQ(Json(Literal::Double(1)), "1.0");
+  EXPECT_EQ(Json(Literal::Double(-0.0)), "-0.0");
+  EXPECT_EQ(Json(Literal::Double(1e300)), "1e+300");
   EXPECT_EQ(Json(Literal::Double(std::nan(""))), "\"NaN\"");
   EXPECT_EQ(Json(Literal::Float(-INFINITY)), "\"-Infinity\"");
   EXPECT_EQ(Json(Literal::String("a\"b")), "\"a\\\"b\"");

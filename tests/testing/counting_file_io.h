@@ -22,6 +22,14 @@ class CountingFileIO : public io::ForwardingFileIO {
     return it == reads_.end() ? 0 : it->second;
   }
 
+  /// How many reads there were, of any location.
+  int TotalReads() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int total = 0;
+    for (const auto& [location, count] : reads_) total += count;
+    return total;
+  }
+
   Result<std::string> ReadFile(std::string_view location) override {
     Count(location);
     return inner().ReadFile(location);

@@ -86,6 +86,11 @@ class FaultInjectionFileIO : public io::ForwardingFileIO {
     return inner().ReadFileUpTo(location, max_bytes);
   }
 
+  Result<std::unique_ptr<io::InputFile>> NewInputFile(std::string_view location) override {
+    SKADE_RETURN_NOT_OK(Alive());
+    return inner().NewInputFile(location);
+  }
+
   Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
     SKADE_ASSIGN_OR_RAISE(auto file, NewOutputFile(location, durable));
     SKADE_RETURN_NOT_OK(file->Write(contents));

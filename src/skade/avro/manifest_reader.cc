@@ -79,6 +79,7 @@ struct ReadPlan {
   std::vector<int> partition_slots;
   spec::TypePtr partition_type;
   bool has_sequence_numbers = false;
+  bool skip_column_sizes = false;
 };
 
 Result<spec::TypePtr> PartitionTypeFromFile(const Node& partition) {
@@ -102,6 +103,7 @@ Result<spec::TypePtr> PartitionTypeFromFile(const Node& partition) {
 
 Result<ReadPlan> MakePlan(const Node& root, const ManifestReaderOptions& options) {
   ReadPlan plan;
+  plan.skip_column_sizes = options.skip_column_sizes;
   if (root.type != AvroType::kRecord) return Corruption("Manifest schema is not a record");
   plan.entry = &root;
   for (const Field& field : root.fields) {
@@ -220,7 +222,11 @@ Status ReadDataFile(Decoder& decoder, const ReadPlan& plan, DataFile* file) {
         break;
       }
       case f::kColumnSizes:
-        SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, &file->column_sizes));
+        if (plan.skip_column_sizes) {
+          SKADE_RETURN_NOT_OK(SkipValue(decoder, type));
+        } else {
+          SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, &file->column_sizes));
+        }
         break;
       case f::kValueCounts:
         SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, &file->value_counts));

@@ -59,6 +59,9 @@ struct ManifestReaderOptions {
   /// partition field id (by position for fields without ids); fields the
   /// file lacks read as null.
   spec::TypePtr partition_type;
+  /// Leave DataFile::column_sizes empty: scan planning never uses them, and
+  /// they are one of the largest maps of an entry to decode.
+  bool skip_column_sizes = false;
   ContainerReaderOptions avro;
 };
 

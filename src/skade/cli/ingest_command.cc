@@ -15,6 +15,7 @@
 #include "skade/cli/coalesce_ingest.h"
 #include "skade/cli/commands.h"
 #include "skade/cli/partition_expression.h"
+#include "skade/cli/progress_bar.h"
 #include "skade/cli/stream_ingest.h"
 #include "skade/commit/coalescing_committer.h"
 #include "skade/data/arrow_schema.h"
@@ -140,65 +141,21 @@ Result<table::PartitionFilter> OverwriteWhere(const std::vector<std::string>& te
       Join(terms, " and "));
 }
 
-std::string Human(double value) {
-  char buf[32];
-  if (value >= 1e9) {
-    std::snprintf(buf, sizeof(buf), "%.2fG", value / 1e9);
-  } else if (value >= 1e6) {
-    std::snprintf(buf, sizeof(buf), "%.2fM", value / 1e6);
-  } else if (value >= 1e3) {
-    std::snprintf(buf, sizeof(buf), "%.1fk", value / 1e3);
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.0f", value);
-  }
-  return buf;
+// The ingest's progress: files written of the fewest it will make (one per
+// input group; files are known as they are encoded).
+void DrawProgress(ProgressBar& bar, const ingest::IngestProgress& progress, int64_t groups,
+                  bool force = false) {
+  int64_t files = std::max({progress.files_total, groups, int64_t{1}});
+  double seconds = bar.Seconds();
+  char detail[160];
+  std::snprintf(detail, sizeof(detail), "%s rows  %.1f MB/s  %lld files  %lld commits",
+                Human(static_cast<double>(progress.rows_written)).c_str(),
+                seconds > 0 ? static_cast<double>(progress.bytes_written) / 1e6 / seconds : 0.0,
+                static_cast<long long>(progress.files_written),
+                static_cast<long long>(progress.commits));
+  bar.Update(static_cast<double>(progress.files_written) / static_cast<double>(files), detail,
+             force);
 }
-
-// Draws the progress bar on a terminal (stderr), at most ten times a second.
-class ProgressBar {
- public:
-  /// `groups`: the input's groups, the fewest files it makes.
-  ProgressBar(bool enabled, int64_t groups) : enabled_(enabled), groups_(groups) {}
-
-  void Update(const ingest::IngestProgress& progress, bool force = false) {
-    if (!enabled_) return;
-    int64_t now = MonotonicMicros();
-    if (!force && now - last_draw_ < 100000) return;
-    last_draw_ = now;
-    // Files are known as they are encoded: at least one per group.
-    int64_t files = std::max({progress.files_total, groups_, int64_t{1}});
-    double fraction = std::min(1.0, static_cast<double>(progress.files_written) / files);
-    double seconds = static_cast<double>(now - start_) / 1e6;
-    double bytes = static_cast<double>(progress.bytes_written);
-    int filled = static_cast<int>(fraction * 30);
-    std::string eta = "--:--";
-    if (fraction > 0.01) {
-      auto left = static_cast<int64_t>(seconds * (1 - fraction) / fraction);
-      char buf[48];
-      std::snprintf(buf, sizeof(buf), "%02lld:%02lld", static_cast<long long>(left / 60),
-                    static_cast<long long>(left % 60));
-      eta = buf;
-    }
-    char line[256];
-    std::snprintf(
-        line, sizeof(line), "\r[%s%s] %3d%%  %s rows  %.1f MB/s  %lld files  %lld commits  ETA %s ",
-        std::string(filled, '#').c_str(), std::string(30 - filled, '.').c_str(),
-        static_cast<int>(fraction * 100), Human(progress.rows_written).c_str(),
-        seconds > 0 ? bytes / 1e6 / seconds : 0.0, static_cast<long long>(progress.files_written),
-        static_cast<long long>(progress.commits), eta.c_str());
-    std::cerr << line << std::flush;
-  }
-
-  void Finish() {
-    if (enabled_) std::cerr << "\n";
-  }
-
- private:
-  bool enabled_;
-  int64_t groups_;
-  int64_t start_ = MonotonicMicros();
-  int64_t last_draw_ = 0;
-};
 
 // --overwrite-where without input files: one delete snapshot.
 Status DeleteWhere(const CliContext& context, const IngestArgs& args) {
@@ -385,8 +342,11 @@ Status Ingest(const CliContext& context, IngestArgs args) {
     SKADE_ASSIGN_OR_RAISE(options.overwrite,
                           OverwriteWhere(args.overwrite_where, table.metadata().Schema()));
   }
-  ProgressBar bar(::isatty(STDERR_FILENO) != 0, static_cast<int64_t>(groups.count));
-  options.progress = [&](const ingest::IngestProgress& progress) { bar.Update(progress); };
+  ProgressBar bar(::isatty(STDERR_FILENO) != 0);
+  const auto group_count = static_cast<int64_t>(groups.count);
+  options.progress = [&](const ingest::IngestProgress& progress) {
+    DrawProgress(bar, progress, group_count);
+  };
   auto result = args.overlap ? ingest::IngestPipelinedOverlap(table, groups, options)
                              : ingest::IngestPipelined(table, groups, options);
   if (!result) {
@@ -394,7 +354,8 @@ Status Ingest(const CliContext& context, IngestArgs args) {
     return tl::unexpected(result.error());
   }
   const ingest::IngestStats& total = result->stats;
-  bar.Update({total.files, total.files, total.rows, total.bytes, total.commits}, true);
+  DrawProgress(bar, {total.files, total.files, total.rows, total.bytes, total.commits},
+               group_count, true);
   bar.Finish();
 
   double seconds = static_cast<double>(MonotonicMicros() - start) / 1e6;

@@ -11,7 +11,9 @@
 #include "skade/expr/expression_text_internal.h"
 #include "skade/spec/decimal_internal.h"
 #include "skade/spec/literal_json.h"
+#include "skade/spec/temporal_internal.h"
 #include "skade/util/strings.h"
+#include "skade/util/timestamp.h"
 
 namespace skade::expr {
 
@@ -42,7 +44,7 @@ spec::Int128 PowerOfTen(int32_t exponent) {
 
 // An unscaled decimal value checked against `type`'s precision.
 Converted DecimalOf(spec::Int128 unscaled, const TypePtr& type) {
-  spec::Int128 limit = PowerOfTen(type->decimal_precision());
+  spec::Int128 limit = PowerOfTen(std::min(type->decimal_precision(), 38));
   if (unscaled >= limit) return Above();
   if (unscaled <= -limit) return Below();
   return {Converted::kValue, Literal(type, spec::MinimalBigEndian(unscaled))};
@@ -56,8 +58,12 @@ Result<Converted> FromInteger(int64_t value, const TypePtr& type) {
       if (value > INT32_MAX) return Above();
       if (value < INT32_MIN) return Below();
       return Converted{Converted::kValue, Literal(type, static_cast<int32_t>(value))};
-    case TypeId::kLong:
     case TypeId::kTime:
+      // A time of day is in [00:00, 24:00).
+      if (value >= 86'400'000'000) return Above();
+      if (value < 0) return Below();
+      return Converted{Converted::kValue, Literal(type, value)};
+    case TypeId::kLong:
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
@@ -185,6 +191,50 @@ Result<Converted> Convert(const Literal& literal, const TypePtr& type) {
                          type->ToString());
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// `year(ts) = '2026'`, `month(ts) = '2026-11'`, `hour(ts) = '2026-11-01-10'`:
+// the partition values as partition paths show them, for the transforms
+// whose results are plain counts. Other literals are left alone.
+Result<Literal> TransformValueFromText(const BoundTerm& term, const Literal& literal) {
+  const auto* text = std::get_if<std::string>(&literal.value());
+  if (!term.transform || text == nullptr || !literal.type() ||
+      literal.type()->id() != TypeId::kString) {
+    return literal;
+  }
+  spec::TransformKind kind = term.transform->kind();
+  std::optional<IsoDateTime> parts;
+  int64_t value = 0;
+  switch (kind) {
+    case spec::TransformKind::kYear:
+      parts = ParseIsoDateTime(StrCat(*text, "-01-01"));
+      if (text->size() == 4 && parts) value = spec::YearsFromEpoch(parts->days);
+      break;
+    case spec::TransformKind::kMonth:
+      parts = ParseIsoDateTime(StrCat(*text, "-01"));
+      if (text->size() == 7 && parts) value = spec::MonthsFromEpoch(parts->days);
+      break;
+    case spec::TransformKind::kHour: {
+      bool shape =
+          text->size() == 13 && (*text)[10] == '-' && IsDigit((*text)[11]) && IsDigit((*text)[12]);
+      int hour = shape ? ((*text)[11] - '0') * 10 + ((*text)[12] - '0') : 24;
+      if (hour < 24) parts = ParseIsoDateTime(text->substr(0, 10));
+      if (parts) value = parts->days * 24 + hour;
+      break;
+    }
+    default:
+      return literal;
+  }
+  if (!parts || parts->has_time) {
+    return InvalidArgument("Invalid ", term.transform->ToString(), " value '", *text,
+                           "': expected ",
+                           kind == spec::TransformKind::kYear    ? "YYYY"
+                           : kind == spec::TransformKind::kMonth ? "YYYY-MM"
+                                                                 : "YYYY-MM-DD-HH");
+  }
+  return Literal::Int(static_cast<int32_t>(value));
+}
+
 bool IsNan(const Literal& literal) {
   if (const auto* f = std::get_if<float>(&literal.value())) return std::isnan(*f);
   if (const auto* d = std::get_if<double>(&literal.value())) return std::isnan(*d);
@@ -303,7 +353,8 @@ Result<BoundExpressionPtr> BindPredicate(const Expression& expression, const spe
                            term.type->ToString());
   }
   std::vector<Literal> literals;
-  for (const Literal& literal : expression.literals()) {
+  for (const Literal& written : expression.literals()) {
+    SKADE_ASSIGN_OR_RAISE(Literal literal, TransformValueFromText(term, written));
     auto converted = Convert(literal, term.type);
     if (!converted) {
       return InvalidArgument("Invalid value for '", name, "': ", converted.error().message);

@@ -1,6 +1,7 @@
 #include "skade/expr/expression_json.h"
 
 #include "skade/spec/literal_json.h"
+#include "skade/spec/temporal_internal.h"
 #include "skade/util/json_reader.h"
 #include "skade/util/strings.h"
 
@@ -285,6 +286,39 @@ Result<ExpressionPtr> ExpressionAt(element value, const std::string& path, int d
   return Expression::Predicate(*op, std::move(term), {std::move(literal)});
 }
 
+// The text forms of dates and timestamps have four-digit years; a value
+// beyond them (only a number converted at binding makes one) is written as
+// that number, which binds back to the same value.
+bool HasTextForm(const Literal& value) {
+  constexpr int64_t kFirstDay = -719'528;  // 0000-01-01
+  constexpr int64_t kLastDay = 2'932'896;  // 9999-12-31
+  int64_t units_per_day = 0;
+  switch (value.type() ? value.type()->id() : spec::TypeId::kUnknown) {
+    case spec::TypeId::kDate: {
+      int64_t days = std::get<int32_t>(value.value());
+      return days >= kFirstDay && days <= kLastDay;
+    }
+    case spec::TypeId::kTimestamp:
+    case spec::TypeId::kTimestampTz:
+      units_per_day = 86'400'000'000;
+      break;
+    case spec::TypeId::kTimestampNs:
+    case spec::TypeId::kTimestampTzNs:
+      units_per_day = 86'400'000'000'000;
+      break;
+    default:
+      return true;
+  }
+  int64_t days = spec::FloorDiv(std::get<int64_t>(value.value()), units_per_day);
+  return days >= kFirstDay && days <= kLastDay;
+}
+
+void WriteValue(const Literal& value, JsonWriter& writer) {
+  if (value.is_null() || HasTextForm(value)) return spec::WriteLiteralJson(value, writer);
+  const auto& v = value.value();
+  writer.Int(std::holds_alternative<int32_t>(v) ? std::get<int32_t>(v) : std::get<int64_t>(v));
+}
+
 void WriteTerm(const std::string& column, const std::optional<spec::Transform>& transform,
                JsonWriter& writer) {
   if (!transform) return writer.String(column);
@@ -331,11 +365,11 @@ void WriteJson(const E& expression, const ColumnName& column, JsonWriter& writer
   WriteTerm(column(expression.term()), expression.term().transform, writer);
   if (IsLiteral(op)) {
     writer.Key("value");
-    spec::WriteLiteralJson(expression.literals().at(0), writer);
+    WriteValue(expression.literals().at(0), writer);
   } else if (IsSet(op)) {
     writer.Key("values");
     writer.StartArray();
-    for (const auto& literal : expression.literals()) spec::WriteLiteralJson(literal, writer);
+    for (const auto& literal : expression.literals()) WriteValue(literal, writer);
     writer.EndArray();
   }
   writer.EndObject();

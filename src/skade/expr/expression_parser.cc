@@ -1,5 +1,7 @@
 #include "skade/expr/expression_parser.h"
 
+#include <simdjson.h>
+
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -72,6 +74,11 @@ class Parser {
           break;
         }
         value.push_back(text_[pos_++]);
+      }
+      // Iceberg strings and names are UTF-8.
+      if (!simdjson::validate_utf8(value.data(), value.size())) {
+        return InvalidArgument("at ", start, ": the ", c == '\'' ? "string" : "name",
+                               " is not valid UTF-8");
       }
       token_ =
           Token{c == '\'' ? TokenKind::kString : TokenKind::kQuotedName, std::move(value), start};

@@ -15,7 +15,8 @@ namespace skade::expr {
 
 class MetricsEvaluator {
  public:
-  /// `filter` is bound to `schema` (the schema bounds are read as).
+  /// `filter` is bound to `schema` (the schema bounds are read as), which
+  /// must outlive the evaluator.
   MetricsEvaluator(BoundExpressionPtr filter, const spec::Schema& schema);
   bool MayMatch(const spec::DataFile& file) const;
 

@@ -3,9 +3,11 @@
 // ResidualEvaluator). A predicate the partition proves true (strict
 // projection) becomes true, one it proves false (inclusive projection)
 // becomes false, the rest is kept. For an unpartitioned spec the residual is
-// the filter. Thread-safe after construction.
+// the filter. The projections are made once, in Make. Thread-safe after
+// construction.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "skade/expr/bound_expression.h"
@@ -24,10 +26,12 @@ class ResidualEvaluator {
   BoundExpressionPtr ResidualFor(const std::vector<spec::Literal>& partition) const;
 
  private:
+  struct Node;  // the filter with each predicate's projections
+
   ResidualEvaluator() = default;
   BoundExpressionPtr filter_;
   spec::PartitionSpecPtr spec_;
-  const spec::Schema* schema_ = nullptr;
+  std::shared_ptr<const Node> plan_;
 };
 
 }  // namespace skade::expr

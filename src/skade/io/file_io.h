@@ -49,6 +49,20 @@
 
 namespace skade::io {
 
+/// A file open for random-access reads (data files, delete files). Its size
+/// is fixed when it is opened: skade's files are immutable once complete.
+/// Thread-safe: ReadAt may be called from several threads at once.
+class InputFile {
+ public:
+  virtual ~InputFile() = default;
+  virtual int64_t Size() const = 0;
+  /// Reads up to `length` bytes at `offset` into `out` and returns how many
+  /// were read: fewer than `length` only at the end of the file (0 at or
+  /// past it). kInvalidArgument for a negative offset or length; kIo when
+  /// the storage fails.
+  virtual Result<int64_t> ReadAt(int64_t offset, int64_t length, char* out) = 0;
+};
+
 /// A file being written sequentially. Not thread-safe. Close() makes the
 /// contents visible in full (and durable when requested); a file dropped
 /// without Close() is removed.
@@ -79,6 +93,11 @@ class FileIO {
     if (contents.size() > max_bytes) return TooLarge(location, max_bytes);
     return contents;
   }
+
+  /// Opens the regular file at `location` for random-access reads. Errors as
+  /// ReadFile. The default reads the whole file with ReadFile, so every
+  /// FileIO can serve it; a storage that can read ranges overrides it.
+  virtual Result<std::unique_ptr<InputFile>> NewInputFile(std::string_view location);
 
   /// Creates `location` with `contents`; never overwrites. Parent
   /// directories are created. With `durable`, the file, its directory entry

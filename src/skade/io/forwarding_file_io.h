@@ -26,6 +26,9 @@ class ForwardingFileIO : public FileIO {
   Result<std::string> ReadFileUpTo(std::string_view location, uint64_t max_bytes) override {
     return inner_->ReadFileUpTo(location, max_bytes);
   }
+  Result<std::unique_ptr<InputFile>> NewInputFile(std::string_view location) override {
+    return inner_->NewInputFile(location);
+  }
   Status WriteFile(std::string_view location, std::string_view contents, bool durable) override {
     return inner_->WriteFile(location, contents, durable);
   }

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "skade/io/buffer_input_file.h"
 #include "skade/io/file_io.h"
 #include "skade/util/strings.h"
 
@@ -180,6 +181,55 @@ class LocalOutputFile : public OutputFile {
   int64_t written_ = 0;
 };
 
+// Opens the regular file at `path` for reading and fills `st`. O_NONBLOCK so
+// opening a FIFO does not wait for a writer; the fstat on the open
+// descriptor then decides, with no window for the path to change.
+Result<int> OpenRegularFile(const std::string& path, struct stat* st) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return ErrnoError("Cannot open", path, errno);
+  if (::fstat(fd, st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return ErrnoError("Cannot stat", path, err);
+  }
+  if (!S_ISREG(st->st_mode)) {
+    ::close(fd);
+    return InvalidArgument("Not a regular file: ", path);
+  }
+  return fd;
+}
+
+// pread(2) on one descriptor: no shared file offset, so concurrent ReadAt
+// calls need no lock.
+class LocalInputFile : public InputFile {
+ public:
+  LocalInputFile(std::string path, int fd, int64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  ~LocalInputFile() override { ::close(fd_); }
+
+  int64_t Size() const override { return size_; }
+
+  Result<int64_t> ReadAt(int64_t offset, int64_t length, char* out) override {
+    SKADE_RETURN_NOT_OK(CheckReadRange(offset, length));
+    int64_t done = 0;
+    while (done < length) {
+      ssize_t n = ::pread(fd_, out + done, static_cast<size_t>(length - done), offset + done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return ErrnoError("Cannot read", path_, errno);
+      }
+      if (n == 0) break;
+      done += n;
+    }
+    return done;
+  }
+
+ private:
+  const std::string path_;
+  const int fd_;
+  const int64_t size_;
+};
+
 class LocalFileIO : public FileIO {
  public:
   Result<std::string> ReadFile(std::string_view location) override {
@@ -190,23 +240,18 @@ class LocalFileIO : public FileIO {
     return Read(location, max_bytes);
   }
 
-  // O_NONBLOCK so opening a FIFO does not wait for a writer; the fstat on the
-  // open descriptor then decides, with no window for the path to change.
+  Result<std::unique_ptr<InputFile>> NewInputFile(std::string_view location) override {
+    SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
+    struct stat st;
+    SKADE_ASSIGN_OR_RAISE(int fd, OpenRegularFile(path, &st));
+    return std::unique_ptr<InputFile>(new LocalInputFile(std::move(path), fd, st.st_size));
+  }
+
   Result<std::string> Read(std::string_view location, uint64_t max_bytes) {
     SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) return ErrnoError("Cannot open", path, errno);
-    std::string out;
     struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      int err = errno;
-      ::close(fd);
-      return ErrnoError("Cannot stat", path, err);
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd);
-      return InvalidArgument("Not a regular file: ", path);
-    }
+    SKADE_ASSIGN_OR_RAISE(int fd, OpenRegularFile(path, &st));
+    std::string out;
     if (static_cast<uint64_t>(st.st_size) > max_bytes) {
       ::close(fd);
       return TooLarge(location, max_bytes);

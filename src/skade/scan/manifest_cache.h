@@ -6,8 +6,10 @@
 // (concurrent misses on one location read and parse it once), shared by
 // everything in a process that plans scans: the embedded API, the CLI and
 // the REST server. Eviction is by least recent use per shard. Manifests are
-// cached as read (before inheritance), keyed by location and the partition
-// type they were read with. Thread-safe.
+// cached with the manifest list's values inherited (snapshot ids, sequence
+// numbers, first row ids: fixed once the manifest is committed, whichever
+// later snapshot lists it), keyed by location and the partition type they
+// were read with. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -47,9 +49,9 @@ class ManifestCache {
   /// The manifest list at `location`, read through `io` on a miss.
   Result<std::shared_ptr<const avro::ManifestList>> ManifestList(io::FileIO& io,
                                                                  std::string_view location);
-  /// The manifest `manifest` names, read with `options.partition_type`, as
-  /// stored (callers apply avro::InheritFromManifestFile to a copy of the
-  /// entries). `hit`, when given, says whether it came from the cache.
+  /// The manifest `manifest` names, read with `options.partition_type`,
+  /// with avro::InheritFromManifestFile applied (all entries, deleted ones
+  /// too). `hit`, when given, says whether it came from the cache.
   Result<std::shared_ptr<const avro::Manifest>> Manifest(io::FileIO& io,
                                                          const spec::ManifestFile& manifest,
                                                          const avro::ManifestReaderOptions& options,

@@ -1,5 +1,6 @@
 #include "skade/spec/literal_json.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -202,7 +203,13 @@ void WriteLiteralJson(const Literal& value, JsonWriter& writer) {
     // JSON has no NaN or infinity; Jackson's names for them, as strings.
     if (std::isnan(number)) return writer.String("NaN");
     if (std::isinf(number)) return writer.String(number > 0 ? "Infinity" : "-Infinity");
-    return writer.Double(number);
+    // With a point or exponent, so that readers see a floating-point number
+    // ("1.0", not "1").
+    char buffer[32];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), number);
+    std::string text(buffer, end);
+    if (text.find_first_of(".e") == std::string::npos) text += ".0";
+    return writer.Raw(text);
   }
   switch (value.type()->id()) {
     case TypeId::kInt:

@@ -29,8 +29,9 @@ std::string DecimalString(std::string_view unscaled_bytes, int32_t scale);
 /// The JSON string (or the number or boolean as text) of `value`, not quoted.
 /// A null literal is "null".
 std::string LiteralJsonText(const Literal& value);
-/// Writes `value` as its single-value JSON; a NaN or infinite float or
-/// double as the string "NaN", "Infinity" or "-Infinity".
+/// Writes `value` as its single-value JSON; floats and doubles always with
+/// a point or an exponent, NaN and infinities as the strings "NaN",
+/// "Infinity" and "-Infinity".
 void WriteLiteralJson(const Literal& value, JsonWriter& writer);
 
 /// Reads the string form of a value of `type` (every type but boolean and

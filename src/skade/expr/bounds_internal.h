@@ -1,0 +1,28 @@
+// What lower and upper bounds of a column's (or a partition field's)
+// non-null, non-NaN values prove about one predicate: shared by the metrics
+// and manifest evaluators. Not part of the public API.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "skade/expr/bound_expression.h"
+#include "skade/spec/literal.h"
+
+namespace skade::expr::internal {
+
+/// A bound read from its single-value binary form, as a value of `type`;
+/// nullopt when absent, unreadable, or a NaN (which older writers let into
+/// floating-point bounds, where it proves nothing). A zero floating-point
+/// bound widens to -0.0 (`lower`) or +0.0 (upper), since writers differ in
+/// which zero they record.
+std::optional<spec::Literal> ReadBound(const spec::TypePtr& type, const std::string* bytes,
+                                       bool lower);
+
+/// False when every value in [lower, upper] fails `predicate` (a comparison,
+/// `in`, `starts with` or `not starts with`); true otherwise, and for every
+/// other operation. A missing bound bounds nothing.
+bool BoundsMayMatch(const BoundExpression& predicate, const std::optional<spec::Literal>& lower,
+                    const std::optional<spec::Literal>& upper);
+
+}  // namespace skade::expr::internal

@@ -1,0 +1,321 @@
+#include "skade/scan/table_scan.h"
+
+#include <absl/container/flat_hash_map.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "skade/avro/manifest_reader.h"
+#include "skade/expr/bound_expression.h"
+#include "skade/expr/manifest_evaluator.h"
+#include "skade/expr/metrics_evaluator.h"
+#include "skade/expr/partition_evaluator.h"
+#include "skade/expr/residual_evaluator.h"
+#include "skade/scan/delete_file_index.h"
+#include "skade/util/clock.h"
+
+namespace skade::scan {
+namespace {
+
+// What the chosen snapshot and schema are, before any file is read.
+struct ScanTarget {
+  spec::SnapshotPtr snapshot;  // null: the table has no snapshot
+  spec::SchemaPtr schema;
+};
+
+Status CheckOneTarget(const ScanOptions& options) {
+  int targets = options.snapshot_id.has_value() + options.as_of_timestamp_ms.has_value() +
+                options.ref.has_value();
+  if (targets > 1) {
+    return InvalidArgument("a scan takes at most one of a snapshot id, a timestamp and a ref");
+  }
+  return OkStatus();
+}
+
+// The snapshot current at `timestamp_ms` by the snapshot log, or 0.
+int64_t SnapshotIdAsOf(const spec::TableMetadata& metadata, int64_t timestamp_ms) {
+  int64_t id = 0;
+  for (const spec::SnapshotLogEntry& entry : metadata.snapshot_log) {
+    if (entry.timestamp_ms <= timestamp_ms) id = entry.snapshot_id;
+  }
+  return id;
+}
+
+spec::SchemaPtr SchemaOf(const spec::TableMetadata& metadata, const spec::Snapshot& snapshot) {
+  if (snapshot.schema_id) {
+    if (spec::SchemaPtr schema = metadata.SchemaById(*snapshot.schema_id)) return schema;
+  }
+  return metadata.Schema();
+}
+
+Result<ScanTarget> ChooseTarget(const spec::TableMetadata& metadata, const ScanOptions& options) {
+  SKADE_RETURN_NOT_OK(CheckOneTarget(options));
+  if (!metadata.Schema()) return Corruption("the table metadata has no current schema");
+  if (options.snapshot_id) {
+    spec::SnapshotPtr snapshot = metadata.SnapshotById(*options.snapshot_id);
+    if (!snapshot) {
+      return MakeError(ErrorKind::kNotFound, "the table has no snapshot ", *options.snapshot_id);
+    }
+    return ScanTarget{snapshot, SchemaOf(metadata, *snapshot)};
+  }
+  if (options.as_of_timestamp_ms) {
+    int64_t id = SnapshotIdAsOf(metadata, *options.as_of_timestamp_ms);
+    spec::SnapshotPtr snapshot = id ? metadata.SnapshotById(id) : nullptr;
+    if (!snapshot) {
+      return MakeError(ErrorKind::kNotFound, "the table has no snapshot at or before ",
+                       *options.as_of_timestamp_ms, " ms");
+    }
+    return ScanTarget{snapshot, SchemaOf(metadata, *snapshot)};
+  }
+  if (options.ref) {
+    const spec::SnapshotRef* ref = metadata.Ref(*options.ref);
+    spec::SnapshotPtr snapshot = ref ? metadata.SnapshotById(ref->snapshot_id) : nullptr;
+    if (!snapshot)
+      return MakeError(ErrorKind::kNotFound, "the table has no branch or tag '", *options.ref, "'");
+    // A branch is read in the table's schema, a tag in its snapshot's (as
+    // Iceberg Java's SnapshotUtil.schemaFor).
+    return ScanTarget{snapshot,
+                      ref->is_branch() ? metadata.Schema() : SchemaOf(metadata, *snapshot)};
+  }
+  return ScanTarget{metadata.CurrentSnapshot(), metadata.Schema()};
+}
+
+Result<std::vector<int32_t>> ProjectedIds(const spec::Schema& schema, const ScanOptions& options) {
+  std::vector<int32_t> ids;
+  if (options.select.empty()) {
+    for (const spec::NestedField& field : schema.fields()) ids.push_back(field.id);
+    return ids;
+  }
+  for (const std::string& name : options.select) {
+    const spec::NestedField* field = schema.FindFieldByName(name, options.case_sensitive);
+    if (!field) return InvalidArgument("no column '", name, "' in the table's schema");
+    if (std::find(ids.begin(), ids.end(), field->id) != ids.end()) {
+      return InvalidArgument("column '", name, "' is selected twice");
+    }
+    ids.push_back(field->id);
+  }
+  return ids;
+}
+
+// Runs body(i) for i in [0, n) on up to `threads` threads (the caller's
+// among them); returns the first error.
+template <typename Body>
+Status ParallelFor(size_t n, int threads, Body body) {
+  size_t workers = std::min<size_t>(n, threads > 0 ? threads : std::thread::hardware_concurrency());
+  if (workers <= 1) {
+    for (size_t i = 0; i < n; ++i) SKADE_RETURN_NOT_OK(body(i));
+    return OkStatus();
+  }
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<Status> errors(workers);
+  auto run = [&](size_t worker) {
+    for (size_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < n;) {
+      Status status = body(i);
+      if (!status.has_value()) {
+        errors[worker] = std::move(status);
+        failed.store(true);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(run, w);
+  run(0);
+  for (std::thread& thread : pool) thread.join();
+  for (Status& status : errors) SKADE_RETURN_NOT_OK(status);
+  return OkStatus();
+}
+
+// Per spec: the evaluators of the filter projected onto it, built once.
+struct SpecEvaluators {
+  spec::PartitionSpecPtr spec;
+  spec::TypePtr partition_type;
+  std::optional<expr::ManifestEvaluator> manifests;
+  std::optional<expr::PartitionEvaluator> partitions;
+  std::optional<expr::ResidualEvaluator> residuals;
+};
+
+// One manifest's contribution, kept per manifest so the tasks come out in
+// manifest-list order whatever thread read them.
+struct ManifestPart {
+  std::vector<FileScanTask> tasks;  // residual not yet set
+  std::vector<std::pair<spec::DataFile, int64_t>> deletes;
+  int64_t data_files = 0;
+  int64_t pruned_by_partition = 0;
+  int64_t pruned_by_metrics = 0;
+  bool cache_hit = false;
+};
+
+}  // namespace
+
+Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_location,
+                          io::FileIO& io, const ScanOptions& options, ManifestCache* cache) {
+  int64_t started = MonotonicMicros();
+  if (!metadata) return InvalidArgument("no table metadata to scan");
+  SKADE_ASSIGN_OR_RAISE(ScanTarget target, ChooseTarget(*metadata, options));
+  ScanPlan plan;
+  plan.metadata = metadata;
+  plan.metadata_location = std::move(metadata_location);
+  plan.snapshot = target.snapshot;
+  plan.schema = target.schema;
+  plan.case_sensitive = options.case_sensitive;
+  SKADE_ASSIGN_OR_RAISE(plan.projected_field_ids, ProjectedIds(*plan.schema, options));
+  const expr::Expression& filter = options.filter ? *options.filter : *expr::Expression::True();
+  SKADE_ASSIGN_OR_RAISE(plan.filter, expr::Bind(filter, *plan.schema, options.case_sensitive));
+  if (!plan.snapshot || plan.filter->IsFalse()) {
+    plan.stats.planning_micros = MonotonicMicros() - started;
+    return plan;
+  }
+  if (plan.snapshot->manifest_list.empty()) {
+    return Unsupported("snapshot ", plan.snapshot->snapshot_id,
+                       " lists its manifests inline (format v1 without a manifest list); "
+                       "rewrite the table's manifests to scan it");
+  }
+
+  std::shared_ptr<const avro::ManifestList> list;
+  ManifestCache uncached(ManifestCacheOptions{.capacity_bytes = 0});
+  ManifestCache& manifests = cache ? *cache : uncached;
+  SKADE_ASSIGN_OR_RAISE(list, manifests.ManifestList(io, plan.snapshot->manifest_list));
+
+  // Evaluators per spec, then manifests pruned by their partition summaries.
+  absl::flat_hash_map<int32_t, SpecEvaluators> evaluators;
+  std::vector<const spec::ManifestFile*> to_read;
+  plan.stats.manifests_total = static_cast<int64_t>(list->manifests.size());
+  for (const spec::ManifestFile& manifest : list->manifests) {
+    auto [it, added] = evaluators.try_emplace(manifest.partition_spec_id);
+    SpecEvaluators& e = it->second;
+    if (added) {
+      e.spec = metadata->SpecById(manifest.partition_spec_id);
+      if (!e.spec) {
+        return Corruption("manifest ", manifest.manifest_path, " names partition spec ",
+                          manifest.partition_spec_id, ", which the table does not have");
+      }
+      SKADE_ASSIGN_OR_RAISE(e.partition_type, e.spec->PartitionType(*plan.schema));
+      SKADE_ASSIGN_OR_RAISE(auto m,
+                            expr::ManifestEvaluator::Make(*plan.filter, *e.spec, *plan.schema));
+      SKADE_ASSIGN_OR_RAISE(auto p,
+                            expr::PartitionEvaluator::Make(*plan.filter, *e.spec, *plan.schema));
+      SKADE_ASSIGN_OR_RAISE(auto r,
+                            expr::ResidualEvaluator::Make(plan.filter, *e.spec, *plan.schema));
+      e.manifests.emplace(std::move(m));
+      e.partitions.emplace(std::move(p));
+      e.residuals.emplace(std::move(r));
+    }
+    if (!e.manifests->MayMatch(manifest)) {
+      ++plan.stats.manifests_pruned_by_summary;
+      continue;
+    }
+    to_read.push_back(&manifest);
+  }
+
+  // Read the rest in parallel: each manifest's live files, pruned by
+  // partition tuple and (data files) by column metrics.
+  expr::MetricsEvaluator metrics(plan.filter, *plan.schema);
+  std::vector<ManifestPart> parts(to_read.size());
+  SKADE_RETURN_NOT_OK(ParallelFor(to_read.size(), options.threads, [&](size_t i) -> Status {
+    const spec::ManifestFile& manifest = *to_read[i];
+    const SpecEvaluators& e = evaluators.at(manifest.partition_spec_id);
+    avro::ManifestReaderOptions read_options;
+    read_options.partition_type = e.partition_type;
+    read_options.skip_column_sizes = true;
+    SKADE_ASSIGN_OR_RAISE(auto parsed,
+                          manifests.Manifest(io, manifest, read_options, &parts[i].cache_hit));
+    ManifestPart& part = parts[i];
+    for (const spec::ManifestEntry& entry : parsed->entries) {
+      if (entry.status == spec::ManifestEntryStatus::kDeleted) continue;
+      const spec::DataFile& file = entry.data_file;
+      bool is_data = file.content == spec::DataFileContent::kData;
+      if (is_data) ++part.data_files;
+      if (!e.partitions->MayMatch(file.partition)) {
+        if (is_data) ++part.pruned_by_partition;
+        continue;
+      }
+      int64_t sequence = entry.sequence_number.value_or(0);
+      if (!is_data) {
+        part.deletes.emplace_back(file, sequence);
+        continue;
+      }
+      if (!metrics.MayMatch(file)) {
+        ++part.pruned_by_metrics;
+        continue;
+      }
+      FileScanTask task;
+      task.data_file = file;
+      task.data_sequence_number = sequence;
+      task.file_sequence_number = entry.file_sequence_number.value_or(sequence);
+      task.spec = e.spec;
+      part.tasks.push_back(std::move(task));
+    }
+    return OkStatus();
+  }));
+
+  DeleteFileIndex deletes;
+  for (ManifestPart& part : parts) {
+    plan.stats.data_files_total += part.data_files;
+    plan.stats.data_files_pruned_by_partition += part.pruned_by_partition;
+    plan.stats.data_files_pruned_by_metrics += part.pruned_by_metrics;
+    plan.stats.manifest_cache_hits += part.cache_hit;
+    for (auto& [file, sequence] : part.deletes) {
+      int32_t spec_id = file.spec_id;
+      deletes.Add(std::move(file), sequence, *evaluators.at(spec_id).spec);
+    }
+  }
+  plan.stats.manifests_read = static_cast<int64_t>(to_read.size());
+  plan.stats.delete_files_total = static_cast<int64_t>(deletes.size());
+  deletes.Finish();
+
+  absl::flat_hash_map<std::string, bool> applied;
+  for (ManifestPart& part : parts) {
+    for (FileScanTask& task : part.tasks) {
+      task.residual =
+          evaluators.at(task.spec->spec_id).residuals->ResidualFor(task.data_file.partition);
+      if (task.residual->IsFalse()) continue;
+      task.deletes = deletes.ForDataFile(task.data_file, task.data_sequence_number);
+      for (const ScanDelete& d : task.deletes) applied.try_emplace(d.file.file_path, true);
+      plan.tasks.push_back(std::move(task));
+    }
+  }
+  plan.stats.delete_files_applied = static_cast<int64_t>(applied.size());
+  plan.stats.planning_micros = MonotonicMicros() - started;
+  return plan;
+}
+
+Result<ScanPlan> PlanTableScan(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
+                               io::FileIO& io, const ScanOptions& options, ManifestCache* cache) {
+  SKADE_RETURN_NOT_OK(CheckOneTarget(options));
+  SKADE_ASSIGN_OR_RAISE(catalog::LoadTableResult loaded, catalog.LoadTable(table));
+  const spec::TableMetadata& current = *loaded.metadata;
+  // A snapshot expired from the current metadata is still in the commit log.
+  std::optional<int64_t> historic_id;
+  if (options.snapshot_id && !current.SnapshotById(*options.snapshot_id)) {
+    historic_id = options.snapshot_id;
+  }
+  if (options.as_of_timestamp_ms) {
+    int64_t id = SnapshotIdAsOf(current, *options.as_of_timestamp_ms);
+    if (id && !current.SnapshotById(id)) historic_id = id;
+    if (!id) {
+      // Before the snapshot log's first entry (or the log was trimmed): the
+      // commit log's answer, the table as it was then.
+      SKADE_ASSIGN_OR_RAISE(loaded, catalog.LoadTableAsOf(table, *options.as_of_timestamp_ms));
+      ScanOptions at_then = options;
+      at_then.as_of_timestamp_ms.reset();
+      if (!loaded.metadata->current_snapshot_id) {
+        return MakeError(ErrorKind::kNotFound, "table ", table.ToString(),
+                         " had no snapshot at or before ", *options.as_of_timestamp_ms, " ms");
+      }
+      at_then.snapshot_id = loaded.metadata->current_snapshot_id;
+      return PlanScan(loaded.metadata, loaded.metadata_location, io, at_then, cache);
+    }
+  }
+  if (historic_id) {
+    SKADE_ASSIGN_OR_RAISE(loaded, catalog.LoadTableAt(table, *historic_id));
+    ScanOptions at = options;
+    at.as_of_timestamp_ms.reset();
+    at.snapshot_id = historic_id;
+    return PlanScan(loaded.metadata, loaded.metadata_location, io, at, cache);
+  }
+  return PlanScan(loaded.metadata, loaded.metadata_location, io, options, cache);
+}
+
+}  // namespace skade::scan
