@@ -108,11 +108,15 @@ TEST_F(RestOverHttpTest, ReadOnlyClientsGet403OnEveryWriteAndOnlyThere) {
            std::vector<std::pair<std::string, std::string>>{{"/{prefix}", prefix},
                                                             {"{namespace}", "n"},
                                                             {"{table}", "t"},
-                                                            {"{snapshot-id}", "1"}}) {
+                                                            {"{snapshot-id}", "1"},
+                                                            {"{plan-id}", "p"}}) {
         if (auto at = path.find(from); at != std::string::npos) path.replace(at, from.size(), to);
       }
-      // The POSTs that only read: a metrics report and skade's batched resolve.
-      const bool reads = path.ends_with("/metrics") || path.ends_with("/skade/resolve");
+      // The POSTs (and the DELETE) that only read: a metrics report, skade's
+      // batched resolve, and scan planning (a cancel drops only the plan).
+      const bool reads = path.ends_with("/metrics") || path.ends_with("/skade/resolve") ||
+                         path.ends_with("/plan") || path.ends_with("/plan/p") ||
+                         path.ends_with("/tasks");
       auto response = Call(reader_, method, path, "{}");
       if (method == "GET" || method == "HEAD" || reads) {
         EXPECT_NE(response.status, 403) << endpoint << " as " << path;

@@ -32,9 +32,11 @@ class RestServiceTest : public ::testing::Test {
   /// Opens the catalog (no durability) and the service over it; call from
   /// SetUp (ASSERTs). Calling it again reopens the same warehouse. With
   /// `wrap`, the service runs over what it makes of the catalog (tests that
-  /// watch or fail the catalog's calls).
+  /// watch or fail the catalog's calls). Scan planning reads through the
+  /// catalog's FileIO unless `scan_planning` names one.
   void OpenService(rest::AuthOptions auth = {}, rest::IdempotencyOptions idempotency = {},
-                   const CatalogWrapper& wrap = nullptr, rest::StorageAccess storage = {}) {
+                   const CatalogWrapper& wrap = nullptr, rest::StorageAccess storage = {},
+                   rest::ScanPlanningOptions scan_planning = {}) {
     service_.reset();
     catalog_.reset();
     catalog::EmbeddedCatalogOptions options;
@@ -44,9 +46,10 @@ class RestServiceTest : public ::testing::Test {
     auto opened = catalog::EmbeddedCatalog::Open(options);
     ASSERT_TRUE(opened);
     catalog_ = *opened;
+    if (!scan_planning.io) scan_planning.io = catalog_->file_io_ptr();
     service_ = std::make_shared<rest::CatalogService>(
         wrap ? wrap(catalog_) : catalog_, std::make_shared<rest::Authenticator>(std::move(auth)),
-        std::move(idempotency), std::move(storage));
+        std::move(idempotency), std::move(storage), std::move(scan_planning));
   }
 
   /// OpenService with token authentication and two clients: "writer"

@@ -15,7 +15,7 @@ namespace skade::rest {
 namespace {
 
 // A concrete path for `pattern`: parameters become "n" (namespace), "t"
-// (table), "1" (snapshot id); `{prefix}` becomes `prefix`, or is dropped when
+// (table), "1" (snapshot id), "p" (plan id); `{prefix}` becomes `prefix`, or is dropped when
 // that is empty.
 std::string PathFor(std::string_view pattern, std::string_view prefix) {
   std::string path;
@@ -28,6 +28,8 @@ std::string PathFor(std::string_view pattern, std::string_view prefix) {
       path += "/t";
     } else if (part == "{snapshot-id}") {
       path += "/1";
+    } else if (part == "{plan-id}") {
+      path += "/p";
     } else {
       StrAppend(&path, "/", part);
     }
@@ -52,7 +54,8 @@ TEST(RouteTableTest, RowsAreWellFormedAndDistinct) {
       if (!parts[i].starts_with('{')) continue;
       // Every parameter has a decoder in DecodeParameters.
       EXPECT_TRUE(parts[i] == "{namespace}" || parts[i] == "{table}" ||
-                  parts[i] == "{snapshot-id}" || (parts[i] == "{prefix}" && i == 1))
+                  parts[i] == "{snapshot-id}" || parts[i] == "{plan-id}" ||
+                  (parts[i] == "{prefix}" && i == 1))
           << route.pattern;
     }
   }
@@ -100,23 +103,31 @@ TEST(RouteTableTest, NoPathIsNoRouteAndAnotherMethodIsNotAllowed) {
   EXPECT_EQ(MatchRoute("GET", prefixed_config).path_route, nullptr);
 }
 
-// The rows that write are the requests the server runs on its handler pool;
-// every other row is answered on an I/O thread. CatalogService::MayBlock does
-// not parse a safe method's target, which is right only while no such row
-// writes.
-TEST(RouteTableTest, ExactlyTheWritingRowsMayBlock) {
+// The rows that write, and planTableScan, are the requests the server runs on
+// its handler pool; every other row is answered on an I/O thread.
+// CatalogService::MayBlock does not parse a safe method's target, which is
+// right only while no such row writes or blocks.
+TEST(RouteTableTest, ExactlyTheWritingAndBlockingRowsMayBlock) {
+  std::vector<std::string> blocking;
   for (const Route& route : Routes()) {
-    EXPECT_FALSE(IsSafeMethod(route.method) && route.access == RouteAccess::kWrite)
+    EXPECT_FALSE(IsSafeMethod(route.method) &&
+                 (route.access == RouteAccess::kWrite || route.blocks))
         << route.method << " " << route.pattern;
+    if (route.access != RouteAccess::kWrite && route.blocks) {
+      blocking.push_back(StrCat(route.method, " ", route.pattern));
+    }
     for (std::string_view prefix : {"", "warehouse"}) {
       if (!prefix.empty() && !HasPrefix(route)) continue;
       HttpRequest request;
       request.method = route.method;
       request.target = PathFor(route.pattern, prefix) + "?purgeRequested=true";
-      EXPECT_EQ(CatalogService::MayBlock(request), route.access == RouteAccess::kWrite)
+      EXPECT_EQ(CatalogService::MayBlock(request),
+                route.access == RouteAccess::kWrite || route.blocks)
           << request.method << " " << request.target;
     }
   }
+  EXPECT_EQ(blocking, std::vector<std::string>{
+                          "POST v1/{prefix}/namespaces/{namespace}/tables/{table}/plan"});
   // As for the read-only check: where no row serves a method, only a method
   // that is not safe counts as a write (it is answered 404 or 405 anyway).
   HttpRequest request;
@@ -150,6 +161,10 @@ TEST(RouteTableTest, AdvertisedEndpointsAreTheRoutesUnderThePrefix) {
       "POST /v1/{prefix}/namespaces/{namespace}/register",
       "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
       "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks",
       "POST /v1/{prefix}/tables/rename",
       "POST /v1/{prefix}/transactions/commit",
       "GET /v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/snapshots/{snapshot-id}",

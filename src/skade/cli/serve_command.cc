@@ -46,6 +46,8 @@ struct ServeArgs {
   std::string vend_credentials = "none";
   int vended_credentials_seconds = 3600;
   std::string vended_role_arn;
+  int scan_tasks_per_response = rest::ScanPlanningOptions{}.tasks_per_response;
+  int manifest_cache_mb = static_cast<int>(scan::ManifestCacheOptions{}.capacity_bytes >> 20);
   bool quiet = false;
 };
 
@@ -132,9 +134,14 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
       {"--commit-threads", args.commit_threads},
       {"--request-timeout", args.request_timeout_seconds},
       {"--idle-timeout", args.idle_timeout_seconds},
-      {"--shutdown-timeout", args.shutdown_timeout_seconds}};
+      {"--shutdown-timeout", args.shutdown_timeout_seconds},
+      {"--scan-tasks-per-response", args.scan_tasks_per_response}};
   for (const auto& [flag, value] : limits) {
     if (value <= 0) return InvalidArgument(flag, " must be positive (got ", value, ")");
+  }
+  if (args.manifest_cache_mb < 0) {
+    return InvalidArgument("--manifest-cache-mb must not be negative (got ", args.manifest_cache_mb,
+                           ")");
   }
   if (args.commit_queue < 0) {
     return InvalidArgument("--commit-queue must not be negative (got ", args.commit_queue, ")");
@@ -170,9 +177,16 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog(/*long_running=*/true));
   SKADE_ASSIGN_OR_RAISE(auto storage, StorageAccessFor(context, args));
   const bool vending = static_cast<bool>(storage.vendor);
+  rest::ScanPlanningOptions scan_planning;
+  scan_planning.io = catalog->file_io_ptr();
+  // One cache for the process: every plan of every request shares it.
+  scan::ManifestCacheOptions cache;
+  cache.capacity_bytes = size_t(args.manifest_cache_mb) << 20;
+  scan_planning.manifest_cache = std::make_shared<scan::ManifestCache>(cache);
+  scan_planning.tasks_per_response = static_cast<size_t>(args.scan_tasks_per_response);
   auto service = std::make_shared<rest::CatalogService>(
       catalog, std::make_shared<rest::Authenticator>(std::move(auth)), std::move(idempotency),
-      std::move(storage));
+      std::move(storage), std::move(scan_planning));
   rest::HttpServerOptions options;
   options.host = args.host;
   options.port = static_cast<uint16_t>(args.port);
@@ -280,6 +294,14 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
                     "3600)");
   serve->add_option("--vended-role-arn", args->vended_role_arn,
                     "--vend-credentials sts on AWS: the role to assume");
+  serve->add_option("--scan-tasks-per-response", args->scan_tasks_per_response,
+                    StrCat("Server-side scan planning: a plan of more tasks is held and paged out "
+                           "as plan tasks of this many (default ",
+                           args->scan_tasks_per_response, ")"));
+  serve->add_option("--manifest-cache-mb", args->manifest_cache_mb,
+                    StrCat("Parsed manifests and manifest lists kept for scan planning, in MiB; "
+                           "0 keeps none (default ",
+                           args->manifest_cache_mb, ")"));
   serve->add_flag("--quiet,-q", args->quiet, "Do not log one line per request");
   serve->callback(
       [&context, args] { throw CLI::RuntimeError(Run([&] { return Serve(context, *args); })); });

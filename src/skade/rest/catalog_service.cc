@@ -8,6 +8,7 @@
 #include "skade/rest/error_response.h"
 #include "skade/rest/request_target.h"
 #include "skade/rest/rest_messages.h"
+#include "skade/scan/table_scan.h"
 #include "skade/spec/catalog_errors.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/util/json_writer.h"
@@ -81,22 +82,41 @@ Result<catalog::PageRequest> PageFrom(const RequestTarget& target) {
   return page;
 }
 
+// The field ids of a request's stats-fields, resolved in the plan's schema.
+Result<StatsFields> ResolveStatsFields(const spec::Schema& schema,
+                                       const std::optional<std::vector<std::string>>& names,
+                                       bool case_sensitive) {
+  StatsFields ids;
+  if (!names) return ids;
+  for (const std::string& name : *names) {
+    const spec::NestedField* field = schema.FindFieldByName(name, case_sensitive);
+    if (field == nullptr) {
+      return InvalidArgument("Invalid stats-fields: no column '", name, "' in the scan's schema");
+    }
+    ids.insert(field->id);
+  }
+  return ids;
+}
+
 }  // namespace
 
 CatalogService::CatalogService(std::shared_ptr<catalog::Catalog> catalog,
                                std::shared_ptr<Authenticator> auth, IdempotencyOptions idempotency,
-                               StorageAccess storage)
+                               StorageAccess storage, ScanPlanningOptions scan_planning)
     : catalog_(catalog),
       auth_(std::move(auth)),
       idempotency_(catalog, std::move(idempotency)),
-      storage_(std::move(storage)) {}
+      storage_(std::move(storage)),
+      scan_planning_(std::move(scan_planning)),
+      plans_(scan_planning_.store) {
+  scan_planning_.tasks_per_response = std::max<size_t>(scan_planning_.tasks_per_response, 1);
+}
 
 Result<std::vector<StorageCredential>> CatalogService::VendCredentials(
     const RouteCall& call, const spec::TableMetadata& metadata) {
   std::vector<StorageCredential> out;
   if (!storage_.vendor) return out;
-  SKADE_ASSIGN_OR_RAISE(auto config,
-                        storage_.vendor(metadata.location, call.principal.read_only));
+  SKADE_ASSIGN_OR_RAISE(auto config, storage_.vendor(metadata.location, call.principal.read_only));
   if (!config.empty()) out.push_back({metadata.location, std::move(config)});
   return out;
 }
@@ -113,9 +133,9 @@ Result<HttpResponse> CatalogService::TableResponse(const RouteCall& call,
       for (const auto& [key, value] : credential.config) config.config[key] = value;
     }
   }
-  return JsonResponse(WriteLoadTable(
-      table.metadata_location, metadata_json.empty() ? *table.metadata_json : metadata_json,
-      &config));
+  return JsonResponse(WriteLoadTable(table.metadata_location,
+                                     metadata_json.empty() ? *table.metadata_json : metadata_json,
+                                     &config));
 }
 
 Result<HttpResponse> CatalogService::LoadCredentials(RouteCall& call) {
@@ -131,11 +151,12 @@ HttpResponse CatalogService::Handle(const HttpRequest& request) {
 }
 
 bool CatalogService::MayBlock(const HttpRequest& request) {
-  // No route with a safe method writes (routes_test checks every row).
+  // No route with a safe method writes or blocks (routes_test checks every
+  // row).
   if (IsSafeMethod(request.method)) return false;
   auto target = ParseRequestTarget(request.target);
   if (!target) return false;
-  return Writes(request.method, MatchRoute(request.method, target->segments));
+  return Blocks(request.method, MatchRoute(request.method, target->segments));
 }
 
 Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request) {
@@ -339,6 +360,56 @@ Result<HttpResponse> CatalogService::CommitTransaction(RouteCall& call) {
   for (auto& request : requests) request.idempotency = CommitIdempotency(call, 204);
   SKADE_RETURN_NOT_OK(catalog_->CommitTransaction(requests));
   return NoContent();
+}
+
+Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto body, ParsePlanTableScan(call.request.body));
+  if (body.start_snapshot_id) {
+    return MakeError(ErrorKind::kUnsupported,
+                     "Incremental scans (start-snapshot-id, end-snapshot-id) are not supported");
+  }
+  if (!scan_planning_.io) {
+    return MakeError(ErrorKind::kUnsupported, "Server-side scan planning is not configured");
+  }
+  SKADE_ASSIGN_OR_RAISE(scan::ScanPlan plan,
+                        scan::PlanTableScan(*catalog_, call.identifier, *scan_planning_.io,
+                                            body.options, scan_planning_.manifest_cache.get()));
+  if (!plan.schema || !plan.metadata) return InternalError("The scan plan has no schema");
+  SKADE_ASSIGN_OR_RAISE(StatsFields stats, ResolveStatsFields(*plan.schema, body.stats_fields,
+                                                              body.options.case_sensitive));
+  std::vector<StorageCredential> credentials;
+  if (WantsVendedCredentials(call.request)) {
+    SKADE_ASSIGN_OR_RAISE(credentials, VendCredentials(call, *plan.metadata));
+  }
+  const size_t page_size = scan_planning_.tasks_per_response;
+  if (plan.tasks.size() <= page_size) {
+    return JsonResponse(WriteCompletedPlan(plan, stats, credentials));
+  }
+  // Serialized now, on the pool thread that planned, so each fetch is a lookup.
+  std::vector<std::string> pages;
+  const std::span<const scan::FileScanTask> tasks(plan.tasks);
+  for (size_t begin = 0; begin < tasks.size(); begin += page_size) {
+    pages.push_back(WriteScanTasksPage(
+        plan, tasks.subspan(begin, std::min(page_size, tasks.size() - begin)), stats));
+  }
+  SKADE_ASSIGN_OR_RAISE(auto stored, plans_.Add(call.identifier, std::move(pages)));
+  return JsonResponse(WritePlanTasks(stored.plan_id, stored.plan_tasks, credentials));
+}
+
+Result<HttpResponse> CatalogService::FetchPlanningResult(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto pending, plans_.PendingPlanTasks(call.identifier, call.plan_id));
+  return JsonResponse(WritePlanTasks({}, pending, {}));
+}
+
+Result<HttpResponse> CatalogService::CancelPlanning(RouteCall& call) {
+  SKADE_RETURN_NOT_OK(plans_.Cancel(call.identifier, call.plan_id));
+  return NoContent();
+}
+
+Result<HttpResponse> CatalogService::FetchScanTasks(RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(std::string plan_task, ParseFetchScanTasks(call.request.body));
+  SKADE_ASSIGN_OR_RAISE(auto page, plans_.FetchPage(call.identifier, plan_task));
+  return JsonResponse(*page);
 }
 
 Result<HttpResponse> CatalogService::LoadTableAtSnapshot(RouteCall& call) {

@@ -16,9 +16,24 @@
 #include "skade/rest/http/http_message.h"
 #include "skade/rest/idempotency.h"
 #include "skade/rest/routes.h"
+#include "skade/rest/scan_plan_store.h"
 #include "skade/rest/storage_access.h"
+#include "skade/scan/manifest_cache.h"
 
 namespace skade::rest {
+
+/// Server-side scan planning (planTableScan and the routes after it).
+struct ScanPlanningOptions {
+  /// Reads manifest lists and manifests: the catalog's FileIO. Null: the
+  /// planning routes answer 501.
+  std::shared_ptr<io::FileIO> io;
+  /// Shared with everything else in the process that plans; null: none.
+  std::shared_ptr<scan::ManifestCache> manifest_cache;
+  /// A plan of at most this many tasks is answered in full; a larger one is
+  /// held (ScanPlanStore) and handed out as plan tasks of this many each.
+  size_t tasks_per_response = 1000;
+  ScanPlanStoreOptions store;
+};
 
 class CatalogService {
  public:
@@ -32,17 +47,19 @@ class CatalogService {
   static constexpr size_t kMaxHistoryPageSize = 1000;
 
   CatalogService(std::shared_ptr<catalog::Catalog> catalog, std::shared_ptr<Authenticator> auth,
-                 IdempotencyOptions idempotency = {}, StorageAccess storage = {});
+                 IdempotencyOptions idempotency = {}, StorageAccess storage = {},
+                 ScanPlanningOptions scan_planning = {});
 
   HttpResponse Handle(const HttpRequest& request);
 
   /// Whether Handle may block on `request` — the HttpServer's `may_block`:
   /// true for the requests that write (Writes() over the route table: commits,
   /// creates, drops, renames, namespace properties), which wait on file
-  /// writes, syncs and the store's group commit. False for reads, the token
-  /// endpoint and metrics reports, which are answered from memory or the
-  /// metadata cache, and for a target that does not parse (a 400). Cheap for
-  /// safe methods (no parsing). Thread-safe.
+  /// writes, syncs and the store's group commit, and for planTableScan
+  /// (Blocks(): it reads manifests). False for reads, the token endpoint,
+  /// metrics reports and the paging of held plans, which are answered from
+  /// memory or the metadata cache, and for a target that does not parse (a
+  /// 400). Cheap for safe methods (no parsing). Thread-safe.
   static bool MayBlock(const HttpRequest& request);
 
   IdempotentRequests& idempotency() { return idempotency_; }
@@ -73,6 +90,10 @@ class CatalogService {
   Result<HttpResponse> RenameTable(RouteCall& call);
   Result<HttpResponse> CommitTransaction(RouteCall& call);
   Result<HttpResponse> LoadCredentials(RouteCall& call);
+  Result<HttpResponse> PlanTableScan(RouteCall& call);
+  Result<HttpResponse> FetchPlanningResult(RouteCall& call);
+  Result<HttpResponse> CancelPlanning(RouteCall& call);
+  Result<HttpResponse> FetchScanTasks(RouteCall& call);
   // skade's time-travel extension.
   Result<HttpResponse> LoadTableAtSnapshot(RouteCall& call);
   Result<HttpResponse> LoadTableAsOf(RouteCall& call);
@@ -93,6 +114,8 @@ class CatalogService {
   std::shared_ptr<Authenticator> auth_;
   IdempotentRequests idempotency_;
   StorageAccess storage_;
+  ScanPlanningOptions scan_planning_;
+  ScanPlanStore plans_;
 };
 
 }  // namespace skade::rest

@@ -327,6 +327,46 @@ std::string WriteLoadCredentials(const std::vector<StorageCredential>& credentia
   return writer.Take();
 }
 
+std::string WriteCompletedPlan(const scan::ScanPlan& plan, const StatsFields& stats_fields,
+                               const std::vector<StorageCredential>& credentials) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("status", "completed");
+  WriteScanTasks(plan, plan.tasks, stats_fields, writer);
+  if (!credentials.empty()) {
+    writer.Key("storage-credentials");
+    WriteStorageCredentials(writer, credentials);
+  }
+  writer.EndObject();
+  return writer.Take();
+}
+
+std::string WritePlanTasks(std::string_view plan_id, const std::vector<std::string>& plan_tasks,
+                           const std::vector<StorageCredential>& credentials) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("status", "completed");
+  if (!plan_id.empty()) writer.Field("plan-id", plan_id);
+  writer.Key("plan-tasks");
+  WriteStringArray(writer, plan_tasks);
+  if (!credentials.empty()) {
+    writer.Key("storage-credentials");
+    WriteStorageCredentials(writer, credentials);
+  }
+  writer.EndObject();
+  return writer.Take();
+}
+
+std::string WriteScanTasksPage(const scan::ScanPlan& plan,
+                               std::span<const scan::FileScanTask> tasks,
+                               const StatsFields& stats_fields) {
+  JsonWriter writer;
+  writer.StartObject();
+  WriteScanTasks(plan, tasks, stats_fields, writer);
+  writer.EndObject();
+  return writer.Take();
+}
+
 std::string WriteLoadTable(const std::string& metadata_location, std::string_view metadata_json,
                            const TableConfig* config) {
   std::string out;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "skade/catalog/catalog.h"
+#include "skade/rest/scan_tasks_json.h"
 #include "skade/rest/storage_access.h"
 #include "skade/scan/table_scan.h"
 #include "skade/util/result.h"
@@ -101,6 +102,21 @@ std::string WriteResolveSnapshots(std::span<const catalog::SnapshotKey> resolved
 /// A page of a table's commit log: `{"commits": [{"commit-seq",
 /// "committed-at-ms", "metadata-location", "added-snapshot-ids"}, …]}` and a
 /// `next-page-token` unless it is the last page.
+/// planTableScan's answer for a plan answered in full: a
+/// CompletedPlanningResult with the ScanTasks of every task of `plan` and
+/// the `credentials` (omitted when empty). No plan-id: the server holds
+/// nothing for it.
+std::string WriteCompletedPlan(const scan::ScanPlan& plan, const StatsFields& stats_fields,
+                               const std::vector<StorageCredential>& credentials);
+/// A "completed" answer that hands out `plan_tasks` (planTableScan for a held
+/// plan, with its `plan_id`; fetchPlanningResult, with the tasks not fetched
+/// yet and no id).
+std::string WritePlanTasks(std::string_view plan_id, const std::vector<std::string>& plan_tasks,
+                           const std::vector<StorageCredential>& credentials);
+/// One plan task's FetchScanTasksResult: the ScanTasks of `tasks`.
+std::string WriteScanTasksPage(const scan::ScanPlan& plan,
+                               std::span<const scan::FileScanTask> tasks,
+                               const StatsFields& stats_fields);
 std::string WriteTableHistory(const catalog::Page<catalog::TableCommit>& page);
 
 }  // namespace skade::rest

@@ -79,6 +79,20 @@ std::span<const Route> Routes() {
        kRead},
       {"GET", "v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", &S::LoadCredentials,
        kRead},
+      // Server-side scan planning. Planning reads the snapshot's manifest
+      // list and manifests (from S3, or many of them on a large table) and
+      // can take seconds: on the handler pool, whose bounded queue answers
+      // an overload with 503 + Retry-After, rather than on an I/O thread
+      // whose other connections' reads would wait behind it. Fetching a
+      // held plan's pages and cancelling are lookups in memory.
+      {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", &S::PlanTableScan, kRead,
+       true},
+      {"GET", "v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+       &S::FetchPlanningResult, kRead},
+      {"DELETE", "v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+       &S::CancelPlanning, kRead},
+      {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks", &S::FetchScanTasks,
+       kRead},
       {"POST", "v1/{prefix}/tables/rename", &S::RenameTable, kWrite},
       {"POST", "v1/{prefix}/transactions/commit", &S::CommitTransaction, kWrite},
       // skade's time-travel extension (not in the Iceberg spec), under its
@@ -145,6 +159,8 @@ Status DecodeParameters(const RouteMatch& match, RouteCall& call) {
       SKADE_ASSIGN_OR_RAISE(std::string decoded, PercentDecode(raw, false));
       SKADE_ASSIGN_OR_RAISE(call.snapshot_id,
                             ParseNonNegativeLongParameter("snapshot id", decoded));
+    } else if (name == "plan-id") {
+      SKADE_ASSIGN_OR_RAISE(call.plan_id, PercentDecode(raw, false));
     } else if (name != "prefix") {
       return InternalError("Route parameter {", name, "} has no decoder");
     }
@@ -155,6 +171,10 @@ Status DecodeParameters(const RouteMatch& match, RouteCall& call) {
 bool Writes(std::string_view method, const RouteMatch& match) {
   if (match.route != nullptr) return match.route->access == RouteAccess::kWrite;
   return !IsSafeMethod(method);
+}
+
+bool Blocks(std::string_view method, const RouteMatch& match) {
+  return Writes(method, match) || (match.route != nullptr && match.route->blocks);
 }
 
 }  // namespace skade::rest

@@ -31,6 +31,7 @@ struct RouteCall {
   spec::Namespace ns;                // the {namespace} parameter, decoded
   spec::TableIdentifier identifier;  // {namespace} and {table}, decoded and validated
   int64_t snapshot_id = 0;           // {snapshot-id}, decoded and validated (non-negative)
+  std::string plan_id;               // {plan-id}, decoded
   /// With an Idempotency-Key: the record of this call's answer, which the
   /// handler completes (idempotency.h: CommitIdempotency, NoteTableAnswer).
   /// Null otherwise.
@@ -55,6 +56,10 @@ struct Route {
   std::string_view pattern;
   RouteHandler handler;
   RouteAccess access;
+  /// Runs on the server's handler pool though it does not write (as every
+  /// kWrite route does): work that may take long, which must not hold up
+  /// the I/O thread's other requests.
+  bool blocks = false;
 };
 
 /// Every route, in the order GET /v1/config lists them.
@@ -82,7 +87,8 @@ RouteMatch MatchRoute(std::string_view method, const std::vector<std::string>& s
 
 /// Decodes the matched parameters into `call`: `{namespace}` as a namespace
 /// segment, `{table}` as a valid table name, `{snapshot-id}` as a
-/// non-negative long. kInvalidArgument if malformed.
+/// non-negative long, `{plan-id}` percent-decoded. kInvalidArgument if
+/// malformed.
 Status DecodeParameters(const RouteMatch& match, RouteCall& call);
 
 /// Whether `method` on a request that matched `match` writes: the route's
@@ -90,5 +96,9 @@ Status DecodeParameters(const RouteMatch& match, RouteCall& call);
 /// (IsSafeMethod; so PUT or PATCH are refused to read-only clients even where
 /// no route serves them).
 bool Writes(std::string_view method, const RouteMatch& match);
+
+/// Whether a request that matched `match` runs on the handler pool: it
+/// writes (Writes), or its route blocks.
+bool Blocks(std::string_view method, const RouteMatch& match);
 
 }  // namespace skade::rest

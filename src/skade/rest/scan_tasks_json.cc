@@ -27,24 +27,33 @@ std::string_view ContentName(spec::DataFileContent content) {
   return "data";
 }
 
+// A CountMap or ValueMap: {"keys": [field ids], "values": [...]}; nothing
+// when `entries` is empty.
+template <typename Value, typename WriteValue>
+void WriteKeyValueMap(std::string_view key, const std::vector<std::pair<int32_t, Value>>& entries,
+                      WriteValue write_value, JsonWriter& writer) {
+  if (entries.empty()) return;
+  writer.Key(key);
+  writer.StartObject();
+  writer.Key("keys");
+  writer.StartArray();
+  for (const auto& entry : entries) writer.Int(entry.first);
+  writer.EndArray();
+  writer.Key("values");
+  writer.StartArray();
+  for (const auto& entry : entries) write_value(entry.second);
+  writer.EndArray();
+  writer.EndObject();
+}
+
 void WriteCountMap(std::string_view key, const std::map<int32_t, int64_t>& counts,
                    const StatsFields& stats_fields, JsonWriter& writer) {
   std::vector<std::pair<int32_t, int64_t>> kept;
   for (const auto& [field_id, count] : counts) {
     if (stats_fields.contains(field_id)) kept.emplace_back(field_id, count);
   }
-  if (kept.empty()) return;
-  writer.Key(key);
-  writer.StartObject();
-  writer.Key("keys");
-  writer.StartArray();
-  for (const auto& entry : kept) writer.Int(entry.first);
-  writer.EndArray();
-  writer.Key("values");
-  writer.StartArray();
-  for (const auto& entry : kept) writer.Int(entry.second);
-  writer.EndArray();
-  writer.EndObject();
+  WriteKeyValueMap(
+      key, kept, [&](int64_t count) { writer.Int(count); }, writer);
 }
 
 void WriteValueMap(std::string_view key, const std::map<int32_t, std::string>& bounds,
@@ -59,18 +68,9 @@ void WriteValueMap(std::string_view key, const std::map<int32_t, std::string>& b
     if (!value) continue;
     kept.emplace_back(field_id, std::move(*value));
   }
-  if (kept.empty()) return;
-  writer.Key(key);
-  writer.StartObject();
-  writer.Key("keys");
-  writer.StartArray();
-  for (const auto& entry : kept) writer.Int(entry.first);
-  writer.EndArray();
-  writer.Key("values");
-  writer.StartArray();
-  for (const auto& entry : kept) spec::WriteLiteralJson(entry.second, writer);
-  writer.EndArray();
-  writer.EndObject();
+  WriteKeyValueMap(
+      key, kept, [&](const spec::Literal& value) { spec::WriteLiteralJson(value, writer); },
+      writer);
 }
 
 }  // namespace

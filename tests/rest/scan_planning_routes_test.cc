@@ -1,0 +1,370 @@
+// Server-side scan planning over REST (planTableScan, fetchPlanningResult,
+// cancelPlanning, fetchScanTasks) on a real EmbeddedCatalog whose table has
+// real manifests: the answer is the planner's plan (scan::PlanTableScan on
+// the same table), in full for a small plan and as plan tasks for a large
+// one; hostile requests are 4xx with a message, never 5xx.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "rest/rest_service_fixture.h"
+#include "skade/rest/rest_messages.h"
+#include "skade/scan/table_scan.h"
+#include "skade/table/fast_append.h"
+#include "skade/table/row_delta.h"
+#include "skade/table/table.h"
+#include "testing/matchers.h"
+
+namespace skade::rest {
+namespace {
+
+using spec::Literal;
+
+// id long (required), p int (identity-partitioned), name string.
+constexpr char kCreateBody[] = R"({"name":"t","schema":{"type":"struct","schema-id":0,"fields":[
+  {"id":1,"name":"id","required":true,"type":"long"},
+  {"id":2,"name":"p","required":false,"type":"int"},
+  {"id":3,"name":"name","required":false,"type":"string"}]},
+  "partition-spec":{"spec-id":0,"fields":[
+    {"name":"p","transform":"identity","source-id":2,"field-id":1000}]},
+  "properties":{"format-version":"2"}})";
+
+class ScanPlanningRoutesTest : public testing::RestServiceTest {
+ protected:
+  void SetUp() override { Open(1000); }
+
+  void Open(size_t tasks_per_response) {
+    ScanPlanningOptions planning;
+    planning.manifest_cache = cache_;
+    planning.tasks_per_response = tasks_per_response;
+    OpenService({}, {}, nullptr, {}, planning);
+    if (HasFatalFailure()) return;
+    if (catalog_->NamespaceExists({"n"}).value_or(false)) return;
+    ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+    auto created = Call("POST", "/v1/namespaces/n/tables", kCreateBody);
+    ASSERT_EQ(created.status, 200) << created.body;
+  }
+
+  table::Table Load() {
+    auto loaded = table::Table::Load(catalog_, catalog_->file_io_ptr(), kTable);
+    EXPECT_TRUE(loaded) << loaded.error().ToString();
+    return *loaded;
+  }
+
+  // A data file (never read: planning needs only its manifest entry) in
+  // partition p with ids [low, high].
+  spec::DataFile DataFile(const table::Table& table, int32_t p, int64_t low, int64_t high) {
+    spec::DataFile file;
+    file.file_path = StrCat(table.metadata().location, "/data/p=", p, "/f", files_++, ".parquet");
+    file.partition = {Literal::Int(p)};
+    file.record_count = high - low + 1;
+    file.file_size_in_bytes = 100 + files_;
+    file.value_counts = {{1, file.record_count}};
+    file.null_value_counts = {{1, 0}};
+    file.lower_bounds = {{1, Literal::Long(low).ToBytes()}};
+    file.upper_bounds = {{1, Literal::Long(high).ToBytes()}};
+    return file;
+  }
+
+  // Appends `count` files: partition i % 3, ids [100 i, 100 i + 99].
+  void AppendFiles(int count) {
+    table::Table table = Load();
+    table::FastAppend append(table);
+    for (int i = 0; i < count; ++i)
+      append.AppendFile(DataFile(table, i % 3, 100 * i, 100 * i + 99));
+    ASSERT_THAT(append.Commit(), testing::IsOk());
+  }
+
+  // Adds a position delete file to partition `p`; returns its path.
+  std::string AddPositionDeletes(int32_t p) {
+    table::Table table = Load();
+    spec::DataFile deletes;
+    deletes.content = spec::DataFileContent::kPositionDeletes;
+    deletes.file_path =
+        StrCat(table.metadata().location, "/data/p=", p, "/deletes", files_++, ".parquet");
+    deletes.partition = {Literal::Int(p)};
+    deletes.record_count = 1;
+    deletes.file_size_in_bytes = 10;
+    table::RowDelta delta(table);
+    delta.AddDeletes(deletes);
+    EXPECT_THAT(delta.Commit(), testing::IsOk());
+    return deletes.file_path;
+  }
+
+  HttpResponse Plan(const std::string& body) {
+    return Call("POST", "/v1/namespaces/n/tables/t/plan", body);
+  }
+
+  // The planner's own plan of the same scan.
+  scan::ScanPlan Direct(const std::string& body) {
+    auto parsed = ParsePlanTableScan(body);
+    EXPECT_TRUE(parsed) << parsed.error().ToString();
+    auto plan =
+        scan::PlanTableScan(*catalog_, kTable, catalog_->file_io(), parsed->options, cache_.get());
+    EXPECT_TRUE(plan) << plan.error().ToString();
+    return std::move(*plan);
+  }
+
+  // (data file path, sorted delete file paths) of every task of a ScanTasks.
+  using TaskSet = std::set<std::pair<std::string, std::vector<std::string>>>;
+  TaskSet TasksOf(json::Object scan_tasks) {
+    std::vector<std::string> delete_paths;
+    if (auto deletes = json::Find(scan_tasks, "delete-files")) {
+      const json::Array files = *json::AsArray(*deletes, "delete-files");
+      for (auto file : files) {
+        delete_paths.push_back(*json::GetString(*json::AsObject(file, "d"), "file-path"));
+      }
+    }
+    TaskSet out;
+    if (auto tasks = json::Find(scan_tasks, "file-scan-tasks")) {
+      const json::Array elements = *json::AsArray(*tasks, "file-scan-tasks");
+      for (auto element : elements) {
+        auto task = *json::AsObject(element, "task");
+        std::string path = *json::GetString(*json::GetObject(task, "data-file"), "file-path");
+        std::vector<std::string> deletes;
+        if (json::Has(task, "delete-file-references")) {
+          const std::vector<int32_t> references =
+              *json::GetInt32List(task, "delete-file-references");
+          for (int32_t index : references) {
+            EXPECT_LT(static_cast<size_t>(index), delete_paths.size());
+            if (static_cast<size_t>(index) < delete_paths.size()) {
+              deletes.push_back(delete_paths[index]);
+            }
+          }
+        }
+        std::sort(deletes.begin(), deletes.end());
+        EXPECT_TRUE(out.emplace(path, deletes).second) << "task twice: " << path;
+      }
+    }
+    return out;
+  }
+
+  TaskSet TasksOf(const scan::ScanPlan& plan) {
+    TaskSet out;
+    for (const auto& task : plan.tasks) {
+      std::vector<std::string> deletes;
+      for (const auto& scan_delete : task.deletes) deletes.push_back(scan_delete.file.file_path);
+      std::sort(deletes.begin(), deletes.end());
+      out.emplace(task.data_file.file_path, deletes);
+    }
+    return out;
+  }
+
+  void ExpectError(const HttpResponse& response, int status, std::string_view type,
+                   std::string_view message_part = {}) {
+    EXPECT_EQ(response.status, status) << response.body;
+    EXPECT_EQ(ErrorType(response), type) << response.body;
+    if (!message_part.empty()) {
+      EXPECT_NE(response.body.find(message_part), std::string::npos) << response.body;
+    }
+  }
+
+  const spec::TableIdentifier kTable{{"n"}, "t"};
+  std::shared_ptr<scan::ManifestCache> cache_ = std::make_shared<scan::ManifestCache>();
+  int files_ = 0;
+};
+
+TEST_F(ScanPlanningRoutesTest, ATableWithoutSnapshotsHasNoTasks) {
+  for (const char* body : {"", "{}"}) {
+    auto response = Plan(body);
+    ASSERT_EQ(response.status, 200) << response.body;
+    auto object = Body(response);
+    EXPECT_EQ(*json::GetString(object, "status"), "completed");
+    EXPECT_FALSE(json::Has(object, "plan-id"));
+    EXPECT_TRUE(TasksOf(object).empty());
+  }
+}
+
+TEST_F(ScanPlanningRoutesTest, ASmallPlanIsAnsweredInFullAsThePlannerPlansIt) {
+  AppendFiles(9);
+  const std::string deletes = AddPositionDeletes(1);
+  for (const std::string body :
+       {std::string("{}"), std::string(R"({"filter":{"type":"eq","term":"p","value":1}})"),
+        std::string(R"({"filter":{"type":"lt","term":"id","value":250},"select":["id"]})"),
+        std::string(
+            R"({"filter":{"type":"and","left":{"type":"gt-eq","term":"ID","value":300},)"
+            R"("right":{"type":"not-eq","term":"p","value":0}},"case-sensitive":false})")}) {
+    auto response = Plan(body);
+    ASSERT_EQ(response.status, 200) << body << "\n" << response.body;
+    auto object = Body(response);
+    EXPECT_EQ(*json::GetString(object, "status"), "completed");
+    const TaskSet got = TasksOf(object);
+    EXPECT_EQ(got, TasksOf(Direct(body))) << body;
+    EXPECT_FALSE(got.empty()) << body;
+    for (const auto& [path, task_deletes] : got) {
+      const bool in_p1 = path.find("/p=1/") != std::string::npos;
+      EXPECT_EQ(task_deletes,
+                in_p1 ? std::vector<std::string>{deletes} : std::vector<std::string>{})
+          << path;
+    }
+  }
+  // The filter pruned: p = 1 is three of the nine files.
+  EXPECT_EQ(TasksOf(Body(Plan(R"({"filter":{"type":"eq","term":"p","value":1}})"))).size(), 3u);
+}
+
+TEST_F(ScanPlanningRoutesTest, StatsFieldsSelectTheMetricsSent) {
+  AppendFiles(1);
+  auto plain = Body(Plan("{}"));
+  auto task = *json::AsObject((*json::GetArray(plain, "file-scan-tasks")).at(0), "task");
+  EXPECT_FALSE(json::Has(*json::GetObject(task, "data-file"), "lower-bounds"));
+
+  auto with_stats = Body(Plan(R"({"stats-fields":["id"]})"));
+  task = *json::AsObject((*json::GetArray(with_stats, "file-scan-tasks")).at(0), "task");
+  auto file = *json::GetObject(task, "data-file");
+  EXPECT_EQ(json::Minify(*json::GetRequired(file, "lower-bounds")), R"({"keys":[1],"values":[0]})");
+  EXPECT_EQ(json::Minify(*json::GetRequired(file, "upper-bounds")),
+            R"({"keys":[1],"values":[99]})");
+  EXPECT_EQ(json::Minify(*json::GetRequired(file, "partition")), "[0]");
+  EXPECT_TRUE(json::Has(task, "residual-filter"));
+}
+
+TEST_F(ScanPlanningRoutesTest, ALargePlanIsPagedOutThroughPlanTasks) {
+  Open(2);
+  AppendFiles(7);
+  AddPositionDeletes(2);
+  auto response = Plan("{}");
+  ASSERT_EQ(response.status, 200) << response.body;
+  auto object = Body(response);
+  EXPECT_EQ(*json::GetString(object, "status"), "completed");
+  const std::string plan_id = *json::GetString(object, "plan-id");
+  EXPECT_FALSE(json::Has(object, "file-scan-tasks"));
+  const std::vector<std::string> plan_tasks = *json::GetStringList(object, "plan-tasks");
+  ASSERT_EQ(plan_tasks.size(), 4u);  // 7 tasks, 2 per page
+
+  const std::string plan_path = "/v1/namespaces/n/tables/t/plan/" + plan_id;
+  auto pending = Call("GET", plan_path);
+  ASSERT_EQ(pending.status, 200) << pending.body;
+  EXPECT_EQ(*json::GetStringList(Body(pending), "plan-tasks"), plan_tasks);
+
+  TaskSet all;
+  for (size_t i = 0; i < plan_tasks.size(); ++i) {
+    auto page = Call("POST", "/v1/namespaces/n/tables/t/tasks",
+                     StrCat(R"({"plan-task":")", plan_tasks[i], R"("})"));
+    ASSERT_EQ(page.status, 200) << page.body;
+    TaskSet tasks = TasksOf(Body(page));
+    EXPECT_EQ(tasks.size(), i + 1 < plan_tasks.size() ? 2u : 1u);
+    all.insert(tasks.begin(), tasks.end());
+    if (i == 0) {
+      auto rest = Call("GET", plan_path);
+      EXPECT_EQ(*json::GetStringList(Body(rest), "plan-tasks"),
+                std::vector<std::string>(plan_tasks.begin() + 1, plan_tasks.end()));
+    }
+  }
+  EXPECT_EQ(all, TasksOf(Direct("{}")));
+  // Every plan task fetched: the server let the plan go.
+  ExpectError(Call("GET", plan_path), 404, "NoSuchPlanIdException");
+  ExpectError(Call("POST", "/v1/namespaces/n/tables/t/tasks",
+                   StrCat(R"({"plan-task":")", plan_tasks[0], R"("})")),
+              404, "NoSuchPlanTaskException");
+}
+
+TEST_F(ScanPlanningRoutesTest, CancelledAndForeignPlansAreNotFound) {
+  Open(1);
+  AppendFiles(3);
+  ASSERT_EQ(Call("POST", "/v1/namespaces/n/tables",
+                 std::string(R"({"name":"other","schema":)") + testing::kSchema + "}")
+                .status,
+            200);
+  auto object = Body(Plan("{}"));
+  const std::string plan_id = *json::GetString(object, "plan-id");
+  const std::string task = json::GetStringList(object, "plan-tasks")->front();
+  const std::string fetch_body = StrCat(R"({"plan-task":")", task, R"("})");
+
+  // Another table's routes do not reach it.
+  ExpectError(Call("GET", "/v1/namespaces/n/tables/other/plan/" + plan_id), 404,
+              "NoSuchPlanIdException");
+  ExpectError(Call("POST", "/v1/namespaces/n/tables/other/tasks", fetch_body), 404,
+              "NoSuchPlanTaskException");
+  ExpectError(Call("DELETE", "/v1/namespaces/n/tables/other/plan/" + plan_id), 404,
+              "NoSuchPlanIdException");
+
+  auto cancelled = Call("DELETE", "/v1/namespaces/n/tables/t/plan/" + plan_id);
+  EXPECT_EQ(cancelled.status, 204) << cancelled.body;
+  ExpectError(Call("DELETE", "/v1/namespaces/n/tables/t/plan/" + plan_id), 404,
+              "NoSuchPlanIdException");
+  ExpectError(Call("POST", "/v1/namespaces/n/tables/t/tasks", fetch_body), 404,
+              "NoSuchPlanTaskException");
+  ExpectError(Call("GET", "/v1/namespaces/n/tables/t/plan/made-up"), 404, "NoSuchPlanIdException");
+}
+
+TEST_F(ScanPlanningRoutesTest, HostileRequestsAreClientErrors) {
+  AppendFiles(2);
+  const int64_t current = *Load().metadata().current_snapshot_id;
+  std::string many_names = R"({"select":[)";
+  for (size_t i = 0; i <= kMaxScanFieldNames; ++i) StrAppend(&many_names, i ? "," : "", "\"id\"");
+  many_names += "]}";
+  const std::vector<std::tuple<std::string, int, std::string_view, std::string_view>> cases = {
+      {"not json", 400, "BadRequestException", "malformed JSON"},
+      {"[]", 400, "BadRequestException", ""},
+      {R"({"filter":{"type":"eq","term":"id"}})", 400, "BadRequestException", "filter"},
+      {R"({"filter":{"type":"frobnicate","term":"id","value":1}})", 400, "BadRequestException", ""},
+      {R"({"filter":{"type":"eq","term":"nope","value":1}})", 400, "BadRequestException", "nope"},
+      {R"({"filter":{"type":"eq","term":"id","value":"x"}})", 400, "BadRequestException", ""},
+      {R"({"select":["nope"]})", 400, "BadRequestException", "nope"},
+      {R"({"select":"id"})", 400, "BadRequestException", "select"},
+      {many_names, 400, "BadRequestException", "more than"},
+      {R"({"stats-fields":["nope"]})", 400, "BadRequestException", "stats-fields"},
+      {R"({"snapshot-id":-1})", 400, "BadRequestException", "snapshot-id"},
+      {R"({"snapshot-id":"1"})", 400, "BadRequestException", "snapshot-id"},
+      {R"({"snapshot-id":1234567})", 404, "NotFoundException", ""},
+      {R"({"case-sensitive":"yes"})", 400, "BadRequestException", "case-sensitive"},
+      {R"({"start-snapshot-id":1})", 400, "BadRequestException", "end-snapshot-id"},
+      {StrCat(R"({"start-snapshot-id":1,"end-snapshot-id":)", current, "}"), 501,
+       "UnsupportedOperationException", "Incremental"},
+      {StrCat(R"({"snapshot-id":)", current, R"(,"start-snapshot-id":1,"end-snapshot-id":2})"), 400,
+       "BadRequestException", ""},
+  };
+  for (const auto& [body, status, type, message] : cases) {
+    SCOPED_TRACE(body.substr(0, 200));
+    ExpectError(Plan(body), status, type, message);
+  }
+  // Deeply nested filters are refused by the parser, not by the stack.
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += R"({"type":"not","child":)";
+  deep += "true";
+  for (int i = 0; i < 100000; ++i) deep += "}";
+  auto response = Plan(StrCat(R"({"filter":)", deep, "}"));
+  EXPECT_EQ(response.status, 400) << response.body.substr(0, 300);
+
+  ExpectError(Call("POST", "/v1/namespaces/n/tables/nope/plan", "{}"), 404, "NoSuchTableException");
+  ExpectError(Call("POST", "/v1/namespaces/nope/tables/t/plan", "{}"), 404, "NoSuchTableException");
+  ExpectError(Call("POST", "/v1/namespaces/n/tables/t/tasks", "{}"), 400, "BadRequestException",
+              "plan-task");
+  ExpectError(Call("POST", "/v1/namespaces/n/tables/t/tasks", R"({"plan-task":7})"), 400,
+              "BadRequestException", "plan-task");
+  ExpectError(Call("POST", "/v1/namespaces/n/tables/t/tasks", R"({"plan-task":"x-0"})"), 404,
+              "NoSuchPlanTaskException");
+}
+
+TEST_F(ScanPlanningRoutesTest, TheRoutesAreAdvertisedAndPlanningRunsOnThePool) {
+  auto config = Body(Call("GET", "/v1/config"));
+  auto endpoints = *json::GetStringList(config, "endpoints");
+  for (const char* endpoint :
+       {"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
+        "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+        "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+        "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks"}) {
+    EXPECT_NE(std::find(endpoints.begin(), endpoints.end(), endpoint), endpoints.end()) << endpoint;
+  }
+  HttpRequest request;
+  request.method = "POST";
+  request.target = "/v1/namespaces/n/tables/t/plan";
+  EXPECT_TRUE(CatalogService::MayBlock(request));
+  request.target = "/v1/namespaces/n/tables/t/tasks";
+  EXPECT_FALSE(CatalogService::MayBlock(request));
+  request.method = "DELETE";
+  request.target = "/v1/namespaces/n/tables/t/plan/p";
+  EXPECT_FALSE(CatalogService::MayBlock(request));
+}
+
+TEST_F(ScanPlanningRoutesTest, WithoutAFileIOPlanningIsUnsupported) {
+  rest::CatalogService service(catalog_, std::make_shared<Authenticator>(AuthOptions{}));
+  HttpRequest request;
+  request.method = "POST";
+  request.target = "/v1/namespaces/n/tables/t/plan";
+  request.body = "{}";
+  EXPECT_EQ(service.Handle(request).status, 501);
+}
+
+}  // namespace
+}  // namespace skade::rest
