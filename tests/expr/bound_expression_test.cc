@@ -251,6 +251,10 @@ TEST(CompareLiteralsTest, OrdersEachTypeAsIceberg) {
   EXPECT_GT(CompareLiterals(decimal(256), decimal(255)), 0);
   EXPECT_LT(CompareLiterals(decimal(-256), decimal(-255)), 0);
   EXPECT_LT(CompareLiterals(Literal::Date(-1), Literal::Date(0)), 0);
+  // Across a promotion.
+  EXPECT_LT(CompareLiterals(Literal::Int(-5), Literal::Long(3)), 0);
+  EXPECT_GT(CompareLiterals(Literal::Long(int64_t{1} << 40), Literal::Int(INT32_MAX)), 0);
+  EXPECT_EQ(CompareLiterals(Literal::Float(1.5f), Literal::Double(1.5)), 0);
 }
 
 }  // namespace

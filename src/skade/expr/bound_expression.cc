@@ -546,7 +546,23 @@ Result<spec::Literal> ConvertLiteral(const spec::Literal& literal, const spec::T
 int CompareLiterals(const spec::Literal& a, const spec::Literal& b) {
   const auto& x = a.value();
   const auto& y = b.value();
-  if (x.index() != y.index()) return ThreeWay(x.index(), y.index());
+  if (x.index() != y.index()) {
+    // An int against a long, a float against a double (a value from before a
+    // type promotion): by value.
+    auto integer = [](const spec::Literal::Value& v) -> std::optional<int64_t> {
+      if (const auto* i = std::get_if<int32_t>(&v)) return *i;
+      if (const auto* l = std::get_if<int64_t>(&v)) return *l;
+      return std::nullopt;
+    };
+    auto floating = [](const spec::Literal::Value& v) -> std::optional<double> {
+      if (const auto* f = std::get_if<float>(&v)) return *f;
+      if (const auto* d = std::get_if<double>(&v)) return *d;
+      return std::nullopt;
+    };
+    if (auto i = integer(x), j = integer(y); i && j) return ThreeWay(*i, *j);
+    if (auto f = floating(x), g = floating(y); f && g) return CompareFloating(*f, *g);
+    return ThreeWay(x.index(), y.index());
+  }
   if (a.type() && a.type()->id() == TypeId::kDecimal) {
     return ThreeWay(spec::FromBigEndian(std::get<std::string>(x)),
                     spec::FromBigEndian(std::get<std::string>(y)));

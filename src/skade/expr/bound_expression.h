@@ -102,6 +102,7 @@ Result<spec::Literal> ConvertLiteral(const spec::Literal& literal, const spec::T
 /// Iceberg's order for that type (signed ints, IEEE doubles with -0 < 0 and
 /// NaN greatest, strings as unsigned UTF-8 bytes, binary/fixed unsigned
 /// lexicographic, decimals by value, uuids as unsigned bytes): <0, 0, >0.
+/// An int and a long, or a float and a double, compare by value.
 int CompareLiterals(const spec::Literal& a, const spec::Literal& b);
 
 }  // namespace skade::expr
