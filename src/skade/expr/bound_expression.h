@@ -4,13 +4,13 @@
 // Binding follows Iceberg Java's rules: names resolve case-sensitively or
 // not; a literal converts to the term's type (a string to a date, time,
 // timestamp, uuid or decimal, and for year/month/hour terms from the forms
-// partition paths show: '2026', '2026-11', '2026-11-01-10'; a long to an
-// int when it fits; a double to a float), and a comparison with a value outside the type's range folds to
-// true or false (`int_col < 1e10` is true for every non-null row); `in`
-// literals are de-duplicated and sorted; an `in` of one value is `eq`.
-// Predicates that cannot hold for a required column fold too (`is null` on a
-// required field is false). `not` is pushed down to the predicates, so a
-// bound tree has no kNot. Thread-safe, immutable.
+// partition paths show: '2026', '2026-11', '2026-11-01-10'; a long to an int
+// when it fits; a double to a float), and a comparison with a value outside
+// the type's range folds to true or false (`int_col < 1e10` is true for every
+// non-null row); `in` literals are de-duplicated and sorted; an `in` of one
+// value is `eq`. Predicates that cannot hold for a required column fold too
+// (`is null` on a required field is false). `not` is pushed down to the
+// predicates, so a bound tree has no kNot. Thread-safe, immutable.
 #pragma once
 
 #include <cstdint>
