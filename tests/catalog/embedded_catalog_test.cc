@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "skade/spec/table_locations.h"
 #include "skade/spec/table_metadata_json.h"
 #include "testing/fast_append.h"
 #include "testing/matchers.h"
@@ -332,6 +333,12 @@ TEST_F(EmbeddedCatalogTest, StageCreateThenAssertCreateCommit) {
   EXPECT_TRUE(staged->metadata_location.empty());
   EXPECT_FALSE(*catalog_->TableExists({{"n"}, "staged"}));
   EXPECT_FALSE(staged->metadata->table_uuid.empty());
+  // Regression (DuckDB's CREATE TABLE AS): a staged table's client writes its
+  // manifests into the metadata directory before the create commits.
+  EXPECT_TRUE(
+      std::filesystem::is_directory(*io::LocalPath(spec::MetadataDirectory(*staged->metadata))));
+  EXPECT_TRUE(
+      std::filesystem::is_directory(*io::LocalPath(spec::DataDirectory(*staged->metadata))));
 
   const auto& m = *staged->metadata;
   CommitTableRequest create{{{"n"}, "staged"}, {spec::AssertCreate{}}, {}};

@@ -113,6 +113,7 @@ TEST_F(FileOwnershipTest, PurgeDoesNotFollowASymbolicLinkOutOfTheTable) {
   auto created = Create("t");
   TableIdentifier id{{"n"}, "t"};
   std::string table_dir = *io::LocalPath(created.metadata->location);
+  fs::remove(table_dir + "/data");  // the empty directory the catalog made
   fs::create_symlink(fs::path(outside_).parent_path(), table_dir + "/data");
   CommitSnapshotNaming(id, created.metadata->location + "/data/victim.parquet");
   ASSERT_THAT(catalog_->DropTable(id, true), IsOk());

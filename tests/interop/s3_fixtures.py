@@ -14,6 +14,9 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MINIO_SCRIPT = ROOT / "scripts" / "minio.sh"
 MINIO_BIN = ROOT / ".deps" / "bin" / "minio"
+# The environment variables through which a client could find S3 credentials of its own.
+AMBIENT_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+                       "AWS_PROFILE", "AWS_DEFAULT_PROFILE")
 
 
 def free_port() -> int:

@@ -9,16 +9,12 @@ Every test has its own bucket and catalog store. This process holds no S3
 credentials while these tests run (`no_ambient_credentials`); only boto3, with
 MinIO's root keys or vended ones, lists and probes the buckets.
 
-DuckDB is 1.5.5 from .deps/duckdb-iceberg (requirements-duckdb-iceberg.txt), in a
-subprocess: .venv's DuckDB 2.0.0 cannot load its iceberg extension on a machine that
-reaches only the package registries (DuckDB downloads extensions from its own site).
+DuckDB is 1.5.5 in a subprocess (tests/interop/duckdb_client.py says why).
 """
 import json
 import os
-import pathlib
 import re
 import subprocess
-import sys
 
 import boto3
 import botocore.config
@@ -31,13 +27,10 @@ from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.table import StaticTable
 
 from conftest import SkadeServer, spark_session
-from s3_fixtures import S3Warehouse
+from duckdb_client import run_duckdb
+from s3_fixtures import AMBIENT_CREDENTIALS, S3Warehouse
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DUCKDB_DIR = ROOT / ".deps" / "duckdb-iceberg"
 DELEGATION = {"X-Iceberg-Access-Delegation": "vended-credentials"}
-AMBIENT = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
-           "AWS_DEFAULT_PROFILE")
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
 
@@ -56,7 +49,7 @@ def no_ambient_credentials():
     service) for the module's duration, Spark's JVM included if it starts here: a client that
     reaches S3 has its keys from the catalog, or from the test in so many words."""
     with pytest.MonkeyPatch.context() as patch:
-        for name in AMBIENT:
+        for name in AMBIENT_CREDENTIALS:
             patch.delenv(name, raising=False)
         patch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.devnull)
         patch.setenv("AWS_CONFIG_FILE", os.devnull)
@@ -291,38 +284,6 @@ def spark_writes_and_reads(spark, server, minio):
 
 # --- DuckDB -------------------------------------------------------------------------------------
 
-# Runs in DuckDB 1.5.5 (PYTHONPATH=.deps/duckdb-iceberg); argv: extension root, catalog URI.
-DUCKDB_SCRIPT = r"""
-import json, pathlib, sys
-import duckdb
-
-root, uri = pathlib.Path(sys.argv[1]), sys.argv[2]
-con = duckdb.connect()
-# iceberg loads avro and httpfs as it starts: they must be loaded first, from the wheels.
-for name in ("httpfs", "avro", "iceberg"):
-    [path] = root.glob(f"duckdb_extension_{name}/extensions/*/{name}.duckdb_extension")
-    con.sql(f"LOAD '{path}'")
-con.sql(f"ATTACH '' AS lake (TYPE iceberg, ENDPOINT '{uri}', AUTHORIZATION_TYPE 'none')")
-out = {"version": duckdb.__version__}
-out["read"] = con.sql("SELECT id, name FROM lake.shop.items ORDER BY id").fetchall()
-con.sql("INSERT INTO lake.shop.items VALUES (100, 'from duckdb'), (101, 'from duckdb')")
-out["after_insert"] = con.sql("SELECT id, name FROM lake.shop.items ORDER BY id").fetchall()
-print(json.dumps(out))
-"""
-
-
-def run_duckdb(uri):
-    if not (DUCKDB_DIR / "duckdb").is_dir():
-        pytest.fail(f"DuckDB with the iceberg extension is not installed in {DUCKDB_DIR}: "
-                    "run `make setup` (scripts/setup.sh)")
-    env = {k: v for k, v in os.environ.items() if k not in AMBIENT}
-    env["PYTHONPATH"] = str(DUCKDB_DIR)
-    proc = subprocess.run([sys.executable, "-c", DUCKDB_SCRIPT, str(DUCKDB_DIR), uri],
-                          capture_output=True, text=True, timeout=120, env=env)
-    assert proc.returncode == 0, f"DuckDB failed:\n{proc.stderr}"
-    return json.loads(proc.stdout)
-
-
 def test_duckdb_reads_and_writes_with_vended_credentials(serve, minio):
     server = serve("duckdb-vended", vend="static")
     catalog = RestCatalog("skade", uri=server.uri)
@@ -331,11 +292,15 @@ def test_duckdb_reads_and_writes_with_vended_credentials(serve, minio):
     table.append(batch(1, 2, 3))
     before = set(object_keys(minio, server.bucket))
 
-    out = run_duckdb(server.uri)
-    assert out["version"] == "1.5.5"
-    assert out["read"] == [[1, "n1"], [2, "n2"], [3, "n3"]]
-    assert out["after_insert"] == [[1, "n1"], [2, "n2"], [3, "n3"],
-                                   [100, "from duckdb"], [101, "from duckdb"]]
+    version, results = run_duckdb(
+        server.uri, "SELECT id, name FROM sk.shop.items ORDER BY id",
+        "INSERT INTO sk.shop.items VALUES (100, 'from duckdb'), (101, 'from duckdb')",
+        "SELECT id, name FROM sk.shop.items ORDER BY id")
+    assert version == "1.5.5"
+    assert results[0] == {"rows": [[1, "n1"], [2, "n2"], [3, "n3"]]}
+    assert "error" not in results[1], results[1]
+    assert results[2] == {"rows": [[1, "n1"], [2, "n2"], [3, "n3"], [100, "from duckdb"],
+                                   [101, "from duckdb"]]}
 
     table = catalog.load_table("shop.items")
     assert rows(table) == [(1, "n1"), (2, "n2"), (3, "n3"), (100, "from duckdb"),

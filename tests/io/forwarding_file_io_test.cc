@@ -51,6 +51,10 @@ class RecordingFileIO : public FileIO {
     Record("RemoveEmptyDirectory", location);
     return OkStatus();
   }
+  Status CreateDirectories(std::string_view location) override {
+    Record("CreateDirectories", location);
+    return OkStatus();
+  }
   Status SyncFile(std::string_view location) override {
     Record("SyncFile", location);
     return OkStatus();
@@ -89,16 +93,17 @@ TEST(ForwardingFileIOTest, ForwardsEveryCall) {
   EXPECT_EQ(*io.FileSize("s"), 42);
   EXPECT_EQ(io.ListDirectory("l")->front(), "ListDirectory(l)");
   EXPECT_TRUE(io.RemoveEmptyDirectory("rd"));
+  EXPECT_TRUE(io.CreateDirectories("cd"));
   EXPECT_TRUE(io.SyncFile("sf"));
   EXPECT_TRUE(io.SyncDirectory("sd"));
   EXPECT_EQ(io.CheckLocation(location).error().message, "marker");
   EXPECT_EQ(io.ResolveLocation(location)->path, "/resolved");
-  EXPECT_THAT(
-      inner->calls,
-      ElementsAre("ReadFile(r)", "ReadFileUpTo(u,7)", "WriteFile(w,data,true)",
-                  "NewOutputFile(o,false)", "DeleteFile(d)", "Exists(e)", "FileSize(s)",
-                  "ListDirectory(l)", "RemoveEmptyDirectory(rd)", "SyncFile(sf)",
-                  "SyncDirectory(sd)", "CheckLocation(s3://b/k)", "ResolveLocation(s3://b/k)"));
+  EXPECT_THAT(inner->calls,
+              ElementsAre("ReadFile(r)", "ReadFileUpTo(u,7)", "WriteFile(w,data,true)",
+                          "NewOutputFile(o,false)", "DeleteFile(d)", "Exists(e)", "FileSize(s)",
+                          "ListDirectory(l)", "RemoveEmptyDirectory(rd)", "CreateDirectories(cd)",
+                          "SyncFile(sf)", "SyncDirectory(sd)", "CheckLocation(s3://b/k)",
+                          "ResolveLocation(s3://b/k)"));
 }
 
 // SyncFiles is made of the wrapper's own SyncFile and SyncDirectory calls,

@@ -71,6 +71,18 @@ TEST(LocalFileIOTest, DurableStreamedWrite) {
   EXPECT_EQ(*io->ReadFile(dir.Sub("new/dir/f")), "abc");
 }
 
+TEST(LocalFileIOTest, CreateDirectoriesMakesTheChainAndAcceptsAnExistingOne) {
+  testing::TempDir dir;
+  auto io = NewLocalFileIO();
+  ASSERT_THAT(io->CreateDirectories("file://" + dir.Sub("t/metadata")), IsOk());
+  EXPECT_TRUE(std::filesystem::is_directory(dir.Sub("t/metadata")));
+  EXPECT_THAT(io->CreateDirectories(dir.Sub("t/metadata")), IsOk());
+  ASSERT_THAT(io->WriteFile(dir.Sub("t/file"), "x", /*durable=*/false), IsOk());
+  EXPECT_THAT(io->CreateDirectories(dir.Sub("t/file")), IsError(ErrorKind::kIo));
+  EXPECT_THAT(io->CreateDirectories(dir.Sub("t/file/below")), IsError(ErrorKind::kIo));
+  EXPECT_THAT(io->CreateDirectories("relative/dir"), IsError(ErrorKind::kInvalidArgument));
+}
+
 TEST(LocalFileIOTest, ParentLocation) {
   EXPECT_EQ(ParentLocation("file:///a/b/c.json"), "file:///a/b");
   EXPECT_EQ(ParentLocation("file:/a/b"), "file:/a");

@@ -20,6 +20,8 @@ TEST(ErrorResponseTest, EveryKindHasItsRestStatusAndType) {
       {ErrorKind::kNoSuchNamespace, 404, "NoSuchNamespaceException"},
       {ErrorKind::kNoSuchTable, 404, "NoSuchTableException"},
       {ErrorKind::kNoSuchView, 404, "NoSuchViewException"},
+      {ErrorKind::kNoSuchPlanId, 404, "NoSuchPlanIdException"},
+      {ErrorKind::kNoSuchPlanTask, 404, "NoSuchPlanTaskException"},
       {ErrorKind::kNotFound, 404, "NotFoundException"},
       {ErrorKind::kNoSuchRoute, 404, "NoSuchRouteException"},
       {ErrorKind::kMethodNotAllowed, 405, "MethodNotAllowedException"},

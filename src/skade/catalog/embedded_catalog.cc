@@ -289,12 +289,15 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
           request.partition_spec ? *request.partition_spec : *spec::PartitionSpec::Unpartitioned(),
           request.write_order ? *request.write_order : *spec::SortOrder::Unsorted(), location,
           request.properties));
+  std::string first_location = spec::NewMetadataLocation(*metadata, 0);
+  SKADE_RETURN_NOT_OK(CheckLocations(*metadata, first_location));
+  // A staged table's too: its client writes data, manifests and a manifest
+  // list before the commit that creates it.
+  SKADE_RETURN_NOT_OK(CreateTableDirectories(*metadata));
   if (request.stage_create) {
-    SKADE_RETURN_NOT_OK(CheckLocations(*metadata, spec::NewMetadataLocation(*metadata, 0)));
     return LoadTableResult{
         "", metadata, std::make_shared<const std::string>(spec::TableMetadataToJson(*metadata))};
   }
-  std::string first_location = spec::NewMetadataLocation(*metadata, 0);
   PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location, {}, {}, {}};
   if (request.idempotency) commit.idempotency_records.push_back(*request.idempotency);
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
@@ -546,6 +549,17 @@ Status EmbeddedCatalog::CheckLocations(const spec::TableMetadata& metadata,
                                        const std::string& metadata_file) const {
   SKADE_RETURN_NOT_OK(location_policy_->Check(metadata.location));
   return location_policy_->Check(metadata_file);
+}
+
+Status EmbeddedCatalog::CreateTableDirectories(const spec::TableMetadata& metadata) {
+  for (const std::string& directory :
+       {spec::MetadataDirectory(metadata), spec::DataDirectory(metadata)}) {
+    // `write.data.path` may lead outside the roots skade owns: the client's
+    // to make, then.
+    if (!location_policy_->Check(directory)) continue;
+    SKADE_RETURN_NOT_OK(io_->CreateDirectories(directory));
+  }
+  return OkStatus();
 }
 
 Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {

@@ -248,6 +248,10 @@ class EmbeddedCatalog : public Catalog {
   /// kForbidden unless `metadata`'s location and `metadata_file` are allowed.
   Status CheckLocations(const spec::TableMetadata& metadata,
                         const std::string& metadata_file) const;
+  /// Creates a new table's metadata and data directories, those of them the
+  /// location policy allows, for clients that write a table's first files
+  /// into them without creating them (DuckDB).
+  Status CreateTableDirectories(const spec::TableMetadata& metadata);
 
   std::string warehouse_location_;
   std::unique_ptr<LocationPolicy> location_policy_;

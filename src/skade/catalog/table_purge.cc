@@ -5,6 +5,7 @@
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_reader.h"
 #include "skade/catalog/metadata_files.h"
+#include "skade/spec/table_locations.h"
 #include "skade/util/log.h"
 #include "skade/util/strings.h"
 
@@ -90,6 +91,10 @@ Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const spec::TableMetadata& m
     }
     directories.insert(io::ParentLocation(file));
   }
+  // The catalog creates these with the table (EmbeddedCatalog::CreateTable),
+  // so they may be there with no file in them.
+  directories.insert(spec::MetadataDirectory(metadata));
+  directories.insert(spec::DataDirectory(metadata));
   // Remove emptied directories bottom-up, never above a table root.
   for (auto it = directories.rbegin(); it != directories.rend(); ++it) {
     for (std::string dir = *it; scope.Check(dir); dir = io::ParentLocation(dir)) {

@@ -122,6 +122,14 @@ class FileIO {
   /// Removes a directory if it is empty; missing or non-empty is not an error.
   virtual Status RemoveEmptyDirectory(std::string_view location) = 0;
 
+  /// Creates the directory at `location` and the missing ones above it; one
+  /// that exists is not an error. For clients that write a table's files
+  /// into directories they expect to exist (DuckDB does not create a new
+  /// table's metadata directory). Like RemoveEmptyDirectory it promises no
+  /// durability: a durable write into the directory syncs its entry. The
+  /// default, for a storage without directories, does nothing.
+  virtual Status CreateDirectories(std::string_view /*location*/) { return OkStatus(); }
+
   /// Makes the contents of the file written at `location` durable (its data,
   /// not its directory entry: see SyncDirectory). For files written with
   /// `durable=false` whose durability is wanted later. kNotFound if the file

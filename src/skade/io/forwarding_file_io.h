@@ -47,6 +47,9 @@ class ForwardingFileIO : public FileIO {
   Status RemoveEmptyDirectory(std::string_view location) override {
     return inner_->RemoveEmptyDirectory(location);
   }
+  Status CreateDirectories(std::string_view location) override {
+    return inner_->CreateDirectories(location);
+  }
   Status SyncFile(std::string_view location) override { return inner_->SyncFile(location); }
   Status SyncDirectory(std::string_view location) override {
     return inner_->SyncDirectory(location);

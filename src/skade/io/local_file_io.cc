@@ -86,21 +86,20 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
   return OkStatus();
 }
 
-// Creates the missing directories above `path`. Their entries are not
+// Creates `directory` and the missing ones above it. Their entries are not
 // synced here: a durable file's Close syncs the whole chain (see
 // SyncedDirectories), which also covers directories that already existed
 // but were created by a process that crashed before syncing them.
-Status EnsureParent(const std::string& path) {
-  fs::path parent = fs::path(path).parent_path();
+Status EnsureDirectory(const fs::path& directory) {
   std::error_code ec;
-  if (fs::is_directory(parent, ec)) return OkStatus();
-  fs::create_directories(parent, ec);
+  if (fs::is_directory(directory, ec)) return OkStatus();
+  fs::create_directories(directory, ec);
   std::error_code exists_ec;  // (the throwing overloads would escape as exceptions)
-  if (ec && !fs::is_directory(parent, exists_ec)) {
+  if (ec && !fs::is_directory(directory, exists_ec)) {
     if (ec == std::errc::filename_too_long) {
-      return InvalidArgument("Cannot create directory ", parent.string(), ": ", ec.message());
+      return InvalidArgument("Cannot create directory ", directory.string(), ": ", ec.message());
     }
-    return IoError("Cannot create directory ", parent.string(), ": ", ec.message());
+    return IoError("Cannot create directory ", directory.string(), ": ", ec.message());
   }
   return OkStatus();
 }
@@ -287,7 +286,7 @@ class LocalFileIO : public FileIO {
   Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
                                                     bool durable) override {
     SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
-    SKADE_RETURN_NOT_OK(EnsureParent(path));
+    SKADE_RETURN_NOT_OK(EnsureDirectory(fs::path(path).parent_path()));
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return ErrnoError("Cannot create", path, errno);
     return std::unique_ptr<OutputFile>(new LocalOutputFile(path, fd, durable, directories_));
@@ -333,6 +332,11 @@ class LocalFileIO : public FileIO {
       return ErrnoError("Cannot remove directory", path, errno);
     }
     return OkStatus();
+  }
+
+  Status CreateDirectories(std::string_view location) override {
+    SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
+    return EnsureDirectory(fs::path(path));
   }
 
   // fdatasync: the size is part of what it flushes; the timestamps are not

@@ -30,18 +30,7 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 
 constexpr size_t kTokenBytes = 32;  // 256 bits
 
-Result<std::string> NewToken() {
-  static constexpr char kHex[] = "0123456789abcdef";
-  unsigned char bytes[kTokenBytes];
-  SKADE_RETURN_NOT_OK(SecureRandomBytes(bytes, sizeof(bytes)));
-  std::string token;
-  token.reserve(2 * kTokenBytes);
-  for (unsigned char byte : bytes) {
-    token.push_back(kHex[byte >> 4]);
-    token.push_back(kHex[byte & 0xF]);
-  }
-  return token;
-}
+Result<std::string> NewToken() { return SecureRandomHex(kTokenBytes); }
 
 HttpResponse OAuthError(int status, std::string_view error, std::string_view description) {
   JsonWriter writer;

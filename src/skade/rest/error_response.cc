@@ -18,6 +18,10 @@ RestErrorType RestErrorTypeFor(ErrorKind kind) {
       return {404, "NoSuchTableException"};
     case ErrorKind::kNoSuchView:
       return {404, "NoSuchViewException"};
+    case ErrorKind::kNoSuchPlanId:
+      return {404, "NoSuchPlanIdException"};
+    case ErrorKind::kNoSuchPlanTask:
+      return {404, "NoSuchPlanTaskException"};
     case ErrorKind::kNotFound:
       return {404, "NotFoundException"};
     case ErrorKind::kNoSuchRoute:

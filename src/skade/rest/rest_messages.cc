@@ -1,5 +1,6 @@
 #include "skade/rest/rest_messages.h"
 
+#include "skade/expr/expression_json.h"
 #include "skade/spec/json_serde.h"
 #include "skade/spec/table_requirement.h"
 #include "skade/spec/table_update.h"
@@ -174,6 +175,54 @@ Result<RegisterBody> ParseRegister(std::string_view body) {
   SKADE_ASSIGN_OR_RAISE(auto overwrite, json::GetOptionalBool(object, "overwrite"));
   out.overwrite = overwrite.value_or(false);
   return out;
+}
+
+Result<PlanTableScanBody> ParsePlanTableScan(std::string_view body) {
+  PlanTableScanBody out;
+  if (body.empty()) return out;
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "plan table scan request"));
+  auto snapshot_id = [&](std::string_view key) -> Result<std::optional<int64_t>> {
+    SKADE_ASSIGN_OR_RAISE(auto id, json::GetOptionalInt64(object, key));
+    if (id && *id < 0) return InvalidArgument("Invalid ", key, ": ", *id);
+    return id;
+  };
+  auto names = [&](std::string_view key) -> Result<std::optional<std::vector<std::string>>> {
+    if (!json::Find(object, key)) return std::nullopt;
+    SKADE_ASSIGN_OR_RAISE(auto array, json::GetArray(object, key));
+    if (array.size() > kMaxScanFieldNames) {
+      return InvalidArgument("Invalid ", key, ": ", array.size(), " names, more than the ",
+                             kMaxScanFieldNames, " a scan may name");
+    }
+    return json::GetStringList(object, key);
+  };
+  SKADE_ASSIGN_OR_RAISE(out.options.snapshot_id, snapshot_id("snapshot-id"));
+  SKADE_ASSIGN_OR_RAISE(out.start_snapshot_id, snapshot_id("start-snapshot-id"));
+  SKADE_ASSIGN_OR_RAISE(out.end_snapshot_id, snapshot_id("end-snapshot-id"));
+  if (out.start_snapshot_id && !out.end_snapshot_id) {
+    return InvalidArgument("Invalid scan: end-snapshot-id is required with start-snapshot-id");
+  }
+  if (out.start_snapshot_id && out.options.snapshot_id) {
+    return InvalidArgument("Invalid scan: snapshot-id and start-snapshot-id exclude each other");
+  }
+  SKADE_ASSIGN_OR_RAISE(auto select, names("select"));
+  if (select) out.options.select = std::move(*select);
+  SKADE_ASSIGN_OR_RAISE(out.stats_fields, names("stats-fields"));
+  if (auto filter = json::Find(object, "filter")) {
+    SKADE_ASSIGN_OR_RAISE(out.options.filter, expr::ExpressionFromJson(*filter));
+  }
+  SKADE_ASSIGN_OR_RAISE(auto case_sensitive, json::GetOptionalBool(object, "case-sensitive"));
+  out.options.case_sensitive = case_sensitive.value_or(true);
+  SKADE_ASSIGN_OR_RAISE(auto use_snapshot_schema,
+                        json::GetOptionalBool(object, "use-snapshot-schema"));
+  out.use_snapshot_schema = use_snapshot_schema.value_or(false);
+  SKADE_ASSIGN_OR_RAISE(out.min_rows_requested,
+                        json::GetOptionalInt64(object, "min-rows-requested"));
+  return out;
+}
+
+Result<std::string> ParseFetchScanTasks(std::string_view body) {
+  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "fetch scan tasks request"));
+  return json::GetString(object, "plan-task");
 }
 
 Result<std::vector<catalog::SnapshotKey>> ParseResolveSnapshots(std::string_view body) {

@@ -10,6 +10,7 @@
 
 #include "skade/catalog/catalog.h"
 #include "skade/rest/storage_access.h"
+#include "skade/scan/table_scan.h"
 #include "skade/util/result.h"
 
 namespace skade::rest {
@@ -32,6 +33,22 @@ struct RegisterBody {
   bool overwrite = false;
 };
 
+/// planTableScan's PlanTableScanRequest: `snapshot-id`, `select`, `filter`
+/// and `case-sensitive` go into `options`.
+struct PlanTableScanBody {
+  scan::ScanOptions options;
+  bool use_snapshot_schema = false;
+  std::optional<int64_t> start_snapshot_id;
+  std::optional<int64_t> end_snapshot_id;
+  /// Absent: no column metrics in the answer.
+  std::optional<std::vector<std::string>> stats_fields;
+  std::optional<int64_t> min_rows_requested;
+};
+
+/// The most names a `select` or `stats-fields` list may hold, so that one
+/// request cannot make the planner resolve millions of names.
+inline constexpr size_t kMaxScanFieldNames = 10000;
+
 Result<CreateNamespaceBody> ParseCreateNamespace(std::string_view body);
 Result<UpdatePropertiesBody> ParseUpdateProperties(std::string_view body);
 Result<catalog::CreateTableRequest> ParseCreateTable(std::string_view body);
@@ -48,6 +65,13 @@ Status ValidateMetricsReport(std::string_view body);
 /// …}, "snapshot-id": N}, …]}`. Every item is checked (a snapshot id is a
 /// non-negative long), including those beyond what one request resolves.
 Result<std::vector<catalog::SnapshotKey>> ParseResolveSnapshots(std::string_view body);
+/// An empty body is the request with every default. Snapshot ids must be
+/// non-negative; start-snapshot-id needs end-snapshot-id and excludes
+/// snapshot-id; the filter must parse (expr::ExpressionFromJson); names lists
+/// hold at most kMaxScanFieldNames.
+Result<PlanTableScanBody> ParsePlanTableScan(std::string_view body);
+/// fetchScanTasks' FetchScanTasksRequest: its `plan-task`.
+Result<std::string> ParseFetchScanTasks(std::string_view body);
 
 std::string WriteNamespace(const spec::Namespace& ns, const catalog::Properties& properties);
 std::string WriteNamespaceList(const catalog::Page<spec::Namespace>& page);

@@ -44,6 +44,10 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "UnprocessableEntity";
     case ErrorKind::kIdempotencyKeyUsed:
       return "IdempotencyKeyUsed";
+    case ErrorKind::kNoSuchPlanId:
+      return "NoSuchPlanId";
+    case ErrorKind::kNoSuchPlanTask:
+      return "NoSuchPlanTask";
   }
   return "Unknown";
 }

@@ -19,6 +19,8 @@ enum class ErrorKind {
   kNoSuchNamespace,     // REST 404 NoSuchNamespaceException
   kNoSuchTable,         // REST 404 NoSuchTableException
   kNoSuchView,          // REST 404 NoSuchViewException
+  kNoSuchPlanId,        // a scan plan id unknown or expired (REST 404 NoSuchPlanIdException)
+  kNoSuchPlanTask,      // a plan task unknown or expired (REST 404 NoSuchPlanTaskException)
   kNotFound,            // a file or other object is missing (REST 404 NotFoundException)
   kAlreadyExists,       // REST 409 AlreadyExistsException
   kNamespaceNotEmpty,   // REST 409 NamespaceNotEmptyException

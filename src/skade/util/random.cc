@@ -41,4 +41,17 @@ Status SecureRandomBytes(void* out, size_t size) {
   return OkStatus();
 }
 
+Result<std::string> SecureRandomHex(size_t bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string random(bytes, '\0');
+  SKADE_RETURN_NOT_OK(SecureRandomBytes(random.data(), random.size()));
+  std::string hex;
+  hex.reserve(2 * bytes);
+  for (unsigned char byte : random) {
+    hex.push_back(kHex[byte >> 4]);
+    hex.push_back(kHex[byte & 0xF]);
+  }
+  return hex;
+}
+
 }  // namespace skade

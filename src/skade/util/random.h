@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "skade/util/result.h"
 
@@ -22,5 +23,9 @@ int64_t NewSnapshotId();
 /// is first initialized (early boot). kIo if the kernel refuses, which a Linux
 /// since 3.17 does not do.
 Status SecureRandomBytes(void* out, size_t size);
+
+/// `bytes` bytes from SecureRandomBytes as lowercase hex: bearer tokens,
+/// scan plan ids, anything a client must not guess. Errors as there.
+Result<std::string> SecureRandomHex(size_t bytes);
 
 }  // namespace skade
