@@ -18,6 +18,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from coalesce import summarize as coalesce_summary  # noqa: E402  (bench/coalesce/summarize.py)
 from micro import static_tree_summary  # noqa: E402  (bench/micro/static_tree_summary.py)
 from s3 import summarize as s3_summary  # noqa: E402  (bench/s3/summarize.py)
+from scan import summarize as scan_summary  # noqa: E402  (bench/scan/summarize.py)
 
 REQUIRED_FIELDS = ("run_id", "target", "scenario", "threads", "ops")
 MEASURED_FIELDS = ("ops_per_sec", "p50_us", "p99_us", "p999_us")
@@ -122,6 +123,7 @@ FAMILIES = {
     "nessie": ("nessie",),
     "skade-rest-s3": (SKADE_REST_S3,),
     "s3-ingest": ("s3-ingest",),
+    "scan": ("scan",),
 }
 
 HISTORY_TARGET = "skade-rest-history"
@@ -621,7 +623,7 @@ def failure_lines(run: Run) -> list:
 
 def render(records: list, meta: dict, results_name: str, ingest: list = (),
            ingest_name: str = "", static_tree: dict = None, static_tree_name: str = "",
-           s3_ingest: list = ()) -> str:
+           s3_ingest: list = (), scan: list = ()) -> str:
     run = Run(records, meta.get("targets"))
     run_id = meta.get("run_id") or (records[0]["run_id"] if records else "?")
     options = meta.get("options", {})
@@ -681,6 +683,11 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
         lines += ingest_summary.markdown(ingest) + [""]
     if s3_ingest or not {SKADE_REST_S3, "s3-ingest"} <= set(run.unselected):
         lines += ["## Object storage (issue 14 targets)", ""] + object_storage_lines(run, s3_ingest)
+    if scan or "scan" not in run.unselected:
+        lines += ["## Read path (issue 15 targets)", "",
+                  "`bench/scan/scan_bench.py` in the same run: medians of its repetitions.", ""]
+        lines += (scan_summary.markdown(scan) if scan
+                  else ["Not measured: " + (run.failure("scan") or "no records") + "."]) + [""]
     if HISTORY_TARGET not in run.unselected:
         lines += ["## History length", ""] + history_lines(run)
     if TIME_TRAVEL not in run.unselected:
@@ -722,9 +729,12 @@ def main() -> int:
     s3_ingest_path = args.results.with_name(
         args.results.name.removesuffix(".jsonl") + ".s3-ingest.jsonl")
     s3_ingest = s3_summary.load(s3_ingest_path) if s3_ingest_path.exists() else []
+    # The same run's read-path benchmark (bench/scan/scan_bench.py), if it ran.
+    scan_path = args.results.with_name(args.results.name.removesuffix(".jsonl") + ".scan.jsonl")
+    scan = scan_summary.load(scan_path) if scan_path.exists() else []
     args.output.write_text(render(records, meta, args.results.name, ingest,
                                   ingest_path.name if args.ingest else "", static_tree,
-                                  static_tree_path.name, s3_ingest))
+                                  static_tree_path.name, s3_ingest, scan))
     return 0
 
 

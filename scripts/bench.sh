@@ -10,7 +10,7 @@
 #   BENCH_SMOKE=1        a tiny catalog and a few hundred ops (for tests/interop/test_bench_smoke.py)
 #   BENCH_TARGETS        comma-separated subset of: skade-embedded, skade-rest, pyiceberg-sql,
 #                        iceberg-rest-fixture, nessie, skade-rest-s3, iceberg-rust, history,
-#                        time-travel, static-tree, ingest, coalesce, s3-ingest (default: all)
+#                        time-travel, static-tree, ingest, coalesce, s3-ingest, scan (default: all)
 #   BENCH_THREADS        N of the multi-threaded scenarios (default: cores, at least 2)
 #   BENCH_TABLES, BENCH_OPS, BENCH_COMMIT_OPS, BENCH_SECONDS, BENCH_WARMUP   override the mode's sizes
 #   BENCH_RUN_ID         default: UTC time + git commit
@@ -56,7 +56,7 @@ run_id=${BENCH_RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$(git rev-parse --short HEAD 2
 results_dir=${BENCH_RESULTS_DIR:-bench/results}
 report=${BENCH_REPORT:-BENCHMARKS.md}
 python=${BENCH_PYTHON:-.venv/bin/python}
-targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,nessie,skade-rest-s3,iceberg-rust,history,time-travel,static-tree,ingest,coalesce,s3-ingest}
+targets=${BENCH_TARGETS:-skade-embedded,skade-rest,pyiceberg-sql,iceberg-rest-fixture,nessie,skade-rest-s3,iceberg-rust,history,time-travel,static-tree,ingest,coalesce,s3-ingest,scan}
 
 mkdir -p "$results_dir"
 results=$(cd "$results_dir" && pwd)/$run_id.jsonl
@@ -730,6 +730,28 @@ if wants ingest && [[ $mode != smoke ]]; then
 fi
 
 wants s3-ingest && bench_s3_ingest
+
+# The read path (bench/scan/scan_bench.py): TPC-H lineitem scanned by skade, the raw Arrow read,
+# PyIceberg and DuckDB; planning on a table of many data files. Its records go beside the results
+# (<run_id>.scan.jsonl); a failure is a record there, never a silent gap.
+bench_scan() {
+  local sf reps planning_files
+  case $mode in
+    smoke) sf=0.01 reps=1 planning_files=200 ;;
+    quick) sf=0.1 reps=3 planning_files=10000 ;;
+    *) sf=1 reps=5 planning_files=10000 ;;
+  esac
+  scan_out=${results%.jsonl}.scan.jsonl
+  : >"$scan_out"
+  log "scan: TPC-H SF$sf lineitem and a $planning_files-file planning table (progress in $logs/scan.log)"
+  if ! python3 bench/scan/scan_bench.py --bin "$bin" --python "$python" --duckdb "$root/.deps/duckdb-iceberg" \
+      --work "$work/scan" --out "$scan_out" --run-id "$run_id" --sf "$sf" --reps "$reps" \
+      --planning-files "$planning_files" 2>"$logs/scan.log"; then
+    echo "{\"run_id\": \"$run_id\", \"target\": \"scan\", \"scenario\": \"setup\", \"peer\": \"harness\", \"error\": \"scan_bench.py failed: see $logs/scan.log\"}" >>"$scan_out"
+  fi
+  [[ ${BENCH_KEEP:-0} == 1 ]] || rm -rf "$work/scan"
+}
+wants scan && bench_scan
 
 # The run's context, for the report: when, where, on which commit, under which load.
 META_RUN_ID=$run_id META_MODE=$mode META_STARTED=$started META_FINISHED=$(date -u +%Y-%m-%dT%H:%M:%SZ) \

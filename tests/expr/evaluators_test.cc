@@ -75,6 +75,19 @@ TEST_F(EvaluatorsTest, MetricsPruneOnlyOnWhatTheyProve) {
   EXPECT_FALSE(FileMayMatch("day(ts) > '1970-01-02'", file));
   EXPECT_TRUE(FileMayMatch("day(ts) = '1970-01-02'", file));
   EXPECT_TRUE(FileMayMatch("bucket(4, ts) = 0", file));
+  // One value in the file: `!=` and `not in` it match nothing (nulls fail
+  // them too), unless a NaN may be there.
+  file.value_counts[2] = 10;
+  file.null_value_counts[2] = 3;
+  file.lower_bounds[2] = file.upper_bounds[2] = Literal::Int(5).ToBytes();
+  EXPECT_FALSE(FileMayMatch("i != 5", file));
+  EXPECT_FALSE(FileMayMatch("i not in (4, 5)", file));
+  EXPECT_TRUE(FileMayMatch("i != 4", file));
+  file.lower_bounds[12] = file.upper_bounds[12] = Literal::Double(2.0).ToBytes();
+  file.nan_value_counts.erase(12);
+  EXPECT_TRUE(FileMayMatch("x != 2.0", file));
+  file.nan_value_counts[12] = 0;
+  EXPECT_FALSE(FileMayMatch("x != 2.0", file));
   file.record_count = 0;
   EXPECT_FALSE(FileMayMatch("true", file));
 }

@@ -9,6 +9,7 @@
 namespace skade::expr {
 namespace {
 
+using skade::testing::IsError;
 using skade::testing::IsErrorWithMessage;
 using skade::testing::IsOk;
 using spec::Literal;
@@ -175,11 +176,21 @@ TEST(ExpressionJsonTest, ReportsThePathOfTheFault) {
       ParseExpressionJson("[1]"),
       IsErrorWithMessage(ErrorKind::kInvalidArgument, "filter: expected a boolean or an object"));
   EXPECT_THAT(ParseExpressionJson("{"), IsErrorWithMessage(ErrorKind::kInvalidArgument, "JSON"));
-  std::string deep;
-  for (int i = 0; i < 300; ++i) deep += R"js({"type":"not","child":)js";
-  deep += "true" + std::string(300, '}');
-  EXPECT_THAT(ParseExpressionJson(deep),
+  auto nested = [](int depth) {
+    std::string json;
+    for (int i = 0; i < depth; ++i) json += R"js({"type":"not","child":)js";
+    return json + "true" + std::string(depth, '}');
+  };
+  EXPECT_THAT(ParseExpressionJson(nested(1010)),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "nested too deeply"));
+  EXPECT_THAT(ParseExpressionJson(nested(100000)), IsError(ErrorKind::kInvalidArgument));
+  // A conjunction of 900 predicates as a left-deep tree, as clients send it.
+  std::string chain = R"js({"type":"eq","term":"id","value":0})js";
+  for (int i = 1; i < 900; ++i) {
+    chain = StrCat(R"js({"type":"and","left":)js", chain,
+                   R"js(,"right":{"type":"not-eq","term":"id","value":)js", i, "}}");
+  }
+  EXPECT_THAT(ParseExpressionJson(chain), IsOk());
 }
 
 }  // namespace

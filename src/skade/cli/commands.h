@@ -15,5 +15,7 @@ void AddTableCommands(CLI::App& app, const CliContext& context);
 void AddServeCommand(CLI::App& app, const CliContext& context);
 /// `skade ingest`: Parquet, CSV and JSON-lines files into a table.
 void AddIngestCommand(CLI::App& app, const CliContext& context);
+/// `skade scan`: a table's rows, or its scan plan.
+void AddScanCommand(CLI::App& app, const CliContext& context);
 
 }  // namespace skade::cli

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   skade::cli::AddServeCommand(app, context);
 #ifdef SKADE_WITH_INGEST
   skade::cli::AddIngestCommand(app, context);
+  skade::cli::AddScanCommand(app, context);
 #endif
   CLI11_PARSE(app, argc, argv);
   return 0;

@@ -235,6 +235,16 @@ Result<Literal> TransformValueFromText(const BoundTerm& term, const Literal& lit
   return Literal::Int(static_cast<int32_t>(value));
 }
 
+// Set literals in CompareLiterals order, each once.
+void SortUnique(std::vector<Literal>& literals) {
+  std::sort(literals.begin(), literals.end(),
+            [](const Literal& a, const Literal& b) { return CompareLiterals(a, b) < 0; });
+  literals.erase(
+      std::unique(literals.begin(), literals.end(),
+                  [](const Literal& a, const Literal& b) { return CompareLiterals(a, b) == 0; }),
+      literals.end());
+}
+
 bool IsNan(const Literal& literal) {
   if (const auto* f = std::get_if<float>(&literal.value())) return std::isnan(*f);
   if (const auto* d = std::get_if<double>(&literal.value())) return std::isnan(*d);
@@ -370,12 +380,7 @@ Result<BoundExpressionPtr> BindPredicate(const Expression& expression, const spe
     literals.push_back(std::move(converted->literal));
   }
   if (IsSet(op)) {
-    std::sort(literals.begin(), literals.end(),
-              [](const Literal& a, const Literal& b) { return CompareLiterals(a, b) < 0; });
-    literals.erase(
-        std::unique(literals.begin(), literals.end(),
-                    [](const Literal& a, const Literal& b) { return CompareLiterals(a, b) == 0; }),
-        literals.end());
+    SortUnique(literals);
     if (literals.empty()) {
       // Every value was out of range.
       return Folded(op == Operation::kIn ? Operation::kEq : Operation::kNotEq, Converted::kAboveMax,
@@ -439,14 +444,7 @@ BoundExpressionPtr BoundExpression::Or(BoundExpressionPtr left, BoundExpressionP
 
 BoundExpressionPtr BoundExpression::Predicate(Operation op, BoundTerm term,
                                               std::vector<spec::Literal> literals) {
-  if (IsSet(op)) {
-    std::sort(literals.begin(), literals.end(),
-              [](const Literal& a, const Literal& b) { return CompareLiterals(a, b) < 0; });
-    literals.erase(
-        std::unique(literals.begin(), literals.end(),
-                    [](const Literal& a, const Literal& b) { return CompareLiterals(a, b) == 0; }),
-        literals.end());
-  }
+  if (IsSet(op)) SortUnique(literals);
   auto* e = new BoundExpression();
   e->op_ = op;
   e->term_ = std::move(term);
@@ -546,7 +544,23 @@ Result<spec::Literal> ConvertLiteral(const spec::Literal& literal, const spec::T
 int CompareLiterals(const spec::Literal& a, const spec::Literal& b) {
   const auto& x = a.value();
   const auto& y = b.value();
-  if (x.index() != y.index()) return ThreeWay(x.index(), y.index());
+  if (x.index() != y.index()) {
+    // An int against a long, a float against a double (a value from before a
+    // type promotion): by value.
+    auto integer = [](const spec::Literal::Value& v) -> std::optional<int64_t> {
+      if (const auto* i = std::get_if<int32_t>(&v)) return *i;
+      if (const auto* l = std::get_if<int64_t>(&v)) return *l;
+      return std::nullopt;
+    };
+    auto floating = [](const spec::Literal::Value& v) -> std::optional<double> {
+      if (const auto* f = std::get_if<float>(&v)) return *f;
+      if (const auto* d = std::get_if<double>(&v)) return *d;
+      return std::nullopt;
+    };
+    if (auto i = integer(x), j = integer(y); i && j) return ThreeWay(*i, *j);
+    if (auto f = floating(x), g = floating(y); f && g) return CompareFloating(*f, *g);
+    return ThreeWay(x.index(), y.index());
+  }
   if (a.type() && a.type()->id() == TypeId::kDecimal) {
     return ThreeWay(spec::FromBigEndian(std::get<std::string>(x)),
                     spec::FromBigEndian(std::get<std::string>(y)));

@@ -4,13 +4,13 @@
 // Binding follows Iceberg Java's rules: names resolve case-sensitively or
 // not; a literal converts to the term's type (a string to a date, time,
 // timestamp, uuid or decimal, and for year/month/hour terms from the forms
-// partition paths show: '2026', '2026-11', '2026-11-01-10'; a long to an
-// int when it fits; a double to a float), and a comparison with a value outside the type's range folds to
-// true or false (`int_col < 1e10` is true for every non-null row); `in`
-// literals are de-duplicated and sorted; an `in` of one value is `eq`.
-// Predicates that cannot hold for a required column fold too (`is null` on a
-// required field is false). `not` is pushed down to the predicates, so a
-// bound tree has no kNot. Thread-safe, immutable.
+// partition paths show: '2026', '2026-11', '2026-11-01-10'; a long to an int
+// when it fits; a double to a float), and a comparison with a value outside
+// the type's range folds to true or false (`int_col < 1e10` is true for every
+// non-null row); `in` literals are de-duplicated and sorted; an `in` of one
+// value is `eq`. Predicates that cannot hold for a required column fold too
+// (`is null` on a required field is false). `not` is pushed down to the
+// predicates, so a bound tree has no kNot. Thread-safe, immutable.
 #pragma once
 
 #include <cstdint>
@@ -102,6 +102,7 @@ Result<spec::Literal> ConvertLiteral(const spec::Literal& literal, const spec::T
 /// Iceberg's order for that type (signed ints, IEEE doubles with -0 < 0 and
 /// NaN greatest, strings as unsigned UTF-8 bytes, binary/fixed unsigned
 /// lexicographic, decimals by value, uuids as unsigned bytes): <0, 0, >0.
+/// An int and a long, or a float and a double, compare by value.
 int CompareLiterals(const spec::Literal& a, const spec::Literal& b);
 
 }  // namespace skade::expr

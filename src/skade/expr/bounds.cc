@@ -60,6 +60,15 @@ bool BoundsMayMatch(const BoundExpression& predicate, const std::optional<spec::
         }
       }
       return false;
+    case Operation::kNotEq:
+    case Operation::kNotIn:
+      // Equal bounds hold one value (a truncated upper bound never equals
+      // its lower one); if it is excluded, so is every value.
+      if (!lower || !upper || CompareLiterals(*lower, *upper) != 0) return true;
+      for (const auto& literal : literals) {
+        if (CompareLiterals(*lower, literal) == 0) return false;
+      }
+      return true;
     case Operation::kStartsWith: {
       const auto& prefix = std::get<std::string>(literals[0].value());
       if (lower && ComparePrefix(*lower, prefix) > 0) return false;

@@ -20,8 +20,9 @@ std::optional<spec::Literal> ReadBound(const spec::TypePtr& type, const std::str
                                        bool lower);
 
 /// False when every value in [lower, upper] fails `predicate` (a comparison,
-/// `in`, `starts with` or `not starts with`); true otherwise, and for every
-/// other operation. A missing bound bounds nothing.
+/// `in`, `not in`, `starts with` or `not starts with`); true otherwise, and
+/// for the unary operations. A missing bound bounds nothing. The caller
+/// rules out NaN values first: they satisfy `!=` and `not in`.
 bool BoundsMayMatch(const BoundExpression& predicate, const std::optional<spec::Literal>& lower,
                     const std::optional<spec::Literal>& upper);
 

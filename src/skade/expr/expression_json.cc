@@ -13,8 +13,10 @@ using simdjson::dom::element;
 using simdjson::dom::element_type;
 using spec::Literal;
 
-// Deeper nesting is refused rather than recursed into (hostile input).
-constexpr int kMaxDepth = 200;
+// Deeper nesting is refused rather than recursed into (hostile input). Clients
+// send long conjunctions as left-deep trees (PyIceberg's And(a, b, c, …)), so
+// the limit is simdjson's own document depth, not a small one.
+constexpr int kMaxDepth = 1000;
 
 std::optional<Operation> OperationFromName(std::string_view name) {
   for (int i = static_cast<int>(Operation::kTrue); i <= static_cast<int>(Operation::kNotIn); ++i) {

@@ -32,7 +32,9 @@ bool SummaryMayMatch(const BoundExpression& predicate, const spec::PartitionFiel
       return !(floating && summary.contains_nan == true && !summary.contains_null && no_bounds);
     case Operation::kNotEq:
     case Operation::kNotIn:
-      return true;
+      // A NaN satisfies both.
+      if (may_have_nan) return true;
+      break;
     default:
       break;
   }

@@ -69,7 +69,10 @@ bool PredicateMayMatch(const BoundExpression& predicate, const spec::DataFile& f
   }
   // Nulls fail every other predicate; NaN fails all but != and `not in`.
   if (nulls_only) return false;
-  if (op == Operation::kNotEq || op == Operation::kNotIn) return true;
+  bool may_have_nan =
+      (term.type->id() == spec::TypeId::kFloat || term.type->id() == spec::TypeId::kDouble) &&
+      !(nans && *nans == 0);
+  if ((op == Operation::kNotEq || op == Operation::kNotIn) && may_have_nan) return true;
   if (nans_only) return false;
   const spec::NestedField* field = schema.FindFieldById(id);
   const spec::TypePtr& type = field != nullptr ? field->type : term.source_type;

@@ -115,7 +115,9 @@ std::optional<Int128> ParseDecimal(std::string_view text, int32_t precision, int
 std::optional<int64_t> ParseTimestamp(std::string_view text, bool zoned, int64_t units_per_second) {
   auto parts = ParseIsoDateTime(text);
   if (!parts) return std::nullopt;
-  if (parts->has_time && parts->offset_minutes.has_value() != zoned) return std::nullopt;
+  // A local time cannot carry a zone; a zoned one without an offset is UTC,
+  // as PyIceberg writes a timestamptz literal (naive ISO-8601 of the UTC time).
+  if (!zoned && parts->offset_minutes.has_value()) return std::nullopt;
   Int128 value = static_cast<Int128>(parts->days) * 86400 * units_per_second +
                  parts->nanos_of_day / (kNanosPerSecond / units_per_second) -
                  static_cast<Int128>(parts->offset_minutes.value_or(0)) * 60 * units_per_second;

@@ -36,8 +36,8 @@ void WriteLiteralJson(const Literal& value, JsonWriter& writer);
 
 /// Reads the string form of a value of `type` (every type but boolean and
 /// the numbers, whose JSON values are not strings; strings as they are).
-/// Timestamps without zone reject an offset, timestamptz values need one
-/// ("Z" or "+01:00"); a bare date reads as midnight for both. Decimals
+/// Timestamps without zone reject an offset; timestamptz values take one
+/// ("Z", "+01:00") and are UTC without; a bare date reads as midnight. Decimals
 /// convert exactly (fewer fraction digits are padded, more are an error
 /// unless zero) and must fit the precision. kInvalidArgument naming the
 /// value and the type otherwise.

@@ -1,0 +1,267 @@
+#include "skade/cli/scan_output.h"
+
+#include <arrow/csv/writer.h>
+#include <arrow/io/file.h>
+#include <arrow/io/stdio.h>
+#include <arrow/ipc/writer.h>
+#include <arrow/scalar.h>
+#include <arrow/util/base64.h>
+#include <parquet/arrow/writer.h>
+
+#include <algorithm>
+#include <iostream>
+#include <vector>
+
+#include "skade/util/json_writer.h"
+
+namespace skade::cli {
+namespace {
+
+Status FromArrow(const arrow::Status& status, std::string_view what) {
+  if (status.ok()) return OkStatus();
+  return IoError(what, ": ", status.ToString());
+}
+
+Result<std::shared_ptr<arrow::io::OutputStream>> OpenStream(const std::string& path) {
+  if (path.empty()) return std::make_shared<arrow::io::StdoutStream>();
+  auto opened = arrow::io::FileOutputStream::Open(path);
+  if (!opened.ok()) return IoError("cannot create ", path, ": ", opened.status().ToString());
+  return std::shared_ptr<arrow::io::OutputStream>(*opened);
+}
+
+// A cell as text for the table format: the scalar's own rendering.
+std::string CellText(const arrow::Array& column, int64_t row) {
+  if (column.IsNull(row)) return "NULL";
+  auto scalar = column.GetScalar(row);
+  return scalar.ok() ? (*scalar)->ToString() : "?";
+}
+
+// An aligned text table; widths are computed per chunk of rows so output
+// starts before a large scan ends.
+class TableOutput : public ScanOutput {
+ public:
+  TableOutput(std::shared_ptr<arrow::io::OutputStream> out, std::shared_ptr<arrow::Schema> schema)
+      : out_(std::move(out)), schema_(std::move(schema)) {}
+
+  Status Write(const arrow::RecordBatch& batch) override {
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      std::vector<std::string> cells;
+      for (int c = 0; c < batch.num_columns(); ++c)
+        cells.push_back(CellText(*batch.column(c), row));
+      rows_.push_back(std::move(cells));
+      ++total_;
+      if (rows_.size() >= kChunkRows) SKADE_RETURN_NOT_OK(Flush());
+    }
+    return OkStatus();
+  }
+
+  Status Close() override {
+    SKADE_RETURN_NOT_OK(Flush());
+    std::string tail = "(" + std::to_string(total_) + (total_ == 1 ? " row)\n" : " rows)\n");
+    SKADE_RETURN_NOT_OK(FromArrow(out_->Write(tail), "write"));
+    return FromArrow(out_->Close(), "close");
+  }
+
+ private:
+  static constexpr size_t kChunkRows = 10000;
+  static constexpr size_t kMaxWidth = 60;
+
+  Status Flush() {
+    std::vector<size_t> widths;
+    for (const auto& field : schema_->fields()) widths.push_back(field->name().size());
+    for (const auto& cells : rows_) {
+      for (size_t c = 0; c < cells.size(); ++c) widths[c] = std::max(widths[c], cells[c].size());
+    }
+    for (size_t& w : widths) w = std::min(w, kMaxWidth);
+    std::string text;
+    auto line = [&](const std::vector<std::string>& cells) {
+      for (size_t c = 0; c < cells.size(); ++c) {
+        std::string cell =
+            cells[c].size() > kMaxWidth ? cells[c].substr(0, kMaxWidth - 1) + "~" : cells[c];
+        text += (c ? " | " : "") + cell + std::string(widths[c] - cell.size(), ' ');
+      }
+      text += "\n";
+    };
+    if (!header_printed_) {
+      std::vector<std::string> names;
+      for (const auto& field : schema_->fields()) names.push_back(field->name());
+      line(names);
+      for (size_t c = 0; c < widths.size(); ++c)
+        text += (c ? "-+-" : "") + std::string(widths[c], '-');
+      text += "\n";
+      header_printed_ = true;
+    }
+    for (const auto& cells : rows_) line(cells);
+    rows_.clear();
+    return FromArrow(out_->Write(text), "write");
+  }
+
+  std::shared_ptr<arrow::io::OutputStream> out_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::vector<std::vector<std::string>> rows_;
+  bool header_printed_ = false;
+  int64_t total_ = 0;
+};
+
+class CsvOutput : public ScanOutput {
+ public:
+  static Result<std::unique_ptr<ScanOutput>> Make(std::shared_ptr<arrow::io::OutputStream> out,
+                                                  const std::shared_ptr<arrow::Schema>& schema) {
+    auto writer = arrow::csv::MakeCSVWriter(out, schema);
+    if (!writer.ok()) return InvalidArgument("cannot write CSV: ", writer.status().ToString());
+    return std::unique_ptr<ScanOutput>(new CsvOutput(std::move(out), *writer));
+  }
+  Status Write(const arrow::RecordBatch& batch) override {
+    return FromArrow(writer_->WriteRecordBatch(batch), "write CSV");
+  }
+  Status Close() override {
+    SKADE_RETURN_NOT_OK(FromArrow(writer_->Close(), "close CSV"));
+    return FromArrow(out_->Close(), "close");
+  }
+
+ private:
+  CsvOutput(std::shared_ptr<arrow::io::OutputStream> out,
+            std::shared_ptr<arrow::ipc::RecordBatchWriter> writer)
+      : out_(std::move(out)), writer_(std::move(writer)) {}
+  std::shared_ptr<arrow::io::OutputStream> out_;
+  std::shared_ptr<arrow::ipc::RecordBatchWriter> writer_;
+};
+
+// A JSON value for a scalar: numbers and booleans as JSON, nested values as
+// objects and arrays, binary as base64, everything else (dates, timestamps,
+// decimals) as the scalar's text.
+void WriteScalar(const arrow::Scalar& scalar, JsonWriter& json) {
+  if (!scalar.is_valid) {
+    json.Null();
+    return;
+  }
+  switch (scalar.type->id()) {
+    case arrow::Type::BOOL:
+      json.Bool(static_cast<const arrow::BooleanScalar&>(scalar).value);
+      return;
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::INT64:
+    case arrow::Type::UINT8:
+    case arrow::Type::UINT16:
+    case arrow::Type::UINT32:
+    case arrow::Type::UINT64:
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE: {
+      std::string text = scalar.ToString();
+      if (text == "nan" || text == "inf" || text == "-inf")
+        json.String(text);
+      else
+        json.Raw(text);
+      return;
+    }
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::FIXED_SIZE_BINARY: {
+      auto view = static_cast<const arrow::BaseBinaryScalar&>(scalar).view();
+      json.String(arrow::util::base64_encode(view));
+      return;
+    }
+    case arrow::Type::STRUCT: {
+      const auto& s = static_cast<const arrow::StructScalar&>(scalar);
+      json.StartObject();
+      for (int i = 0; i < scalar.type->num_fields(); ++i) {
+        json.Key(scalar.type->field(i)->name());
+        WriteScalar(*s.value[i], json);
+      }
+      json.EndObject();
+      return;
+    }
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::FIXED_SIZE_LIST:
+    case arrow::Type::MAP: {
+      const auto& list = static_cast<const arrow::BaseListScalar&>(scalar);
+      json.StartArray();
+      for (int64_t i = 0; i < list.value->length(); ++i) {
+        auto item = list.value->GetScalar(i);
+        if (item.ok())
+          WriteScalar(**item, json);
+        else
+          json.Null();
+      }
+      json.EndArray();
+      return;
+    }
+    default:
+      json.String(scalar.ToString());
+  }
+}
+
+class JsonLinesOutput : public ScanOutput {
+ public:
+  explicit JsonLinesOutput(std::shared_ptr<arrow::io::OutputStream> out) : out_(std::move(out)) {}
+  Status Write(const arrow::RecordBatch& batch) override {
+    std::string text;
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      JsonWriter json;
+      json.StartObject();
+      for (int c = 0; c < batch.num_columns(); ++c) {
+        json.Key(batch.schema()->field(c)->name());
+        auto scalar = batch.column(c)->GetScalar(row);
+        if (scalar.ok())
+          WriteScalar(**scalar, json);
+        else
+          json.Null();
+      }
+      json.EndObject();
+      text += json.str();
+      text += '\n';
+    }
+    return FromArrow(out_->Write(text), "write");
+  }
+  Status Close() override { return FromArrow(out_->Close(), "close"); }
+
+ private:
+  std::shared_ptr<arrow::io::OutputStream> out_;
+};
+
+class ParquetOutput : public ScanOutput {
+ public:
+  static Result<std::unique_ptr<ScanOutput>> Make(std::shared_ptr<arrow::io::OutputStream> out,
+                                                  const std::shared_ptr<arrow::Schema>& schema) {
+    auto writer = parquet::arrow::FileWriter::Open(*schema, arrow::default_memory_pool(), out);
+    if (!writer.ok()) return InvalidArgument("cannot write Parquet: ", writer.status().ToString());
+    return std::unique_ptr<ScanOutput>(new ParquetOutput(std::move(out), std::move(*writer)));
+  }
+  Status Write(const arrow::RecordBatch& batch) override {
+    return FromArrow(writer_->WriteRecordBatch(batch), "write Parquet");
+  }
+  Status Close() override {
+    SKADE_RETURN_NOT_OK(FromArrow(writer_->Close(), "close Parquet"));
+    return FromArrow(out_->Close(), "close");
+  }
+
+ private:
+  ParquetOutput(std::shared_ptr<arrow::io::OutputStream> out,
+                std::unique_ptr<parquet::arrow::FileWriter> writer)
+      : out_(std::move(out)), writer_(std::move(writer)) {}
+  std::shared_ptr<arrow::io::OutputStream> out_;
+  std::unique_ptr<parquet::arrow::FileWriter> writer_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ScanOutput>> MakeScanOutput(const std::string& format,
+                                                   const std::string& path,
+                                                   std::shared_ptr<arrow::Schema> schema) {
+  if (format != "table" && format != "csv" && format != "jsonl" && format != "parquet") {
+    return InvalidArgument("unknown --format '", format, "' (table, csv, jsonl or parquet)");
+  }
+  if (format == "parquet" && path.empty()) {
+    return InvalidArgument("--format parquet needs --output PATH");
+  }
+  SKADE_ASSIGN_OR_RAISE(auto out, OpenStream(path));
+  if (format == "table") return std::unique_ptr<ScanOutput>(new TableOutput(out, schema));
+  if (format == "csv") return CsvOutput::Make(out, schema);
+  if (format == "jsonl") return std::unique_ptr<ScanOutput>(new JsonLinesOutput(out));
+  return ParquetOutput::Make(out, schema);
+}
+
+}  // namespace skade::cli

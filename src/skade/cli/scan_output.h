@@ -1,0 +1,28 @@
+// Where `skade scan` writes its rows: an aligned text table, CSV, JSON
+// lines or Parquet, to stdout or a file. Not thread-safe: one scan writes.
+#pragma once
+
+#include <arrow/record_batch.h>
+
+#include <memory>
+#include <string>
+
+#include "skade/util/result.h"
+
+namespace skade::cli {
+
+class ScanOutput {
+ public:
+  virtual ~ScanOutput() = default;
+  virtual Status Write(const arrow::RecordBatch& batch) = 0;
+  /// Flushes and closes; the output is complete only after Close.
+  virtual Status Close() = 0;
+};
+
+/// `format` is table, csv, jsonl or parquet; `path` empty means stdout
+/// (parquet needs a path). kInvalidArgument for an unknown format.
+Result<std::unique_ptr<ScanOutput>> MakeScanOutput(const std::string& format,
+                                                   const std::string& path,
+                                                   std::shared_ptr<arrow::Schema> schema);
+
+}  // namespace skade::cli
