@@ -181,7 +181,7 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   scan_planning.io = catalog->file_io_ptr();
   // One cache for the process: every plan of every request shares it.
   scan::ManifestCacheOptions cache;
-  cache.capacity_bytes = size_t(args.manifest_cache_mb) << 20;
+  cache.capacity_bytes = static_cast<size_t>(args.manifest_cache_mb) << 20;
   scan_planning.manifest_cache = std::make_shared<scan::ManifestCache>(cache);
   scan_planning.tasks_per_response = static_cast<size_t>(args.scan_tasks_per_response);
   auto service = std::make_shared<rest::CatalogService>(

@@ -116,7 +116,8 @@ Result<std::vector<StorageCredential>> CatalogService::VendCredentials(
     const RouteCall& call, const spec::TableMetadata& metadata) {
   std::vector<StorageCredential> out;
   if (!storage_.vendor) return out;
-  SKADE_ASSIGN_OR_RAISE(auto config, storage_.vendor(metadata.location, call.principal.read_only));
+  SKADE_ASSIGN_OR_RAISE(auto config,
+                        storage_.vendor(metadata.location, call.principal.read_only));
   if (!config.empty()) out.push_back({metadata.location, std::move(config)});
   return out;
 }
@@ -133,9 +134,9 @@ Result<HttpResponse> CatalogService::TableResponse(const RouteCall& call,
       for (const auto& [key, value] : credential.config) config.config[key] = value;
     }
   }
-  return JsonResponse(WriteLoadTable(table.metadata_location,
-                                     metadata_json.empty() ? *table.metadata_json : metadata_json,
-                                     &config));
+  return JsonResponse(WriteLoadTable(
+      table.metadata_location, metadata_json.empty() ? *table.metadata_json : metadata_json,
+      &config));
 }
 
 Result<HttpResponse> CatalogService::LoadCredentials(RouteCall& call) {
