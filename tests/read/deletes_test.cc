@@ -18,11 +18,6 @@ using spec::Type;
 using testing::Plan;
 using testing::Task;
 
-spec::SchemaPtr DataSchema() {
-  return testing::MakeSchema(
-      {NestedField{1, "id", Type::Long(), true}, NestedField{2, "name", Type::String(), false}});
-}
-
 // Ten rows: id 0..9, name "n<id % 3>" and null for ids 4 and 8.
 spec::DataFile WriteTenRows(io::FileIO& io, const std::string& path) {
   std::string json = "[";
@@ -33,7 +28,7 @@ spec::DataFile WriteTenRows(io::FileIO& io, const std::string& path) {
             "}";
   }
   json += "]";
-  auto schema = DataSchema();
+  auto schema = testing::IdNameSchema();
   return testing::WriteDataFile(io, path, schema, {testing::Rows(*schema, json)});
 }
 
@@ -132,7 +127,7 @@ TEST(DeletesTest, PositionDeletesRemoveTheirRowsOfThisFileOnly) {
                                              {dir.Sub("b.parquet"), 5},
                                              {dir.Sub("a.parquet"), 9},
                                              {dir.Sub("a.parquet"), 100}}));
-  auto output = testing::ReadAll(Plan(DataSchema(), {1, 2}, {task}), *io);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1, 2}, {task}), *io);
   ASSERT_TRUE(output.status.ok()) << output.status.ToString();
   EXPECT_EQ(Ids(output.rows), (std::vector<std::string>{"1", "2", "4", "5", "6", "7", "8"}));
 }
@@ -142,7 +137,7 @@ TEST(DeletesTest, PositionDeletesRemoveTheirRowsOfThisFileOnly) {
 TEST(DeletesTest, PositionsCountAcrossRowGroupsAndTasksShareTheDeleteFile) {
   skade::testing::TempDir dir;
   auto io = io::NewLocalFileIO();
-  auto arrow_schema = data::ToArrowSchema(*DataSchema()).value();
+  auto arrow_schema = data::ToArrowSchema(*testing::IdNameSchema()).value();
   std::vector<scan::FileScanTask> tasks;
   std::vector<std::pair<std::string, int64_t>> deleted;
   for (int f = 0; f < 3; ++f) {
@@ -160,7 +155,7 @@ TEST(DeletesTest, PositionsCountAcrossRowGroupsAndTasksShareTheDeleteFile) {
   ScanReadOptions options;
   options.ordered = true;
   options.threads = 3;
-  auto output = testing::ReadAll(Plan(DataSchema(), {1}, tasks), *io, options);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, tasks), *io, options);
   ASSERT_TRUE(output.status.ok()) << output.status.ToString();
   EXPECT_EQ(output.rows, (std::vector<std::string>{"1", "2", "4", "5", "6",  // f0: 0, 3
                                                    "0", "2", "3", "5", "6",  // f1: 1, 4
@@ -174,7 +169,7 @@ TEST(DeletesTest, DeletionVectorsRemoveTheirPositions) {
   auto task = Task(data);
   task.deletes.push_back(DeletionVectorFile(dir.Sub("dv.puffin"), data.file_path,
                                             DeletionVectorBlob({1, 2, 7, (1ull << 32) + 5})));
-  auto output = testing::ReadAll(Plan(DataSchema(), {1}, {task}), *io);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, {task}), *io);
   ASSERT_TRUE(output.status.ok()) << output.status.ToString();
   EXPECT_EQ(output.rows, (std::vector<std::string>{"0", "3", "4", "5", "6", "8", "9"}));
 }
@@ -194,7 +189,7 @@ TEST(DeletesTest, ACorruptDeletionVectorIsAnError) {
     auto task = Task(data);
     task.deletes.push_back(DeletionVectorFile(dir.Sub("dv" + std::to_string(i) + ".puffin"),
                                               data.file_path, broken[i]));
-    auto output = testing::ReadAll(Plan(DataSchema(), {1}, {task}), *io);
+    auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, {task}), *io);
     EXPECT_FALSE(output.status.ok()) << i;
     EXPECT_TRUE(output.rows.empty()) << i;
   }
@@ -202,7 +197,7 @@ TEST(DeletesTest, ACorruptDeletionVectorIsAnError) {
   auto task = Task(data);
   task.deletes.push_back(DeletionVectorFile(dir.Sub("dv.puffin"), data.file_path, blob));
   task.deletes.back().file.content_offset = 1000;
-  EXPECT_FALSE(testing::ReadAll(Plan(DataSchema(), {1}, {task}), *io).status.ok());
+  EXPECT_FALSE(testing::ReadAll(Plan(testing::IdNameSchema(), {1}, {task}), *io).status.ok());
 }
 
 TEST(DeletesTest, EqualityDeletesMatchValuesAndNulls) {
@@ -215,7 +210,7 @@ TEST(DeletesTest, EqualityDeletesMatchValuesAndNulls) {
   task.deletes.push_back(EqualityDeleteFile(*io, dir.Sub("eq.parquet"), name_only, {2},
                                             R"([{"name": "n1"}, {"name": null}])"));
   // The projection does not need the equality column: it is read anyway.
-  auto output = testing::ReadAll(Plan(DataSchema(), {1}, {task}), *io);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, {task}), *io);
   ASSERT_TRUE(output.status.ok()) << output.status.ToString();
   EXPECT_EQ(output.rows, (std::vector<std::string>{"0", "2", "3", "5", "6", "9"}));
 }
@@ -236,7 +231,7 @@ TEST(DeletesTest, EqualityDeletesOnSeveralColumnsAndPromotedTypes) {
   task.deletes.push_back(PositionDeleteFile(*io, dir.Sub("pos.parquet"), {{data.file_path, 9}}));
   task.deletes.push_back(
       DeletionVectorFile(dir.Sub("dv.puffin"), data.file_path, DeletionVectorBlob({6})));
-  auto output = testing::ReadAll(Plan(DataSchema(), {2, 1}, {task}), *io);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {2, 1}, {task}), *io);
   ASSERT_TRUE(output.status.ok()) << output.status.ToString();
   EXPECT_EQ(output.rows, (std::vector<std::string>{"n1|1", "n2|2", "n0|3", "n1|7", "null|8"}));
 }
@@ -249,7 +244,7 @@ TEST(DeletesTest, AMissingDeleteFileIsAnError) {
   auto del = PositionDeleteFile(*io, dir.Sub("pos.parquet"), {{data.file_path, 1}});
   del.file.file_path = dir.Sub("gone.parquet");
   task.deletes.push_back(del);
-  auto output = testing::ReadAll(Plan(DataSchema(), {1}, {task}), *io);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, {task}), *io);
   EXPECT_FALSE(output.status.ok());
   EXPECT_NE(output.status.message().find("gone.parquet"), std::string::npos)
       << output.status.ToString();

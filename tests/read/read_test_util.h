@@ -27,6 +27,12 @@ inline spec::SchemaPtr MakeSchema(std::vector<spec::NestedField> fields) {
   return std::make_shared<const spec::Schema>(0, std::move(fields));
 }
 
+/// id long (1, required), name string (2): the tests' plain table.
+inline spec::SchemaPtr IdNameSchema() {
+  return MakeSchema({spec::NestedField{1, "id", spec::Type::Long(), true},
+                     spec::NestedField{2, "name", spec::Type::String(), false}});
+}
+
 /// A batch of `schema` (in its Arrow form) from JSON rows.
 inline std::shared_ptr<arrow::RecordBatch> Rows(const spec::Schema& schema,
                                                 const std::string& json) {

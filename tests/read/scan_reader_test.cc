@@ -22,15 +22,10 @@ using spec::Type;
 using testing::Plan;
 using testing::Task;
 
-spec::SchemaPtr Schema() {
-  return testing::MakeSchema(
-      {NestedField{1, "id", Type::Long(), true}, NestedField{2, "name", Type::String(), false}});
-}
-
 // `files` files of `rows` rows each; ids count up across files.
 std::vector<scan::FileScanTask> WriteFiles(io::FileIO& io, const skade::testing::TempDir& dir,
                                            int files, int rows) {
-  auto schema = Schema();
+  auto schema = testing::IdNameSchema();
   std::vector<scan::FileScanTask> tasks;
   for (int f = 0; f < files; ++f) {
     std::string json = "[";
@@ -64,7 +59,7 @@ TEST(ScanReaderTest, OrderedOutputFollowsTheTasks) {
   options.ordered = true;
   options.threads = 4;
   options.batch_rows = 7;
-  auto output = testing::ReadAll(Plan(Schema(), {1, 2}, tasks), *io, options);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1, 2}, tasks), *io, options);
   ASSERT_TRUE(output.status.ok()) << output.status.ToString();
   EXPECT_EQ(output.rows, AllRows(12, 50));
   EXPECT_GE(output.batches, 12 * 8);  // at most 7 rows a batch
@@ -77,12 +72,12 @@ TEST(ScanReaderTest, ParallelUnorderedReadsTheSameRowsAsSerial) {
   ScanReadOptions serial;
   serial.threads = 1;
   serial.ordered = true;
-  auto one = testing::ReadAll(Plan(Schema(), {2, 1}, tasks), *io, serial);
+  auto one = testing::ReadAll(Plan(testing::IdNameSchema(), {2, 1}, tasks), *io, serial);
   ASSERT_TRUE(one.status.ok()) << one.status.ToString();
   ScanReadOptions parallel;
   parallel.threads = 4;
   parallel.batch_rows = 3;
-  auto many = testing::ReadAll(Plan(Schema(), {2, 1}, tasks), *io, parallel);
+  auto many = testing::ReadAll(Plan(testing::IdNameSchema(), {2, 1}, tasks), *io, parallel);
   ASSERT_TRUE(many.status.ok()) << many.status.ToString();
   EXPECT_EQ(many.rows.size(), 400u);
   EXPECT_EQ(testing::Sorted(many.rows), testing::Sorted(one.rows));
@@ -102,7 +97,7 @@ TEST(ScanReaderTest, LimitStopsEarly) {
     options.on_progress = [&](const ScanProgress& progress) {
       last_tasks_done = progress.tasks_done;
     };
-    auto output = testing::ReadAll(Plan(Schema(), {1}, tasks), *io, options);
+    auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, tasks), *io, options);
     ASSERT_TRUE(output.status.ok()) << output.status.ToString();
     EXPECT_EQ(output.rows.size(), 45u);
     if (ordered) {
@@ -113,7 +108,7 @@ TEST(ScanReaderTest, LimitStopsEarly) {
   }
   ScanReadOptions none;
   none.limit = 0;
-  auto output = testing::ReadAll(Plan(Schema(), {1}, tasks), *io, none);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, tasks), *io, none);
   ASSERT_TRUE(output.status.ok());
   EXPECT_TRUE(output.rows.empty());
 }
@@ -128,7 +123,7 @@ TEST(ScanReaderTest, ProgressCountsTasksBytesAndRows) {
   ScanReadOptions options;
   options.threads = 2;
   options.on_progress = [&](const ScanProgress& progress) { seen.push_back(progress); };
-  auto output = testing::ReadAll(Plan(Schema(), {1, 2}, tasks), *io, options);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1, 2}, tasks), *io, options);
   ASSERT_TRUE(output.status.ok()) << output.status.ToString();
   ASSERT_FALSE(seen.empty());
   EXPECT_EQ(seen.back().tasks_done, 5);
@@ -150,7 +145,7 @@ TEST(ScanReaderTest, AMissingFileEndsTheStreamWithAnError) {
     ScanReadOptions options;
     options.ordered = ordered;
     options.threads = 2;
-    auto output = testing::ReadAll(Plan(Schema(), {1}, tasks), *io, options);
+    auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, tasks), *io, options);
     EXPECT_FALSE(output.status.ok());
     EXPECT_NE(output.status.message().find("missing.parquet"), std::string::npos)
         << output.status.ToString();
@@ -166,7 +161,7 @@ TEST(ScanReaderTest, AFileThatIsNotParquetIsAnError) {
   auto tasks = WriteFiles(*io, dir, 1, 10);
   std::ofstream(dir.Sub("junk.parquet")) << "this is not a parquet file at all";
   tasks[0].data_file.file_path = dir.Sub("junk.parquet");
-  auto output = testing::ReadAll(Plan(Schema(), {1}, tasks), *io);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, tasks), *io);
   EXPECT_FALSE(output.status.ok());
   EXPECT_NE(output.status.message().find("junk.parquet"), std::string::npos)
       << output.status.ToString();
@@ -187,12 +182,12 @@ TEST(ScanReaderTest, ResidualFiltersRows) {
   for (auto& task : tasks) task.residual = residual;
   ScanReadOptions options;
   options.ordered = true;
-  auto output = testing::ReadAll(Plan(Schema(), {1}, tasks), *io, options);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, tasks), *io, options);
   ASSERT_TRUE(output.status.ok()) << output.status.ToString();
   // Nulls at multiples of 5; "n3" at id % 7 == 3.
   EXPECT_EQ(output.rows, (std::vector<std::string>{"0", "3", "5", "10", "15", "17", "20", "24"}));
   for (auto& task : tasks) task.residual = expr::BoundExpression::False();
-  output = testing::ReadAll(Plan(Schema(), {1}, tasks), *io, options);
+  output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, tasks), *io, options);
   ASSERT_TRUE(output.status.ok());
   EXPECT_TRUE(output.rows.empty());
 }
@@ -249,7 +244,7 @@ TEST(ScanReaderTest, RowGroupsThatCannotMatchAreSkipped) {
     ASSERT_TRUE(ids.Append(id).ok());
     ASSERT_TRUE(strings.Append(names.back()).ok());
   }
-  auto arrow_schema = data::ToArrowSchema(*Schema()).value();
+  auto arrow_schema = data::ToArrowSchema(*testing::IdNameSchema()).value();
   auto batch = arrow::RecordBatch::Make(arrow_schema, kRows,
                                         {ids.Finish().ValueOrDie(), strings.Finish().ValueOrDie()});
   auto file = testing::WriteArrowFile(dir.Sub("a.parquet"), batch, 1000);
@@ -283,7 +278,7 @@ TEST(ScanReaderTest, RowGroupsThatCannotMatchAreSkipped) {
     ScanReadOptions options;
     options.ordered = true;
     auto output =
-        testing::ReadAll(Plan(Schema(), {1, 2}, {Task(file, test.residual)}), io, options);
+        testing::ReadAll(Plan(testing::IdNameSchema(), {1, 2}, {Task(file, test.residual)}), io, options);
     ASSERT_TRUE(output.status.ok()) << output.status.ToString();
     int64_t bytes = io.bytes() - before;
     if (test.residual->IsTrue()) full_bytes = bytes;
@@ -332,7 +327,7 @@ TEST(ScanReaderTest, ResidualOnAStructField) {
 
 TEST(ScanReaderTest, AnEmptyPlanReadsNothing) {
   auto io = io::NewLocalFileIO();
-  auto output = testing::ReadAll(Plan(Schema(), {1, 2}, {}), *io);
+  auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1, 2}, {}), *io);
   ASSERT_TRUE(output.status.ok());
   EXPECT_TRUE(output.rows.empty());
   EXPECT_EQ(output.schema->num_fields(), 2);
@@ -350,7 +345,7 @@ TEST(ScanReaderTest, DecodingAheadIsBounded) {
     options.ordered = ordered;
     options.threads = 2;
     options.batch_rows = 50;  // 10 batches a file
-    auto reader = ReadScan(Plan(Schema(), {1, 2}, tasks), io, options);
+    auto reader = ReadScan(Plan(testing::IdNameSchema(), {1, 2}, tasks), io, options);
     ASSERT_THAT(reader, skade::testing::IsOk());
     std::shared_ptr<arrow::RecordBatch> batch;
     ASSERT_TRUE((*reader)->ReadNext(&batch).ok());
@@ -378,18 +373,18 @@ TEST(ScanReaderTest, DestroyingTheReaderEarlyStopsThePool) {
     options.ordered = ordered;
     options.threads = 4;
     options.batch_rows = 5;
-    auto reader = ReadScan(Plan(Schema(), {1, 2}, tasks), *io, options);
+    auto reader = ReadScan(Plan(testing::IdNameSchema(), {1, 2}, tasks), *io, options);
     ASSERT_THAT(reader, skade::testing::IsOk());
     std::shared_ptr<arrow::RecordBatch> batch;
     ASSERT_TRUE((*reader)->ReadNext(&batch).ok());
     ASSERT_NE(batch, nullptr);
     reader->reset();
   }
-  auto unread = ReadScan(Plan(Schema(), {1, 2}, tasks), *io, {});
+  auto unread = ReadScan(Plan(testing::IdNameSchema(), {1, 2}, tasks), *io, {});
   ASSERT_THAT(unread, skade::testing::IsOk());
   unread->reset();
   // Closed, the stream has ended.
-  auto closed = ReadScan(Plan(Schema(), {1, 2}, tasks), *io, {});
+  auto closed = ReadScan(Plan(testing::IdNameSchema(), {1, 2}, tasks), *io, {});
   ASSERT_THAT(closed, skade::testing::IsOk());
   ASSERT_TRUE((*closed)->Close().ok());
   std::shared_ptr<arrow::RecordBatch> batch;
