@@ -189,7 +189,7 @@ class Bench:
             self.failed("full_scan", "skade", e)
         try:
             py = self.pyiceberg({"do": "scan", "metadata": self.lineitem, "filter": "",
-                                 "reps": max(1, self.args.reps // 2)})
+                                 "reps": self.args.reps})
             self.record("full_scan", "pyiceberg", **py)
         except Exception as e:  # noqa: BLE001
             self.failed("full_scan", "pyiceberg", e)
