@@ -260,6 +260,28 @@ def test_smoke_object_storage_run_fills_the_object_storage_section(bin_dir, tmp_
     assert all("nessie: not selected" in line for line in targets if "Nessie" in line)
 
 
+def test_smoke_scan_run_fills_the_read_path_section(bin_dir, tmp_path):
+    """bench/scan/scan_bench.py at SF0.01: every peer measured, every target row with a number."""
+    results = run_bench(bin_dir, tmp_path, "smoke-scan", BENCH_SMOKE="1", BENCH_TARGETS="scan")
+    records = [json.loads(line)
+               for line in results.with_name("smoke-scan.scan.jsonl").read_text().splitlines()]
+    failures = [r for r in records if "error" in r]
+    assert not failures, failures
+    peers = {(r["scenario"], r["peer"]) for r in records}
+    assert {("full_scan", "skade"), ("full_scan", "arrow_raw"), ("full_scan", "pyiceberg"),
+            ("selective_scan", "skade"), ("selective_scan", "duckdb_iceberg_scan"),
+            ("selective_scan", "duckdb_rest_skade"), ("planning", "skade_cold"),
+            ("planning", "pyiceberg_plan_files"), ("rest_plan", "skade_rest")} <= peers
+    full = {r["peer"]: r["rows"] for r in records if r["scenario"] == "full_scan"}
+    assert full["skade"] == full["arrow_raw"] == full["pyiceberg"] > 0
+    selective = {r["peer"]: r["rows"] for r in records if r["scenario"] == "selective_scan"}
+    assert len(set(selective.values())) == 1, selective
+    report = (tmp_path / "BENCHMARKS.md").read_text()
+    section = report.split("## Read path (issue 15 targets)", 1)[1].split("\n## ", 1)[0]
+    assert "not measured" not in section, section
+    assert section.count("✅ pass") + section.count("❌ fail") == 5, section
+
+
 def test_report_rejects_malformed_records(tmp_path):
     results = tmp_path / "bad.jsonl"
     results.write_text(json.dumps({"run_id": "x", "target": "skade-embedded", "scenario": "commit",
