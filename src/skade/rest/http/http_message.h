@@ -30,6 +30,12 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   /// The payload with any chunked transfer coding removed.
   std::string body;
+  /// This request's id, set by the transport before the handler runs: the
+  /// client's `X-Request-ID` when it is a plausible id (1-128 characters of
+  /// [A-Za-z0-9._:-]), else one the server made. Echoed in the response's
+  /// `X-Request-ID`, logged with the request, and kept with the commits it
+  /// makes (the change feed's `request-id`).
+  std::string request_id;
 
   /// The value of the first header named `lowercase_name`; "" if absent.
   std::string_view Header(std::string_view lowercase_name) const;
@@ -59,6 +65,14 @@ struct HttpResponse {
   int status = 200;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  /// Not sent. The route that answered, as the route table writes its pattern
+  /// ("v1/{prefix}/namespaces/{namespace}/tables/{table}"); empty when no
+  /// route matched. Static storage: the request log and the metrics label
+  /// requests by it, never by the raw path (unbounded, and the client's).
+  std::string_view route;
+  /// Not sent. Why an error answer (status >= 400) happened, for the request
+  /// log: the error's message, which never holds a secret.
+  std::string error;
 };
 
 }  // namespace skade::rest

@@ -114,6 +114,7 @@ class HttpServer::Impl {
   uint16_t port() const { return port_; }
   int max_connections() const { return context_.max_connections(); }
   size_t pool_pending() const { return context_.pool_pending(); }
+  int open_connections() { return context_.open_connections(); }
 
  private:
   void Accept();
@@ -277,6 +278,8 @@ uint16_t HttpServer::port() const { return impl_->port(); }
 int HttpServer::max_connections() const { return impl_->max_connections(); }
 
 size_t HttpServer::pool_pending() const { return impl_->pool_pending(); }
+
+int HttpServer::open_connections() const { return impl_->open_connections(); }
 
 void HttpServer::Shutdown() { impl_->Shutdown(); }
 

@@ -88,6 +88,22 @@
 
 namespace skade::rest {
 
+/// What the server knows of one answered request when its response has been
+/// handed to the kernel (or the connection failed while sending it): for the
+/// request log and for metrics. The views live only during the call.
+struct RequestRecord {
+  std::string_view method;      // "-" when the request line did not parse
+  std::string_view path;        // the target without its query; "-" if none
+  std::string_view route;       // HttpResponse::route; empty if none matched
+  std::string_view request_id;  // HttpRequest::request_id ("" if rejected before)
+  int status = 0;
+  /// From the complete request to the response handed to the kernel.
+  int64_t duration_us = 0;
+  uint64_t request_body_bytes = 0;
+  uint64_t response_body_bytes = 0;
+  std::string_view error;  // HttpResponse::error
+};
+
 /// Answers one request. Called concurrently from the server's I/O threads and
 /// its handler pool (never twice at once for one connection), so it must be
 /// thread-safe. On an I/O thread (a request `may_block` says will not block)
@@ -137,6 +153,10 @@ struct HttpServerOptions {
   /// Receives each log line (no trailing newline) instead of stderr. Called
   /// concurrently from the I/O threads and the handler pool.
   std::function<void(std::string_view line)> log_sink;
+  /// Called once per answered request (whatever `log_requests` says), after
+  /// its response is sent, concurrently from the I/O threads: must be cheap
+  /// and thread-safe (metrics count here).
+  std::function<void(const RequestRecord& record)> on_request;
 };
 
 /// A running server. Thread-safe: port() and Shutdown() may be called from any
@@ -170,6 +190,9 @@ class HttpServer {
   /// Requests handed to the handler pool and not finished: running, or
   /// waiting for a thread. For monitoring (and tests that fill the pool).
   size_t pool_pending() const;
+
+  /// Connections open now (admitted and not yet closed). For monitoring.
+  int open_connections() const;
 
   /// Graceful stop; idempotent. Stops accepting (new connections are
   /// refused), closes idle keep-alive connections, lets every request already

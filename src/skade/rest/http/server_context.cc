@@ -114,6 +114,11 @@ size_t ServerContext::CloseAll() {
   return live.size();
 }
 
+int ServerContext::open_connections() {
+  std::lock_guard lock(mutex_);
+  return connections_;
+}
+
 void ServerContext::LogInfo(std::string_view line) const { Log("INFO", line); }
 
 void ServerContext::LogError(std::string_view line) const { Log("ERROR", line); }

@@ -64,6 +64,8 @@ class ServerContext {
   bool AdmitConnection();
   void ReleaseConnection();
   int max_connections() const { return max_connections_; }
+  /// Admitted connections not yet released.
+  int open_connections();
 
   /// Sets stopping() and asks every registered session to stop
   /// (HttpSession::Stop()).
