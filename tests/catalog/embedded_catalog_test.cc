@@ -377,13 +377,13 @@ TEST_F(EmbeddedCatalogTest, RenameDropAndRegister) {
   EXPECT_TRUE(FileExists(created.metadata_location));  // no purge: files stay
   EXPECT_THAT(catalog_->DropTable({{"m"}, "u"}, false), IsError(ErrorKind::kNoSuchTable));
 
-  auto registered = catalog_->RegisterTable({{"n"}, "back"}, created.metadata_location, false);
+  auto registered = catalog_->RegisterTable({{"n"}, "back"}, created.metadata_location, false, {});
   ASSERT_TRUE(registered);
   EXPECT_EQ(registered->metadata->table_uuid, created.metadata->table_uuid);
-  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "back"}, created.metadata_location, false),
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "back"}, created.metadata_location, false, {}),
               IsError(ErrorKind::kAlreadyExists));
   EXPECT_THAT(
-      catalog_->RegisterTable({{"n"}, "x"}, created.metadata->location + "/nope.json", false),
+      catalog_->RegisterTable({{"n"}, "x"}, created.metadata->location + "/nope.json", false, {}),
       IsErrorWithMessage(ErrorKind::kNotFound, "Failed to open input stream for file"));
 }
 

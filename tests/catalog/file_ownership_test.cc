@@ -147,7 +147,7 @@ TEST_F(FileOwnershipTest, MetadataCleanupDeletesOnlyTheTablesOwnFiles) {
   std::string location = created.metadata->location + "/metadata/00007-crafted.metadata.json";
   WriteText(*io::LocalPath(location), spec::TableMetadataToJson(*crafted));
   TableIdentifier id{{"n"}, "registered"};
-  ASSERT_TRUE(catalog_->RegisterTable(id, location, false));
+  ASSERT_TRUE(catalog_->RegisterTable(id, location, false, {}));
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", std::to_string(i)}}}}}));
   }
@@ -161,14 +161,14 @@ TEST_F(FileOwnershipTest, RegisterChecksTheLocationBeforeReading) {
   std::string json = *catalog_->file_io().ReadFile(created.metadata_location);
   std::string existing = dir_.Sub("outside/00001-x.metadata.json");
   WriteText(existing, json);
-  auto present = catalog_->RegisterTable({{"n"}, "a"}, "file://" + existing, false);
+  auto present = catalog_->RegisterTable({{"n"}, "a"}, "file://" + existing, false, {});
   auto absent =
-      catalog_->RegisterTable({{"n"}, "b"}, dir_.Sub("outside/nope.metadata.json"), false);
+      catalog_->RegisterTable({{"n"}, "b"}, dir_.Sub("outside/nope.metadata.json"), false, {});
   ASSERT_THAT(present, IsError(ErrorKind::kForbidden));
   ASSERT_THAT(absent, IsError(ErrorKind::kForbidden));
   // The answer does not depend on whether the file exists.
   EXPECT_EQ(present.error().message.find("nope"), std::string::npos);
-  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "c"}, "file://" + store_file_, false),
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "c"}, "file://" + store_file_, false, {}),
               IsError(ErrorKind::kForbidden));
 }
 
@@ -178,18 +178,18 @@ TEST_F(FileOwnershipTest, RegisterOfANonRegularOrBadFileIsBadInput) {
   std::string fifo = dir + "/00001-fifo.metadata.json";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   auto registered = std::async(std::launch::async, [&] {
-    return catalog_->RegisterTable({{"n"}, "fifo"}, "file://" + fifo, false);
+    return catalog_->RegisterTable({{"n"}, "fifo"}, "file://" + fifo, false, {});
   });
   ASSERT_EQ(registered.wait_for(std::chrono::seconds(120)), std::future_status::ready)
       << "register hung on a FIFO";
   EXPECT_THAT(registered.get(), IsError(ErrorKind::kInvalidArgument));
-  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "dir"}, "file://" + dir, false),
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "dir"}, "file://" + dir, false, {}),
               IsError(ErrorKind::kInvalidArgument));
   WriteText(dir + "/00002-bad.metadata.json", "{not json");
-  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "bad"}, dir + "/00002-bad.metadata.json", false),
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "bad"}, dir + "/00002-bad.metadata.json", false, {}),
               IsError(ErrorKind::kInvalidArgument));
   // The same location again answers the same (no single-flight entry left).
-  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "bad"}, dir + "/00002-bad.metadata.json", false),
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "bad"}, dir + "/00002-bad.metadata.json", false, {}),
               IsError(ErrorKind::kInvalidArgument));
 }
 
@@ -199,7 +199,7 @@ TEST_F(FileOwnershipTest, AMetadataVersionThatCannotGrowIsBadInput) {
       created.metadata->location + "/metadata/9223372036854775807-max.metadata.json";
   WriteText(*io::LocalPath(location), *catalog_->file_io().ReadFile(created.metadata_location));
   TableIdentifier id{{"n"}, "max"};
-  ASSERT_TRUE(catalog_->RegisterTable(id, location, false));
+  ASSERT_TRUE(catalog_->RegisterTable(id, location, false, {}));
   EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", "v"}}}}}),
               IsError(ErrorKind::kInvalidArgument));
 }

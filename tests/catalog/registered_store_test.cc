@@ -83,9 +83,10 @@ class RecordingStore : public CatalogStore {
   }
   Result<store::TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
                                            const std::string& metadata_location,
-                                           bool overwrite) override {
+                                           bool overwrite,
+                                           const store::CommitOrigin& origin) override {
     Note("RegisterTable");
-    return inner_->RegisterTable(identifier, metadata_location, overwrite);
+    return inner_->RegisterTable(identifier, metadata_location, overwrite, origin);
   }
   Result<std::vector<store::TableRecord>> SwapPointers(
       const std::vector<store::PointerSwap>& swaps) override {

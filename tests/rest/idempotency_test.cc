@@ -85,8 +85,9 @@ class WatchedCatalog : public catalog::Catalog {
   }
   Result<catalog::LoadTableResult> RegisterTable(const catalog::TableIdentifier& identifier,
                                                  const std::string& metadata_location,
-                                                 bool overwrite) override {
-    return inner_->RegisterTable(identifier, metadata_location, overwrite);
+                                                 bool overwrite,
+                                                 const catalog::CommitOrigin& origin) override {
+    return inner_->RegisterTable(identifier, metadata_location, overwrite, origin);
   }
   Result<catalog::LoadTableResult> CommitTable(
       const catalog::CommitTableRequest& request) override {

@@ -106,7 +106,7 @@ TEST_P(S3CatalogTest, RegistersATableFromItsMetadataOnS3) {
   ASSERT_THAT(catalog_->CreateNamespace({"n"}, {}), IsOk());
   auto t = Create("t");
   ASSERT_THAT(catalog_->DropTable({{"n"}, "t"}, false), IsOk());
-  auto registered = catalog_->RegisterTable({{"n"}, "again"}, t.metadata_location, false);
+  auto registered = catalog_->RegisterTable({{"n"}, "again"}, t.metadata_location, false, {});
   ASSERT_TRUE(registered) << registered.error().ToString();
   EXPECT_EQ(registered->metadata->table_uuid, t.metadata->table_uuid);
 }

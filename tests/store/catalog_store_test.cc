@@ -239,9 +239,9 @@ TEST_P(CatalogStoreTest, RenameKeepsTheTableIdAndChecksBothEnds) {
 TEST_P(CatalogStoreTest, RegisterCreatesOrOverwrites) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   spec::TableIdentifier id{{"n"}, "t"};
-  ASSERT_TRUE(store_->RegisterTable(id, "m1", false));
-  EXPECT_THAT(store_->RegisterTable(id, "m2", false), IsError(ErrorKind::kAlreadyExists));
-  ASSERT_TRUE(store_->RegisterTable(id, "m2", true));
+  ASSERT_TRUE(store_->RegisterTable(id, "m1", false, {}));
+  EXPECT_THAT(store_->RegisterTable(id, "m2", false, {}), IsError(ErrorKind::kAlreadyExists));
+  ASSERT_TRUE(store_->RegisterTable(id, "m2", true, {}));
   EXPECT_EQ((*store_->GetTable(id))->metadata_location, "m2");
 }
 
@@ -280,7 +280,7 @@ TEST_P(CatalogStoreTest, ChangesLogNamesEveryTableAWriteTouched) {
   uint64_t before = store_->LastVersion();
   ASSERT_THAT(store_->RenameTable(t0, {{"n"}, "renamed"}), IsOk());
   ASSERT_TRUE(store_->DropTable(t1));
-  ASSERT_TRUE(store_->RegisterTable({{"n"}, "registered"}, "r0", false));
+  ASSERT_TRUE(store_->RegisterTable({{"n"}, "registered"}, "r0", false, {}));
   auto changed = store_->ReadTablePointersChangedAfter(before);
   ASSERT_TRUE(changed);
   EXPECT_EQ(changed->version, store_->LastVersion());

@@ -25,6 +25,7 @@
 #include "skade/spec/table_metadata.h"
 #include "skade/spec/table_requirement.h"
 #include "skade/spec/table_update.h"
+#include "skade/store/commit_log_record.h"
 #include "skade/store/idempotency_record.h"
 #include "skade/util/result.h"
 
@@ -37,6 +38,8 @@ using Properties = std::map<std::string, std::string>;
 /// (a plain value of the store's; callers see it only through this
 /// interface).
 using IdempotencyRecord = store::IdempotencyRecord;
+/// Who asked for a commit, kept with it in the commit log (the change feed).
+using CommitOrigin = store::CommitOrigin;
 
 struct CreateTableRequest {
   std::string name;
@@ -49,6 +52,7 @@ struct CreateTableRequest {
   /// As CommitTableRequest::idempotency, for the table's creation (not for a
   /// staged create, which persists nothing).
   std::optional<IdempotencyRecord> idempotency;
+  CommitOrigin origin;
 };
 
 /// A table's current state. `metadata_json` holds the metadata file's bytes
@@ -105,6 +109,9 @@ struct CommitTableRequest {
   /// Several requests of one transaction may carry the same record; it is
   /// written once.
   std::optional<IdempotencyRecord> idempotency;
+  /// Kept with the commit in the commit log (the change feed's actor and
+  /// request id); when requests share one commit, each one's.
+  CommitOrigin origin;
 };
 
 /// True if `request` creates its table (it asserts assert-create).
@@ -163,10 +170,10 @@ class Catalog {
   virtual Status DropTable(const TableIdentifier& identifier, bool purge) = 0;
   virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
   /// Adopts an existing metadata file. With `overwrite`, replaces the
-  /// pointer of an existing table.
+  /// pointer of an existing table. `origin` goes into the commit log.
   virtual Result<LoadTableResult> RegisterTable(const TableIdentifier& identifier,
                                                 const std::string& metadata_location,
-                                                bool overwrite) = 0;
+                                                bool overwrite, const CommitOrigin& origin) = 0;
 
   // --- Commits ------------------------------------------------------------
   /// Checks the requirements against the current metadata, applies the

@@ -56,7 +56,9 @@ struct EmbeddedCatalog::PreparedCommit {
   std::shared_ptr<const std::string> json;
   std::string new_location;  // empty when nothing changed
   std::vector<int64_t> added_snapshot_ids;
-  std::vector<std::string> cleanup_files;  // deleted once committed
+  std::vector<std::string> snapshot_operations;  // parallel to added_snapshot_ids
+  std::vector<CommitOrigin> origins;             // of the requests it answers
+  std::vector<std::string> cleanup_files;        // deleted once committed
   // Set by WritePrepared when the file is journaled: its bytes as written.
   std::shared_ptr<const std::string> journaled_bytes;
   // The request's unsynced files that go into the journal with the swap.
@@ -103,6 +105,7 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
     catalog->journal_max_bytes_ = options.journal_max_bytes;
   }
   catalog->max_commit_attempts_ = std::max(1, options.max_commit_attempts);
+  catalog->default_requester_ = options.default_requester;
   // Below immediate, files are written without sync; the tracking FileIO
   // tells the flusher which, including the manifests and data files that
   // tables and ingest write through file_io_ptr().
@@ -298,8 +301,9 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
     return LoadTableResult{
         "", metadata, std::make_shared<const std::string>(spec::TableMetadataToJson(*metadata))};
   }
-  PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location, {}, {}, {}};
+  PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location};
   if (request.idempotency) commit.idempotency_records.push_back(*request.idempotency);
+  commit.origins.push_back(request.origin);
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
   auto swapped = store_->SwapPointers({SwapOf(commit)});
   if (!swapped) {
@@ -408,7 +412,7 @@ Status EmbeddedCatalog::RenameTable(const TableIdentifier& from, const TableIden
 
 Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& identifier,
                                                        const std::string& metadata_location,
-                                                       bool overwrite) {
+                                                       bool overwrite, const CommitOrigin& origin) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   // Checked before anything is read, so a client learns nothing about files
   // outside the allowed roots (the same 403 whether or not one exists).
@@ -422,7 +426,9 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
   MetadataFile file = std::move(*read);
   SKADE_RETURN_NOT_OK(CheckLocations(*file.metadata, metadata_location));
   std::lock_guard<std::mutex> lock(TableLock(identifier));
-  SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, overwrite));
+  const auto recorded = RecordedOrigins({&origin, 1});
+  SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, overwrite,
+                                            recorded.empty() ? CommitOrigin{} : recorded.front()));
   return LoadTableResult{metadata_location, std::move(file.metadata), std::move(file.json)};
 }
 
@@ -453,9 +459,11 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     SKADE_RETURN_NOT_OK(builder.ApplyAll(first.updates));
     SKADE_ASSIGN_OR_RAISE(commit.metadata, builder.Build());
     if (first.idempotency) commit.idempotency_records.push_back(*first.idempotency);
+    commit.origins.push_back(first.origin);
     commit.new_location = spec::NewMetadataLocation(*commit.metadata, 0);
     for (const auto& snapshot : commit.metadata->snapshots) {
       commit.added_snapshot_ids.push_back(snapshot->snapshot_id);
+      commit.snapshot_operations.push_back(snapshot->operation());
     }
     return commit;
   }
@@ -477,6 +485,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     at = std::move(*applied);
     // Its answer goes into the store with the swap that commits it.
     if (requests[i]->idempotency) commit.idempotency_records.push_back(*requests[i]->idempotency);
+    commit.origins.push_back(requests[i]->origin);
   }
   if (at == current.metadata) {
     commit.metadata = current.metadata;
@@ -537,6 +546,7 @@ Result<spec::TableMetadataPtr> EmbeddedCatalog::ApplyUpdates(
   for (const auto& change : builder.changes()) {
     if (auto* added = std::get_if<spec::AddSnapshot>(&change.value())) {
       commit->added_snapshot_ids.push_back(added->snapshot->snapshot_id);
+      commit->snapshot_operations.push_back(added->snapshot->operation());
     }
   }
   for (auto& file : CleanupFiles(*metadata, builder.removed_metadata_log())) {
@@ -589,10 +599,25 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   return OkStatus();
 }
 
-store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) {
+std::vector<CommitOrigin> EmbeddedCatalog::RecordedOrigins(
+    std::span<const CommitOrigin> requested) const {
+  std::vector<CommitOrigin> out;
+  for (CommitOrigin origin : requested) {
+    if (origin.requester.empty()) origin.requester = default_requester_;
+    if (origin != CommitOrigin{} && std::find(out.begin(), out.end(), origin) == out.end()) {
+      out.push_back(std::move(origin));
+    }
+  }
+  if (out.empty() && !default_requester_.empty()) out.push_back({default_requester_, ""});
+  return out;
+}
+
+store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) const {
   store::PointerSwap swap{
       commit.identifier,   commit.base_location, commit.new_location, commit.added_snapshot_ids, {},
       commit.cleanup_files};
+  swap.snapshot_operations = commit.snapshot_operations;
+  swap.origins = RecordedOrigins(commit.origins);
   if (commit.journaled_bytes) {
     swap.journaled_files.push_back({commit.new_location, *commit.journaled_bytes});
   }

@@ -104,6 +104,9 @@ struct EmbeddedCatalogOptions {
   /// The static index of the commit log behind LoadTableAt and ResolveMany:
   /// when it rebuilds, whether it keeps files beside the store.
   index::CommitLogIndexOptions commit_log_index;
+  /// The requester the commit log records for commits whose origin names
+  /// none (CommitTableRequest::origin): the CLI's own name, say. Empty: none.
+  std::string default_requester;
 };
 
 class EmbeddedCatalog : public Catalog {
@@ -130,8 +133,8 @@ class EmbeddedCatalog : public Catalog {
   Status DropTable(const TableIdentifier& identifier, bool purge) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   Result<LoadTableResult> RegisterTable(const TableIdentifier& identifier,
-                                        const std::string& metadata_location,
-                                        bool overwrite) override;
+                                        const std::string& metadata_location, bool overwrite,
+                                        const CommitOrigin& origin) override;
 
   Result<LoadTableResult> CommitTable(const CommitTableRequest& request) override;
   Status CommitTransaction(const std::vector<CommitTableRequest>& requests) override;
@@ -232,7 +235,10 @@ class EmbeddedCatalog : public Catalog {
   /// The request's unsynced files: journaled with the swap, or synced now.
   Status TakeUnsyncedFiles(const CommitTableRequest& request, PreparedCommit* commit);
   /// The pointer swap of a written commit, with its journaled file.
-  static store::PointerSwap SwapOf(const PreparedCommit& commit);
+  store::PointerSwap SwapOf(const PreparedCommit& commit) const;
+  /// The origins the commit log records for a commit that answers
+  /// `requested`: each distinct one, and default_requester for none.
+  std::vector<CommitOrigin> RecordedOrigins(std::span<const CommitOrigin> requested) const;
   /// After a swap that committed or whose outcome is unknown: the flusher
   /// takes the journaled file.
   void AfterSwap(const PreparedCommit& commit);
@@ -258,6 +264,7 @@ class EmbeddedCatalog : public Catalog {
   store::Durability durability_ = store::Durability::kImmediate;
   size_t journal_max_bytes_ = 0;  // 0: no journal
   int max_commit_attempts_ = 100;
+  std::string default_requester_;
   std::shared_ptr<io::FileIO> io_;
   // Destroyed bottom-up: the mirror unregisters from the store first.
   std::unique_ptr<store::CatalogStore> store_;

@@ -18,6 +18,9 @@ Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog(bool l
   SKADE_ASSIGN_OR_RAISE(options.durability, store::ParseDurability(durability));
   options.allowed_locations = allowed_locations;
   options.group_commit = group_commit;
+  // Commits a one-shot command makes are the CLI's in the change feed; the
+  // server's are its clients'.
+  if (!long_running) options.default_requester = "skade-cli";
   auto opened = catalog::EmbeddedCatalog::Open(options);
   if (!opened) {
     return MakeError(opened.error().kind, "cannot open warehouse ", warehouse, ": ",

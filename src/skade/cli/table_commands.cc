@@ -352,7 +352,7 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
     throw CLI::RuntimeError(Run([&]() -> Status {
       SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args->table));
       SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
-      SKADE_RETURN_NOT_OK(catalog->RegisterTable(identifier, args->other, args->overwrite));
+      SKADE_RETURN_NOT_OK(catalog->RegisterTable(identifier, args->other, args->overwrite, {}));
       std::cout << "registered " << identifier.ToString() << " at " << args->other << "\n";
       return OkStatus();
     }));

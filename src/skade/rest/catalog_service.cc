@@ -71,6 +71,11 @@ bool ETagMatches(std::string_view if_none_match, const std::string& etag) {
   return false;
 }
 
+// Who made a request, as the commit log keeps it (the change feed's actor).
+catalog::CommitOrigin OriginOf(const RouteCall& call) {
+  return {call.principal.client_id, call.request.request_id};
+}
+
 Result<catalog::PageRequest> PageFrom(const RequestTarget& target) {
   catalog::PageRequest page;
   if (auto token = target.Query("pageToken")) page.page_token = std::string(*token);
@@ -116,8 +121,7 @@ Result<std::vector<StorageCredential>> CatalogService::VendCredentials(
     const RouteCall& call, const spec::TableMetadata& metadata) {
   std::vector<StorageCredential> out;
   if (!storage_.vendor) return out;
-  SKADE_ASSIGN_OR_RAISE(auto config,
-                        storage_.vendor(metadata.location, call.principal.read_only));
+  SKADE_ASSIGN_OR_RAISE(auto config, storage_.vendor(metadata.location, call.principal.read_only));
   if (!config.empty()) out.push_back({metadata.location, std::move(config)});
   return out;
 }
@@ -134,9 +138,9 @@ Result<HttpResponse> CatalogService::TableResponse(const RouteCall& call,
       for (const auto& [key, value] : credential.config) config.config[key] = value;
     }
   }
-  return JsonResponse(WriteLoadTable(
-      table.metadata_location, metadata_json.empty() ? *table.metadata_json : metadata_json,
-      &config));
+  return JsonResponse(WriteLoadTable(table.metadata_location,
+                                     metadata_json.empty() ? *table.metadata_json : metadata_json,
+                                     &config));
 }
 
 Result<HttpResponse> CatalogService::LoadCredentials(RouteCall& call) {
@@ -282,6 +286,7 @@ Result<HttpResponse> CatalogService::ListTables(RouteCall& call) {
 Result<HttpResponse> CatalogService::CreateTable(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto request, ParseCreateTable(call.request.body));
   if (!request.stage_create) request.idempotency = CommitIdempotency(call, 200);
+  request.origin = OriginOf(call);
   SKADE_ASSIGN_OR_RAISE(auto created, catalog_->CreateTable(call.ns, request));
   NoteTableAnswer(call, {call.ns, request.name}, created.metadata_location);
   return TableResponse(call, created);
@@ -290,8 +295,8 @@ Result<HttpResponse> CatalogService::CreateTable(RouteCall& call) {
 Result<HttpResponse> CatalogService::RegisterTable(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto body, ParseRegister(call.request.body));
   const spec::TableIdentifier identifier{call.ns, body.name};
-  SKADE_ASSIGN_OR_RAISE(
-      auto registered, catalog_->RegisterTable(identifier, body.metadata_location, body.overwrite));
+  SKADE_ASSIGN_OR_RAISE(auto registered, catalog_->RegisterTable(identifier, body.metadata_location,
+                                                                 body.overwrite, OriginOf(call)));
   NoteTableAnswer(call, identifier, registered.metadata_location);
   return TableResponse(call, registered);
 }
@@ -330,6 +335,7 @@ Result<HttpResponse> CatalogService::TableExists(RouteCall& call) {
 Result<HttpResponse> CatalogService::CommitTable(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto request, ParseCommitTable(call.request.body, call.identifier));
   request.idempotency = CommitIdempotency(call, 200);
+  request.origin = OriginOf(call);
   SKADE_ASSIGN_OR_RAISE(auto committed, catalog_->CommitTable(request));
   NoteTableAnswer(call, request.identifier, committed.metadata_location);
   return CommitResponse(committed);
@@ -358,7 +364,10 @@ Result<HttpResponse> CatalogService::RenameTable(RouteCall& call) {
 Result<HttpResponse> CatalogService::CommitTransaction(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto requests, ParseCommitTransaction(call.request.body));
   // Every table's part carries the record; the one store transaction writes it once.
-  for (auto& request : requests) request.idempotency = CommitIdempotency(call, 204);
+  for (auto& request : requests) {
+    request.idempotency = CommitIdempotency(call, 204);
+    request.origin = OriginOf(call);
+  }
   SKADE_RETURN_NOT_OK(catalog_->CommitTransaction(requests));
   return NoContent();
 }

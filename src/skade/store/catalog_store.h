@@ -127,10 +127,11 @@ class CatalogStore {
                              const spec::TableIdentifier& to) = 0;
   /// Points `identifier` at an existing metadata file. With `overwrite`, an
   /// existing table keeps its id and gets the new pointer. Appends a
-  /// commit-log entry and advances commit_seq.
+  /// commit-log entry (CommitKind::kRegister, with `origin`) and advances
+  /// commit_seq.
   virtual Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
-                                            const std::string& metadata_location,
-                                            bool overwrite) = 0;
+                                            const std::string& metadata_location, bool overwrite,
+                                            const CommitOrigin& origin) = 0;
 
   /// Applies all swaps in one transaction, or none, in order: each table's
   /// pointer must still be at its expected location (else kCommitFailed,

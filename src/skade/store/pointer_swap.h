@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "skade/spec/table_identifier.h"
+#include "skade/store/commit_log_record.h"
 #include "skade/store/idempotency_record.h"
 #include "skade/store/journaled_file.h"
 
@@ -37,6 +38,10 @@ namespace skade::store {
 /// nothing: the request was answered before, and its caller replays that
 /// answer. The same record on several swaps of one call (a transaction's
 /// tables) is written once.
+///
+/// `snapshot_operations` (each added snapshot's operation, parallel to
+/// `added_snapshot_ids`) and `origins` (the requests it answers) go into the
+/// commit-log entry as they are (CommitLogRecord).
 struct PointerSwap {
   spec::TableIdentifier identifier;
   std::optional<std::string> expected_location;
@@ -45,10 +50,15 @@ struct PointerSwap {
   std::vector<JournaledFile> journaled_files;
   std::vector<std::string> released_files;
   std::vector<IdempotencyRecord> idempotency_records;
+  std::vector<std::string> snapshot_operations;
+  std::vector<CommitOrigin> origins;
 
   /// Asserts that `identifier` still points at `location`.
   static PointerSwap CompareOnly(spec::TableIdentifier identifier, std::string location) {
-    return {std::move(identifier), std::move(location), {}, {}, {}, {}, {}};
+    PointerSwap swap;
+    swap.identifier = std::move(identifier);
+    swap.expected_location = std::move(location);
+    return swap;
   }
   bool compare_only() const { return new_location.empty(); }
 };

@@ -23,6 +23,36 @@ TEST(KeysTest, RecordsRoundTrip) {
   EXPECT_THAT(DecodeTableRecord("x"), IsError(ErrorKind::kCorruption));
   std::string truncated = EncodeCommitLogRecord(commit).substr(0, 20);
   EXPECT_THAT(DecodeCommitLogRecord(truncated), IsError(ErrorKind::kCorruption));
+
+  // What the change feed reads: the table's name, kind, operations, origins.
+  CommitLogRecord attributed{8,
+                             "file:///w/a/b/t/metadata/00002-y.metadata.json",
+                             {5, 6},
+                             1'700'000'000'000,
+                             {{"a", "b"}, "t"},
+                             CommitKind::kCreate,
+                             {"append", "overwrite"},
+                             {{"spark-etl", "req-1"}, {"", "req-2"}}};
+  const std::string encoded = EncodeCommitLogRecord(attributed);
+  EXPECT_EQ(*DecodeCommitLogRecord(encoded), attributed);
+  for (size_t cut = 0; cut < encoded.size(); ++cut) {
+    EXPECT_THAT(DecodeCommitLogRecord(encoded.substr(0, cut)), IsError(ErrorKind::kCorruption))
+        << cut;
+  }
+  EXPECT_THAT(DecodeCommitLogRecord(encoded + "x"), IsError(ErrorKind::kCorruption));
+}
+
+TEST(KeysTest, CommitLogRecordsOfEarlierVersionsStillDecode) {
+  // Version 2 (timed, location to the end) as stores before the change feed
+  // wrote it.
+  std::string v2(1, '\x02');
+  AppendBigEndian(&v2, 3);
+  AppendBigEndian(&v2, 1'600'000'000'000);
+  AppendBigEndian(&v2, 1);
+  AppendBigEndian(&v2, 77);
+  v2 += "file:///m2.json";
+  CommitLogRecord expected{3, "file:///m2.json", {77}, 1'600'000'000'000};
+  EXPECT_EQ(*DecodeCommitLogRecord(v2), expected);
 }
 
 TEST(KeysTest, IdempotencyRecordsRoundTripAndSortByExpiry) {

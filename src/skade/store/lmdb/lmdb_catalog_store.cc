@@ -358,7 +358,7 @@ Status LmdbCatalogStore::RenameTable(const spec::TableIdentifier& from,
 
 Result<TableRecord> LmdbCatalogStore::RegisterTable(const spec::TableIdentifier& identifier,
                                                     const std::string& metadata_location,
-                                                    bool overwrite) {
+                                                    bool overwrite, const CommitOrigin& origin) {
   return Write([&](WriteTxn& txn) -> Result<TableRecord> {
     SKADE_ASSIGN_OR_RAISE(bool ns_exists, KeyExists(txn, namespaces_, NamespaceKey(identifier.ns)));
     if (!ns_exists) return NoSuchNamespace(identifier.ns);
@@ -380,7 +380,10 @@ Result<TableRecord> LmdbCatalogStore::RegisterTable(const spec::TableIdentifier&
     SKADE_ASSIGN_OR_RAISE(int64_t now_ms, CommitTime(txn, meta_));
     SKADE_RETURN_NOT_OK(txn.Put(meta_, kCommitSeqKey, EncodeU64(seq)));
     SKADE_RETURN_NOT_OK(txn.Put(meta_, kLastCommitMsKey, EncodeU64(now_ms)));
-    SKADE_RETURN_NOT_OK(PutCommit(txn, seq, {record.table_id, metadata_location, {}, now_ms}));
+    CommitLogRecord commit{record.table_id, metadata_location, {},
+                           now_ms,          identifier,        CommitKind::kRegister};
+    if (origin != CommitOrigin{}) commit.origins.push_back(origin);
+    SKADE_RETURN_NOT_OK(PutCommit(txn, seq, commit));
     SKADE_RETURN_NOT_OK(Commit(txn, {{key, record}}));
     return record;
   });
@@ -591,7 +594,9 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
     uint64_t seq = ++counters->commit_seq;
     SKADE_RETURN_NOT_OK(PutCommit(
         txn, seq,
-        {record.table_id, swap.new_location, swap.added_snapshot_ids, counters->committed_at_ms}));
+        {record.table_id, swap.new_location, swap.added_snapshot_ids, counters->committed_at_ms,
+         swap.identifier, swap.expected_location ? CommitKind::kUpdate : CommitKind::kCreate,
+         swap.snapshot_operations, swap.origins}));
     // A snapshot id is the table's from its first commit on: one reused after
     // its snapshot expired still resolves there, as the commit-log index has it.
     for (int64_t snapshot_id : swap.added_snapshot_ids) {

@@ -92,7 +92,8 @@ class LmdbCatalogStore : public CatalogStore {
   Result<TableRecord> DropTable(const spec::TableIdentifier& identifier) override;
   Status RenameTable(const spec::TableIdentifier& from, const spec::TableIdentifier& to) override;
   Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
-                                    const std::string& metadata_location, bool overwrite) override;
+                                    const std::string& metadata_location, bool overwrite,
+                                    const CommitOrigin& origin) override;
   /// Group-committed with concurrent calls (see above).
   Result<std::vector<TableRecord>> SwapPointers(const std::vector<PointerSwap>& swaps) override;
 

@@ -10,6 +10,9 @@ namespace {
 constexpr uint8_t kRecordVersion = 1;
 // Commit-log records from version 2 on carry their commit time.
 constexpr uint8_t kTimedCommitLogVersion = 2;
+// From version 3 on they name their table, kind, snapshot operations and
+// origins; strings are length-prefixed.
+constexpr uint8_t kAttributedCommitLogVersion = 3;
 
 // LMDB's default largest key is 511 bytes; longer locations are cut here and
 // told apart by a hash.
@@ -48,6 +51,22 @@ bool ConsumeLengthPrefixed(std::string_view* bytes, std::string_view* field) {
   if (bytes->size() - 4 < size) return false;
   *field = bytes->substr(4, size);
   bytes->remove_prefix(4 + size);
+  return true;
+}
+
+// Takes a length-prefixed field off the front of `bytes` into `out`.
+bool ConsumeString(std::string_view* bytes, std::string* out) {
+  std::string_view field;
+  if (!ConsumeLengthPrefixed(bytes, &field)) return false;
+  *out = std::string(field);
+  return true;
+}
+
+// Takes a u32 off the front of `bytes`; false if truncated.
+bool ConsumeU32(std::string_view* bytes, uint32_t* value) {
+  if (bytes->size() < 4) return false;
+  *value = ReadU32(*bytes);
+  bytes->remove_prefix(4);
   return true;
 }
 
@@ -206,33 +225,75 @@ Result<TableRecord> DecodeTableRecord(std::string_view bytes) {
 
 std::string EncodeCommitLogRecord(const CommitLogRecord& record) {
   std::string out;
-  out.push_back(static_cast<char>(kTimedCommitLogVersion));
+  out.push_back(static_cast<char>(kAttributedCommitLogVersion));
   AppendBigEndian(&out, record.table_id);
   AppendBigEndian(&out, static_cast<uint64_t>(record.committed_at_ms));
   AppendBigEndian(&out, record.added_snapshot_ids.size());
   for (int64_t id : record.added_snapshot_ids) AppendBigEndian(&out, static_cast<uint64_t>(id));
-  out.append(record.metadata_location);
+  out.push_back(static_cast<char>(record.kind));
+  AppendLengthPrefixed(&out, record.metadata_location);
+  // Records of no table name (tests; older callers) keep it empty.
+  AppendLengthPrefixed(&out, record.identifier == spec::TableIdentifier{}
+                                 ? std::string()
+                                 : TableKey(record.identifier));
+  AppendU32(&out, static_cast<uint32_t>(record.snapshot_operations.size()));
+  for (const auto& operation : record.snapshot_operations) AppendLengthPrefixed(&out, operation);
+  AppendU32(&out, static_cast<uint32_t>(record.origins.size()));
+  for (const auto& origin : record.origins) {
+    AppendLengthPrefixed(&out, origin.requester);
+    AppendLengthPrefixed(&out, origin.request_id);
+  }
   return out;
 }
 
 Result<CommitLogRecord> DecodeCommitLogRecord(std::string_view bytes) {
+  const auto invalid = [] { return Corruption("Invalid commit log record in the catalog store"); };
   uint8_t version = bytes.empty() ? 0 : static_cast<uint8_t>(bytes[0]);
-  bool timed = version == kTimedCommitLogVersion;
+  bool timed = version >= kTimedCommitLogVersion;
   size_t header = timed ? 25 : 17;
-  if ((!timed && version != kRecordVersion) || bytes.size() < header) {
-    return Corruption("Invalid commit log record in the catalog store");
+  if (version < kRecordVersion || version > kAttributedCommitLogVersion || bytes.size() < header) {
+    return invalid();
   }
   CommitLogRecord record;
   record.table_id = ReadBigEndian(bytes.substr(1, 8));
   if (timed) record.committed_at_ms = static_cast<int64_t>(ReadBigEndian(bytes.substr(9, 8)));
   uint64_t count = ReadBigEndian(bytes.substr(header - 8, 8));
-  if (count > (bytes.size() - header) / 8) return Corruption("Invalid commit log record");
+  if (count > (bytes.size() - header) / 8) return invalid();
   record.added_snapshot_ids.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
     record.added_snapshot_ids.push_back(
         static_cast<int64_t>(ReadBigEndian(bytes.substr(header + 8 * i, 8))));
   }
-  record.metadata_location = std::string(bytes.substr(header + 8 * count));
+  std::string_view rest = bytes.substr(header + 8 * count);
+  if (version < kAttributedCommitLogVersion) {
+    record.metadata_location = std::string(rest);
+    return record;
+  }
+  if (rest.empty() || static_cast<uint8_t>(rest[0]) > static_cast<uint8_t>(CommitKind::kRegister)) {
+    return invalid();
+  }
+  record.kind = static_cast<CommitKind>(rest[0]);
+  rest.remove_prefix(1);
+  std::string table_key;
+  uint32_t operations = 0;
+  if (!ConsumeString(&rest, &record.metadata_location) || !ConsumeString(&rest, &table_key) ||
+      !ConsumeU32(&rest, &operations) || operations > rest.size() / 4) {
+    return invalid();
+  }
+  if (!table_key.empty()) record.identifier = TableIdentifierFromKey(table_key);
+  record.snapshot_operations.resize(operations);
+  for (auto& operation : record.snapshot_operations) {
+    if (!ConsumeString(&rest, &operation)) return invalid();
+  }
+  uint32_t origins = 0;
+  if (!ConsumeU32(&rest, &origins) || origins > rest.size() / 8) return invalid();
+  record.origins.resize(origins);
+  for (auto& origin : record.origins) {
+    if (!ConsumeString(&rest, &origin.requester) || !ConsumeString(&rest, &origin.request_id)) {
+      return invalid();
+    }
+  }
+  if (!rest.empty()) return invalid();
   return record;
 }
 

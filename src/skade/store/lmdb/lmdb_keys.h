@@ -6,6 +6,7 @@
 //   snapshots    key: table id (u64 BE), snapshot id (u64 BE)
 //                value: metadata location of the commit that added the snapshot
 //   commit_log   key: commit_seq (u64 BE)              value: CommitLogRecord
+//                (pruned from the front by retention; see PruneCommitLog)
 //   table_history key: table id, commit time (ms), commit_seq (u64 BE each)
 //                value: empty (a table's commits in time order, for as-of
 //                reads and its history; the record is in commit_log)
