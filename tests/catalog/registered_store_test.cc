@@ -82,8 +82,7 @@ class RecordingStore : public CatalogStore {
     return inner_->RenameTable(from, to);
   }
   Result<store::TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
-                                           const std::string& metadata_location,
-                                           bool overwrite,
+                                           const std::string& metadata_location, bool overwrite,
                                            const store::CommitOrigin& origin) override {
     Note("RegisterTable");
     return inner_->RegisterTable(identifier, metadata_location, overwrite, origin);
@@ -132,6 +131,14 @@ class RecordingStore : public CatalogStore {
   Result<uint64_t> CommitSeq() override {
     Note("CommitSeq");
     return inner_->CommitSeq();
+  }
+  Result<CommitLogPage> ReadCommitLogPage(uint64_t after, size_t limit) override {
+    Note("ReadCommitLogPage");
+    return inner_->ReadCommitLogPage(after, limit);
+  }
+  Result<size_t> PruneCommitLog(int64_t before_ms, size_t limit) override {
+    Note("PruneCommitLog");
+    return inner_->PruneCommitLog(before_ms, limit);
   }
   Result<std::vector<store::JournaledFile>> ReadJournaledFiles() override {
     Note("ReadJournaledFiles");

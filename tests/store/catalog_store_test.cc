@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "skade/store/table_key.h"
 #include "skade/util/clock.h"
@@ -856,6 +857,83 @@ TEST_P(CatalogStoreTest, FindSnapshotsAnswersManyFromOneReadAndKeepsTheFirstComm
   for (size_t i = 0; i < keys.size(); ++i) {
     EXPECT_EQ(*store_->FindSnapshot(keys[i].first, keys[i].second), (*found)[i]);
   }
+}
+
+// Retention drops old commit-log entries, but keeps each table's last one
+// before the cutoff (as-of reads from the cutoff on stay exact) and every
+// snapshot's resolution.
+TEST_P(CatalogStoreTest, PruneCommitLogKeepsEachTablesLastCommitBeforeTheCutoff) {
+  spec::TableIdentifier a{{"n"}, "a"};
+  spec::TableIdentifier b{{"n"}, "b"};
+  ASSERT_NO_FATAL_FAILURE(CreateTablesAAndB(a, b));
+  const uint64_t a_id = (*store_->GetTable(a))->table_id;
+  const uint64_t b_id = (*store_->GetTable(b))->table_id;
+  // Distinct commit times, so that a cutoff falls between two commits.
+  const auto tick = [] { std::this_thread::sleep_for(std::chrono::milliseconds(3)); };
+  for (auto [id, from, to, snapshot] :
+       std::vector<std::tuple<spec::TableIdentifier, std::string, std::string, int64_t>>{
+           {a, "a0", "a1", 11},
+           {b, "b0", "b1", 21},
+           {a, "a1", "a2", 12},
+           {a, "a2", "a3", 13},
+           {b, "b1", "b2", 22}}) {
+    tick();
+    ASSERT_TRUE(store_->SwapPointers({{id, from, to, {snapshot}}}));
+  }
+  auto log = store_->ReadCommitLog(0, 100);
+  ASSERT_TRUE(log);
+  ASSERT_EQ(log->size(), 7u);  // a0 b0 a1 b1 a2 a3 b2
+  const auto seq_of = [&](const std::string& location) {
+    for (const auto& [seq, record] : *log) {
+      if (record.metadata_location == location) return std::pair{seq, record.committed_at_ms};
+    }
+    return std::pair<uint64_t, int64_t>{0, 0};
+  };
+  const auto locations = [](const auto& entries) {
+    std::vector<std::string> out;
+    for (const auto& [seq, record] : entries) out.push_back(record.metadata_location);
+    return out;
+  };
+  auto [a3_seq, a3_ms] = seq_of("a3");
+  ASSERT_GT(a3_ms, seq_of("a2").second);
+
+  // Before a3: a0 a1 b0 go; a2 (a's last then) and b1 (b's) stay.
+  EXPECT_EQ(*store_->PruneCommitLog(a3_ms, 2), 2u);  // bounded work per call
+  EXPECT_EQ(*store_->PruneCommitLog(a3_ms, 100), 3u);
+  EXPECT_EQ(*store_->PruneCommitLog(a3_ms, 100), 0u);
+  auto page = store_->ReadCommitLogPage(0, 0);
+  ASSERT_TRUE(page);
+  auto* bounds = &page->bounds;
+  EXPECT_TRUE(page->entries.empty());
+  EXPECT_EQ(bounds->pruned_through, seq_of("a2").first);
+  EXPECT_EQ(bounds->pruned_before_ms, a3_ms);
+  EXPECT_EQ(bounds->last_seq, *store_->CommitSeq());
+  EXPECT_EQ(locations(*store_->ReadCommitLog(0, 100)),
+            (std::vector<std::string>{"b1", "a2", "a3", "b2"}));
+  EXPECT_EQ(locations(*store_->ReadTableHistory(a_id, 0, 100)),
+            (std::vector<std::string>{"a2", "a3"}));
+  EXPECT_EQ(locations(*store_->ReadTableHistory(b_id, 0, 100)),
+            (std::vector<std::string>{"b1", "b2"}));
+  // As of the cutoff and later: exact.
+  EXPECT_EQ((*store_->FindCommitAsOf(a_id, a3_ms - 1))->second.metadata_location, "a2");
+  EXPECT_EQ((*store_->FindCommitAsOf(b_id, a3_ms))->second.metadata_location, "b1");
+  EXPECT_EQ((*store_->FindCommitAsOf(a_id, a3_ms))->second.metadata_location, "a3");
+  // Snapshots of dropped entries still resolve.
+  EXPECT_EQ(**store_->FindSnapshot(a_id, 11), "a1");
+
+  // Everything before now: each table keeps only its last commit.
+  ASSERT_TRUE(store_->PruneCommitLog(std::numeric_limits<int64_t>::max(), 100));
+  EXPECT_EQ(locations(*store_->ReadCommitLog(0, 100)), (std::vector<std::string>{"a3", "b2"}));
+  EXPECT_EQ(store_->ReadCommitLogPage(0, 0)->bounds.pruned_through, *store_->CommitSeq());
+  EXPECT_EQ(locations(*store_->ReadTableHistory(a_id, 0, 100)), (std::vector<std::string>{"a3"}));
+
+  // New commits are logged after the pruned range, as ever.
+  ASSERT_TRUE(store_->SwapPointers({{a, "a3", "a4", {14}}}));
+  const uint64_t resume = store_->ReadCommitLogPage(0, 0)->bounds.pruned_through;
+  auto tail = store_->ReadCommitLogPage(resume, 100);
+  EXPECT_EQ(locations(tail->entries), (std::vector<std::string>{"a4"}));
+  EXPECT_EQ(tail->bounds.last_seq, tail->entries.back().first);
+  EXPECT_EQ(a3_seq, seq_of("a3").first);
 }
 
 INSTANTIATE_TEST_SUITE_P(Implementations, CatalogStoreTest,

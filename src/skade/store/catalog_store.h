@@ -200,6 +200,36 @@ class CatalogStore {
   /// The number of commits ever made (the last commit_seq).
   virtual Result<uint64_t> CommitSeq() = 0;
 
+  /// What retention has left of the commit log, from one read snapshot:
+  /// every commit with pruned_through < commit_seq <= last_seq is in the
+  /// log; of those at or below pruned_through only each table's last commit
+  /// before pruned_before_ms is (so a table's state as of any time from
+  /// then on is still known).
+  struct CommitLogBounds {
+    uint64_t pruned_through = 0;
+    int64_t pruned_before_ms = 0;
+    uint64_t last_seq = 0;
+  };
+  struct CommitLogPage {
+    CommitLogBounds bounds;
+    /// As ReadCommitLog(after, limit).
+    std::vector<std::pair<uint64_t, CommitLogRecord>> entries;
+  };
+  /// The bounds and ReadCommitLog(after, limit), from one read snapshot —
+  /// so a reader that resumes at or after pruned_through knows it missed
+  /// nothing (the change feed); `limit` 0 reads the bounds only.
+  virtual Result<CommitLogPage> ReadCommitLogPage(uint64_t after, size_t limit) = 0;
+  /// Retention: in one transaction, examines up to `limit` commit-log
+  /// entries after pruned_through, oldest first, that were committed before
+  /// `before_ms`, and drops each (with its table-history entry) unless it is
+  /// its table's last commit before then; advances pruned_through past them
+  /// and pruned_before_ms to `before_ms`. FindSnapshot() keeps answering for
+  /// the snapshots of dropped entries (snapshot ids stay resolvable), so only
+  /// the history and the change feed lose them. Returns how many entries it
+  /// examined (0: nothing left to prune before `before_ms`). Durable per
+  /// the level, as any write.
+  virtual Result<size_t> PruneCommitLog(int64_t before_ms, size_t limit) = 0;
+
   // --- Journaled files -------------------------------------------------------
   /// Every file kept by committed swaps and not yet released, in location
   /// order, from one read snapshot.

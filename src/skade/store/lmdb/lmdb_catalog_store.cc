@@ -838,6 +838,11 @@ std::string LmdbCatalogStore::DerivedFileDirectory() const { return env_->path()
 Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::ReadCommitLog(
     uint64_t after, size_t limit) {
   SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  return ReadCommitLogIn(txn, after, limit);
+}
+
+Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::ReadCommitLogIn(
+    const ReadTxn& txn, uint64_t after, size_t limit) {
   SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), commit_log_));
   std::vector<std::pair<uint64_t, CommitLogRecord>> out;
   SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(CommitLogKey(after + 1)));
@@ -852,6 +857,81 @@ Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::Read
 Result<uint64_t> LmdbCatalogStore::CommitSeq() {
   SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
   return ReadCounter(txn, meta_, kCommitSeqKey);
+}
+
+Result<CatalogStore::CommitLogPage> LmdbCatalogStore::ReadCommitLogPage(uint64_t after,
+                                                                        size_t limit) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  CommitLogPage page;
+  CommitLogBounds& bounds = page.bounds;
+  SKADE_ASSIGN_OR_RAISE(bounds.pruned_through, ReadCounter(txn, meta_, kLogPrunedSeqKey));
+  SKADE_ASSIGN_OR_RAISE(uint64_t pruned_ms, ReadCounter(txn, meta_, kLogPrunedMsKey));
+  bounds.pruned_before_ms = static_cast<int64_t>(pruned_ms);
+  SKADE_ASSIGN_OR_RAISE(bounds.last_seq, ReadCounter(txn, meta_, kCommitSeqKey));
+  if (limit > 0) {
+    SKADE_ASSIGN_OR_RAISE(page.entries, ReadCommitLogIn(txn, after, limit));
+  }
+  return page;
+}
+
+Result<size_t> LmdbCatalogStore::PruneCommitLog(int64_t before_ms, size_t limit) {
+  return Write([&](WriteTxn& txn) -> Result<size_t> {
+    SKADE_ASSIGN_OR_RAISE(uint64_t pruned_through, ReadCounter(txn, meta_, kLogPrunedSeqKey));
+    SKADE_ASSIGN_OR_RAISE(uint64_t pruned_ms, ReadCounter(txn, meta_, kLogPrunedMsKey));
+    const auto drop = [&](uint64_t seq, const std::string& history_key) -> Status {
+      SKADE_RETURN_NOT_OK(txn.Delete(commit_log_, CommitLogKey(seq)));
+      SKADE_RETURN_NOT_OK(txn.Delete(table_history_, history_key));
+      return OkStatus();
+    };
+    size_t examined = 0;
+    while (examined < limit) {
+      // Deleting moves cursors; each step seeks afresh (one B-tree descent).
+      SKADE_ASSIGN_OR_RAISE(auto log, Cursor::Open(txn.raw(), commit_log_));
+      SKADE_ASSIGN_OR_RAISE(bool found, log.Seek(CommitLogKey(pruned_through + 1)));
+      if (!found) break;
+      const uint64_t seq = ReadBigEndian(log.key());
+      SKADE_ASSIGN_OR_RAISE(auto record, DecodeCommitLogRecord(log.value()));
+      if (record.committed_at_ms >= before_ms) break;
+      ++examined;
+      pruned_through = seq;
+      // The table's entries before this one are what earlier prunes kept as
+      // its last before their cutoff: this one supersedes them.
+      SKADE_ASSIGN_OR_RAISE(auto history, Cursor::Open(txn.raw(), table_history_));
+      std::vector<std::pair<uint64_t, std::string>> superseded;
+      SKADE_ASSIGN_OR_RAISE(found, history.Seek(TableHistoryKey(record.table_id, 0, 0)));
+      while (found) {
+        auto [id, earlier] = DecodeTableHistoryKey(history.key());
+        if (id != record.table_id || earlier >= seq) break;
+        superseded.emplace_back(earlier, std::string(history.key()));
+        SKADE_ASSIGN_OR_RAISE(found, history.Next());
+      }
+      // This one goes too if a later commit of the table is before the cutoff.
+      const std::string own_key = TableHistoryKey(record.table_id, record.committed_at_ms, seq);
+      SKADE_ASSIGN_OR_RAISE(found, history.Seek(own_key));
+      if (found) {
+        SKADE_ASSIGN_OR_RAISE(found, history.Next());
+      }
+      bool superseded_too = false;
+      if (found) {
+        auto [id, later] = DecodeTableHistoryKey(history.key());
+        SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(commit_log_, CommitLogKey(later)));
+        if (id == record.table_id && value) {
+          SKADE_ASSIGN_OR_RAISE(auto next, DecodeCommitLogRecord(*value));
+          superseded_too = next.committed_at_ms < before_ms;
+        }
+      }
+      for (const auto& [earlier, key] : superseded) SKADE_RETURN_NOT_OK(drop(earlier, key));
+      if (superseded_too) SKADE_RETURN_NOT_OK(drop(seq, own_key));
+    }
+    if (examined == 0) return examined;
+    SKADE_RETURN_NOT_OK(txn.Put(meta_, kLogPrunedSeqKey, EncodeU64(pruned_through)));
+    SKADE_RETURN_NOT_OK(
+        txn.Put(meta_, kLogPrunedMsKey,
+                EncodeU64(std::max<uint64_t>(
+                    pruned_ms, static_cast<uint64_t>(std::max<int64_t>(before_ms, 0))))));
+    SKADE_RETURN_NOT_OK(Commit(txn, {}));
+    return examined;
+  });
 }
 
 Result<std::vector<JournaledFile>> LmdbCatalogStore::ReadJournaledFiles() {

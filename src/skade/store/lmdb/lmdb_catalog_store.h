@@ -115,6 +115,8 @@ class LmdbCatalogStore : public CatalogStore {
   /// The store's own directory.
   std::string DerivedFileDirectory() const override;
   Result<uint64_t> CommitSeq() override;
+  Result<CommitLogPage> ReadCommitLogPage(uint64_t after, size_t limit) override;
+  Result<size_t> PruneCommitLog(int64_t before_ms, size_t limit) override;
 
   Result<std::vector<JournaledFile>> ReadJournaledFiles() override;
   Status ReleaseJournaledFiles(const std::vector<std::string>& locations) override;
@@ -157,6 +159,10 @@ class LmdbCatalogStore : public CatalogStore {
                               std::string_view what);
   /// Appends one commit to commit_log and table_history.
   Status PutCommit(WriteTxn& txn, uint64_t commit_seq, const CommitLogRecord& record);
+  // ReadCommitLog() within `txn`.
+  Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadCommitLogIn(const ReadTxn& txn,
+                                                                            uint64_t after,
+                                                                            size_t limit);
   Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const std::vector<PointerSwap>& swaps,
                                               Counters* counters,
                                               std::vector<TableChange>* changes);

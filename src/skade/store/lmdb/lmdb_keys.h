@@ -48,6 +48,9 @@ namespace skade::store::lmdb {
 inline constexpr char kCommitSeqKey[] = "commit_seq";
 inline constexpr char kNextTableIdKey[] = "next_table_id";
 inline constexpr char kLastCommitMsKey[] = "last_commit_ms";
+// Commit-log retention (CatalogStore::ReadCommitLogBounds).
+inline constexpr char kLogPrunedSeqKey[] = "log_pruned_seq";
+inline constexpr char kLogPrunedMsKey[] = "log_pruned_ms";
 
 std::string SnapshotKey(uint64_t table_id, int64_t snapshot_id);
 std::string CommitLogKey(uint64_t commit_seq);
