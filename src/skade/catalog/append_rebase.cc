@@ -147,8 +147,8 @@ Result<std::vector<spec::ManifestFile>> ReadManifests(const Files& files,
 
 // A manifest the appended snapshot wrote: data files it added, nothing else,
 // with sequence numbers and row ids left to inheritance.
-Status CheckNewManifest(const Files& files, const spec::TableMetadata& current, const spec::Snapshot& snapshot,
-                        const spec::ManifestFile& manifest) {
+Status CheckNewManifest(const Files& files, const spec::TableMetadata& current,
+                        const spec::Snapshot& snapshot, const spec::ManifestFile& manifest) {
   const std::string& path = manifest.manifest_path;
   if (manifest.content != spec::ManifestContent::kData ||
       manifest.added_snapshot_id != snapshot.snapshot_id || manifest.existing_files_count != 0 ||
@@ -249,8 +249,7 @@ Result<RebasedAppend> Rebase(const CommitTableRequest& request, const spec::Tabl
   rebased->parent_snapshot_id = head->snapshot_id;
   rebased->sequence_number = current.last_sequence_number + 1;
   rebased->timestamp_ms = std::max(snapshot.timestamp_ms, head->timestamp_ms);
-  rebased->manifest_list =
-      spec::ManifestListLocation(current, snapshot.snapshot_id, 1, NewUuid());
+  rebased->manifest_list = spec::ManifestListLocation(current, snapshot.snapshot_id, 1, NewUuid());
   spec::CarryTotals(head.get(), &rebased->summary);
   // Says why the parent is not the one the client wrote.
   rebased->summary[kRebasedFromSummaryKey] =

@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "skade/io/file_io.h"
@@ -78,6 +79,17 @@ struct TableCommit {
   int64_t committed_at_ms = 0;
   std::string metadata_location;
   std::vector<int64_t> added_snapshot_ids;
+};
+
+/// A page of the change feed (Catalog::ReadChanges): commits in commit_seq
+/// order, each the commit-log entry as the store keeps it.
+struct ChangePage {
+  std::vector<std::pair<uint64_t, store::CommitLogRecord>> commits;
+  /// The catalog's last commit_seq when read: a reader that got fewer than
+  /// it asked for is caught up to here.
+  uint64_t last_seq = 0;
+  /// Retention has dropped commits up to here (see ReadChanges).
+  uint64_t pruned_through = 0;
 };
 
 /// A file a commit references that its writer wrote without sync, with its
@@ -219,6 +231,19 @@ class Catalog {
   /// at most `limit`. kNoSuchTable if it does not exist.
   virtual Result<std::vector<TableCommit>> TableHistory(const TableIdentifier& identifier,
                                                         uint64_t after, size_t limit) = 0;
+
+  // --- The change feed (the commit log) -----------------------------------
+  /// Every commit with commit_seq > `since`, oldest first, at most `limit`
+  /// (paging on from the last one returned misses none and repeats none).
+  /// kGone when retention has dropped commits after `since` (since <
+  /// pruned_through: resume from pruned_through, knowing some are lost);
+  /// kInvalidArgument when `since` is past the last commit (a position
+  /// from another catalog, or from before a restore).
+  virtual Result<ChangePage> ReadChanges(uint64_t since, size_t limit) {
+    (void)since;
+    (void)limit;
+    return MakeError(ErrorKind::kUnsupported, "This catalog has no change feed");
+  }
 
   /// The table as the metadata file at `metadata_location` (one a record
   /// names) describes it, from the metadata cache or the file; if the file

@@ -154,11 +154,19 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
     catalog->flusher_ = std::make_unique<MetadataFlusher>(
         catalog->io_.get(), nullptr, catalog->store_.get(), std::max(1, options.flush_interval_ms));
   }
+  if (options.commit_log_retention_ms > 0) {
+    catalog->retention_ = std::make_unique<CommitLogRetention>(
+        catalog->store_.get(), options.commit_log_retention_ms,
+        std::max<int64_t>(1, options.commit_log_retention_interval_ms));
+  }
   return catalog;
 }
 
 // The flusher's final round needs the store and the FileIO: it goes first.
-EmbeddedCatalog::~EmbeddedCatalog() { flusher_.reset(); }
+EmbeddedCatalog::~EmbeddedCatalog() {
+  retention_.reset();
+  flusher_.reset();
+}
 
 Status EmbeddedCatalog::Flush() { return flusher_ ? flusher_->Flush() : OkStatus(); }
 
@@ -925,6 +933,13 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableAsOf(const TableIdentifier& id
   if (!table_id) return spec::NoSuchTable(identifier);
   SKADE_ASSIGN_OR_RAISE(auto commit, store_->FindCommitAsOf(*table_id, timestamp_ms));
   if (!commit) {
+    SKADE_ASSIGN_OR_RAISE(auto retained, store_->ReadCommitLogPage(0, 0));
+    if (timestamp_ms < retained.bounds.pruned_before_ms) {
+      return MakeError(ErrorKind::kNotFound, "Table ", identifier.ToString(),
+                       " has no commit at or before ", timestamp_ms,
+                       " ms that the commit log still keeps: retention pruned its history before ",
+                       retained.bounds.pruned_before_ms, " ms");
+    }
     return MakeError(ErrorKind::kNotFound, "Table ", identifier.ToString(),
                      " has no commit at or before ", timestamp_ms, " ms");
   }
@@ -967,6 +982,21 @@ Result<std::vector<std::optional<std::string>>> EmbeddedCatalog::ResolveMany(
     }
   }
   return out;
+}
+
+Result<ChangePage> EmbeddedCatalog::ReadChanges(uint64_t since, size_t limit) {
+  SKADE_ASSIGN_OR_RAISE(auto page, store_->ReadCommitLogPage(since, limit));
+  const auto& bounds = page.bounds;
+  if (since < bounds.pruned_through) {
+    return MakeError(ErrorKind::kGone, "Commits up to ", bounds.pruned_through,
+                     " were pruned by the commit log's retention; commits after ", since,
+                     " are lost to this reader: resume from since=", bounds.pruned_through);
+  }
+  if (since > bounds.last_seq) {
+    return InvalidArgument("since=", since, " is past the catalog's last commit (", bounds.last_seq,
+                           "): a position from another catalog, or from before a restore");
+  }
+  return ChangePage{std::move(page.entries), bounds.last_seq, bounds.pruned_through};
 }
 
 Result<std::vector<TableCommit>> EmbeddedCatalog::TableHistory(const TableIdentifier& identifier,

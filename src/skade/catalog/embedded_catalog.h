@@ -40,6 +40,7 @@
 
 #include "skade/cache/metadata_cache.h"
 #include "skade/catalog/catalog.h"
+#include "skade/catalog/commit_log_retention.h"
 #include "skade/catalog/location_policy.h"
 #include "skade/catalog/metadata_files.h"
 #include "skade/catalog/metadata_flusher.h"
@@ -107,6 +108,13 @@ struct EmbeddedCatalogOptions {
   /// The requester the commit log records for commits whose origin names
   /// none (CommitTableRequest::origin): the CLI's own name, say. Empty: none.
   std::string default_requester;
+  /// Commit-log retention: commits older than this (ms) are pruned by a
+  /// background thread (commit_log_retention.h), each table's last one
+  /// kept. 0 keeps the whole log (the default: time travel and the change
+  /// feed reach back to the first commit).
+  int64_t commit_log_retention_ms = 0;
+  /// How often the retention thread prunes.
+  int64_t commit_log_retention_interval_ms = 60'000;
 };
 
 class EmbeddedCatalog : public Catalog {
@@ -157,6 +165,7 @@ class EmbeddedCatalog : public Catalog {
                                         int64_t timestamp_ms) override;
   Result<std::vector<std::optional<std::string>>> ResolveMany(
       std::span<const SnapshotKey> keys) override;
+  Result<ChangePage> ReadChanges(uint64_t since, size_t limit) override;
   Result<std::vector<TableCommit>> TableHistory(const TableIdentifier& identifier, uint64_t after,
                                                 size_t limit) override;
 
@@ -272,6 +281,7 @@ class EmbeddedCatalog : public Catalog {
   std::unique_ptr<index::CommitLogIndex> commit_log_index_;
   std::unique_ptr<cache::MetadataCache> metadata_cache_;
   std::unique_ptr<MetadataFlusher> flusher_;
+  std::unique_ptr<CommitLogRetention> retention_;
   std::array<std::mutex, 64> table_locks_;
   TableCommitQueue commit_queue_;
 };

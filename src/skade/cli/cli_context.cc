@@ -9,8 +9,10 @@
 
 namespace skade::cli {
 
-Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog(bool long_running) const {
+Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog(
+    bool long_running, int64_t commit_log_retention_ms) const {
   catalog::EmbeddedCatalogOptions options;
+  options.commit_log_retention_ms = commit_log_retention_ms;
   options.commit_log_index.background = long_running;
   options.warehouse = warehouse;
   options.store = store;

@@ -13,6 +13,8 @@ void AddNamespaceCommands(CLI::App& app, const CliContext& context);
 void AddTableCommands(CLI::App& app, const CliContext& context);
 /// `skade serve`: the Iceberg REST catalog server.
 void AddServeCommand(CLI::App& app, const CliContext& context);
+/// `skade changes [--follow]` and `skade changes prune`: the change feed.
+void AddChangesCommand(CLI::App& app, const CliContext& context);
 /// `skade ingest`: Parquet, CSV and JSON-lines files into a table.
 void AddIngestCommand(CLI::App& app, const CliContext& context);
 /// `skade scan`: a table's rows, or its scan plan.

@@ -48,6 +48,7 @@ struct ServeArgs {
   std::string vended_role_arn;
   int scan_tasks_per_response = rest::ScanPlanningOptions{}.tasks_per_response;
   int manifest_cache_mb = static_cast<int>(scan::ManifestCacheOptions{}.capacity_bytes >> 20);
+  std::string commit_log_retention = "0";
   bool quiet = false;
 };
 
@@ -174,7 +175,14 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog(/*long_running=*/true));
+  auto retention = rest::ParseIsoDuration(args.commit_log_retention);
+  if (!retention) {
+    return InvalidArgument("--commit-log-retention: ", retention.error().message);
+  }
+  SKADE_ASSIGN_OR_RAISE(
+      auto catalog, context.OpenCatalog(
+                        /*long_running=*/true,
+                        std::chrono::duration_cast<std::chrono::milliseconds>(*retention).count()));
   SKADE_ASSIGN_OR_RAISE(auto storage, StorageAccessFor(context, args));
   const bool vending = static_cast<bool>(storage.vendor);
   rest::ScanPlanningOptions scan_planning;
@@ -302,6 +310,10 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
                     StrCat("Parsed manifests and manifest lists kept for scan planning, in MiB; "
                            "0 keeps none (default ",
                            args->manifest_cache_mb, ")"));
+  serve->add_option("--commit-log-retention", args->commit_log_retention,
+                    "Prune commits older than this from the commit log (the change feed and "
+                    "time travel by time; each table keeps its last commit and snapshot ids "
+                    "keep resolving): ISO-8601 (P30D) or seconds; 0 keeps all (default 0)");
   serve->add_flag("--quiet,-q", args->quiet, "Do not log one line per request");
   serve->callback(
       [&context, args] { throw CLI::RuntimeError(Run([&] { return Serve(context, *args); })); });

@@ -456,6 +456,21 @@ Result<HttpResponse> CatalogService::TableHistory(RouteCall& call) {
   return JsonResponse(WriteTableHistory(page));
 }
 
+Result<HttpResponse> CatalogService::ReadChanges(RouteCall& call) {
+  uint64_t since = 0;
+  if (auto value = call.target.Query("since"); value && !value->empty()) {
+    SKADE_ASSIGN_OR_RAISE(since, ParseNonNegativeLongParameter("since", *value));
+  }
+  size_t limit = kDefaultChangesPageSize;
+  if (auto value = call.target.Query("pageSize"); value && !value->empty()) {
+    auto parsed = ParseInt64(*value);
+    if (!parsed || *parsed <= 0) return InvalidArgument("Invalid pageSize: ", *value);
+    limit = std::min(static_cast<size_t>(*parsed), kMaxChangesPageSize);
+  }
+  SKADE_ASSIGN_OR_RAISE(auto page, catalog_->ReadChanges(since, limit));
+  return JsonResponse(WriteChangePage(page, since, page.commits.size() == limit));
+}
+
 Result<HttpResponse> CatalogService::ResolveSnapshots(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto keys, ParseResolveSnapshots(call.request.body));
   const std::span<const catalog::SnapshotKey> all(keys);

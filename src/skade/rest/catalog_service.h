@@ -45,6 +45,10 @@ class CatalogService {
   /// The largest page of GET …/skade/…/history, and its size when the
   /// request names none (a larger pageSize is served this many).
   static constexpr size_t kMaxHistoryPageSize = 1000;
+  /// GET …/skade/changes: the largest page (pageSize), and the page when
+  /// the request names none.
+  static constexpr size_t kMaxChangesPageSize = 1000;
+  static constexpr size_t kDefaultChangesPageSize = 100;
 
   CatalogService(std::shared_ptr<catalog::Catalog> catalog, std::shared_ptr<Authenticator> auth,
                  IdempotencyOptions idempotency = {}, StorageAccess storage = {},
@@ -99,6 +103,8 @@ class CatalogService {
   Result<HttpResponse> LoadTableAsOf(RouteCall& call);
   Result<HttpResponse> TableHistory(RouteCall& call);
   Result<HttpResponse> ResolveSnapshots(RouteCall& call);
+  // skade's change feed.
+  Result<HttpResponse> ReadChanges(RouteCall& call);
 
   // A LoadTableResult for `call`: its metadata (`metadata_json` if given,
   // else the table's), the storage's client properties and, when the client

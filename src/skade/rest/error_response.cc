@@ -34,6 +34,8 @@ RestErrorType RestErrorTypeFor(ErrorKind kind) {
       return {409, "NamespaceNotEmptyException"};
     case ErrorKind::kCommitFailed:
       return {409, "CommitFailedException"};
+    case ErrorKind::kGone:
+      return {410, "GoneException"};
     case ErrorKind::kUnprocessableEntity:
       return {422, "UnprocessableEntityException"};
     case ErrorKind::kCommitStateUnknown:

@@ -426,6 +426,104 @@ std::string WriteResolveSnapshots(std::span<const catalog::SnapshotKey> resolved
   return writer.Take();
 }
 
+namespace {
+
+std::string_view OperationType(store::CommitKind kind) {
+  switch (kind) {
+    case store::CommitKind::kCreate:
+      return "create-table";
+    case store::CommitKind::kRegister:
+      return "register-table";
+    case store::CommitKind::kUpdate:
+      break;
+  }
+  return "update-table";
+}
+
+void WriteChangeEventTo(JsonWriter& writer, uint64_t commit_seq,
+                        const store::CommitLogRecord& commit) {
+  writer.StartObject();
+  writer.Field("event-id", std::to_string(commit_seq));
+  writer.Field("sequence-number", static_cast<int64_t>(commit_seq));
+  // Requests that shared one commit: the first names the event, all are listed.
+  std::vector<std::string_view> requesters;
+  std::vector<std::string_view> request_ids;
+  for (const auto& origin : commit.origins) {
+    if (!origin.requester.empty()) requesters.push_back(origin.requester);
+    if (!origin.request_id.empty()) request_ids.push_back(origin.request_id);
+  }
+  if (!request_ids.empty()) writer.Field("request-id", request_ids.front());
+  writer.Field("event-count", int64_t{1});
+  writer.Field("timestamp-ms", commit.committed_at_ms);
+  if (!requesters.empty()) {
+    writer.Key("actor");
+    writer.StartObject();
+    writer.Field("principal", requesters.front());
+    if (requesters.size() > 1) {
+      writer.Key("principals");
+      writer.StartArray();
+      for (auto requester : requesters) writer.String(requester);
+      writer.EndArray();
+    }
+    writer.EndObject();
+  }
+  if (request_ids.size() > 1) {
+    writer.Key("request-ids");
+    writer.StartArray();
+    for (auto id : request_ids) writer.String(id);
+    writer.EndArray();
+  }
+  writer.Key("operation");
+  writer.StartObject();
+  writer.Field("operation-type", OperationType(commit.kind));
+  // Entries from before the change feed do not name their table.
+  if (!commit.identifier.name.empty()) {
+    writer.Key("identifier");
+    WriteIdentifier(writer, commit.identifier);
+  }
+  writer.Field("table-id", static_cast<int64_t>(commit.table_id));
+  writer.Field("metadata-location", commit.metadata_location);
+  writer.Key("snapshots");
+  writer.StartArray();
+  for (size_t i = 0; i < commit.added_snapshot_ids.size(); ++i) {
+    writer.StartObject();
+    writer.Field("snapshot-id", commit.added_snapshot_ids[i]);
+    if (i < commit.snapshot_operations.size() && !commit.snapshot_operations[i].empty()) {
+      writer.Field("operation", commit.snapshot_operations[i]);
+    }
+    writer.EndObject();
+  }
+  writer.EndArray();
+  writer.EndObject();
+  writer.EndObject();
+}
+
+}  // namespace
+
+std::string WriteChangeEvent(uint64_t commit_seq, const store::CommitLogRecord& commit) {
+  JsonWriter writer;
+  WriteChangeEventTo(writer, commit_seq, commit);
+  return writer.Take();
+}
+
+std::string WriteChangePage(const catalog::ChangePage& page, uint64_t since, bool full) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Key("events");
+  writer.StartArray();
+  for (const auto& [seq, commit] : page.commits) WriteChangeEventTo(writer, seq, commit);
+  writer.EndArray();
+  const uint64_t next = page.commits.empty() ? since : page.commits.back().first;
+  writer.Field("next-since", static_cast<int64_t>(next));
+  if (full) writer.Field("next-page-token", std::to_string(next));
+  writer.Field("last-sequence-number", static_cast<int64_t>(page.last_seq));
+  writer.Field("pruned-through", static_cast<int64_t>(page.pruned_through));
+  writer.Field("highest-processed-timestamp-ms",
+               page.commits.empty() ? int64_t{0} : page.commits.back().second.committed_at_ms);
+  writer.EndObject();
+  return writer.Take();
+}
+
 std::string WriteTableHistory(const catalog::Page<catalog::TableCommit>& page) {
   JsonWriter writer;
   writer.StartObject();

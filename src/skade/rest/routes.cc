@@ -105,6 +105,8 @@ std::span<const Route> Routes() {
        kRead},
       // A batched read: POST only to carry the keys in the body.
       {"POST", "v1/{prefix}/skade/resolve", &S::ResolveSnapshots, kRead},
+      // The change feed: every commit since a commit sequence number.
+      {"GET", "v1/{prefix}/skade/changes", &S::ReadChanges, kRead},
       {"GET", "v1/config", &S::Config, kRead},
       {"POST", "v1/oauth/tokens", &S::IssueToken, kPublic},
   };

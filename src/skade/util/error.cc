@@ -44,6 +44,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "UnprocessableEntity";
     case ErrorKind::kIdempotencyKeyUsed:
       return "IdempotencyKeyUsed";
+    case ErrorKind::kGone:
+      return "Gone";
     case ErrorKind::kNoSuchPlanId:
       return "NoSuchPlanId";
     case ErrorKind::kNoSuchPlanTask:

@@ -42,6 +42,9 @@ enum class ErrorKind {
   // anyway, REST 500 CommitStateUnknownException, the answer that never
   // makes a client delete what may have been committed.
   kIdempotencyKeyUsed,
+  // What was asked for existed but is no longer kept: change-feed commits
+  // pruned by retention (REST 410 GoneException).
+  kGone,
 };
 
 /// The stable name of an error kind, e.g. "NoSuchTable".
