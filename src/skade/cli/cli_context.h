@@ -28,8 +28,11 @@ struct CliContext {
 
   /// Opens the embedded catalog of --warehouse. Only a `long_running` one
   /// (serve) runs the commit-log index's compactor: a one-shot command maps
-  /// the index file there is and asks the store for the rest.
-  Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog(bool long_running = false) const;
+  /// the index file there is and asks the store for the rest. Without
+  /// `recover_journal`, opening changes nothing in the warehouse
+  /// (EmbeddedCatalogOptions::recover_journal).
+  Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog(bool long_running = false,
+                                                                bool recover_journal = true) const;
 
   /// The warehouse FileIO's properties from the flags above.
   Result<io::FileIOProperties> FileIOProperties() const;
