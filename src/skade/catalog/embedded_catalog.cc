@@ -94,7 +94,7 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
                              " is not on a local file system, so the catalog store cannot live in "
                              "it: name a local directory for the store (--store DIR)");
     }
-    store_path = StrCat(*path, "/", kReservedNamespace, "/catalog");
+    store_path = DefaultStorePath(*path);
   }
 
   std::shared_ptr<EmbeddedCatalog> catalog(new EmbeddedCatalog());
@@ -138,7 +138,9 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   }
   // Before anything is served, at every level: the journal may hold files of
   // an earlier process at immediate.
-  SKADE_RETURN_NOT_OK(RecoverJournaledFiles(*catalog->io_, *catalog->store_));
+  if (options.recover_journal) {
+    SKADE_RETURN_NOT_OK(RecoverJournaledFiles(*catalog->io_, *catalog->store_));
+  }
   SKADE_ASSIGN_OR_RAISE(catalog->mirror_, TablePointerMirror::Open(catalog->store_.get()));
   SKADE_ASSIGN_OR_RAISE(catalog->commit_log_index_,
                         index::CommitLogIndex::Open(catalog->store_.get(), io::NewLocalFileIO(),
@@ -160,6 +162,10 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
         std::max<int64_t>(1, options.commit_log_retention_interval_ms));
   }
   return catalog;
+}
+
+std::string EmbeddedCatalog::DefaultStorePath(std::string_view warehouse_path) {
+  return StrCat(warehouse_path, "/", kReservedNamespace, "/catalog");
 }
 
 // The flusher's final round needs the store and the FileIO: it goes first.

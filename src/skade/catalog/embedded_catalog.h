@@ -102,6 +102,10 @@ struct EmbeddedCatalogOptions {
   /// Where table locations may be (file: URIs or paths); "*" allows any.
   /// Empty means the warehouse only. See location_policy.h.
   std::vector<std::string> allowed_locations;
+  /// Open() first rewrites the journaled files a power loss took
+  /// (journal_recovery.h). Off only for tools that must change nothing, such
+  /// as `skade doctor` without --repair and `skade backup`.
+  bool recover_journal = true;
   /// The static index of the commit log behind LoadTableAt and ResolveMany:
   /// when it rebuilds, whether it keeps files beside the store.
   index::CommitLogIndexOptions commit_log_index;
@@ -173,11 +177,17 @@ class EmbeddedCatalog : public Catalog {
   /// allocation when warm). kNoSuchTable if it does not exist.
   Result<spec::TableMetadataPtr> ResolveMetadata(const TableIdentifier& identifier);
 
+  /// Where Open() keeps the store of the local warehouse directory
+  /// `warehouse_path` when EmbeddedCatalogOptions::store is empty.
+  static std::string DefaultStorePath(std::string_view warehouse_path);
+
   /// The warehouse as a `file://` URI without a trailing slash.
   const std::string& warehouse_location() const { return warehouse_location_; }
   /// The default location of a new table.
   std::string DefaultTableLocation(const TableIdentifier& identifier) const;
   store::CatalogStore& store() { return *store_; }
+  /// The roots table files may be in (location_policy.h).
+  const LocationPolicy& location_policy() const { return *location_policy_; }
   /// The FileIO the catalog writes with. Tables and ingest should write
   /// through it (table::Table takes file_io_ptr()): below immediate it is
   /// what lets the flusher make their manifests and data files durable

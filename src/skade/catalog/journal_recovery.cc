@@ -28,8 +28,10 @@ Result<bool> HoldsExactly(io::FileIO& io, const std::string& location,
   return *bytes == contents;
 }
 
-// Under the store's hold on commits: the file as journaled, durably.
-Status Restore(io::FileIO& io, const store::JournaledFile& file, size_t* rewritten) {
+}  // namespace
+
+Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file, bool* rewritten) {
+  *rewritten = false;
   SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file.location, file.contents));
   if (intact) {  // restored by someone before the hold (another process)
     return io.SyncFiles({file.location});
@@ -37,11 +39,9 @@ Status Restore(io::FileIO& io, const store::JournaledFile& file, size_t* rewritt
   Status deleted = io.DeleteFile(file.location);
   if (!deleted && !Gone(deleted)) return deleted;
   SKADE_RETURN_NOT_OK(io.WriteFile(file.location, file.contents, /*durable=*/true));
-  ++*rewritten;
+  *rewritten = true;
   return OkStatus();
 }
-
-}  // namespace
 
 Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::CatalogStore& store) {
   SKADE_ASSIGN_OR_RAISE(auto files, store.ReadJournaledFiles());
@@ -62,7 +62,10 @@ Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::Catalo
   SKADE_RETURN_NOT_OK(store.ReleaseJournaledFiles(intact));
 
   SKADE_RETURN_NOT_OK(store.RestoreJournaledFiles(damaged, [&](const store::JournaledFile& file) {
-    return Restore(io, file, &stats.rewritten);
+    bool rewritten = false;
+    Status restored = RestoreJournaledFile(io, file, &rewritten);
+    stats.rewritten += rewritten ? 1 : 0;
+    return restored;
   }));
   if (stats.rewritten > 0) {
     LogWarning(StrCat("recovered ", stats.rewritten, " of ", stats.journaled,

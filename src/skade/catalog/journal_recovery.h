@@ -38,6 +38,13 @@ struct JournalRecoveryStats {
   size_t rewritten = 0;
 };
 
+/// Makes `file` durable at its location with exactly its bytes: synced if
+/// it holds them, else rewritten (a torn file is deleted first), setting
+/// `*rewritten` to which. For the `restore` of
+/// store::CatalogStore::RestoreJournaledFiles, under its hold on commits.
+/// The FileIO's errors.
+Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file, bool* rewritten);
+
 /// Makes every file in `store`'s journal durable as journaled and releases
 /// it (see above). kIo (or the FileIO's error) if a file cannot be read,
 /// written or synced, or the store fails; what was done stays done, the rest

@@ -10,10 +10,11 @@
 namespace skade::cli {
 
 Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog(
-    bool long_running, int64_t commit_log_retention_ms) const {
+    bool long_running, bool recover_journal, int64_t commit_log_retention_ms) const {
   catalog::EmbeddedCatalogOptions options;
   options.commit_log_retention_ms = commit_log_retention_ms;
   options.commit_log_index.background = long_running;
+  options.recover_journal = recover_journal;
   options.warehouse = warehouse;
   options.store = store;
   SKADE_ASSIGN_OR_RAISE(options.file_io_properties, FileIOProperties());

@@ -28,11 +28,14 @@ struct CliContext {
 
   /// Opens the embedded catalog of --warehouse. Only a `long_running` one
   /// (serve) runs the commit-log index's compactor: a one-shot command maps
-  /// the index file there is and asks the store for the rest.
-  /// A positive `commit_log_retention_ms` runs the commit log's retention
+  /// the index file there is and asks the store for the rest. Without
+  /// `recover_journal`, opening changes nothing in the warehouse
+  /// (EmbeddedCatalogOptions::recover_journal). A positive
+  /// `commit_log_retention_ms` runs the commit log's retention
   /// (EmbeddedCatalogOptions::commit_log_retention_ms).
   Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog(
-      bool long_running = false, int64_t commit_log_retention_ms = 0) const;
+      bool long_running = false, bool recover_journal = true,
+      int64_t commit_log_retention_ms = 0) const;
 
   /// The warehouse FileIO's properties from the flags above.
   Result<io::FileIOProperties> FileIOProperties() const;

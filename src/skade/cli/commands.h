@@ -19,5 +19,7 @@ void AddChangesCommand(CLI::App& app, const CliContext& context);
 void AddIngestCommand(CLI::App& app, const CliContext& context);
 /// `skade scan`: a table's rows, or its scan plan.
 void AddScanCommand(CLI::App& app, const CliContext& context);
+/// `skade backup`, `skade restore`, `skade doctor`.
+void AddBackupCommands(CLI::App& app, const CliContext& context);
 
 }  // namespace skade::cli

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   skade::cli::AddTableCommands(app, context);
   skade::cli::AddServeCommand(app, context);
   skade::cli::AddChangesCommand(app, context);
+  skade::cli::AddBackupCommands(app, context);
 #ifdef SKADE_WITH_INGEST
   skade::cli::AddIngestCommand(app, context);
   skade::cli::AddScanCommand(app, context);

@@ -180,9 +180,9 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
     return InvalidArgument("--commit-log-retention: ", retention.error().message);
   }
   SKADE_ASSIGN_OR_RAISE(
-      auto catalog, context.OpenCatalog(
-                        /*long_running=*/true,
-                        std::chrono::duration_cast<std::chrono::milliseconds>(*retention).count()));
+      auto catalog,
+      context.OpenCatalog(/*long_running=*/true, /*recover_journal=*/true,
+                          std::chrono::duration_cast<std::chrono::milliseconds>(*retention).count()));
   SKADE_ASSIGN_OR_RAISE(auto storage, StorageAccessFor(context, args));
   const bool vending = static_cast<bool>(storage.vendor);
   rest::ScanPlanningOptions scan_planning;

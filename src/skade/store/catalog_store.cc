@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "skade/store/lmdb/lmdb_catalog_store.h"
+#include "skade/util/strings.h"
 
 namespace skade::store {
 
@@ -52,6 +53,20 @@ Result<std::unique_ptr<CatalogStore>> CatalogStore::Open(const std::string& loca
     opener = it->second;
   }
   return opener(location, options);
+}
+
+Result<std::string> CatalogStore::Backup(const std::string& /*directory*/) {
+  return MakeError(ErrorKind::kUnsupported, "This kind of catalog store has no backup");
+}
+
+Result<bool> CatalogStore::InUse(const std::string& location) {
+  std::string_view scheme = SchemeOf(location);
+  std::string_view path = location;
+  if (!scheme.empty() && !ConsumePrefix(&path, "lmdb:")) {
+    return MakeError(ErrorKind::kUnsupported, "Cannot tell whether the catalog store ", location,
+                     " is in use");
+  }
+  return lmdb::LmdbEnv::InUse(std::string(path));
 }
 
 Status CatalogStore::RegisterScheme(const std::string& scheme, Opener opener) {

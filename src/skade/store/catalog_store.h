@@ -268,6 +268,24 @@ class CatalogStore {
   /// first, in one transaction; returns how many.
   virtual Result<size_t> PruneIdempotencyRecords(int64_t now_ms, size_t limit) = 0;
 
+  // --- Backup -----------------------------------------------------------------
+  /// Writes a consistent copy of the store — every record as of one read
+  /// snapshot, taken while other threads and processes go on writing — into
+  /// the local directory `directory`, which must exist and hold no store,
+  /// and makes it durable (its files and the directory synced). The copy is
+  /// a store of the same kind; the returned location opens it (Open()). Its
+  /// change versions start afresh (nothing from before the copy is listed by
+  /// ReadTablePointersChangedAfter); commit_seq, the commit log, the journal
+  /// and the idempotency records are as they were. The default is
+  /// kUnsupported: a kind of store without a consistent copy must say so. A
+  /// failed backup may leave files in `directory`.
+  virtual Result<std::string> Backup(const std::string& directory);
+
+  /// Whether a process (this one or another) has the store at `location`
+  /// open: a restore must never replace a store in use. False when there is
+  /// no store there. kUnsupported for a kind of store that cannot tell.
+  static Result<bool> InUse(const std::string& location);
+
   // --- Derived files ----------------------------------------------------------
   /// A local directory where files derived from this store's contents (the
   /// static snapshot index) may be kept beside it, or empty if the store has

@@ -59,6 +59,10 @@ Result<uint64_t> ReadCounter(const Txn& txn, MDB_dbi meta, std::string_view key)
   return *decoded;
 }
 
+// The database of each write's changed tables (lmdb_keys.h), keyed by change
+// version: a backup empties it, for the copy's versions start again.
+constexpr char kTableChangesDatabase[] = "table_changes";
+
 // A leader takes at most this many queued requests into one transaction.
 constexpr size_t kMaxBatch = 256;
 
@@ -133,7 +137,7 @@ Result<std::unique_ptr<LmdbCatalogStore>> LmdbCatalogStore::Open(
   SKADE_ASSIGN_OR_RAISE(store->snapshots_, store->env_->OpenDatabase("snapshots"));
   SKADE_ASSIGN_OR_RAISE(store->commit_log_, store->env_->OpenDatabase("commit_log"));
   SKADE_ASSIGN_OR_RAISE(store->table_history_, store->env_->OpenDatabase("table_history"));
-  SKADE_ASSIGN_OR_RAISE(store->table_changes_, store->env_->OpenDatabase("table_changes"));
+  SKADE_ASSIGN_OR_RAISE(store->table_changes_, store->env_->OpenDatabase(kTableChangesDatabase));
   SKADE_ASSIGN_OR_RAISE(store->meta_, store->env_->OpenDatabase("meta"));
   SKADE_ASSIGN_OR_RAISE(store->journal_, store->env_->OpenDatabase("journal"));
   SKADE_ASSIGN_OR_RAISE(store->idempotency_, store->env_->OpenDatabase("idempotency"));
@@ -831,6 +835,11 @@ Result<std::optional<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::Fi
   if (!value) return Corruption("Commit ", seq, " of the table history is not in the log");
   SKADE_ASSIGN_OR_RAISE(auto record, DecodeCommitLogRecord(*value));
   return Found(std::in_place, seq, std::move(record));
+}
+
+Result<std::string> LmdbCatalogStore::Backup(const std::string& directory) {
+  SKADE_RETURN_NOT_OK(env_->CopyTo(directory, {kTableChangesDatabase}));
+  return directory;
 }
 
 std::string LmdbCatalogStore::DerivedFileDirectory() const { return env_->path(); }

@@ -112,6 +112,10 @@ class LmdbCatalogStore : public CatalogStore {
                                                                              size_t limit) override;
   Result<std::optional<std::pair<uint64_t, CommitLogRecord>>> FindCommitAsOf(
       uint64_t table_id, int64_t timestamp_ms) override;
+  /// LmdbEnv::CopyTo with table_changes emptied (the copy's transaction ids,
+  /// which are its change versions, start again from 1, and entries keyed by
+  /// the old ids would name the wrong writes); returns `directory`.
+  Result<std::string> Backup(const std::string& directory) override;
   /// The store's own directory.
   std::string DerivedFileDirectory() const override;
   Result<uint64_t> CommitSeq() override;

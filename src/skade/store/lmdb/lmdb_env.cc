@@ -397,6 +397,110 @@ Status LmdbEnv::Sync() {
   return OkStatus();
 }
 
+namespace {
+
+// Makes `path` (a file or a directory) durable.
+Status FsyncPath(const std::string& path, int flags) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return IoError("Cannot open ", path, ": ", std::strerror(errno));
+  int rc = ::fsync(fd);
+  int error = errno;
+  ::close(fd);
+  if (rc != 0) return IoError("Cannot sync ", path, ": ", std::strerror(error));
+  return OkStatus();
+}
+
+// Empties the databases `names` of the environment in `directory`, which
+// nothing else uses (a copy just written): opened without a lock file, so
+// none is left behind.
+Status EmptyDatabases(const std::string& directory, uint64_t map_size, unsigned max_dbs,
+                      const std::vector<std::string>& names) {
+  MDB_env* env = nullptr;
+  int rc = mdb_env_create(&env);
+  if (rc != 0) return LmdbError("Cannot create store environment", rc);
+  mdb_env_set_mapsize(env, map_size);
+  mdb_env_set_maxdbs(env, max_dbs);
+  rc = mdb_env_open(env, directory.c_str(), MDB_NOLOCK, 0644);
+  MDB_txn* txn = nullptr;
+  if (rc == 0) rc = mdb_txn_begin(env, nullptr, 0, &txn);
+  for (size_t i = 0; rc == 0 && i < names.size(); ++i) {
+    MDB_dbi dbi;
+    rc = mdb_dbi_open(txn, names[i].c_str(), 0, &dbi);
+    if (rc == MDB_NOTFOUND) {
+      rc = 0;
+      continue;
+    }
+    if (rc == 0) rc = mdb_drop(txn, dbi, 0);
+  }
+  if (txn != nullptr) {
+    if (rc == 0) {
+      rc = mdb_txn_commit(txn);  // synced: the environment has no MDB_NOSYNC
+    } else {
+      mdb_txn_abort(txn);
+    }
+  }
+  mdb_env_close(env);
+  if (rc != 0) return LmdbError(StrCat("Cannot prepare the store copy in ", directory), rc);
+  return OkStatus();
+}
+
+}  // namespace
+
+Status LmdbEnv::CopyTo(const std::string& directory, const std::vector<std::string>& emptied) {
+  std::string data_path = directory + "/data.mdb";
+  int fd = ::open(data_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return IoError("Cannot create ", data_path, ": ", std::strerror(errno));
+  int rc = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    // The copy's read transaction maps pages: no resize may run under it.
+    EnterTxn();
+    rc = mdb_env_copyfd2(env_, fd, MDB_CP_COMPACT);
+    LeaveTxn();
+    if (rc != MDB_MAP_RESIZED) break;
+    // Another process grew the map: adopt its size and copy again.
+    Status resized = Resize(0);
+    if (!resized || ::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0) break;
+  }
+  int synced = rc == 0 ? ::fsync(fd) : 0;
+  int error = errno;
+  ::close(fd);
+  if (rc != 0) return LmdbError(StrCat("Cannot copy the catalog store ", path_), rc);
+  if (synced != 0) return IoError("Cannot sync ", data_path, ": ", std::strerror(error));
+  if (!emptied.empty()) {
+    SKADE_RETURN_NOT_OK(EmptyDatabases(directory, MapSize(), max_dbs_, emptied));
+  }
+  return FsyncPath(directory, O_RDONLY | O_DIRECTORY);
+}
+
+Result<bool> LmdbEnv::InUse(const std::string& path) {
+  std::error_code ec;
+  std::string canonical = std::filesystem::canonical(path, ec).string();
+  if (ec) return false;  // no such directory
+  {
+    std::lock_guard<std::mutex> lock(g_envs_mutex);
+    auto& envs = OpenEnvs();
+    if (auto it = envs.find(canonical); it != envs.end() && !it->second.expired()) return true;
+  }
+  // Only a test of the lock, never a lock taken: closing a descriptor of the
+  // file would drop every POSIX lock this process holds on it.
+  std::string lock_path = canonical + "/lock.mdb";
+  int fd = ::open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return false;
+    return IoError("Cannot open ", lock_path, ": ", std::strerror(errno));
+  }
+  struct flock probe = {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  probe.l_start = 0;
+  probe.l_len = 1;
+  int rc = ::fcntl(fd, F_GETLK, &probe);
+  int error = errno;
+  ::close(fd);
+  if (rc != 0) return IoError("Cannot test the lock of ", lock_path, ": ", std::strerror(error));
+  return probe.l_type != F_UNLCK;
+}
+
 uint64_t LmdbEnv::LastTxnId() {
   // The meta pages are in the map, which a resize replaces.
   EnterTxn();

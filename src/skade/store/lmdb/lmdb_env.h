@@ -55,6 +55,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "skade/store/durability.h"
 #include "skade/util/result.h"
@@ -195,6 +196,22 @@ class LmdbEnv {
 
   /// Flushes the environment to disk (used by the eventual/none levels).
   Status Sync();
+
+  /// Writes a compacted copy of the environment, as of one read snapshot
+  /// (LMDB's mdb_env_copyfd2 with MDB_CP_COMPACT; writers go on), to
+  /// `directory`/data.mdb, which must not exist, with the databases named in
+  /// `emptied` emptied in the copy; then syncs the file and the directory.
+  /// The copy's transaction ids start again from 1 (LMDB's compaction). The
+  /// copy holds a reader slot and counts as an open transaction for as long
+  /// as it runs, so a resize of the map waits for it (see the caveats). A
+  /// failed copy leaves a partial file for the caller to remove.
+  Status CopyTo(const std::string& directory, const std::vector<std::string>& emptied);
+
+  /// Whether the environment in directory `path` is open in any process:
+  /// this one (the registry), or another, which holds a lock on its lock
+  /// file (LMDB keeps a shared lock on lock.mdb while an environment is
+  /// open). False when there is no lock file.
+  static Result<bool> InUse(const std::string& path);
 
   /// LMDB's id of the last committed transaction, across all processes.
   /// Cheap: reads the newer of the two meta pages in the shared map, no

@@ -1,0 +1,299 @@
+#include "skade/catalog/warehouse_doctor.h"
+
+#include <map>
+#include <set>
+#include <utility>
+
+#include "skade/avro/manifest_list_reader.h"
+#include "skade/catalog/journal_recovery.h"
+#include "skade/catalog/metadata_files.h"
+#include "skade/catalog/table_file_scope.h"
+#include "skade/store/table_key.h"
+#include "skade/util/json_writer.h"
+#include "skade/util/strings.h"
+
+namespace skade::catalog {
+
+std::string_view DoctorProblemName(DoctorProblemKind kind) {
+  switch (kind) {
+    case DoctorProblemKind::kTableWithoutNamespace:
+      return "table-without-namespace";
+    case DoctorProblemKind::kLocationNotAllowed:
+      return "location-not-allowed";
+    case DoctorProblemKind::kMetadataMissing:
+      return "metadata-missing";
+    case DoctorProblemKind::kMetadataUnreadable:
+      return "metadata-unreadable";
+    case DoctorProblemKind::kManifestListMissing:
+      return "manifest-list-missing";
+    case DoctorProblemKind::kManifestListUnreadable:
+      return "manifest-list-unreadable";
+    case DoctorProblemKind::kManifestMissing:
+      return "manifest-missing";
+    case DoctorProblemKind::kManifestDamaged:
+      return "manifest-damaged";
+    case DoctorProblemKind::kJournaledFileDamaged:
+      return "journaled-file-damaged";
+  }
+  return "unknown";
+}
+
+size_t DoctorReport::unrepaired() const {
+  size_t count = 0;
+  for (const auto& problem : problems) count += problem.repair == DoctorRepair::kNone ? 1 : 0;
+  return count;
+}
+
+std::string DoctorReport::ToJson() const {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("tables", static_cast<int64_t>(tables));
+  writer.Field("files-checked", static_cast<int64_t>(files_checked));
+  writer.Field("journaled", static_cast<int64_t>(journaled));
+  writer.Key("problems");
+  writer.StartArray();
+  for (const auto& problem : problems) {
+    writer.StartObject();
+    writer.Field("kind", DoctorProblemName(problem.kind));
+    writer.Key("table");
+    if (problem.table) {
+      writer.String(problem.table->ToString());
+    } else {
+      writer.Null();
+    }
+    writer.Field("location", problem.location);
+    writer.Field("detail", problem.detail);
+    writer.Field("journaled", problem.journaled);
+    writer.Key("repair");
+    switch (problem.repair) {
+      case DoctorRepair::kNone:
+        writer.Null();
+        break;
+      case DoctorRepair::kRewritten:
+        writer.String("rewritten");
+        break;
+      case DoctorRepair::kDropped:
+        writer.String("dropped");
+        break;
+    }
+    writer.EndObject();
+  }
+  writer.EndArray();
+  writer.EndObject();
+  return writer.Take();
+}
+
+namespace {
+
+// One run's state: the journal, and what it has found so far.
+class Examination {
+ public:
+  Examination(store::CatalogStore& store, io::FileIO& io, const LocationPolicy& policy,
+              const DoctorOptions& options)
+      : store_(store), io_(io), policy_(policy), options_(options) {}
+
+  Status Run() {
+    SKADE_ASSIGN_OR_RAISE(auto journal, store_.ReadJournaledFiles());
+    for (auto& file : journal) journal_.emplace(file.location, std::move(file.contents));
+    report_.journaled = journal_.size();
+    SKADE_ASSIGN_OR_RAISE(auto pointers, store_.ReadTablePointers());
+    uint64_t done = 0;
+    for (const auto& table : pointers.tables) {
+      if (options_.progress) options_.progress(done++, pointers.tables.size());
+      if (!table.record) continue;
+      ++report_.tables;
+      SKADE_RETURN_NOT_OK(CheckTable(store::TableIdentifierFromKey(table.table_key),
+                                     table.record->metadata_location));
+    }
+    if (options_.progress) options_.progress(done, pointers.tables.size());
+    SKADE_RETURN_NOT_OK(CheckJournal());
+    if (options_.repair) SKADE_RETURN_NOT_OK(Repair());
+    return OkStatus();
+  }
+
+  DoctorReport Take() { return std::move(report_); }
+
+ private:
+  void Add(DoctorProblemKind kind, const std::optional<spec::TableIdentifier>& table,
+           const std::string& location, std::string detail) {
+    reported_.insert(location);
+    report_.problems.push_back(
+        {kind, table, location, std::move(detail), journal_.contains(location)});
+  }
+
+  Status CheckTable(const spec::TableIdentifier& table, const std::string& location) {
+    SKADE_ASSIGN_OR_RAISE(auto ns, store_.GetNamespace(table.ns));
+    if (!ns) {
+      Add(DoctorProblemKind::kTableWithoutNamespace, table, location,
+          StrCat("namespace ", spec::NamespaceToString(table.ns), " does not exist"));
+    }
+    if (Status allowed = policy_.Check(location); !allowed) {
+      Add(DoctorProblemKind::kLocationNotAllowed, table, location, allowed.error().message);
+      return OkStatus();
+    }
+    ++report_.files_checked;
+    auto file = ReadMetadataFile(io_, location);
+    if (!file) {
+      bool missing = file.error().kind == ErrorKind::kNotFound;
+      Add(missing ? DoctorProblemKind::kMetadataMissing : DoctorProblemKind::kMetadataUnreadable,
+          table, location, file.error().message);
+      return OkStatus();
+    }
+    const spec::TableMetadata& metadata = *file->metadata;
+    TableFileScope scope(metadata, policy_);
+    std::set<int64_t> snapshot_ids;
+    if (options_.all_snapshots) {
+      for (const auto& snapshot : metadata.snapshots) snapshot_ids.insert(snapshot->snapshot_id);
+    } else {
+      for (const auto& [name, ref] : metadata.refs) snapshot_ids.insert(ref.snapshot_id);
+      if (metadata.current_snapshot_id) snapshot_ids.insert(*metadata.current_snapshot_id);
+    }
+    std::map<std::string, int64_t> manifests;  // location → recorded length
+    for (int64_t id : snapshot_ids) {
+      auto snapshot = metadata.SnapshotById(id);
+      if (!snapshot) continue;  // the metadata parser rejects refs to unknown snapshots
+      for (const auto& manifest : snapshot->manifests) manifests.emplace(manifest, 0);
+      if (!snapshot->manifest_list.empty()) {
+        CheckManifestList(table, scope, snapshot->manifest_list, &manifests);
+      }
+    }
+    for (const auto& [manifest, length] : manifests) CheckManifest(table, scope, manifest, length);
+    return OkStatus();
+  }
+
+  void CheckManifestList(const spec::TableIdentifier& table, const TableFileScope& scope,
+                         const std::string& location, std::map<std::string, int64_t>* manifests) {
+    if (Status allowed = scope.Check(location); !allowed) {
+      Add(DoctorProblemKind::kLocationNotAllowed, table, location, allowed.error().message);
+      return;
+    }
+    ++report_.files_checked;
+    auto bytes = io_.ReadFileUpTo(location, kMaxMetadataReadBytes);
+    if (!bytes) {
+      Add(bytes.error().kind == ErrorKind::kNotFound ? DoctorProblemKind::kManifestListMissing
+                                                     : DoctorProblemKind::kManifestListUnreadable,
+          table, location, bytes.error().message);
+      return;
+    }
+    auto list = avro::ReadManifestList(*bytes);
+    if (!list) {
+      Add(DoctorProblemKind::kManifestListUnreadable, table, location, list.error().message);
+      return;
+    }
+    for (const auto& manifest : list->manifests) {
+      manifests->emplace(manifest.manifest_path, manifest.manifest_length);
+    }
+  }
+
+  void CheckManifest(const spec::TableIdentifier& table, const TableFileScope& scope,
+                     const std::string& location, int64_t length) {
+    if (Status allowed = scope.Check(location); !allowed) {
+      Add(DoctorProblemKind::kLocationNotAllowed, table, location, allowed.error().message);
+      return;
+    }
+    ++report_.files_checked;
+    auto size = io_.FileSize(location);
+    if (!size) {
+      Add(size.error().kind == ErrorKind::kNotFound ? DoctorProblemKind::kManifestMissing
+                                                    : DoctorProblemKind::kManifestDamaged,
+          table, location, size.error().message);
+      return;
+    }
+    if (length > 0 && *size != length) {
+      Add(DoctorProblemKind::kManifestDamaged, table, location,
+          StrCat("the file has ", *size, " bytes, its manifest list says ", length));
+    }
+  }
+
+  // Journaled files no table check reported: the catalog's next open would
+  // rewrite a missing or different one.
+  Status CheckJournal() {
+    for (const auto& [location, contents] : journal_) {
+      if (reported_.contains(location)) continue;
+      if (Status allowed = policy_.Check(location); !allowed) {
+        Add(DoctorProblemKind::kLocationNotAllowed, std::nullopt, location,
+            StrCat("journaled: ", allowed.error().message));
+        continue;
+      }
+      ++report_.files_checked;
+      auto bytes = io_.ReadFileUpTo(location, kMaxMetadataReadBytes);
+      if (bytes && *bytes == contents) continue;  // intact: the flusher releases it
+      if (!bytes && bytes.error().kind != ErrorKind::kNotFound &&
+          bytes.error().kind != ErrorKind::kInvalidArgument) {
+        return tl::unexpected(bytes.error());
+      }
+      Add(DoctorProblemKind::kJournaledFileDamaged, std::nullopt, location,
+          bytes ? "differs from its journaled bytes" : bytes.error().message);
+    }
+    return OkStatus();
+  }
+
+  Status Repair() {
+    std::vector<std::string> rewrite;
+    std::set<std::string> allowed;
+    for (const auto& problem : report_.problems) {
+      if (problem.journaled && problem.kind != DoctorProblemKind::kLocationNotAllowed &&
+          problem.kind != DoctorProblemKind::kTableWithoutNamespace &&
+          allowed.insert(problem.location).second) {
+        rewrite.push_back(problem.location);
+      }
+    }
+    std::set<std::string> rewritten;
+    SKADE_RETURN_NOT_OK(
+        store_.RestoreJournaledFiles(rewrite, [&](const store::JournaledFile& file) -> Status {
+          bool was_rewritten = false;
+          SKADE_RETURN_NOT_OK(RestoreJournaledFile(io_, file, &was_rewritten));
+          // Also a file restored by another process before the hold is right now.
+          rewritten.insert(file.location);
+          return OkStatus();
+        }));
+    for (auto& problem : report_.problems) {
+      if (problem.kind != DoctorProblemKind::kLocationNotAllowed &&
+          problem.kind != DoctorProblemKind::kTableWithoutNamespace &&
+          rewritten.contains(problem.location)) {
+        problem.repair = DoctorRepair::kRewritten;
+      }
+    }
+    if (!options_.drop_dangling) return OkStatus();
+    for (auto& problem : report_.problems) {
+      if (problem.kind != DoctorProblemKind::kMetadataMissing || problem.journaled) continue;
+      SKADE_ASSIGN_OR_RAISE(bool dropped, DropIfDangling(*problem.table, problem.location));
+      if (dropped) problem.repair = DoctorRepair::kDropped;
+    }
+    return OkStatus();
+  }
+
+  // Drops `table` if its pointer still names `location` and that is still
+  // missing. (A commit cannot move such a pointer: it reads the current
+  // metadata first.)
+  Result<bool> DropIfDangling(const spec::TableIdentifier& table, const std::string& location) {
+    SKADE_ASSIGN_OR_RAISE(auto record, store_.GetTable(table));
+    if (!record || record->metadata_location != location) return false;
+    SKADE_ASSIGN_OR_RAISE(bool exists, io_.Exists(location));
+    if (exists) return false;
+    auto dropped = store_.DropTable(table);
+    if (!dropped) {
+      if (dropped.error().kind == ErrorKind::kNoSuchTable) return false;
+      return tl::unexpected(dropped.error());
+    }
+    return true;
+  }
+
+  store::CatalogStore& store_;
+  io::FileIO& io_;
+  const LocationPolicy& policy_;
+  const DoctorOptions& options_;
+  std::map<std::string, std::string> journal_;  // location → bytes
+  std::set<std::string> reported_;
+  DoctorReport report_;
+};
+
+}  // namespace
+
+Result<DoctorReport> WarehouseDoctor::Run(const DoctorOptions& options) {
+  Examination examination(store_, io_, policy_, options);
+  SKADE_RETURN_NOT_OK(examination.Run());
+  return examination.Take();
+}
+
+}  // namespace skade::catalog

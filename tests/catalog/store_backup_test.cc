@@ -1,0 +1,275 @@
+// BackupStore and RestoreStore on a real catalog: backups taken while
+// threads commit restore to a state the catalog had; neither direction
+// writes over what it must not; the metadata check finds what the warehouse
+// lacks and puts back only what the backup holds.
+#include "skade/catalog/store_backup.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/catalog/metadata_files.h"
+#include "skade/io/location.h"
+#include "skade/util/strings.h"
+#include "testing/fast_append.h"
+#include "testing/matchers.h"
+#include "testing/temp_dir.h"
+
+namespace skade::catalog {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::IsError;
+using testing::IsOk;
+
+class StoreBackupTest : public ::testing::Test {
+ protected:
+  void SetUp() override { catalog_ = Open(""); }
+
+  // The warehouse's catalog, on its own store or on the one at `store`.
+  std::shared_ptr<EmbeddedCatalog> Open(const std::string& store) {
+    EmbeddedCatalogOptions options;
+    options.warehouse = dir_.Sub("warehouse");
+    options.store = store;
+    options.store_map_size = 1ull << 30;
+    options.durability = store::Durability::kNone;
+    auto opened = EmbeddedCatalog::Open(options);
+    EXPECT_THAT(opened, IsOk());
+    return opened.value_or(nullptr);
+  }
+
+  void CreateTable(const TableIdentifier& id) {
+    auto exists = catalog_->NamespaceExists(id.ns);
+    ASSERT_THAT(exists, IsOk());
+    if (!*exists) {
+      ASSERT_THAT(catalog_->CreateNamespace(id.ns, {}), IsOk());
+    }
+    CreateTableRequest request;
+    request.name = id.name;
+    request.schema = std::make_shared<const spec::Schema>(
+        0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+    ASSERT_TRUE(catalog_->CreateTable(id.ns, request));
+  }
+
+  Result<BackupManifest> Backup(const std::string& destination, BackupOptions options = {}) {
+    options.warehouse = catalog_->warehouse_location();
+    return BackupStore(catalog_->store(), catalog_->file_io(), catalog_->location_policy(),
+                       destination, options);
+  }
+
+  static std::string PathOf(const std::string& location) { return *io::LocalPath(location); }
+
+  testing::TempDir dir_;
+  std::shared_ptr<EmbeddedCatalog> catalog_;
+};
+
+// The snapshot ids of `metadata`'s main branch, oldest first.
+std::vector<int64_t> Lineage(const spec::TableMetadata& metadata) {
+  std::vector<int64_t> ids;
+  for (auto s = metadata.CurrentSnapshot(); s;
+       s = s->parent_snapshot_id ? metadata.SnapshotById(*s->parent_snapshot_id) : nullptr) {
+    ids.insert(ids.begin(), s->snapshot_id);
+  }
+  return ids;
+}
+
+TEST_F(StoreBackupTest, BackupsTakenWhileThreadsCommitRestoreToAStateTheCatalogHad) {
+  const std::vector<TableIdentifier> tables = {
+      {{"a"}, "t1"}, {{"a"}, "t2"}, {{"b"}, "t3"}, {{"b", "c"}, "t4"}};
+  ASSERT_THAT(catalog_->CreateNamespace({"b"}, {}), IsOk());
+  for (const auto& id : tables) CreateTable(id);
+
+  std::atomic<bool> stop = false;
+  std::vector<std::thread> writers;
+  for (const auto& id : tables) {
+    writers.emplace_back([&, id] {
+      while (!stop.load()) ASSERT_THAT(testing::FastAppend(*catalog_, id), IsOk());
+    });
+  }
+  std::vector<BackupManifest> manifests;
+  for (int i = 0; i < 4; ++i) {
+    auto manifest = Backup(dir_.Sub(StrCat("backup", i)));
+    ASSERT_THAT(manifest, IsOk());
+    manifests.push_back(std::move(*manifest));
+  }
+  stop = true;
+  for (auto& writer : writers) writer.join();
+
+  std::map<TableIdentifier, std::vector<int64_t>> final_lineage;
+  for (const auto& id : tables) {
+    auto loaded = catalog_->LoadTable(id);
+    ASSERT_THAT(loaded, IsOk());
+    final_lineage[id] = Lineage(*loaded->metadata);
+  }
+  EXPECT_LT(manifests.front().commit_seq, manifests.back().commit_seq);
+  for (size_t i = 0; i < manifests.size(); ++i) {
+    const BackupManifest& manifest = manifests[i];
+    EXPECT_EQ(manifest.commits.size(), manifest.commit_seq);
+    EXPECT_EQ(manifest.namespaces, (std::vector<spec::Namespace>{{"a"}, {"b"}, {"b", "c"}}));
+    std::string store = dir_.Sub(StrCat("restored", i));
+    auto restored = RestoreStore(dir_.Sub(StrCat("backup", i)), store, {});
+    ASSERT_THAT(restored, IsOk());
+    EXPECT_EQ(restored->manifest.commit_seq, manifest.commit_seq);
+
+    auto restored_catalog = Open(store);
+    ASSERT_NE(restored_catalog, nullptr);
+    auto seq = restored_catalog->store().CommitSeq();
+    ASSERT_THAT(seq, IsOk());
+    EXPECT_EQ(*seq, manifest.commit_seq);
+    // commit_seq agrees with the pointers: each is the last commit of its
+    // table up to the backup's seq.
+    std::map<uint64_t, std::string> last_commit;
+    for (const auto& commit : manifest.commits) {
+      last_commit[commit.table_id] = commit.metadata_location;
+    }
+    ASSERT_EQ(manifest.tables.size(), tables.size());
+    for (const auto& table : manifest.tables) {
+      EXPECT_EQ(table.metadata_location, last_commit.at(table.table_id));
+      auto loaded = restored_catalog->LoadTable(table.identifier);
+      ASSERT_THAT(loaded, IsOk());
+      EXPECT_EQ(loaded->metadata_location, table.metadata_location);
+      // A state the table had: its history is the start of the history it has now.
+      auto lineage = Lineage(*loaded->metadata);
+      const auto& now = final_lineage.at(table.identifier);
+      ASSERT_LE(lineage.size(), now.size());
+      EXPECT_TRUE(std::equal(lineage.begin(), lineage.end(), now.begin()));
+    }
+    // The restored catalog commits on from there.
+    EXPECT_THAT(testing::FastAppend(*restored_catalog, tables[0]), IsOk());
+  }
+}
+
+TEST_F(StoreBackupTest, BackupReplacesOnlyAnEarlierBackup) {
+  CreateTable({{"a"}, "t"});
+  fs::create_directories(dir_.Sub("other"));
+  std::ofstream(dir_.Sub("other/notes.txt")) << "mine";
+  EXPECT_THAT(Backup(dir_.Sub("other")), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(Backup(dir_.Sub("other"), {.force = true}), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_TRUE(fs::exists(dir_.Sub("other/notes.txt")));
+
+  fs::create_directories(dir_.Sub("empty"));
+  ASSERT_THAT(Backup(dir_.Sub("empty")), IsOk());
+  EXPECT_THAT(Backup(dir_.Sub("empty")), IsError(ErrorKind::kAlreadyExists));
+  ASSERT_THAT(testing::FastAppend(*catalog_, {{"a"}, "t"}), IsOk());
+  auto replaced = Backup(dir_.Sub("empty"), {.force = true});
+  ASSERT_THAT(replaced, IsOk());
+  EXPECT_EQ(replaced->commit_seq, 2u);
+  auto manifest = ReadBackupManifest(dir_.Sub("empty"));
+  ASSERT_THAT(manifest, IsOk());
+  EXPECT_EQ(manifest->commit_seq, 2u);
+  // Nothing is left beside it: no partial or replaced directory.
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir_.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"empty", "other", "warehouse"}));
+}
+
+TEST_F(StoreBackupTest, RestoreRefusesANonEmptyTargetAndNeverReplacesAStoreInUse) {
+  CreateTable({{"a"}, "t"});
+  ASSERT_THAT(Backup(dir_.Sub("backup")), IsOk());
+  fs::create_directories(dir_.Sub("target"));
+  std::ofstream(dir_.Sub("target/data")) << "something";
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("target"), {}),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_TRUE(fs::exists(dir_.Sub("target/data")));
+
+  // The warehouse's own store is open (catalog_): not even with force.
+  std::string live = EmbeddedCatalog::DefaultStorePath(dir_.Sub("warehouse"));
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), live, {.force = true}),
+              IsError(ErrorKind::kInvalidArgument));
+
+  auto forced = RestoreStore(dir_.Sub("backup"), dir_.Sub("target"), {.force = true});
+  ASSERT_THAT(forced, IsOk());
+  EXPECT_TRUE(fs::exists(forced->replaced + "/data"));  // moved aside, not deleted
+  auto restored = Open(dir_.Sub("target"));
+  ASSERT_NE(restored, nullptr);
+  EXPECT_THAT(restored->LoadTable({{"a"}, "t"}), IsOk());
+}
+
+TEST_F(StoreBackupTest, RestoreRejectsABackupThatDoesNotMatchItsManifest) {
+  CreateTable({{"a"}, "t"});
+  ASSERT_THAT(Backup(dir_.Sub("backup")), IsOk());
+  auto manifest = ReadBackupManifest(dir_.Sub("backup"));
+  ASSERT_THAT(manifest, IsOk());
+  manifest->commit_seq += 1;
+  fs::remove(dir_.Sub("backup/manifest.json"));
+  std::ofstream(dir_.Sub("backup/manifest.json")) << manifest->ToJson();
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("target"), {}),
+              IsError(ErrorKind::kCorruption));
+  EXPECT_FALSE(fs::exists(dir_.Sub("target")));
+
+  std::ofstream(dir_.Sub("backup/manifest.json"), std::ios::trunc) << R"({"format":"other"})";
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("target"), {}),
+              IsError(ErrorKind::kCorruption));
+}
+
+TEST_F(StoreBackupTest, TheMetadataCheckPutsBackOnlyWhatTheBackupHolds) {
+  const TableIdentifier kept{{"a"}, "kept"};
+  const TableIdentifier lost{{"a"}, "lost"};
+  CreateTable(kept);
+  CreateTable(lost);
+  ASSERT_THAT(testing::FastAppend(*catalog_, kept), IsOk());
+  ASSERT_THAT(Backup(dir_.Sub("backup"), {.with_metadata = true}), IsOk());
+  ASSERT_THAT(Backup(dir_.Sub("bare")), IsOk());
+  auto manifest = ReadBackupManifest(dir_.Sub("backup"));
+  ASSERT_THAT(manifest, IsOk());
+  std::map<TableIdentifier, std::string> current;
+  for (const auto& table : manifest->tables) {
+    EXPECT_FALSE(table.metadata_copy.empty());
+    current[table.identifier] = table.metadata_location;
+  }
+  std::string first = manifest->commits.front().metadata_location;  // kept's first version
+  ASSERT_NE(first, current[kept]);
+  fs::remove(PathOf(current[lost]));
+  fs::remove(PathOf(first));
+
+  auto bare = CheckBackupMetadata(dir_.Sub("bare"), *manifest, catalog_->store(),
+                                  catalog_->file_io(), catalog_->location_policy(), {});
+  ASSERT_THAT(bare, IsOk());
+  ASSERT_EQ(bare->missing_current.size(), 1u);
+  EXPECT_EQ(bare->missing_current[0].identifier, lost);
+  EXPECT_TRUE(bare->rewritten_current.empty());  // the bare backup has no copy
+  EXPECT_EQ(bare->missing_history, std::vector<std::string>{first});
+  EXPECT_FALSE(fs::exists(PathOf(current[lost])));
+
+  auto check = CheckBackupMetadata(dir_.Sub("backup"), *manifest, catalog_->store(),
+                                   catalog_->file_io(), catalog_->location_policy(), {});
+  ASSERT_THAT(check, IsOk());
+  ASSERT_EQ(check->rewritten_current.size(), 1u);
+  EXPECT_EQ(check->rewritten_current[0].identifier, lost);
+  EXPECT_THAT(ReadMetadataFile(catalog_->file_io(), current[lost]), IsOk());
+  EXPECT_EQ(check->missing_history, std::vector<std::string>{first});  // never had a copy
+}
+
+TEST_F(StoreBackupTest, AManifestCannotLeadTheCheckOutOfTheBackupOrTheWarehouse) {
+  CreateTable({{"a"}, "t"});
+  ASSERT_THAT(Backup(dir_.Sub("backup"), {.with_metadata = true}), IsOk());
+  auto manifest = ReadBackupManifest(dir_.Sub("backup"));
+  ASSERT_THAT(manifest, IsOk());
+  std::string outside = "file://" + dir_.Sub("elsewhere/00000-x.metadata.json");
+  std::string traversal = catalog_->warehouse_location() + "/a/t/metadata/00009-y.metadata.json";
+  // Copies named outside the backup's metadata directory are not read.
+  manifest->tables = {{{{"a"}, "t"}, 1, outside, manifest->tables[0].metadata_copy},
+                      {{{"a"}, "u"}, 2, traversal, "metadata/../manifest.json"}};
+  auto check = CheckBackupMetadata(dir_.Sub("backup"), *manifest, catalog_->store(),
+                                   catalog_->file_io(), catalog_->location_policy(), {});
+  ASSERT_THAT(check, IsOk());
+  EXPECT_EQ(check->not_allowed, std::vector<std::string>{outside});
+  ASSERT_EQ(check->missing_current.size(), 1u);
+  EXPECT_TRUE(check->rewritten_current.empty());
+  EXPECT_FALSE(fs::exists(dir_.Sub("elsewhere")));
+  EXPECT_FALSE(fs::exists(PathOf(traversal)));
+}
+
+}  // namespace
+}  // namespace skade::catalog

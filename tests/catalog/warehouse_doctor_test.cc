@@ -1,0 +1,283 @@
+// WarehouseDoctor on real warehouses: tables appended to through table/
+// (real manifests and manifest lists), then damaged on disk the ways a
+// warehouse gets damaged — a deleted metadata file, manifest list or
+// manifest, a truncated metadata file, a pointer to nothing, a pointer out of
+// the allowed roots — each reported for its table and file; nothing changes
+// without repair; repair rewrites what the journal holds and drops a pointer
+// to nothing only when asked.
+#include "skade/catalog/warehouse_doctor.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "skade/avro/manifest_list_reader.h"
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/io/location.h"
+#include "skade/spec/table_locations.h"
+#include "skade/table/fast_append.h"
+#include "skade/table/table.h"
+#include "skade/util/strings.h"
+#include "testing/matchers.h"
+#include "testing/temp_dir.h"
+
+namespace skade::catalog {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::IsOk;
+
+class WarehouseDoctorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    EmbeddedCatalogOptions options;
+    options.warehouse = dir_.Sub("warehouse");
+    options.store_map_size = 1ull << 30;
+    // At immediate, journaled files stay in the store until the test flushes.
+    options.flush_interval_ms = 3600 * 1000;
+    auto opened = EmbeddedCatalog::Open(options);
+    ASSERT_THAT(opened, IsOk());
+    catalog_ = *opened;
+    ASSERT_THAT(catalog_->CreateNamespace({"ns"}, {}), IsOk());
+  }
+
+  void CreateTable(const TableIdentifier& id) {
+    CreateTableRequest request;
+    request.name = id.name;
+    request.schema = std::make_shared<const spec::Schema>(
+        0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+    ASSERT_TRUE(catalog_->CreateTable(id.ns, request));
+  }
+
+  // One append of one data file through table/: a manifest and a manifest list.
+  void Append(const TableIdentifier& id) {
+    auto table = table::Table::Load(catalog_, catalog_->file_io_ptr(), id);
+    ASSERT_THAT(table, IsOk());
+    table::FastAppend append(*table);
+    spec::DataFile file;
+    file.file_path =
+        spec::DataFileLocation(table->metadata(), "", StrCat("part-", ++files_, ".parquet"));
+    ASSERT_THAT(table->io().WriteFile(file.file_path, "rows", /*durable=*/true), IsOk());
+    file.record_count = 1;
+    file.file_size_in_bytes = 4;
+    file.spec_id = table->metadata().default_spec_id;
+    append.AppendFile(std::move(file));
+    ASSERT_THAT(append.Commit(), IsOk());
+  }
+
+  // Two tables with two appends each and one empty table; the journal
+  // released (as the flusher does), so a deleted file is gone for good.
+  void Populate() {
+    for (const auto& id : {kOrders, kItems}) {
+      CreateTable(id);
+      Append(id);
+      Append(id);
+    }
+    CreateTable(kEmpty);
+    ASSERT_THAT(catalog_->Flush(), IsOk());
+  }
+
+  DoctorReport Run(const DoctorOptions& options = {}) {
+    WarehouseDoctor doctor(catalog_->store(), catalog_->file_io(), catalog_->location_policy());
+    auto report = doctor.Run(options);
+    EXPECT_THAT(report, IsOk());
+    return report.value_or(DoctorReport{});
+  }
+
+  std::string MetadataLocation(const TableIdentifier& id) {
+    auto record = catalog_->store().GetTable(id);
+    EXPECT_TRUE(record && *record);
+    return record && *record ? (*record)->metadata_location : "";
+  }
+
+  std::shared_ptr<const spec::TableMetadata> Metadata(const TableIdentifier& id) {
+    auto loaded = catalog_->LoadTable(id);
+    EXPECT_THAT(loaded, IsOk());
+    return loaded ? loaded->metadata : nullptr;
+  }
+
+  std::string ManifestOf(const TableIdentifier& id) {
+    auto metadata = Metadata(id);
+    auto bytes = catalog_->file_io().ReadFile(metadata->CurrentSnapshot()->manifest_list);
+    EXPECT_THAT(bytes, IsOk());
+    auto list = avro::ReadManifestList(*bytes);
+    EXPECT_THAT(list, IsOk());
+    return list->manifests.at(0).manifest_path;
+  }
+
+  static std::string PathOf(const std::string& location) { return *io::LocalPath(location); }
+
+  // Creates a table whose pointer names `location` directly in the store.
+  void PointAt(const TableIdentifier& id, const std::string& location) {
+    store::PointerSwap swap;
+    swap.identifier = id;
+    swap.new_location = location;
+    ASSERT_THAT(catalog_->store().SwapPointers({swap}), IsOk());
+  }
+
+  const TableIdentifier kOrders{{"ns"}, "orders"};
+  const TableIdentifier kItems{{"ns"}, "items"};
+  const TableIdentifier kEmpty{{"ns"}, "empty"};
+  testing::TempDir dir_;
+  std::shared_ptr<EmbeddedCatalog> catalog_;
+  int files_ = 0;
+};
+
+// The one problem of the report, which must be of `kind` for `table` and
+// `location`.
+void ExpectOnly(const DoctorReport& report, DoctorProblemKind kind, const TableIdentifier& table,
+                const std::string& location) {
+  ASSERT_EQ(report.problems.size(), 1u) << report.ToJson();
+  const auto& problem = report.problems[0];
+  EXPECT_EQ(problem.kind, kind) << report.ToJson();
+  ASSERT_TRUE(problem.table);
+  EXPECT_EQ(*problem.table, table);
+  EXPECT_EQ(problem.location, location);
+}
+
+TEST_F(WarehouseDoctorTest, ACleanWarehouseHasNoProblems) {
+  Populate();
+  auto report = Run({.all_snapshots = true});
+  EXPECT_TRUE(report.problems.empty()) << report.ToJson();
+  EXPECT_EQ(report.tables, 3u);
+  // Three metadata files, four manifest lists, four manifests (the second
+  // append's list names its own manifest and the first one's).
+  EXPECT_EQ(report.files_checked, 11u);
+  EXPECT_EQ(report.unrepaired(), 0u);
+}
+
+TEST_F(WarehouseDoctorTest, ReportsADeletedMetadataFileAndDropsItsPointerOnlyWhenAsked) {
+  Populate();
+  std::string location = MetadataLocation(kOrders);
+  fs::remove(PathOf(location));
+
+  auto report = Run();
+  ExpectOnly(report, DoctorProblemKind::kMetadataMissing, kOrders, location);
+  EXPECT_FALSE(report.problems[0].journaled);
+  // Repair alone does not drop a pointer.
+  report = Run({.repair = true});
+  ExpectOnly(report, DoctorProblemKind::kMetadataMissing, kOrders, location);
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kNone);
+  EXPECT_EQ(MetadataLocation(kOrders), location);
+
+  report = Run({.repair = true, .drop_dangling = true});
+  ExpectOnly(report, DoctorProblemKind::kMetadataMissing, kOrders, location);
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kDropped);
+  EXPECT_EQ(report.unrepaired(), 0u);
+  auto record = catalog_->store().GetTable(kOrders);
+  ASSERT_THAT(record, IsOk());
+  EXPECT_FALSE(*record);
+  EXPECT_TRUE(Run().problems.empty());
+}
+
+TEST_F(WarehouseDoctorTest, ReportsAPointerToNothing) {
+  Populate();
+  const TableIdentifier ghost{{"ns"}, "ghost"};
+  std::string location =
+      catalog_->warehouse_location() + "/ns/ghost/metadata/00000-x.metadata.json";
+  PointAt(ghost, location);
+  ExpectOnly(Run(), DoctorProblemKind::kMetadataMissing, ghost, location);
+  auto report = Run({.repair = true, .drop_dangling = true});
+  EXPECT_EQ(report.problems.at(0).repair, DoctorRepair::kDropped);
+  EXPECT_TRUE(Run().problems.empty());
+}
+
+TEST_F(WarehouseDoctorTest, ReportsATruncatedMetadataFile) {
+  Populate();
+  std::string location = MetadataLocation(kItems);
+  fs::resize_file(PathOf(location), 40);
+  auto report = Run({.repair = true, .drop_dangling = true});
+  ExpectOnly(report, DoctorProblemKind::kMetadataUnreadable, kItems, location);
+  // A file that is there is never a pointer to nothing.
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kNone);
+  EXPECT_EQ(MetadataLocation(kItems), location);
+}
+
+TEST_F(WarehouseDoctorTest, ReportsADeletedManifestList) {
+  Populate();
+  std::string list = Metadata(kOrders)->CurrentSnapshot()->manifest_list;
+  fs::remove(PathOf(list));
+  ExpectOnly(Run(), DoctorProblemKind::kManifestListMissing, kOrders, list);
+  EXPECT_TRUE(fs::exists(PathOf(MetadataLocation(kOrders))));
+}
+
+TEST_F(WarehouseDoctorTest, ReportsADeletedOrTruncatedManifest) {
+  Populate();
+  std::string manifest = ManifestOf(kOrders);
+  fs::remove(PathOf(manifest));
+  ExpectOnly(Run(), DoctorProblemKind::kManifestMissing, kOrders, manifest);
+
+  std::string other = ManifestOf(kItems);
+  fs::resize_file(PathOf(other), 10);
+  auto report = Run();
+  ASSERT_EQ(report.problems.size(), 2u) << report.ToJson();
+  EXPECT_EQ(report.problems[0].kind, DoctorProblemKind::kManifestDamaged) << report.ToJson();
+  EXPECT_EQ(report.problems[0].location, other);
+}
+
+TEST_F(WarehouseDoctorTest, AnOlderSnapshotIsCheckedOnlyWhenAsked) {
+  Populate();
+  auto metadata = Metadata(kOrders);
+  std::string first_list = metadata->snapshots.front()->manifest_list;
+  fs::remove(PathOf(first_list));
+  EXPECT_TRUE(Run().problems.empty());
+  ExpectOnly(Run({.all_snapshots = true}), DoctorProblemKind::kManifestListMissing, kOrders,
+             first_list);
+}
+
+TEST_F(WarehouseDoctorTest, NeverReadsOrDropsAPointerOutsideTheAllowedRoots) {
+  Populate();
+  // A file that parses nowhere: read, it would be "unreadable".
+  fs::create_directories(dir_.Sub("elsewhere"));
+  std::ofstream(dir_.Sub("elsewhere/x.metadata.json")) << "not json";
+  const TableIdentifier outside{{"ns"}, "outside"};
+  std::string location = "file://" + dir_.Sub("elsewhere/x.metadata.json");
+  PointAt(outside, location);
+  auto report = Run({.repair = true, .drop_dangling = true});
+  ExpectOnly(report, DoctorProblemKind::kLocationNotAllowed, outside, location);
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kNone);
+  EXPECT_EQ(MetadataLocation(outside), location);
+}
+
+TEST_F(WarehouseDoctorTest, RepairRewritesAJournaledMetadataFile) {
+  Populate();
+  Append(kOrders);  // its files are journaled: the test does not flush
+  std::string location = MetadataLocation(kOrders);
+  auto bytes = catalog_->file_io().ReadFile(location);
+  ASSERT_THAT(bytes, IsOk());
+  fs::remove(PathOf(location));
+
+  auto report = Run();
+  ExpectOnly(report, DoctorProblemKind::kMetadataMissing, kOrders, location);
+  EXPECT_TRUE(report.problems[0].journaled);
+  EXPECT_FALSE(fs::exists(PathOf(location)));  // nothing changes without repair
+  // Even asked to drop dangling pointers, a journaled file is rewritten.
+  report = Run({.repair = true, .drop_dangling = true});
+  ExpectOnly(report, DoctorProblemKind::kMetadataMissing, kOrders, location);
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kRewritten);
+  auto restored = catalog_->file_io().ReadFile(location);
+  ASSERT_THAT(restored, IsOk());
+  EXPECT_EQ(*restored, *bytes);
+  EXPECT_EQ(MetadataLocation(kOrders), location);
+  EXPECT_TRUE(Run().problems.empty());
+}
+
+TEST_F(WarehouseDoctorTest, RepairRewritesAJournaledManifestList) {
+  Populate();
+  Append(kItems);
+  std::string list = Metadata(kItems)->CurrentSnapshot()->manifest_list;
+  fs::resize_file(PathOf(list), 3);
+  auto report = Run();
+  ExpectOnly(report, DoctorProblemKind::kManifestListUnreadable, kItems, list);
+  EXPECT_TRUE(report.problems[0].journaled);
+  report = Run({.repair = true});
+  EXPECT_EQ(report.problems.at(0).repair, DoctorRepair::kRewritten);
+  EXPECT_TRUE(Run().problems.empty());
+}
+
+}  // namespace
+}  // namespace skade::catalog
