@@ -89,7 +89,8 @@ Status RestCatalog::RenameTable(const spec::TableIdentifier&, const spec::TableI
   return NotUsed("RenameTable");
 }
 Result<catalog::LoadTableResult> RestCatalog::RegisterTable(const spec::TableIdentifier&,
-                                                            const std::string&, bool) {
+                                                            const std::string&, bool,
+                                                            const catalog::CommitOrigin&) {
   return NotUsed("RegisterTable");
 }
 Status RestCatalog::CommitTransaction(const std::vector<catalog::CommitTableRequest>&) {

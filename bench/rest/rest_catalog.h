@@ -62,7 +62,8 @@ class RestCatalog : public catalog::Catalog {
   Status DropTable(const spec::TableIdentifier& identifier, bool purge) override;
   Status RenameTable(const spec::TableIdentifier& from, const spec::TableIdentifier&) override;
   Result<catalog::LoadTableResult> RegisterTable(const spec::TableIdentifier& identifier,
-                                                 const std::string&, bool) override;
+                                                 const std::string&, bool,
+                                                 const catalog::CommitOrigin&) override;
   Status CommitTransaction(const std::vector<catalog::CommitTableRequest>& requests) override;
   Result<std::optional<catalog::IdempotencyRecord>> FindIdempotencyRecord(const std::string& key,
                                                                           int64_t now_ms) override;
