@@ -171,6 +171,7 @@ TEST(RouteTableTest, AdvertisedEndpointsAreTheRoutesUnderThePrefix) {
       "GET /v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/as-of",
       "GET /v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/history",
       "POST /v1/{prefix}/skade/resolve",
+      "GET /v1/{prefix}/skade/changes",
   };
   EXPECT_EQ(AdvertisedEndpoints(), expected);
   std::vector<std::string> from_table;
