@@ -31,18 +31,6 @@ struct ChangesArgs {
 
 std::atomic<bool> interrupted{false};
 
-std::string_view KindName(store::CommitKind kind) {
-  switch (kind) {
-    case store::CommitKind::kCreate:
-      return "create";
-    case store::CommitKind::kRegister:
-      return "register";
-    case store::CommitKind::kUpdate:
-      break;
-  }
-  return "update";
-}
-
 // One line per commit: seq, time, what, table, snapshots, by whom, file.
 void PrintText(uint64_t seq, const store::CommitLogRecord& commit) {
   std::string snapshots;
@@ -62,7 +50,7 @@ void PrintText(uint64_t seq, const store::CommitLogRecord& commit) {
   std::string table = commit.identifier.name.empty() ? StrCat("table#", commit.table_id)
                                                      : commit.identifier.ToString();
   std::cout << seq << '\t' << FormatTimestampMillis(commit.committed_at_ms) << '\t'
-            << KindName(commit.kind) << '\t' << table << '\t'
+            << rest::ChangeOperationType(commit.kind) << '\t' << table << '\t'
             << (snapshots.empty() ? "-" : snapshots) << '\t' << (by.empty() ? "-" : by) << '\t'
             << commit.metadata_location << '\n';
 }

@@ -426,9 +426,7 @@ std::string WriteResolveSnapshots(std::span<const catalog::SnapshotKey> resolved
   return writer.Take();
 }
 
-namespace {
-
-std::string_view OperationType(store::CommitKind kind) {
+std::string_view ChangeOperationType(store::CommitKind kind) {
   switch (kind) {
     case store::CommitKind::kCreate:
       return "create-table";
@@ -439,6 +437,8 @@ std::string_view OperationType(store::CommitKind kind) {
   }
   return "update-table";
 }
+
+namespace {
 
 void WriteChangeEventTo(JsonWriter& writer, uint64_t commit_seq,
                         const store::CommitLogRecord& commit) {
@@ -475,7 +475,7 @@ void WriteChangeEventTo(JsonWriter& writer, uint64_t commit_seq,
   }
   writer.Key("operation");
   writer.StartObject();
-  writer.Field("operation-type", OperationType(commit.kind));
+  writer.Field("operation-type", ChangeOperationType(commit.kind));
   // Entries from before the change feed do not name their table.
   if (!commit.identifier.name.empty()) {
     writer.Key("identifier");

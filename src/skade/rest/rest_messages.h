@@ -119,6 +119,9 @@ std::string WriteScanTasksPage(const scan::ScanPlan& plan,
                                const StatsFields& stats_fields);
 std::string WriteTableHistory(const catalog::Page<catalog::TableCommit>& page);
 
+/// A commit's kind as the events proposal names it: "create-table",
+/// "update-table", "register-table".
+std::string_view ChangeOperationType(store::CommitKind kind);
 /// One commit as a change-feed event, in the field names of the Iceberg
 /// events proposal (event-id, request-id, timestamp-ms, actor, operation
 /// with operation-type and identifier) plus skade's (sequence-number,
