@@ -21,6 +21,11 @@ skade: starting the Iceberg REST catalog on $URI (warehouse $(cd "$WAREHOUSE" &&
 
   CLI:        $SKADE --warehouse $WAREHOUSE table list demo
 
+  Health:     $URI/health/live (the process serves), $URI/health/ready (store writable, warehouse
+              reachable, not shutting down)
+  Metrics:    $URI/metrics (Prometheus text format)
+  Changes:    $URI/v1/skade/changes?since=0 (every commit; or: $SKADE --warehouse $WAREHOUSE changes --follow)
+
 Ctrl-C stops the server (in-flight requests finish first).
 MSG
 exec "$SKADE" --warehouse "$WAREHOUSE" serve --host "$HOST" --port "$PORT"

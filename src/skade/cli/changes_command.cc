@@ -59,7 +59,10 @@ Status ShowChanges(const CliContext& context, const ChangesArgs& args) {
   if (args.poll_interval_ms <= 0) {
     return InvalidArgument("--poll-interval must be positive (got ", args.poll_interval_ms, ")");
   }
-  SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
+  // A reader changes nothing in the warehouse, not even journal recovery
+  // (that is for the processes that write).
+  SKADE_ASSIGN_OR_RAISE(auto catalog,
+                        context.OpenCatalog(/*long_running=*/false, /*recover_journal=*/false));
   // Ctrl-C ends --follow after the page in hand: every line printed is whole.
   struct sigaction action {};
   action.sa_handler = [](int) { interrupted.store(true); };
