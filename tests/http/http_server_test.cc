@@ -286,11 +286,13 @@ TEST_F(HttpServerTest, LogLineHasMethodPathStatusAndNoSecrets) {
   for (const std::string& line : logs_.Lines()) {
     EXPECT_THAT(line, Not(HasSubstr("secret123")));
     EXPECT_THAT(line, Not(HasSubstr("secret456")));
-    if (line.starts_with("INFO")) info.push_back(line);
+    if (line.find(" request_id=") != std::string::npos) info.push_back(line);
   }
   ASSERT_EQ(info.size(), 2u);
-  EXPECT_THAT(info[0], ::testing::MatchesRegex(R"(INFO http GET /v1/tables 200 [0-9]+us)"));
-  EXPECT_THAT(info[1], ::testing::MatchesRegex(R"(INFO http GET /throw 500 [0-9]+us)"));
+  EXPECT_THAT(info[0], ::testing::MatchesRegex(
+                           R"(INFO http GET /v1/tables 200 [0-9]+us request_id=[0-9a-f-]+)"));
+  EXPECT_THAT(info[1], ::testing::MatchesRegex(
+                           R"(ERROR http GET /throw 500 [0-9]+us request_id=[0-9a-f-]+ error=.*)"));
 }
 
 TEST_F(HttpServerTest, NoRequestLogWhenDisabled) {

@@ -10,6 +10,10 @@
 //   /bad-header     a header value containing CRLF (invalid)
 //   /bad-status     status 42 (invalid)
 //   /header?name=H  the value of request header H
+//   /request-id     the request's request_id; tries to set X-Request-ID to "forged"
+//   /routed?status=N
+//                   status N (default 200) with route "test/routed/{id}" and,
+//                   from 400 on, the error kRoutedError
 //   anything else   echo: "<method> <target>\n<body>"
 #pragma once
 
@@ -30,6 +34,10 @@
 #include "skade/util/strings.h"
 
 namespace skade::testing {
+
+/// The error cause /routed reports: a quote, a backslash, control characters
+/// and invalid UTF-8, which every log format must keep on one valid line.
+inline constexpr std::string_view kRoutedError = "routed \"failure\"\\\n\x01 \xff\xfe end";
 
 /// The value of `key` in `target`'s query; "" if absent.
 inline std::string QueryParam(std::string_view target, std::string_view key) {
@@ -134,6 +142,16 @@ class HttpServerTest : public ::testing::Test {
       return response;
     } else if (path == "/bad-status") {
       response.status = 42;
+      return response;
+    } else if (path == "/request-id") {
+      response.headers.emplace_back("X-Request-ID", "forged");
+      response.body = request.request_id;
+      return response;
+    } else if (path == "/routed") {
+      const std::string status = QueryParam(request.target, "status");
+      response.status = status.empty() ? 200 : *ParseInt32(status);
+      response.route = "test/routed/{id}";
+      if (response.status >= 400) response.error = std::string(kRoutedError);
       return response;
     } else if (path == "/header") {
       response.body = std::string(request.Header(QueryParam(request.target, "name")));

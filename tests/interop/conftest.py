@@ -50,11 +50,12 @@ def run_tool(bin_dir):
 class SkadeServer:
     """A running `skade serve` on a free loopback port with its own warehouse."""
 
-    def __init__(self, bin_dir, warehouse, extra_args=(), global_args=(), env=None, log_path=None):
+    def __init__(self, bin_dir, warehouse, extra_args=(), global_args=(), env=None, log_path=None,
+                 quiet=True):
         """`warehouse` is a directory, or an s3:// URI with its --store and S3 options in
         `global_args` (what goes before `serve`); `extra_args` follow `serve`; `env`, when given,
         is the server's whole environment; stderr goes to `log_path` (default: beside a local
-        warehouse)."""
+        warehouse); `quiet` (the default) passes --quiet, so no line per request is logged."""
         remote = str(warehouse).startswith("s3://")
         self.warehouse = str(warehouse) if remote else pathlib.Path(warehouse)
         if log_path is None:
@@ -65,7 +66,7 @@ class SkadeServer:
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [str(bin_dir / "skade"), "--warehouse", str(warehouse), *map(str, global_args),
-             "serve", "--port", "0", "--quiet", *extra_args],
+             "serve", "--port", "0", *(["--quiet"] if quiet else []), *extra_args],
             stdout=subprocess.PIPE, stderr=self._log, text=True, env=env,
         )
         line = self.proc.stdout.readline()

@@ -50,6 +50,7 @@ struct ServeArgs {
   int manifest_cache_mb = static_cast<int>(scan::ManifestCacheOptions{}.capacity_bytes >> 20);
   std::string commit_log_retention = "0";
   bool quiet = false;
+  std::string log_format = "text";
 };
 
 // The environment variable that may list OAuth clients, so that secrets need
@@ -168,6 +169,12 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
     return InvalidArgument("--idempotency-key-lifetime: ", lifetime.error().message);
   }
   idempotency.lifetime = *lifetime;
+  rest::HttpLogFormat log_format = rest::HttpLogFormat::kText;
+  if (args.log_format == "json") {
+    log_format = rest::HttpLogFormat::kJson;
+  } else if (args.log_format != "text") {
+    return InvalidArgument("Unknown --log-format '", args.log_format, "' (expected text or json)");
+  }
 
   sigset_t signals;
   sigemptyset(&signals);
@@ -180,9 +187,9 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
     return InvalidArgument("--commit-log-retention: ", retention.error().message);
   }
   SKADE_ASSIGN_OR_RAISE(
-      auto catalog,
-      context.OpenCatalog(/*long_running=*/true, /*recover_journal=*/true,
-                          std::chrono::duration_cast<std::chrono::milliseconds>(*retention).count()));
+      auto catalog, context.OpenCatalog(
+                        /*long_running=*/true, /*recover_journal=*/true,
+                        std::chrono::duration_cast<std::chrono::milliseconds>(*retention).count()));
   SKADE_ASSIGN_OR_RAISE(auto storage, StorageAccessFor(context, args));
   const bool vending = static_cast<bool>(storage.vendor);
   rest::ScanPlanningOptions scan_planning;
@@ -205,6 +212,7 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   options.pool_threads = args.commit_threads;
   options.pool_queue_limit = args.commit_queue;
   options.log_requests = !args.quiet;
+  options.log_format = log_format;
   options.max_connections = args.max_connections;
   // One bound for the client's side of an exchange: receiving its request and
   // sending it the response. The header keeps its shorter bound.
@@ -315,6 +323,8 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
                     "time travel by time; each table keeps its last commit and snapshot ids "
                     "keep resolving): ISO-8601 (P30D) or seconds; 0 keeps all (default 0)");
   serve->add_flag("--quiet,-q", args->quiet, "Do not log one line per request");
+  serve->add_option("--log-format", args->log_format,
+                    "text (default) | json: one JSON object per log line, for log collectors");
   serve->callback(
       [&context, args] { throw CLI::RuntimeError(Run([&] { return Serve(context, *args); })); });
 }

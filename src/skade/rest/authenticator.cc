@@ -43,6 +43,7 @@ HttpResponse OAuthError(int status, std::string_view error, std::string_view des
   response.status = status;
   response.headers.emplace_back("Content-Type", "application/json");
   response.body = writer.Take();
+  response.error = StrCat(error, ": ", description);  // for the request log; never the secret
   return response;
 }
 

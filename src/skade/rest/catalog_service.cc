@@ -150,9 +150,12 @@ Result<HttpResponse> CatalogService::LoadCredentials(RouteCall& call) {
 }
 
 HttpResponse CatalogService::Handle(const HttpRequest& request) {
-  auto response = Dispatch(request);
-  if (!response) return ErrorResponse(response.error());
-  return std::move(*response);
+  std::string_view route;
+  auto response = Dispatch(request, &route);
+  // ErrorResponse also sets the answer's `error`, the cause the request log shows.
+  HttpResponse answer = response ? std::move(*response) : ErrorResponse(response.error());
+  answer.route = route;
+  return answer;
 }
 
 bool CatalogService::MayBlock(const HttpRequest& request) {
@@ -164,10 +167,14 @@ bool CatalogService::MayBlock(const HttpRequest& request) {
   return Blocks(request.method, MatchRoute(request.method, target->segments));
 }
 
-Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request) {
+Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request, std::string_view* route) {
   SKADE_ASSIGN_OR_RAISE(RequestTarget target, ParseRequestTarget(request.target));
   RouteCall call{request, std::move(target)};
   const RouteMatch match = MatchRoute(request.method, call.target.segments);
+  // A path under a catalog prefix skade does not have answers no route.
+  if (match.path_route != nullptr && !match.prefixed) {
+    *route = (match.route != nullptr ? match.route : match.path_route)->pattern;
+  }
   const bool is_public =
       match.path_route != nullptr && match.path_route->access == RouteAccess::kPublic;
   if (!is_public) {

@@ -54,6 +54,8 @@ class CatalogService {
                  IdempotencyOptions idempotency = {}, StorageAccess storage = {},
                  ScanPlanningOptions scan_planning = {});
 
+  /// Answers `request`. The answer's `route` is the matched route's pattern
+  /// and, for an error, its `error` the error's message (HttpResponse).
   HttpResponse Handle(const HttpRequest& request);
 
   /// Whether Handle may block on `request` — the HttpServer's `may_block`:
@@ -72,7 +74,9 @@ class CatalogService {
   // The route table names the handlers.
   friend std::span<const Route> Routes();
 
-  Result<HttpResponse> Dispatch(const HttpRequest& request);
+  // Sets `*route` to the pattern of the route the request matched, if any
+  // (HttpResponse::route), before it answers, errors included.
+  Result<HttpResponse> Dispatch(const HttpRequest& request, std::string_view* route);
 
   // Handlers, one per route.
   Result<HttpResponse> IssueToken(RouteCall& call);

@@ -21,6 +21,7 @@ HttpResponse ErrorModelResponse(int status, std::string_view type, std::string_v
   response.status = status;
   response.headers.emplace_back("Content-Type", "application/json");
   response.body = json.Take();
+  response.error = message;
   return response;
 }
 

@@ -11,6 +11,7 @@ namespace skade::rest {
 /// `status` with Content-Type application/json and body
 /// {"error":{"message":`message`,"type":`type`,"code":`status`}}. Invalid UTF-8
 /// in `message` or `type` is replaced by U+FFFD, so the body is always valid JSON.
+/// `message` is also the response's `error` (the cause the request log shows).
 HttpResponse ErrorModelResponse(int status, std::string_view type, std::string_view message);
 
 /// 503 ServiceUnavailableException with "Retry-After: 1" (seconds): the

@@ -19,8 +19,10 @@
 
 #include "skade/rest/http/error_model.h"
 #include "skade/rest/http/http_session_internal.h"
+#include "skade/rest/http/request_id_internal.h"
 #include "skade/rest/http/response_serializer_internal.h"
 #include "skade/rest/http/server_context_internal.h"
+#include "skade/util/clock.h"
 #include "skade/util/error.h"
 #include "skade/util/strings.h"
 
@@ -83,11 +85,12 @@ int EffectiveMaxConnections(const HttpServerOptions& options) {
       std::clamp<int64_t>(usable, 1, static_cast<int64_t>(options.max_connections)));
 }
 
-// What a connection over the limit gets before it is closed.
-std::string RefusalBytes() {
-  const HttpResponse response = RetryLaterResponse("Too many connections; retry later");
+// What a connection over the limit gets before it is closed: `response`
+// with the id `request_id`.
+std::string RefusalBytes(const HttpResponse& response, std::string_view request_id) {
   std::string bytes;
-  http_internal::SerializeResponseHead(response, http_internal::ConnectionMode::kClose, &bytes);
+  http_internal::SerializeResponseHead(response, http_internal::ConnectionMode::kClose, request_id,
+                                       &bytes);
   return bytes + response.body;
 }
 
@@ -228,10 +231,23 @@ void HttpServer::Impl::Refuse(http_internal::HttpSession::Socket socket) {
   // has rarely sent anything yet, so the close does not reset the connection.
   error_code ignored;
   socket.non_blocking(true, ignored);
-  const std::string refusal = RefusalBytes();  // per refusal, for a current Date
+  // Made per refusal, for a current Date and a new request id.
+  const HttpResponse response = RetryLaterResponse("Too many connections; retry later");
+  const std::string request_id = http_internal::NewRequestId();
+  const std::string refusal = RefusalBytes(response, request_id);
+  const int64_t start_us = MonotonicMicros();
   socket.write_some(net::buffer(refusal), ignored);
   socket.shutdown(tcp::socket::shutdown_send, ignored);
   socket.close(ignored);
+  RequestRecord record;
+  record.method = "-";
+  record.path = "-";
+  record.request_id = request_id;
+  record.status = response.status;
+  record.duration_us = MonotonicMicros() - start_us;
+  record.response_body_bytes = response.body.size();
+  record.error = response.error;
+  context_.NotifyRequest(record);
 }
 
 void HttpServer::Impl::Shutdown() {

@@ -45,6 +45,10 @@
 //   501 UnsupportedOperationException
 //                                a method other than GET, HEAD, POST, PUT,
 //                                DELETE, PATCH, OPTIONS. The connection is closed.
+// Request ids: every response carries "X-Request-ID": the request's
+// HttpRequest::request_id (the client's own X-Request-ID when it is a
+// plausible id, else a new UUID; also on the transport's error answers, whose
+// header may be unread or incomplete). A handler cannot set the field.
 // Connections are HTTP/1.1 keep-alive (HTTP/1.0: only with
 // "Connection: keep-alive"); pipelined requests are answered in order.
 // Timeouts: a connection is dropped when a request's header is not complete
@@ -104,6 +108,22 @@ struct RequestRecord {
   std::string_view error;  // HttpResponse::error
 };
 
+/// How the server writes its log lines (HttpServerOptions::log_format). Both
+/// write one line per answered request with its method, path (never the query),
+/// status, duration, request id, route and, for status >= 400, the error's
+/// cause; neither writes a header value or a body. docs/operations/logging.md
+/// lists the fields.
+enum class HttpLogFormat {
+  /// For people: "INFO http GET /v1/config 200 85us request_id=… route=v1/config",
+  /// then ` error="…"` (quoted and escaped as a JSON string) for an error.
+  kText,
+  /// For log collectors: one JSON object per line, e.g. {"ts":"2026-12-02T13:17:41.123Z",
+  /// "level":"info","msg":"request","method":"GET",…}. The transport's error lines
+  /// are objects too ({"ts","level":"error","msg"}). Always valid JSON: client
+  /// text in it (the path, the error) is escaped and invalid UTF-8 replaced.
+  kJson,
+};
+
 /// Answers one request. Called concurrently from the server's I/O threads and
 /// its handler pool (never twice at once for one connection), so it must be
 /// thread-safe. On an I/O thread (a request `may_block` says will not block)
@@ -145,17 +165,24 @@ struct HttpServerOptions {
   int shutdown_timeout_ms = 10'000;
   /// Open connections at most; see max_connections().
   int max_connections = 1024;
-  /// One line per answered request, "INFO http METHOD /path STATUS 12us"
-  /// (path without the query; no header values). The time runs from the
-  /// complete request to the response handed to the kernel. Errors (a handler
-  /// that threw, a failing accept) are logged regardless.
+  /// One line per answered request (see HttpLogFormat), the transport's own
+  /// error answers (400, 413, 431, 500, 501, 503) included; a connection
+  /// turned away at the connection limit is not a request and only counted in
+  /// a periodic error line. The time runs from the complete request to the
+  /// response handed to the kernel. Errors (a handler that threw, a failing
+  /// accept) are logged regardless.
   bool log_requests = true;
+  /// The shape of every line the server logs.
+  HttpLogFormat log_format = HttpLogFormat::kText;
   /// Receives each log line (no trailing newline) instead of stderr. Called
   /// concurrently from the I/O threads and the handler pool.
   std::function<void(std::string_view line)> log_sink;
   /// Called once per answered request (whatever `log_requests` says), after
   /// its response is sent, concurrently from the I/O threads: must be cheap
-  /// and thread-safe (metrics count here).
+  /// and thread-safe (metrics count here). The transport's own error answers
+  /// count; a connection turned away at the connection limit (a 503 before
+  /// any request was read) counts too, with method and path "-". An exception
+  /// it throws is logged and otherwise ignored.
   std::function<void(const RequestRecord& record)> on_request;
 };
 

@@ -12,6 +12,7 @@
 
 #include "skade/rest/http/error_model.h"
 #include "skade/rest/http/http_session_internal.h"
+#include "skade/rest/http/request_id_internal.h"
 #include "skade/rest/http/response_serializer_internal.h"
 #include "skade/util/clock.h"
 #include "skade/util/strings.h"
@@ -96,6 +97,7 @@ bool HttpSession::ParseRequest() {
     switch (status) {
       case RequestParser::Status::kDone:
         request_complete_us_ = MonotonicMicros();
+        AssignRequestId(&request_);
         return true;
       case RequestParser::Status::kHeaderDone:
         if (!OnHeaderDone()) return false;
@@ -167,18 +169,22 @@ bool HttpSession::Answer() {
 
 void HttpSession::Reject() {
   request_complete_us_ = MonotonicMicros();
+  AssignRequestId(&request_);
   const RequestRejection& rejection = parser_->rejection();
   response_ = ErrorModelResponse(rejection.status, rejection.type, rejection.message);
   SendResponse(ConnectionMode::kClose);
 }
 
 bool HttpSession::SendResponse(ConnectionMode connection) {
-  if (!SerializeResponseHead(response_, connection, &head_)) {
+  if (!SerializeResponseHead(response_, connection, request_.request_id, &head_)) {
     context_->LogError(StrCat("invalid response (status ", response_.status,
                               " or a header) from the handler for ", request_.method, ' ',
                               request_.Path()));
+    const std::string_view route = response_.route;
     response_ = ErrorModelResponse(500, "InternalServerError", "Internal server error");
-    SerializeResponseHead(response_, connection, &head_);
+    response_.route = route;
+    response_.error = "invalid response from the handler";
+    SerializeResponseHead(response_, connection, request_.request_id, &head_);
   }
   body_ = ResponseCarriesBody(response_.status, request_.method == "HEAD")
               ? std::string_view(response_.body)
@@ -225,6 +231,7 @@ bool HttpSession::Send(AfterSend after) {
   error_code ec;
   const size_t written = socket_.write_some(buffers, ec);
   if (ec && ec != net::error::would_block) {
+    if (after != AfterSend::kContinueRequest) RecordRequest();
     Close();
     return false;
   }
@@ -241,13 +248,16 @@ bool HttpSession::Send(AfterSend after) {
 }
 
 void HttpSession::OnWritten(error_code ec, AfterSend after) {
-  if (ec || phase_ == Phase::kClosed) return Close();
+  if (ec || phase_ == Phase::kClosed) {
+    if (after != AfterSend::kContinueRequest) RecordRequest();
+    return Close();
+  }
   if (AfterSent(after)) ServeRequests();
 }
 
 bool HttpSession::AfterSent(AfterSend after) {
   if (after == AfterSend::kContinueRequest) return true;
-  LogRequest();
+  RecordRequest();
   response_ = HttpResponse();  // a large body should not outlive its write
   if (after == AfterSend::kClose || stop_requested_) {
     LingeringClose();
@@ -258,14 +268,19 @@ bool HttpSession::AfterSent(AfterSend after) {
   return true;
 }
 
-void HttpSession::LogRequest() {
-  if (!options_.log_requests) return;
-  log_line_.clear();
-  // The path only: a query may carry secrets, and no header value is logged.
-  StrAppend(&log_line_, request_.method.empty() ? std::string_view("-") : request_.method, ' ',
-            request_.target.empty() ? std::string_view("-") : request_.Path(), ' ',
-            response_.status, ' ', MonotonicMicros() - request_complete_us_, "us");
-  context_->LogInfo(log_line_);
+void HttpSession::RecordRequest() {
+  RequestRecord record;
+  record.method = request_.method.empty() ? std::string_view("-") : request_.method;
+  // The path only: a query may carry secrets (request_log_internal.h).
+  record.path = request_.target.empty() ? std::string_view("-") : request_.Path();
+  record.route = response_.route;
+  record.request_id = request_.request_id;
+  record.status = response_.status;
+  record.duration_us = MonotonicMicros() - request_complete_us_;
+  record.request_body_bytes = request_.body.size();
+  record.response_body_bytes = body_.size();
+  record.error = response_.error;
+  context_->RecordRequest(record, &log_line_);
 }
 
 void HttpSession::LingeringClose() {

@@ -115,7 +115,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool Send(AfterSend after);
   void OnWritten(boost::system::error_code ec, AfterSend after);
   bool AfterSent(AfterSend after);
-  void LogRequest();
+  // Reports the answered request_ and response_ (ServerContext::RecordRequest).
+  void RecordRequest();
 
   // Half-closes and, if the client may still be sending, drains its input for
   // a short while before closing: closing with unread input makes the kernel

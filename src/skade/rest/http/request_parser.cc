@@ -55,6 +55,7 @@ RequestParser::RequestParser(HttpRequest* request, size_t max_header_bytes, size
   request_->method.clear();
   request_->target.clear();
   request_->headers.clear();
+  request_->request_id.clear();
   if (request_->body.capacity() > kRetainedBodyBytes) {
     std::string().swap(request_->body);
   } else {

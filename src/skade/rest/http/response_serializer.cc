@@ -35,10 +35,11 @@ bool IsFieldValue(std::string_view value) {
   return true;
 }
 
-// Fields the transport writes itself from what it knows about the framing.
+// Fields the transport writes itself: from what it knows about the framing, and
+// the request id.
 bool IsTransportOwned(std::string_view name) {
   for (std::string_view owned :
-       {"content-length", "transfer-encoding", "connection", "server", "date"}) {
+       {"content-length", "transfer-encoding", "connection", "server", "date", "x-request-id"}) {
     if (EqualsIgnoreCase(name, owned)) return true;
   }
   return false;
@@ -68,7 +69,7 @@ void AppendDate(std::string* out) {
 }  // namespace
 
 bool SerializeResponseHead(const HttpResponse& response, ConnectionMode connection,
-                           std::string* out) {
+                           std::string_view request_id, std::string* out) {
   const int status = response.status;
   if (status < 200 || status > 599) return false;
   const http::status known = http::int_to_status(static_cast<unsigned>(status));
@@ -80,6 +81,7 @@ bool SerializeResponseHead(const HttpResponse& response, ConnectionMode connecti
             "\r\nServer: skade\r\nDate: ");
   AppendDate(out);
   out->append("\r\n");
+  if (!request_id.empty()) StrAppend(out, "X-Request-ID: ", request_id, "\r\n");
   bool has_content_type = false;
   for (const auto& [name, value] : response.headers) {
     if (!IsToken(name) || !IsFieldValue(value)) return false;

@@ -1,11 +1,14 @@
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "skade/rest/http/error_model.h"
 #include "skade/rest/http/http_session_internal.h"
+#include "skade/rest/http/request_log_internal.h"
 #include "skade/rest/http/server_context_internal.h"
+#include "skade/util/clock.h"
 #include "skade/util/strings.h"
 
 namespace skade::rest::http_internal {
@@ -24,15 +27,19 @@ ServerContext::ServerContext(HttpServerOptions options, HttpHandler handler, int
       pool_(options_.pool_threads, options_.pool_queue_limit) {}
 
 HttpResponse ServerContext::Handle(const HttpRequest& request) const {
+  std::string cause;
   try {
     return handler_(request);
   } catch (const std::exception& e) {
-    LogError(StrCat("handler threw on ", request.method, ' ', request.Path(), ": ", e.what()));
+    cause = StrCat("handler threw: ", e.what());
   } catch (...) {
-    LogError(StrCat("handler threw on ", request.method, ' ', request.Path()));
+    cause = "handler threw";
   }
-  // The client learns nothing of the exception.
-  return ErrorModelResponse(500, "InternalServerError", "Internal server error");
+  LogError(StrCat(cause, " on ", request.method, ' ', request.Path()));
+  // The client learns nothing of the exception; the request log does.
+  HttpResponse response = ErrorModelResponse(500, "InternalServerError", "Internal server error");
+  response.error = std::move(cause);
+  return response;
 }
 
 bool ServerContext::MayBlock(const HttpRequest& request) const {
@@ -119,19 +126,40 @@ int ServerContext::open_connections() {
   return connections_;
 }
 
+void ServerContext::RecordRequest(const RequestRecord& record, std::string* scratch) const {
+  NotifyRequest(record);
+  if (!options_.log_requests) return;
+  FormatRequestLogLine(record, options_.log_format, NowMillis(), scratch);
+  Write(*scratch);
+}
+
+void ServerContext::NotifyRequest(const RequestRecord& record) const {
+  if (!options_.on_request) return;
+  try {
+    options_.on_request(record);
+  } catch (const std::exception& e) {
+    LogError(StrCat("on_request threw: ", e.what()));
+  } catch (...) {
+    LogError("on_request threw");
+  }
+}
+
 void ServerContext::LogInfo(std::string_view line) const { Log("INFO", line); }
 
 void ServerContext::LogError(std::string_view line) const { Log("ERROR", line); }
 
 void ServerContext::Log(std::string_view level, std::string_view line) const {
+  Write(FormatLogLine(level, line, options_.log_format, NowMillis()));
+}
+
+void ServerContext::Write(std::string_view line) const {
   if (options_.log_sink) {
-    options_.log_sink(StrCat(level, " http ", line));
+    options_.log_sink(line);
     return;
   }
   // One fprintf per line: stderr is unbuffered and glibc formats the whole
   // call before one write(2), so lines from different threads do not mix.
-  std::fprintf(stderr, "%.*s http %.*s\n", static_cast<int>(level.size()), level.data(),
-               static_cast<int>(line.size()), line.data());
+  std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
 }
 
 }  // namespace skade::rest::http_internal

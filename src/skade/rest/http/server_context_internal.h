@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
@@ -79,14 +80,24 @@ class ServerContext {
   /// whatever it is doing; returns how many it asked.
   size_t CloseAll();
 
-  /// "INFO http <line>" to the log sink or stderr.
+  /// For an answered request: calls options().on_request (an exception it
+  /// throws is logged) and, if options().log_requests, logs the request's
+  /// line, formatted in `*scratch` (the caller's buffer, reused).
+  void RecordRequest(const RequestRecord& record, std::string* scratch) const;
+  /// Calls options().on_request only: for what is counted but not logged one
+  /// by one (connections turned away at the limit).
+  void NotifyRequest(const RequestRecord& record) const;
+
+  /// An "INFO" notice (FormatLogLine) to the log sink or stderr.
   void LogInfo(std::string_view line) const;
-  /// "ERROR http <line>" to the log sink or stderr; not subject to
+  /// An "ERROR" notice to the log sink or stderr; not subject to
   /// options().log_requests.
   void LogError(std::string_view line) const;
 
  private:
   void Log(std::string_view level, std::string_view line) const;
+  // One complete line, without its newline, to the sink or stderr.
+  void Write(std::string_view line) const;
   // The registered sessions that are still alive; takes mutex_.
   std::vector<std::shared_ptr<HttpSession>> LiveSessions();
 
