@@ -50,11 +50,13 @@ def run_tool(bin_dir):
 class SkadeServer:
     """A running `skade serve` on a free loopback port with its own warehouse."""
 
-    def __init__(self, bin_dir, warehouse, extra_args=(), global_args=(), env=None, log_path=None):
+    def __init__(self, bin_dir, warehouse, extra_args=(), global_args=(), env=None, log_path=None,
+                 args=None):
         """`warehouse` is a directory, or an s3:// URI with its --store and S3 options in
         `global_args` (what goes before `serve`); `extra_args` follow `serve`; `env`, when given,
         is the server's whole environment; stderr goes to `log_path` (default: beside a local
-        warehouse)."""
+        warehouse). `args`, when given, is the whole command line after `skade` instead (for a
+        server configured by a file or the environment; `warehouse` then only places the log)."""
         remote = str(warehouse).startswith("s3://")
         self.warehouse = str(warehouse) if remote else pathlib.Path(warehouse)
         if log_path is None:
@@ -63,9 +65,11 @@ class SkadeServer:
             log_path = self.warehouse.parent / f"{self.warehouse.name}-server.log"
         self.log_path = pathlib.Path(log_path)
         self._log = open(self.log_path, "w")
+        if args is None:
+            args = ["--warehouse", str(warehouse), *global_args, "serve", "--port", "0", "--quiet",
+                    *extra_args]
         self.proc = subprocess.Popen(
-            [str(bin_dir / "skade"), "--warehouse", str(warehouse), *map(str, global_args),
-             "serve", "--port", "0", "--quiet", *extra_args],
+            [str(bin_dir / "skade"), *map(str, args)],
             stdout=subprocess.PIPE, stderr=self._log, text=True, env=env,
         )
         line = self.proc.stdout.readline()
