@@ -51,11 +51,13 @@ class SkadeServer:
     """A running `skade serve` on a free loopback port with its own warehouse."""
 
     def __init__(self, bin_dir, warehouse, extra_args=(), global_args=(), env=None, log_path=None,
-                 quiet=True):
+                 quiet=True, args=None):
         """`warehouse` is a directory, or an s3:// URI with its --store and S3 options in
         `global_args` (what goes before `serve`); `extra_args` follow `serve`; `env`, when given,
         is the server's whole environment; stderr goes to `log_path` (default: beside a local
-        warehouse); `quiet` (the default) passes --quiet, so no line per request is logged."""
+        warehouse); `quiet` (the default) passes --quiet, so no line per request is logged.
+        `args`, when given, is the whole command line after `skade` instead (for a server
+        configured by a file or the environment; `warehouse` then only places the log)."""
         remote = str(warehouse).startswith("s3://")
         self.warehouse = str(warehouse) if remote else pathlib.Path(warehouse)
         if log_path is None:
@@ -64,9 +66,11 @@ class SkadeServer:
             log_path = self.warehouse.parent / f"{self.warehouse.name}-server.log"
         self.log_path = pathlib.Path(log_path)
         self._log = open(self.log_path, "w")
+        if args is None:
+            args = ["--warehouse", str(warehouse), *global_args, "serve", "--port", "0",
+                    *(["--quiet"] if quiet else []), *extra_args]
         self.proc = subprocess.Popen(
-            [str(bin_dir / "skade"), "--warehouse", str(warehouse), *map(str, global_args),
-             "serve", "--port", "0", *(["--quiet"] if quiet else []), *extra_args],
+            [str(bin_dir / "skade"), *map(str, args)],
             stdout=subprocess.PIPE, stderr=self._log, text=True, env=env,
         )
         line = self.proc.stdout.readline()

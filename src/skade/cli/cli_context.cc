@@ -5,6 +5,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "skade/cli/config_sources.h"
 #include "skade/util/strings.h"
 
 namespace skade::cli {
@@ -41,7 +42,8 @@ Result<io::FileIOProperties> CliContext::FileIOProperties() const {
 }
 
 int ReportError(const Error& error) {
-  std::cerr << "skade: " << error.message << " (" << ErrorKindName(error.kind) << ")\n";
+  std::cerr << "skade: " << error.message << ConfigSourceNote(error.message) << " ("
+            << ErrorKindName(error.kind) << ")\n";
   return 1;
 }
 

@@ -1,7 +1,7 @@
 // `skade`: the command-line front end of the embedded catalog.
-#include <cstdlib>
 
 #include "skade/cli/commands.h"
+#include "skade/cli/config_sources.h"
 #ifdef SKADE_WITH_S3
 #include "skade/s3/s3_file_io.h"
 #endif
@@ -14,9 +14,7 @@ int main(int argc, char** argv) {
   } s3_finalizer;
 #endif
   skade::cli::CliContext context;
-  const char* env_warehouse = std::getenv("SKADE_WAREHOUSE");
-  context.warehouse = env_warehouse != nullptr ? env_warehouse : "./warehouse";
-  if (const char* env_store = std::getenv("SKADE_STORE")) context.store = env_store;
+  context.warehouse = "./warehouse";
 #ifdef SKADE_WITH_S3
   skade::s3::RegisterS3FileIO(skade::io::FileIORegistry::Default());
 #endif
@@ -25,11 +23,10 @@ int main(int argc, char** argv) {
   app.fallthrough();
   app.require_subcommand(1);
   app.add_option("--warehouse,-w", context.warehouse,
-                 "Warehouse: a directory or s3://bucket/prefix (default $SKADE_WAREHOUSE or "
-                 "./warehouse)");
+                 "Warehouse: a directory or s3://bucket/prefix (default ./warehouse)");
   app.add_option("--store", context.store,
-                 "Local directory of the catalog store (default $SKADE_STORE, else inside the "
-                 "warehouse; required for an s3:// warehouse)");
+                 "Local directory of the catalog store (default: inside the warehouse; required "
+                 "for an s3:// warehouse)");
   app.add_option("--s3-endpoint", context.s3_endpoint,
                  "S3-compatible server, http(s)://host:port (default: AWS)");
   app.add_option("--s3-region", context.s3_region,
@@ -53,6 +50,10 @@ int main(int argc, char** argv) {
   skade::cli::AddIngestCommand(app, context);
   skade::cli::AddScanCommand(app, context);
 #endif
+  // Last: --config and SKADE_* cover every option registered above.
+  if (auto installed = skade::cli::InstallConfigSources(app); !installed) {
+    return skade::cli::ReportError(installed.error());
+  }
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "skade/util/utf8.h"
+
 namespace skade::spec {
 
 namespace {
@@ -40,24 +42,6 @@ std::optional<uint32_t> Decode(std::string_view text, size_t pos, size_t length)
     default:
       return ((byte(pos) & 0x07) << 18) | ((byte(pos + 1) & 0x3F) << 12) |
              ((byte(pos + 2) & 0x3F) << 6) | (byte(pos + 3) & 0x3F);
-  }
-}
-
-void AppendUtf8(uint32_t code_point, std::string* out) {
-  if (code_point < 0x80) {
-    out->push_back(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (code_point >> 6)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else if (code_point < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (code_point >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (code_point >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
   }
 }
 
