@@ -21,6 +21,9 @@ skade: starting the Iceberg REST catalog on $URI (warehouse $(cd "$WAREHOUSE" &&
 
   CLI:        $SKADE --warehouse $WAREHOUSE table list demo
 
+  Health:     $URI/health/live  $URI/health/ready
+  Metrics:    $URI/metrics  (Prometheus text format)
+
 Ctrl-C stops the server (in-flight requests finish first).
 MSG
 exec "$SKADE" --warehouse "$WAREHOUSE" serve --host "$HOST" --port "$PORT"
