@@ -11,6 +11,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-14 libclang-rt-14-dev
   python3 python3-venv python3-pip
   openjdk-17-jdk-headless maven
+  prometheus
 )
 
 missing=()

@@ -93,6 +93,9 @@ TEST(MetadataCacheTest, LoadsOnceThenHitsAndReturnsTheSameObjects) {
   EXPECT_FALSE(Cached(*cache, Location(2)));
   EXPECT_EQ(cache->stats().entries, 1u);
   EXPECT_EQ(cache->stats().loads, 1u);
+  // The second GetOrLoad and the Lookup found it; the miss on Location(2)
+  // is no hit (and no load: Lookup never loads).
+  EXPECT_EQ(cache->stats().hits, 2u);
 }
 
 TEST(MetadataCacheTest, FailedLoadIsReturnedAndNotCached) {

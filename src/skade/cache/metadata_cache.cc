@@ -284,7 +284,9 @@ MetadataCache::Shard& MetadataCache::ShardFor(uint64_t hash) const {
 }
 
 const MetadataFile* MetadataCache::Lookup(std::string_view location, uint64_t hash) const {
-  return ShardFor(hash).Lookup(location, hash);
+  const MetadataFile* file = ShardFor(hash).Lookup(location, hash);
+  if (file != nullptr) hits_.Increment();
+  return file;
 }
 
 Result<MetadataFile> MetadataCache::GetOrLoad(std::string_view location, uint64_t hash,
@@ -303,6 +305,7 @@ void MetadataCache::Insert(std::string_view location, uint64_t hash, MetadataFil
 MetadataCache::Stats MetadataCache::stats() const {
   Stats stats;
   for (size_t i = 0; i <= shard_mask_; ++i) shards_[i].AddStats(&stats);
+  stats.hits = hits_.value();
   return stats;
 }
 

@@ -36,6 +36,7 @@
 #include <string_view>
 
 #include "skade/cache/metadata_file.h"
+#include "skade/metrics/counter.h"
 #include "skade/util/result.h"
 
 namespace skade::cache {
@@ -61,7 +62,9 @@ class MetadataCache {
   struct Stats {
     size_t entries = 0;
     size_t bytes = 0;        // summed weights of the cached entries
-    uint64_t loads = 0;      // loader calls
+    uint64_t hits = 0;       // lookups that found the file (also GetOrLoad's)
+    uint64_t loads = 0;      // loader calls: the misses (a wait for another
+                             // caller's load of the key counts as neither)
     uint64_t evictions = 0;  // entries dropped to make room
     uint64_t rejected = 0;   // files too heavy for a shard
   };
@@ -107,6 +110,10 @@ class MetadataCache {
 
   size_t capacity_bytes_;
   size_t shard_mask_;
+  // Lookups are lock-free and write no shared state once an entry is warm:
+  // the hit count is thread-sharded (counter.h), so a hit only writes a
+  // cache line few other threads share.
+  mutable metrics::Counter hits_;
   std::unique_ptr<Shard[]> shards_;
 };
 

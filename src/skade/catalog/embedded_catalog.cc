@@ -723,9 +723,15 @@ void EmbeddedCatalog::DiscardWritten(const PreparedCommit& commit) {
 
 Result<LoadTableResult> EmbeddedCatalog::CommitTable(const CommitTableRequest& request) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(request.identifier));
-  return commit_queue_.Commit(request, [this](std::span<const CommitTableRequest* const> batch) {
-    return CommitBatch(batch);
-  });
+  auto result = commit_queue_.Commit(
+      request,
+      [this](std::span<const CommitTableRequest* const> batch) { return CommitBatch(batch); });
+  if (result) {
+    commit_stats_.logical_commits.Increment();
+  } else if (result.error().kind == ErrorKind::kCommitFailed) {
+    commit_stats_.conflicts.Increment();
+  }
+  return result;
 }
 
 std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatch(
@@ -785,6 +791,10 @@ std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatchLocked(
     }
     auto swapped = store_->SwapPointers({SwapOf(commit)});
     if (swapped) {
+      commit_stats_.physical_commits.Increment();
+      commit_stats_.rebases.Increment(commit.rebased_manifest_lists.size());
+      commit_stats_.batch_size.Observe(static_cast<double>(std::count_if(
+          outcomes.begin(), outcomes.end(), [](const Status& s) { return s.has_value(); })));
       AfterCommit(commit);
       return answer(LoadTableResult{commit.new_location, commit.metadata, commit.json});
     }
@@ -800,6 +810,7 @@ std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatchLocked(
       }
       return answer(tl::unexpected(error));
     }
+    commit_stats_.swap_retries.Increment();
     BackOff(attempt);
   }
   return answer(MakeRetryableError(
@@ -808,6 +819,17 @@ std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatchLocked(
 }
 
 Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>& requests) {
+  Status status = CommitTransactionUncounted(requests);
+  if (status) {
+    commit_stats_.logical_commits.Increment(requests.size());
+  } else if (status.error().kind == ErrorKind::kCommitFailed) {
+    commit_stats_.conflicts.Increment();
+  }
+  return status;
+}
+
+Status EmbeddedCatalog::CommitTransactionUncounted(
+    const std::vector<CommitTableRequest>& requests) {
   std::set<std::string> keys;
   std::set<size_t> stripes;
   for (const auto& request : requests) {
@@ -856,7 +878,10 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
     auto swapped = store_->SwapPointers(swaps);
     if (swapped) {
       for (const auto& commit : commits) {
-        if (!commit.new_location.empty()) AfterCommit(commit);
+        if (commit.new_location.empty()) continue;
+        commit_stats_.physical_commits.Increment();
+        commit_stats_.rebases.Increment(commit.rebased_manifest_lists.size());
+        AfterCommit(commit);
       }
       return OkStatus();
     }
@@ -867,6 +892,7 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
     }
     discard_all();
     if (!error.retryable) return tl::unexpected(error);
+    commit_stats_.swap_retries.Increment();
     BackOff(attempt);
   }
   return MakeRetryableError(

@@ -41,6 +41,7 @@
 #include "skade/cache/metadata_cache.h"
 #include "skade/catalog/catalog.h"
 #include "skade/catalog/commit_log_retention.h"
+#include "skade/catalog/commit_stats.h"
 #include "skade/catalog/location_policy.h"
 #include "skade/catalog/metadata_files.h"
 #include "skade/catalog/metadata_flusher.h"
@@ -203,6 +204,8 @@ class EmbeddedCatalog : public Catalog {
   index::CommitLogIndex& commit_log_index() { return *commit_log_index_; }
   /// Commits waiting for a batch of their table (table_commit_queue.h).
   size_t queued_commits() const { return commit_queue_.waiting(); }
+  /// What the table commits have done since Open() (commit_stats.h).
+  const CommitStats& commit_stats() const { return commit_stats_; }
   store::Durability durability() const { return durability_; }
 
  private:
@@ -243,6 +246,9 @@ class EmbeddedCatalog : public Catalog {
   /// Commits a batch of the commit queue: one metadata file, one swap.
   std::vector<Result<LoadTableResult>> CommitBatch(
       std::span<const CommitTableRequest* const> requests);
+  /// CommitTransaction without counting it in commit_stats_ (the caller
+  /// counts its outcome once).
+  Status CommitTransactionUncounted(const std::vector<CommitTableRequest>& requests);
   /// CommitBatch under the table's lock, one attempt loop.
   std::vector<Result<LoadTableResult>> CommitBatchLocked(
       std::span<const CommitTableRequest* const> requests);
@@ -294,6 +300,7 @@ class EmbeddedCatalog : public Catalog {
   std::unique_ptr<CommitLogRetention> retention_;
   std::array<std::mutex, 64> table_locks_;
   TableCommitQueue commit_queue_;
+  CommitStats commit_stats_;
 };
 
 }  // namespace skade::catalog

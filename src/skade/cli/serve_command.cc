@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <future>
 #include <iostream>
@@ -17,6 +19,10 @@
 #include "skade/io/location.h"
 #include "skade/rest/catalog_service.h"
 #include "skade/rest/http/http_server.h"
+#include "skade/rest/http_metrics.h"
+#include "skade/rest/operations_endpoints.h"
+#include "skade/rest/readiness_probe.h"
+#include "skade/rest/server_metrics.h"
 #include "skade/util/strings.h"
 #ifdef SKADE_WITH_S3
 #include "skade/s3/credential_vendor.h"
@@ -49,6 +55,8 @@ struct ServeArgs {
   int scan_tasks_per_response = rest::ScanPlanningOptions{}.tasks_per_response;
   int manifest_cache_mb = static_cast<int>(scan::ManifestCacheOptions{}.capacity_bytes >> 20);
   std::string commit_log_retention = "0";
+  std::string metrics_auth = "none";
+  int shutdown_delay_seconds = 0;
   bool quiet = false;
   std::string log_format = "text";
 };
@@ -126,6 +134,25 @@ int WaitForTerminationSignal() {
   return received;
 }
 
+// Waits up to `seconds` for another SIGINT/SIGTERM (still blocked); true if
+// one came.
+bool TerminationSignalWithin(int seconds) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (true) {
+    auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) return false;
+    auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    timespec timeout{static_cast<time_t>(nanos / 1'000'000'000),
+                     static_cast<long>(nanos % 1'000'000'000)};
+    if (sigtimedwait(&signals, nullptr, &timeout) > 0) return true;
+    if (errno != EINTR && errno != EAGAIN) return false;
+  }
+}
+
 Status Serve(const CliContext& context, const ServeArgs& args) {
   if (args.port < 0 || args.port > 65535) return InvalidArgument("Invalid --port ", args.port);
   const std::pair<const char*, int> limits[] = {
@@ -148,6 +175,11 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   if (args.commit_queue < 0) {
     return InvalidArgument("--commit-queue must not be negative (got ", args.commit_queue, ")");
   }
+  if (args.shutdown_delay_seconds < 0) {
+    return InvalidArgument("--shutdown-delay must not be negative (got ",
+                           args.shutdown_delay_seconds, ")");
+  }
+  SKADE_ASSIGN_OR_RAISE(rest::MetricsAuth metrics_auth, rest::ParseMetricsAuth(args.metrics_auth));
   rest::AuthOptions auth;
   if (args.auth == "token") {
     auth.mode = rest::AuthOptions::Mode::kToken;
@@ -199,9 +231,23 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   cache.capacity_bytes = static_cast<size_t>(args.manifest_cache_mb) << 20;
   scan_planning.manifest_cache = std::make_shared<scan::ManifestCache>(cache);
   scan_planning.tasks_per_response = static_cast<size_t>(args.scan_tasks_per_response);
+  // Health and metrics (operations_endpoints.h): the registry reads the
+  // catalog, its caches and (once started) the server at each scrape.
+  auto registry = std::make_shared<metrics::Registry>();
+  SKADE_RETURN_NOT_OK(
+      rest::RegisterCatalogMetrics(*registry, *catalog, scan_planning.manifest_cache.get()));
+  SKADE_ASSIGN_OR_RAISE(auto http_metrics, rest::HttpMetrics::Make(*registry));
+  // A local warehouse root exists from the start (tables' directories are
+  // otherwise made on first use), so readiness can tell a fresh warehouse
+  // from a lost one (an unmounted volume); no-op on an object store.
+  SKADE_RETURN_NOT_OK(catalog->file_io().CreateDirectories(catalog->warehouse_location()));
+  SKADE_ASSIGN_OR_RAISE(std::shared_ptr<rest::ReadinessProbe> readiness,
+                        rest::ReadinessProbe::Start(rest::CatalogReadinessChecks(catalog)));
+  SKADE_RETURN_NOT_OK(rest::RegisterReadinessMetrics(*registry, *readiness));
+  auto operations = std::make_shared<rest::OperationsEndpoints>(registry, readiness, metrics_auth);
   auto service = std::make_shared<rest::CatalogService>(
       catalog, std::make_shared<rest::Authenticator>(std::move(auth)), std::move(idempotency),
-      std::move(storage), std::move(scan_planning));
+      std::move(storage), std::move(scan_planning), operations);
   rest::HttpServerOptions options;
   options.host = args.host;
   options.port = static_cast<uint16_t>(args.port);
@@ -224,17 +270,34 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   options.header_timeout_ms = std::min(options.header_timeout_ms, options.request_timeout_ms);
   options.idle_timeout_ms = millis(args.idle_timeout_seconds);
   options.shutdown_timeout_ms = millis(args.shutdown_timeout_seconds);
+  options.on_request = [metrics = http_metrics.get()](const rest::RequestRecord& record) {
+    metrics->Record(record);
+  };
   SKADE_ASSIGN_OR_RAISE(auto server,
                         rest::HttpServer::Start(options, [service](const rest::HttpRequest& r) {
                           return service->Handle(r);
                         }));
+  // The last scrape is answered before `server` is destroyed (first, as
+  // declared last).
+  SKADE_RETURN_NOT_OK(rest::RegisterServerMetrics(*registry, *server));
   std::string uri = StrCat("http://", args.host, ":", server->port());
   std::cerr << "skade serve: Iceberg REST catalog on " << uri << "  (warehouse "
             << catalog->warehouse_location() << ", durability " << context.durability << ", auth "
             << args.auth << (vending ? ", vending " + args.vend_credentials + " credentials" : "")
             << ")\n";
+  std::cerr << "skade serve: health " << uri << "/health/ready, metrics " << uri << "/metrics"
+            << (metrics_auth == rest::MetricsAuth::kToken ? " (bearer token)" : "") << "\n";
   std::cout << "listening " << uri << std::endl;
   int signal = WaitForTerminationSignal();
+  // Load balancers stop sending new requests once readiness fails; the
+  // delay gives them time to notice before the drain closes connections.
+  readiness->BeginShutdown();
+  if (args.shutdown_delay_seconds > 0) {
+    std::cerr << "skade serve: received " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
+              << ", not ready; serving " << args.shutdown_delay_seconds
+              << " s more before draining (a second signal skips the wait)\n";
+    TerminationSignalWithin(args.shutdown_delay_seconds);
+  }
   std::cerr << "skade serve: received " << (signal == SIGINT ? "SIGINT" : "SIGTERM")
             << ", finishing in-flight requests (at most " << args.shutdown_timeout_seconds
             << " s)\n";
@@ -322,6 +385,12 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
                     "Prune commits older than this from the commit log (the change feed and "
                     "time travel by time; each table keeps its last commit and snapshot ids "
                     "keep resolving): ISO-8601 (P30D) or seconds; 0 keeps all (default 0)");
+  serve->add_option("--metrics-auth", args->metrics_auth,
+                    "Who may read GET /metrics: none (anyone, the default) or token (a valid "
+                    "bearer token, as for /v1); /health/* is always public");
+  serve->add_option("--shutdown-delay", args->shutdown_delay_seconds,
+                    "On SIGTERM/SIGINT, seconds to keep serving with /health/ready answering 503 "
+                    "before draining, so load balancers stop routing here first (default 0)");
   serve->add_flag("--quiet,-q", args->quiet, "Do not log one line per request");
   serve->add_option("--log-format", args->log_format,
                     "text (default) | json: one JSON object per log line, for log collectors");

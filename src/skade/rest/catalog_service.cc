@@ -103,17 +103,25 @@ Result<StatsFields> ResolveStatsFields(const spec::Schema& schema,
   return ids;
 }
 
+// A service without OperationsEndpoints serves no health or metrics routes.
+tl::unexpected<Error> NoOperations(const RouteCall& call) {
+  return MakeError(ErrorKind::kNoSuchRoute, "No route for ", call.request.method, " ",
+                   call.request.Path());
+}
+
 }  // namespace
 
 CatalogService::CatalogService(std::shared_ptr<catalog::Catalog> catalog,
                                std::shared_ptr<Authenticator> auth, IdempotencyOptions idempotency,
-                               StorageAccess storage, ScanPlanningOptions scan_planning)
+                               StorageAccess storage, ScanPlanningOptions scan_planning,
+                               std::shared_ptr<const OperationsEndpoints> operations)
     : catalog_(catalog),
       auth_(std::move(auth)),
       idempotency_(catalog, std::move(idempotency)),
       storage_(std::move(storage)),
       scan_planning_(std::move(scan_planning)),
-      plans_(scan_planning_.store) {
+      plans_(scan_planning_.store),
+      operations_(std::move(operations)) {
   scan_planning_.tasks_per_response = std::max<size_t>(scan_planning_.tasks_per_response, 1);
 }
 
@@ -175,8 +183,7 @@ Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request, std::s
   if (match.path_route != nullptr && !match.prefixed) {
     *route = (match.route != nullptr ? match.route : match.path_route)->pattern;
   }
-  const bool is_public =
-      match.path_route != nullptr && match.path_route->access == RouteAccess::kPublic;
+  const bool is_public = match.path_route != nullptr && IsPublic(*match.path_route);
   if (!is_public) {
     auto principal = auth_->Authenticate(request);
     if (!principal) {
@@ -211,6 +218,26 @@ Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request, std::s
         });
   }
   return (this->*handler)(call);
+}
+
+bool CatalogService::IsPublic(const Route& route) const {
+  return route.access == RouteAccess::kPublic ||
+         (route.access == RouteAccess::kMetrics && operations_ && operations_->metrics_public());
+}
+
+Result<HttpResponse> CatalogService::HealthLive(RouteCall& call) {
+  if (!operations_) return NoOperations(call);
+  return operations_->Live();
+}
+
+Result<HttpResponse> CatalogService::HealthReady(RouteCall& call) {
+  if (!operations_) return NoOperations(call);
+  return operations_->Ready();
+}
+
+Result<HttpResponse> CatalogService::ScrapeMetrics(RouteCall& call) {
+  if (!operations_) return NoOperations(call);
+  return operations_->Metrics();
 }
 
 Result<HttpResponse> CatalogService::IssueToken(RouteCall& call) {

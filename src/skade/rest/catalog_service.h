@@ -15,6 +15,7 @@
 #include "skade/rest/authenticator.h"
 #include "skade/rest/http/http_message.h"
 #include "skade/rest/idempotency.h"
+#include "skade/rest/operations_endpoints.h"
 #include "skade/rest/routes.h"
 #include "skade/rest/scan_plan_store.h"
 #include "skade/rest/storage_access.h"
@@ -52,7 +53,8 @@ class CatalogService {
 
   CatalogService(std::shared_ptr<catalog::Catalog> catalog, std::shared_ptr<Authenticator> auth,
                  IdempotencyOptions idempotency = {}, StorageAccess storage = {},
-                 ScanPlanningOptions scan_planning = {});
+                 ScanPlanningOptions scan_planning = {},
+                 std::shared_ptr<const OperationsEndpoints> operations = nullptr);
 
   /// Answers `request`. The answer's `route` is the matched route's pattern
   /// and, for an error, its `error` the error's message (HttpResponse).
@@ -109,6 +111,13 @@ class CatalogService {
   Result<HttpResponse> ResolveSnapshots(RouteCall& call);
   // skade's change feed.
   Result<HttpResponse> ReadChanges(RouteCall& call);
+  // For operators (operations_endpoints.h); 404 without `operations_`.
+  Result<HttpResponse> HealthLive(RouteCall& call);
+  Result<HttpResponse> HealthReady(RouteCall& call);
+  Result<HttpResponse> ScrapeMetrics(RouteCall& call);
+
+  // Whether `route` is answered before authentication.
+  bool IsPublic(const Route& route) const;
 
   // A LoadTableResult for `call`: its metadata (`metadata_json` if given,
   // else the table's), the storage's client properties and, when the client
@@ -126,6 +135,7 @@ class CatalogService {
   StorageAccess storage_;
   ScanPlanningOptions scan_planning_;
   ScanPlanStore plans_;
+  std::shared_ptr<const OperationsEndpoints> operations_;
 };
 
 }  // namespace skade::rest

@@ -109,6 +109,12 @@ std::span<const Route> Routes() {
       {"GET", "v1/{prefix}/skade/changes", &S::ReadChanges, kRead},
       {"GET", "v1/config", &S::Config, kRead},
       {"POST", "v1/oauth/tokens", &S::IssueToken, kPublic},
+      // For operators, outside /v1 (so never advertised) and outside
+      // authentication: probes and scrapers carry no token
+      // (operations_endpoints.h).
+      {"GET", "health/live", &S::HealthLive, kPublic},
+      {"GET", "health/ready", &S::HealthReady, kPublic},
+      {"GET", "metrics", &S::ScrapeMetrics, kMetrics},
   };
   return kRoutes;
 }

@@ -43,7 +43,10 @@ using RouteHandler = Result<HttpResponse> (CatalogService::*)(RouteCall&);
 enum class RouteAccess {
   kRead,    // read-only clients may call it
   kWrite,   // read-only clients get 403
-  kPublic,  // answered before authentication (the OAuth token endpoint)
+  kPublic,  // answered before authentication (the OAuth token endpoint, health)
+  // GET /metrics: answered before authentication unless the server asks for
+  // a token there (--metrics-auth token; OperationsEndpoints); never writes.
+  kMetrics,
 };
 
 struct Route {

@@ -55,6 +55,14 @@ Result<std::unique_ptr<CatalogStore>> CatalogStore::Open(const std::string& loca
   return opener(location, options);
 }
 
+std::vector<double> GroupCommitBatchBounds() {
+  return metrics::Histogram::ExponentialBounds(1, 2, 9);
+}
+
+Result<StoreStats> CatalogStore::Stats() {
+  return MakeError(ErrorKind::kUnsupported, "This kind of catalog store has no statistics");
+}
+
 Result<std::string> CatalogStore::Backup(const std::string& /*directory*/) {
   return MakeError(ErrorKind::kUnsupported, "This kind of catalog store has no backup");
 }

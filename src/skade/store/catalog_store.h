@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "skade/metrics/histogram.h"
 #include "skade/spec/table_identifier.h"
 #include "skade/store/commit_listener.h"
 #include "skade/store/commit_log_record.h"
@@ -67,6 +68,23 @@ struct CatalogStoreOptions {
   /// file (virtual; the file grows as needed). Other stores ignore it.
   uint64_t map_size = 64ull << 30;
 };
+
+/// What a store reports of itself for monitoring (GET /metrics). Fields a
+/// kind of store does not have stay 0.
+struct StoreStats {
+  /// The store's files on disk, in bytes (LMDB: data.mdb's size).
+  uint64_t file_bytes = 0;
+  /// LMDB: the map size (the upper bound of the data file now) and the
+  /// bytes of it in use: (last page used + 1) * page size.
+  uint64_t map_size_bytes = 0;
+  uint64_t map_used_bytes = 0;
+  /// Group commit (CatalogStoreOptions::group_commit): SwapPointers calls
+  /// per store transaction, one observation per transaction.
+  metrics::HistogramSnapshot group_commit_batch_size;
+};
+
+/// The buckets of StoreStats::group_commit_batch_size: 1, 2, 4, … 256.
+std::vector<double> GroupCommitBatchBounds();
 
 class CatalogStore {
  public:
@@ -291,6 +309,17 @@ class CatalogStore {
   /// static snapshot index) may be kept beside it, or empty if the store has
   /// none (they are then rebuilt in memory at each open).
   virtual std::string DerivedFileDirectory() const { return {}; }
+
+  // --- Monitoring -------------------------------------------------------------
+  /// This instance's statistics and the store's sizes. Cheap (no transaction,
+  /// a stat() at most): called at each scrape. kUnsupported by default.
+  virtual Result<StoreStats> Stats();
+  /// Whether a write could succeed now, checked without writing (a readiness
+  /// probe calls it every second): kIo with the reason if not. For LMDB: the
+  /// data file is still the one opened (not removed or replaced), its file
+  /// system is not read-only and has free space, and the map is not full
+  /// with no room to grow. OK by default.
+  virtual Status CheckWritable() { return OkStatus(); }
 
   // --- Durability -----------------------------------------------------------
   /// Makes every write committed so far durable (below kImmediate, writes

@@ -179,6 +179,34 @@ TEST_P(GroupCommitTest, LeaderThatThrowsAfterCommitReportsUnknownState) {
   store_->SetCommitListener(nullptr);
 }
 
+// StoreStats::group_commit_batch_size: one observation per transaction, of
+// the SwapPointers calls it carried.
+TEST_P(GroupCommitTest, StatsCountSwapCallsPerTransaction) {
+  auto before = store_->Stats();
+  ASSERT_TRUE(before);
+  auto results = RunQueued({
+      {{tables_[0], "x0", "x1", {}}},
+      {{tables_[1], "x0", "x1", {}}},
+      {{tables_[2], "x0", "x1", {}}},
+      {{tables_[3], "x0", "x1", {}}},
+  });
+  for (const auto& result : results) EXPECT_TRUE(result);
+  auto after = store_->Stats();
+  ASSERT_TRUE(after);
+  const auto& old_batches = before->group_commit_batch_size;
+  const auto& batches = after->group_commit_batch_size;
+  ASSERT_EQ(batches.upper_bounds, GroupCommitBatchBounds());
+  if (GetParam()) {
+    EXPECT_EQ(batches.count, old_batches.count + 1);
+    EXPECT_EQ(batches.sum, old_batches.sum + 4);
+    // Bounds 1, 2, 4, …: a batch of 4 is in the third bucket.
+    EXPECT_EQ(batches.bucket_counts[2], old_batches.bucket_counts[2] + 1);
+  } else {
+    EXPECT_EQ(batches.count, old_batches.count + 4);
+    EXPECT_EQ(batches.bucket_counts[0], old_batches.bucket_counts[0] + 4);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(GroupCommitOnAndOff, GroupCommitTest, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "grouped" : "ungrouped"; });
 

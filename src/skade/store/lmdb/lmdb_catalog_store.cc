@@ -393,6 +393,16 @@ Result<TableRecord> LmdbCatalogStore::RegisterTable(const spec::TableIdentifier&
   });
 }
 
+Result<StoreStats> LmdbCatalogStore::Stats() {
+  LmdbEnvInfo info = env_->Info();
+  StoreStats stats;
+  stats.file_bytes = info.file_bytes;
+  stats.map_size_bytes = info.map_size;
+  stats.map_used_bytes = info.used_bytes;
+  stats.group_commit_batch_size = group_commit_batch_size_.Snapshot();
+  return stats;
+}
+
 Result<std::vector<TableRecord>> LmdbCatalogStore::SwapPointers(
     const std::vector<PointerSwap>& swaps) {
   SwapRequest request{&swaps, {}};
@@ -401,6 +411,7 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::SwapPointers(
     try {
       auto txn = env_->BeginWrite();
       if (!txn) return tl::unexpected(txn.error());
+      group_commit_batch_size_.Observe(1);
       CommitBatch(*txn, {&request}, &commit_started);
     } catch (const std::exception& e) {
       FailThrownBatch({&request}, commit_started, e.what());
@@ -427,6 +438,7 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::SwapPointers(
     lock.lock();
     batch.assign(queue_.begin(), queue_.begin() + std::min(queue_.size(), kMaxBatch));
     lock.unlock();
+    group_commit_batch_size_.Observe(static_cast<double>(batch.size()));
     if (txn) {
       CommitBatch(*txn, batch, &commit_started);
     } else {

@@ -136,6 +136,11 @@ class LmdbCatalogStore : public CatalogStore {
   /// mdb_env_sync().
   Status Sync(const std::function<Status()>& with_commits_held) override;
 
+  /// LmdbEnv::Info() and this instance's group-commit batch sizes.
+  Result<StoreStats> Stats() override;
+  /// LmdbEnv::CheckWritable().
+  Status CheckWritable() override { return env_->CheckWritable(); }
+
   LmdbEnv& env() { return *env_; }
 
  private:
@@ -198,6 +203,8 @@ class LmdbCatalogStore : public CatalogStore {
 
   std::mutex queue_mutex_;
   std::deque<SwapRequest*> queue_;  // front = the current leader's batch
+  // SwapPointers calls per transaction (StoreStats).
+  metrics::Histogram group_commit_batch_size_{GroupCommitBatchBounds()};
 };
 
 }  // namespace skade::store::lmdb

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -228,6 +229,12 @@ Result<std::shared_ptr<LmdbEnv>> LmdbEnv::Open(const std::string& path,
     return IoError("Cannot open ", lock_path, ": ", std::strerror(error));
   }
   std::shared_ptr<LmdbEnv> result(new LmdbEnv(env, canonical, options, lock_fd));
+  mdb_filehandle_t data_fd = -1;
+  struct stat data {};
+  if (mdb_env_get_fd(env, &data_fd) == 0 && ::fstat(data_fd, &data) == 0) {
+    result->data_device_ = data.st_dev;
+    result->data_inode_ = data.st_ino;
+  }
   mdb_env_set_userctx(env, result.get());
   envs[canonical] = result;
   return result;
@@ -373,6 +380,54 @@ uint64_t LmdbEnv::MapSizeLocked() {
   MDB_envinfo info;
   mdb_env_info(env_, &info);
   return info.me_mapsize;
+}
+
+LmdbEnvInfo LmdbEnv::Info() {
+  LmdbEnvInfo out;
+  // The meta pages are in the map, which a resize replaces.
+  EnterTxn();
+  MDB_envinfo info;
+  mdb_env_info(env_, &info);
+  MDB_stat stat;
+  mdb_env_stat(env_, &stat);
+  LeaveTxn();
+  out.map_size = info.me_mapsize;
+  out.used_bytes = (static_cast<uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+  mdb_filehandle_t fd = -1;
+  struct stat file {};
+  if (mdb_env_get_fd(env_, &fd) == 0 && ::fstat(fd, &file) == 0) {
+    out.file_bytes = static_cast<uint64_t>(file.st_size);
+  }
+  return out;
+}
+
+Status LmdbEnv::CheckWritable() {
+  const std::string data_path = path_ + "/data.mdb";
+  struct stat file {};
+  if (::stat(data_path.c_str(), &file) != 0) {
+    int error = errno;
+    return IoError("Catalog store file ", data_path, " is gone: ", std::strerror(error));
+  }
+  if (file.st_dev != data_device_ || file.st_ino != data_inode_) {
+    return IoError("Catalog store file ", data_path, " was replaced since it was opened");
+  }
+  struct statvfs fs {};
+  if (::statvfs(path_.c_str(), &fs) != 0) {
+    int error = errno;
+    return IoError("Cannot stat the file system of ", path_, ": ", std::strerror(error));
+  }
+  if (fs.f_flag & ST_RDONLY)
+    return IoError("Catalog store ", path_, " is on a read-only file system");
+  if (fs.f_bavail == 0) return IoError("No space left on the file system of catalog store ", path_);
+  LmdbEnvInfo info = Info();
+  // LMDB needs a few free pages for a commit's copy-on-write path; a map
+  // within 1% of full that may not grow fails the next large commit.
+  if (info.used_bytes + info.map_size / 100 >= info.map_size &&
+      max_map_size_.load(std::memory_order_relaxed) <= info.map_size) {
+    return IoError("Catalog store ", path_, " map is full (", info.used_bytes, " of ",
+                   info.map_size, " bytes used); raise the store's map size");
+  }
+  return OkStatus();
 }
 
 Status LmdbEnv::LockWriter() {

@@ -45,6 +45,7 @@
 #pragma once
 
 #include <lmdb.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -77,6 +78,15 @@ struct LmdbOptions {
 };
 
 class LmdbEnv;
+
+/// An environment's sizes (LmdbEnv::Info).
+struct LmdbEnvInfo {
+  uint64_t map_size = 0;
+  /// (last page used + 1) * page size: the part of the map holding data.
+  uint64_t used_bytes = 0;
+  /// The data file's size on disk.
+  uint64_t file_bytes = 0;
+};
 
 /// A read-only snapshot. Move-only; aborted (released) on destruction.
 class ReadTxn {
@@ -222,6 +232,16 @@ class LmdbEnv {
   /// The current map size in bytes.
   uint64_t MapSize();
 
+  /// The map size, its use and the data file's size: mdb_env_info and
+  /// mdb_env_stat (no transaction) and an fstat of the data file.
+  LmdbEnvInfo Info();
+
+  /// kIo with the reason if a write would fail now, found without writing:
+  /// the data file was removed or replaced since Open() (writes would go to
+  /// a file no one opens again), its file system is read-only or full, or
+  /// the map is full and may not grow.
+  Status CheckWritable();
+
   const std::string& path() const { return path_; }
   Durability durability() const { return durability_; }
 
@@ -264,6 +284,9 @@ class LmdbEnv {
   const int resize_wait_ms_;
   std::mutex writer_mutex_;
   int writer_lock_fd_;
+  // The data file as Open() found it (CheckWritable).
+  dev_t data_device_ = 0;
+  ino_t data_inode_ = 0;
   // Set when a write operation hits MDB_MAP_FULL; reset when a top-level
   // write transaction begins. Only the writer-lock holder touches it.
   bool write_map_full_ = false;

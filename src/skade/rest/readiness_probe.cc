@@ -1,0 +1,200 @@
+#include "skade/rest/readiness_probe.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "skade/io/location.h"
+#include "skade/util/json_writer.h"
+#include "skade/util/log.h"
+#include "skade/util/strings.h"
+
+namespace skade::rest {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t MillisSince(Clock::time_point then) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - then).count();
+}
+
+ReadinessResult Run(const ReadinessCheck& check) {
+  ReadinessResult result{check.name, false, {}};
+  try {
+    Status status = check.run();
+    result.ok = status.has_value();
+    if (!status) result.message = status.error().message;
+  } catch (const std::exception& e) {
+    result.message = StrCat("the check threw: ", e.what());
+  } catch (...) {
+    result.message = "the check threw";
+  }
+  return result;
+}
+
+}  // namespace
+
+class ReadinessProbe::Impl {
+ public:
+  Impl(std::vector<ReadinessCheck> checks, ReadinessOptions options)
+      : checks_(std::move(checks)), options_(options) {}
+
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  void RunRound() {
+    std::vector<ReadinessResult> results;
+    for (const ReadinessCheck& check : checks_) results.push_back(Run(check));
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < results.size(); ++i) {
+      // Tell the operator when a check changes state, not every second.
+      const bool was_ok = i < results_.size() ? results_[i].ok : true;
+      if (was_ok && !results[i].ok) {
+        LogWarning(StrCat("not ready: ", results[i].name, ": ", results[i].message));
+      } else if (!was_ok && results[i].ok) {
+        LogWarning(StrCat("ready again: ", results[i].name, " recovered"));
+      }
+    }
+    results_ = std::move(results);
+    completed_ = Clock::now();
+  }
+
+  Status StartThread() {
+    try {
+      thread_ = std::thread([this] { Loop(); });
+    } catch (const std::system_error& e) {
+      return IoError("Cannot start the readiness probe thread: ", e.what());
+    }
+    return OkStatus();
+  }
+
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_) {
+      wake_.wait_for(lock, std::chrono::milliseconds(options_.interval_ms),
+                     [this] { return stop_; });
+      if (stop_) break;
+      lock.unlock();
+      RunRound();
+      lock.lock();
+    }
+  }
+
+  ReadinessReport Current() const {
+    ReadinessReport report;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      report.checks = results_;
+      report.age_ms = MillisSince(completed_);
+    }
+    report.ready = true;
+    for (const ReadinessResult& result : report.checks) report.ready &= result.ok;
+    // A round takes at most a check's time; one this late is stuck.
+    if (report.age_ms > options_.interval_ms + options_.stale_after_ms) {
+      report.ready = false;
+      report.checks.insert(
+          report.checks.begin(),
+          {"checks", false, StrCat("the checks have not completed for ", report.age_ms, " ms")});
+    }
+    const bool stopping = shutting_down_.load(std::memory_order_acquire);
+    report.checks.push_back({"shutdown", !stopping, stopping ? "the server is shutting down" : ""});
+    report.ready &= !stopping;
+    return report;
+  }
+
+  std::atomic<bool> shutting_down_{false};
+
+ private:
+  const std::vector<ReadinessCheck> checks_;
+  const ReadinessOptions options_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;                     // under mutex_
+  std::vector<ReadinessResult> results_;  // under mutex_
+  Clock::time_point completed_;           // under mutex_
+  std::thread thread_;
+};
+
+Result<std::unique_ptr<ReadinessProbe>> ReadinessProbe::Start(std::vector<ReadinessCheck> checks,
+                                                              ReadinessOptions options) {
+  if (options.interval_ms <= 0 || options.stale_after_ms <= 0) {
+    return InvalidArgument("The readiness probe's interval and stale bound must be positive");
+  }
+  for (const ReadinessCheck& check : checks) {
+    if (!check.run) return InvalidArgument("Readiness check ", check.name, " has no function");
+  }
+  auto impl = std::make_unique<Impl>(std::move(checks), options);
+  impl->RunRound();
+  SKADE_RETURN_NOT_OK(impl->StartThread());
+  return std::unique_ptr<ReadinessProbe>(new ReadinessProbe(std::move(impl)));
+}
+
+ReadinessProbe::ReadinessProbe(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ReadinessProbe::~ReadinessProbe() = default;
+
+void ReadinessProbe::BeginShutdown() {
+  impl_->shutting_down_.store(true, std::memory_order_release);
+}
+
+bool ReadinessProbe::shutting_down() const {
+  return impl_->shutting_down_.load(std::memory_order_acquire);
+}
+
+void ReadinessProbe::Refresh() { impl_->RunRound(); }
+
+ReadinessReport ReadinessProbe::Current() const { return impl_->Current(); }
+
+std::string ReadinessProbe::ToJson(const ReadinessReport& report) {
+  JsonWriter writer;
+  writer.StartObject();
+  writer.Field("status", report.ready ? "ready" : "not-ready");
+  writer.Key("checks");
+  writer.StartArray();
+  for (const ReadinessResult& check : report.checks) {
+    writer.StartObject();
+    writer.Field("name", check.name);
+    writer.Field("status", check.ok ? "ok" : "failed");
+    if (!check.ok) writer.Field("message", check.message);
+    writer.EndObject();
+  }
+  writer.EndArray();
+  writer.Field("checked-ms-ago", report.age_ms);
+  writer.EndObject();
+  return writer.Take();
+}
+
+Status CheckWarehouseReachable(io::FileIO& io, const std::string& warehouse_location) {
+  SKADE_ASSIGN_OR_RAISE(io::Location root, io::Location::Parse(warehouse_location));
+  if (root.scheme == "file") {
+    SKADE_ASSIGN_OR_RAISE(bool exists, io.Exists(warehouse_location));
+    if (!exists) return IoError("Warehouse root ", warehouse_location, " does not exist");
+    return OkStatus();
+  }
+  SKADE_ASSIGN_OR_RAISE(auto names, io.ListDirectory(warehouse_location));
+  (void)names;
+  return OkStatus();
+}
+
+std::vector<ReadinessCheck> CatalogReadinessChecks(
+    std::shared_ptr<catalog::EmbeddedCatalog> catalog) {
+  return {
+      {"store", [catalog] { return catalog->store().CheckWritable(); }},
+      {"warehouse",
+       [catalog] {
+         return CheckWarehouseReachable(catalog->file_io(), catalog->warehouse_location());
+       }},
+  };
+}
+
+}  // namespace skade::rest
