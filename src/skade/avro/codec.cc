@@ -1,11 +1,11 @@
 #include "skade/avro/codec.h"
 
 #include <libdeflate.h>
-#include <zstd.h>
 
 #include <algorithm>
 
 #include "skade/util/strings.h"
+#include "skade/util/zstd.h"
 
 namespace skade::avro {
 
@@ -53,8 +53,6 @@ BlockCodec::BlockCodec(Codec codec, int level) : codec_(codec), level_(level) {}
 BlockCodec::~BlockCodec() {
   if (deflate_compressor_ != nullptr) libdeflate_free_compressor(deflate_compressor_);
   if (deflate_decompressor_ != nullptr) libdeflate_free_decompressor(deflate_decompressor_);
-  if (zstd_compressor_ != nullptr) ZSTD_freeCCtx(zstd_compressor_);
-  if (zstd_decompressor_ != nullptr) ZSTD_freeDCtx(zstd_decompressor_);
 }
 
 Status BlockCodec::Compress(std::string_view data, std::string* out) {
@@ -77,21 +75,9 @@ Status BlockCodec::Compress(std::string_view data, std::string* out) {
       out->resize(size);
       return OkStatus();
     }
-    case Codec::kZstandard: {
-      if (zstd_compressor_ == nullptr) {
-        zstd_compressor_ = ZSTD_createCCtx();
-        if (zstd_compressor_ == nullptr) return InternalError("Cannot create a zstd compressor");
-      }
-      out->resize(ZSTD_compressBound(data.size()));
-      size_t size =
-          ZSTD_compressCCtx(zstd_compressor_, out->data(), out->size(), data.data(), data.size(),
-                            level_ == kDefaultLevel ? kDefaultZstdLevel : level_);
-      if (ZSTD_isError(size)) {
-        return InternalError("zstd compression failed: ", ZSTD_getErrorName(size));
-      }
-      out->resize(size);
+    case Codec::kZstandard:
+      *out = ZstdCompress(data, level_ == kDefaultLevel ? kDefaultZstdLevel : level_);
       return OkStatus();
-    }
   }
   return InternalError("Unknown codec");
 }
@@ -129,40 +115,9 @@ Status BlockCodec::Decompress(std::string_view data, size_t max_size, std::strin
       }
     }
     case Codec::kZstandard: {
-      if (zstd_decompressor_ == nullptr) {
-        zstd_decompressor_ = ZSTD_createDCtx();
-        if (zstd_decompressor_ == nullptr)
-          return InternalError("Cannot create a zstd decompressor");
-      }
-      ZSTD_DCtx_reset(zstd_decompressor_, ZSTD_reset_session_only);
-      unsigned long long content_size = ZSTD_getFrameContentSize(data.data(), data.size());
-      size_t capacity = FirstOutputGuess(data.size(), max_size);
-      if (content_size != ZSTD_CONTENTSIZE_UNKNOWN && content_size != ZSTD_CONTENTSIZE_ERROR) {
-        if (content_size > max_size) return TooLarge(max_size);
-        capacity = std::max<size_t>(content_size, 1);
-      }
-      out->resize(capacity);
-      ZSTD_inBuffer input{data.data(), data.size(), 0};
-      size_t produced = 0;
-      while (true) {
-        if (produced == out->size()) {
-          if (out->size() >= max_size) return TooLarge(max_size);
-          out->resize(std::min(max_size, out->size() * 2));
-        }
-        ZSTD_outBuffer output{out->data(), out->size(), produced};
-        size_t hint = ZSTD_decompressStream(zstd_decompressor_, &output, &input);
-        if (ZSTD_isError(hint)) {
-          return Corruption("Invalid zstd data in Avro block: ", ZSTD_getErrorName(hint));
-        }
-        produced = output.pos;
-        bool input_done = input.pos == input.size;
-        if (input_done && hint == 0) break;
-        // Out of input mid-frame while the output still had room: truncated.
-        if (input_done && output.pos < output.size) {
-          return Corruption("Truncated zstd data in Avro block");
-        }
-      }
-      out->resize(produced);
+      auto inflated = ZstdDecompress(data, max_size);
+      if (!inflated) return Corruption(inflated.error().message, " in an Avro block");
+      *out = std::move(*inflated);
       return OkStatus();
     }
   }

@@ -15,8 +15,6 @@
 
 struct libdeflate_compressor;
 struct libdeflate_decompressor;
-struct ZSTD_CCtx_s;
-struct ZSTD_DCtx_s;
 
 namespace skade::avro {
 
@@ -57,8 +55,6 @@ class BlockCodec {
   int level_;
   libdeflate_compressor* deflate_compressor_ = nullptr;
   libdeflate_decompressor* deflate_decompressor_ = nullptr;
-  ZSTD_CCtx_s* zstd_compressor_ = nullptr;
-  ZSTD_DCtx_s* zstd_decompressor_ = nullptr;
 };
 
 }  // namespace skade::avro

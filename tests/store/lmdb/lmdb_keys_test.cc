@@ -93,5 +93,59 @@ TEST(KeysTest, PageTokensRoundTripAndRejectGarbage) {
   EXPECT_THAT(DecodePageToken("abc"), IsError(ErrorKind::kInvalidArgument));
 }
 
+TEST(KeysTest, JournaledFilesAreStoredCompressed) {
+  std::string metadata;
+  for (int i = 0; i < 500; ++i) {
+    metadata += "{\"snapshot-id\": " + std::to_string(1000003 * i) +
+                ", \"manifest-list\": \"file:///w/ns/t/metadata/snap.avro\"},";
+  }
+  JournaledFile file{"file:///w/ns/t/metadata/00007-x.metadata.json", metadata};
+  const std::string value = EncodeJournaledFile(file);
+  EXPECT_LT(value.size(), metadata.size() / 5);
+  EXPECT_EQ(*DecodeJournaledFile(value), file);
+
+  // Small or incompressible files are kept as they are.
+  JournaledFile small{"file:///w/a.avro", "tiny"};
+  EXPECT_EQ(*DecodeJournaledFile(EncodeJournaledFile(small)), small);
+  std::string noise;
+  for (int i = 0; i < 4096; ++i) noise.push_back(static_cast<char>((i * 2654435761u) >> 13));
+  JournaledFile incompressible{"file:///w/b.avro", noise};
+  const std::string raw = EncodeJournaledFile(incompressible);
+  EXPECT_LE(raw.size(), noise.size() + 64);
+  EXPECT_EQ(*DecodeJournaledFile(raw), incompressible);
+}
+
+TEST(KeysTest, JournalValuesOfEarlierVersionsStillDecode) {
+  // Before compression: the location (u32 BE length), then the bytes.
+  std::string location = "file:///w/ns/t/metadata/00001-y.metadata.json";
+  std::string legacy;
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    legacy.push_back(static_cast<char>((location.size() >> shift) & 0xFF));
+  }
+  legacy += location + "{\"format-version\": 2}";
+  auto decoded = DecodeJournaledFile(legacy);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->location, location);
+  EXPECT_EQ(decoded->contents, "{\"format-version\": 2}");
+}
+
+TEST(KeysTest, DamagedJournalValuesAreCorruption) {
+  JournaledFile file{"file:///w/m.json", std::string(64 << 10, 'm')};
+  const std::string value = EncodeJournaledFile(file);
+  for (size_t cut : {size_t{3}, size_t{7}, value.size() / 2, value.size() - 1}) {
+    EXPECT_THAT(DecodeJournaledFile(value.substr(0, cut)), IsError(ErrorKind::kCorruption)) << cut;
+  }
+  std::string unknown_encoding = value;
+  unknown_encoding[4] = 9;
+  EXPECT_THAT(DecodeJournaledFile(unknown_encoding), IsError(ErrorKind::kCorruption));
+  std::string garbled = value;
+  garbled[garbled.size() - 6] ^= 0x41;
+  EXPECT_THAT(DecodeJournaledFile(garbled), IsError(ErrorKind::kCorruption));
+  // More than the caller's bound, compressed or not.
+  EXPECT_THAT(DecodeJournaledFile(value, 1 << 10), IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(DecodeJournaledFile(EncodeJournaledFile({"file:///w/s", "0123456789"}), 4),
+              IsError(ErrorKind::kCorruption));
+}
+
 }  // namespace
 }  // namespace skade::store::lmdb

@@ -91,6 +91,10 @@ tl::unexpected<Error> IdempotencyKeyUsed(std::string_view key) {
 /// One caller of SwapPointers() waiting in the group-commit queue.
 struct LmdbCatalogStore::SwapRequest {
   const std::vector<PointerSwap>* swaps;
+  // The journal values of the swaps' journaled files, in order: encoded
+  // (compressed) by the caller's thread before it queues, not by the leader
+  // under the writer lock.
+  std::vector<std::string> journal_values;
   Result<std::vector<TableRecord>> result;
   bool applied = false;  // in the batch's transaction; set by the leader
   bool done = false;     // under queue_mutex_
@@ -405,7 +409,7 @@ Result<StoreStats> LmdbCatalogStore::Stats() {
 
 Result<std::vector<TableRecord>> LmdbCatalogStore::SwapPointers(
     const std::vector<PointerSwap>& swaps) {
-  SwapRequest request{&swaps, {}};
+  SwapRequest request{&swaps, EncodeJournal(swaps), {}};
   if (!group_commit_) {
     bool commit_started = false;
     try {
@@ -528,7 +532,7 @@ void LmdbCatalogStore::TryCommitBatch(WriteTxn& txn, const std::vector<SwapReque
     }
     Counters before = counters;
     size_t changes_before = changes.size();
-    request->result = ApplySwaps(*nested, *request->swaps, &counters, &changes);
+    request->result = ApplySwaps(*nested, *request, &counters, &changes);
     if (request->result) {
       Status merged = nested->Commit();
       if (merged) {
@@ -568,10 +572,20 @@ Status LmdbCatalogStore::PutCommit(WriteTxn& txn, uint64_t commit_seq,
                  TableHistoryKey(record.table_id, record.committed_at_ms, commit_seq), "");
 }
 
+std::vector<std::string> LmdbCatalogStore::EncodeJournal(const std::vector<PointerSwap>& swaps) {
+  std::vector<std::string> values;
+  for (const auto& swap : swaps) {
+    for (const auto& file : swap.journaled_files) values.push_back(EncodeJournaledFile(file));
+  }
+  return values;
+}
+
 Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
-                                                              const std::vector<PointerSwap>& swaps,
+                                                              const SwapRequest& request,
                                                               Counters* counters,
                                                               std::vector<TableChange>* changes) {
+  const std::vector<PointerSwap>& swaps = *request.swaps;
+  size_t journal_value = 0;
   std::vector<TableRecord> records;
   records.reserve(swaps.size());
   // Before the pointers: a key answered before fails the call whatever they
@@ -621,7 +635,8 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
       if (!known) SKADE_RETURN_NOT_OK(txn.Put(snapshots_, snapshot_key, swap.new_location));
     }
     for (const auto& file : swap.journaled_files) {
-      SKADE_RETURN_NOT_OK(txn.Put(journal_, JournalKey(file.location), EncodeJournaledFile(file)));
+      SKADE_RETURN_NOT_OK(
+          txn.Put(journal_, JournalKey(file.location), request.journal_values[journal_value++]));
     }
     for (const auto& location : swap.released_files) {
       SKADE_RETURN_NOT_OK(txn.Delete(journal_, JournalKey(location)));

@@ -172,7 +172,9 @@ class LmdbCatalogStore : public CatalogStore {
   Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadCommitLogIn(const ReadTxn& txn,
                                                                             uint64_t after,
                                                                             size_t limit);
-  Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const std::vector<PointerSwap>& swaps,
+  /// The journal values of `swaps`' journaled files (SwapRequest).
+  static std::vector<std::string> EncodeJournal(const std::vector<PointerSwap>& swaps);
+  Result<std::vector<TableRecord>> ApplySwaps(WriteTxn& txn, const SwapRequest& request,
                                               Counters* counters,
                                               std::vector<TableChange>* changes);
   /// Writes the idempotency records of `swaps` (PointerSwap's rules).

@@ -3,9 +3,19 @@
 #include <algorithm>
 #include <cstring>
 
+#include "skade/util/zstd.h"
+
 namespace skade::store::lmdb {
 
 namespace {
+
+// Journal values (EncodeJournaledFile).
+constexpr uint32_t kTaggedJournalValue = 0xFFFFFFFF;
+enum class JournalEncoding : uint8_t { kRaw = 0, kZstd = 1 };
+constexpr size_t kMinCompressedJournalBytes = 1024;
+// Level 1: the fastest of zstd's regular levels; higher ones cost the
+// committing thread more than they save the disk.
+constexpr int kJournalZstdLevel = 1;
 
 constexpr uint8_t kRecordVersion = 1;
 // Commit-log records from version 2 on carry their commit time.
@@ -115,19 +125,43 @@ std::string JournalKey(std::string_view location) {
 }
 
 std::string EncodeJournaledFile(const JournaledFile& file) {
+  std::string compressed;
+  // Small files (a manifest list of one manifest) gain too little to pay the
+  // frame and the call.
+  if (file.contents.size() >= kMinCompressedJournalBytes) {
+    compressed = ZstdCompress(file.contents, kJournalZstdLevel);
+  }
+  bool zstd = !compressed.empty() && compressed.size() < file.contents.size();
+  std::string_view payload = zstd ? compressed : file.contents;
   std::string out;
-  out.reserve(4 + file.location.size() + file.contents.size());
+  out.reserve(9 + file.location.size() + payload.size());
+  AppendU32(&out, kTaggedJournalValue);
+  out.push_back(static_cast<char>(zstd ? JournalEncoding::kZstd : JournalEncoding::kRaw));
   AppendLengthPrefixed(&out, file.location);
-  out.append(file.contents);
+  out.append(payload);
   return out;
 }
 
-Result<JournaledFile> DecodeJournaledFile(std::string_view bytes) {
-  std::string_view location;
-  if (!ConsumeLengthPrefixed(&bytes, &location)) {
-    return Corruption("Invalid journaled file in the catalog store");
+Result<JournaledFile> DecodeJournaledFile(std::string_view bytes, size_t max_file_bytes) {
+  auto invalid = [] { return Corruption("Invalid journaled file in the catalog store"); };
+  auto encoding = JournalEncoding::kRaw;
+  if (bytes.size() >= 5 && ReadU32(bytes) == kTaggedJournalValue) {
+    encoding = static_cast<JournalEncoding>(bytes[4]);
+    if (encoding != JournalEncoding::kRaw && encoding != JournalEncoding::kZstd) return invalid();
+    bytes.remove_prefix(5);
   }
-  return JournaledFile{std::string(location), std::string(bytes)};
+  std::string_view location;
+  if (!ConsumeLengthPrefixed(&bytes, &location)) return invalid();
+  if (encoding == JournalEncoding::kRaw) {
+    if (bytes.size() > max_file_bytes) return invalid();
+    return JournaledFile{std::string(location), std::string(bytes)};
+  }
+  auto contents = ZstdDecompress(bytes, max_file_bytes);
+  if (!contents) {
+    return Corruption("Invalid journaled file ", location,
+                      " in the catalog store: ", contents.error().message);
+  }
+  return JournaledFile{std::string(location), std::move(*contents)};
 }
 
 std::string IdempotencyExpiryKey(const IdempotencyRecord& record) {
