@@ -1,5 +1,6 @@
 #include "common/bench_options.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace skade::bench {
@@ -25,6 +26,14 @@ void BenchOptions::AddTo(CLI::App& app) {
   app.add_option("--commit-ops", commit_ops, "Timed ops per write scenario (upper bound)");
   app.add_option("--seconds", seconds, "Time bound of one scenario");
   app.add_option("--warmup", warmup, "Untimed ops per thread before a read scenario");
+  app.add_option("--scenarios", scenarios, "Run only these scenarios (default: all)")
+      ->delimiter(',');
+}
+
+bool BenchOptions::Runs(const std::string& scenario, const std::string& variant) const {
+  return scenarios.empty() ||
+         std::find(scenarios.begin(), scenarios.end(), scenario) != scenarios.end() ||
+         std::find(scenarios.begin(), scenarios.end(), scenario + "/" + variant) != scenarios.end();
 }
 
 spec::Namespace BenchOptions::PopulationNamespace(int index) const {

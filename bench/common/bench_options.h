@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "skade/spec/table_identifier.h"
 
@@ -30,10 +31,16 @@ struct BenchOptions {
   double seconds = 2;
   /// Untimed ops each thread runs before a read scenario's barrier.
   uint64_t warmup = 100;
+  /// Scenarios to run: record names such as `mixed_90_10`, or a name and
+  /// variant such as `commit/different_tables`; empty runs every one. For
+  /// measuring one path by hand.
+  std::vector<std::string> scenarios;
 
   /// Registers --run-id, --tables, --tables-per-namespace, --threads, --ops,
-  /// --commit-ops, --seconds and --warmup on `app`.
+  /// --commit-ops, --seconds, --warmup and --scenarios on `app`.
   void AddTo(CLI::App& app);
+  /// Whether `scenario` (of `variant`, may be empty) is one to run.
+  bool Runs(const std::string& scenario, const std::string& variant) const;
 
   int namespaces() const { return (tables + tables_per_namespace - 1) / tables_per_namespace; }
   /// The namespace holding population table `index` (any int; taken modulo tables).

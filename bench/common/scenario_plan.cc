@@ -73,6 +73,7 @@ class ScenarioRunner {
   /// `kinds` splits the latencies by the op kinds named in `record.kinds`.
   void Run(BenchRecord record, const MeasureLimits& limits, const SessionOp& op,
            const AppendCounts* appends = nullptr, const OpKinds& kinds = {}) {
+    if (!options_.Runs(record.scenario, record.variant)) return;
     record.target = target_.name();
     record.durability = target_.durability();
     record.group_commit = target_.group_commit();
