@@ -45,36 +45,6 @@ std::optional<spec::Literal> TermBound(const BoundTerm& term, const spec::TypePt
   return std::move(*transformed);
 }
 
-bool PredicateMayMatch(const BoundExpression& predicate, const spec::DataFile& file,
-                       const spec::Schema& schema) {
-  int32_t id = predicate.term().field_id;
-  ColumnMetrics metrics;
-  metrics.value_count = Count(file.value_counts, id);
-  metrics.null_count = Count(file.null_value_counts, id);
-  metrics.nan_count = Count(file.nan_value_counts, id);
-  metrics.lower_bound = Bytes(file.lower_bounds, id);
-  metrics.upper_bound = Bytes(file.upper_bounds, id);
-  return ColumnMayMatch(predicate, metrics, schema);
-}
-
-bool MayMatchFile(const BoundExpression& expression, const spec::DataFile& file,
-                  const spec::Schema& schema) {
-  switch (expression.op()) {
-    case Operation::kTrue:
-      return true;
-    case Operation::kFalse:
-      return false;
-    case Operation::kAnd:
-      return MayMatchFile(*expression.left(), file, schema) &&
-             MayMatchFile(*expression.right(), file, schema);
-    case Operation::kOr:
-      return MayMatchFile(*expression.left(), file, schema) ||
-             MayMatchFile(*expression.right(), file, schema);
-    default:
-      return PredicateMayMatch(expression, file, schema);
-  }
-}
-
 }  // namespace
 
 bool ColumnMayMatch(const BoundExpression& predicate, const ColumnMetrics& metrics,
@@ -111,6 +81,40 @@ bool ColumnMayMatch(const BoundExpression& predicate, const ColumnMetrics& metri
   return internal::BoundsMayMatch(predicate, TermBound(term, type, metrics.lower_bound, true),
                                   TermBound(term, type, metrics.upper_bound, false));
 }
+
+namespace {
+
+bool PredicateMayMatch(const BoundExpression& predicate, const spec::DataFile& file,
+                       const spec::Schema& schema) {
+  int32_t id = predicate.term().field_id;
+  ColumnMetrics metrics;
+  metrics.value_count = Count(file.value_counts, id);
+  metrics.null_count = Count(file.null_value_counts, id);
+  metrics.nan_count = Count(file.nan_value_counts, id);
+  metrics.lower_bound = Bytes(file.lower_bounds, id);
+  metrics.upper_bound = Bytes(file.upper_bounds, id);
+  return ColumnMayMatch(predicate, metrics, schema);
+}
+
+bool MayMatchFile(const BoundExpression& expression, const spec::DataFile& file,
+                  const spec::Schema& schema) {
+  switch (expression.op()) {
+    case Operation::kTrue:
+      return true;
+    case Operation::kFalse:
+      return false;
+    case Operation::kAnd:
+      return MayMatchFile(*expression.left(), file, schema) &&
+             MayMatchFile(*expression.right(), file, schema);
+    case Operation::kOr:
+      return MayMatchFile(*expression.left(), file, schema) ||
+             MayMatchFile(*expression.right(), file, schema);
+    default:
+      return PredicateMayMatch(expression, file, schema);
+  }
+}
+
+}  // namespace
 
 MetricsEvaluator::MetricsEvaluator(BoundExpressionPtr filter, const spec::Schema& schema)
     : filter_(std::move(filter)), schema_(&schema) {}
