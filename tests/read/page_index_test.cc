@@ -334,5 +334,39 @@ TEST_F(PageIndexTest, FileWithoutPageIndexReadsTheSameRows) {
   }
 }
 
+// Bounds read as the table's type: a column written as int and float, read
+// after promotion to long and double.
+TEST(PageIndexPromotionTest, PromotedColumnsPruneByTheirFileBounds) {
+  skade::testing::TempDir dir;
+  auto io = io::NewLocalFileIO();
+  auto written = testing::MakeSchema({spec::NestedField{1, "v", Type::Int(), true},
+                                      spec::NestedField{2, "f", Type::Float(), false}});
+  std::string json = "[";
+  for (int i = 0; i < 1000; ++i) {
+    if (i > 0) json += ",";
+    json += "{\"v\": " + std::to_string(i) +
+            ", \"f\": " + (i % 10 == 3 ? std::string("null") : std::to_string(i) + ".5") + "}";
+  }
+  json += "]";
+  spec::DataFile file = testing::WriteDataFile(*io, dir.Sub("a.parquet"), written,
+                                               {testing::Rows(*written, json)}, SmallPages());
+  auto read = testing::MakeSchema({spec::NestedField{1, "v", Type::Long(), true},
+                                   spec::NestedField{2, "f", Type::Double(), false}});
+  auto filter = BoundExpression::Or(
+      Compare(expr::Operation::kLt, 1, Type::Long(), Literal::Long(20)),
+      Compare(expr::Operation::kGtEq, 2, Type::Double(), Literal::Double(990.5)));
+  Read out = ReadTask(*io, read, {1, 2}, testing::Task(file, filter));
+  std::vector<std::string> expected;
+  for (int i = 0; i < 1000; ++i) {
+    bool null_f = i % 10 == 3;
+    if (i < 20 || (!null_f && i >= 990)) {
+      expected.push_back(std::to_string(i) + "|" + (null_f ? "null" : std::to_string(i) + ".5"));
+    }
+  }
+  EXPECT_EQ(out.rows, expected);
+  EXPECT_GT(out.progress.pages_skipped, 0);
+  EXPECT_GT(out.progress.rows_skipped, 900);
+}
+
 }  // namespace
 }  // namespace skade::read
