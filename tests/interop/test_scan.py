@@ -219,3 +219,51 @@ def test_bad_input_is_a_clear_error(bin_dir, module_server, events, tmp_path):
                           check=False)
         assert proc.returncode == 1, proc.stdout
         assert message in proc.stderr and proc.stderr.startswith("skade: ")
+
+
+def test_page_index_prunes_pages_of_a_pyarrow_file(bin_dir, module_server, catalog, tmp_path):
+    """A file pyarrow wrote with its page index and small pages, appended as it is: `skade scan`
+    returns PyIceberg's rows and says that it left pages undecoded."""
+    import re
+    from urllib.parse import urlparse
+
+    from pyiceberg.io.pyarrow import parquet_file_to_data_file
+
+    schema = Schema(NestedField(1, "id", LongType(), required=True),
+                    NestedField(2, "name", StringType()),
+                    NestedField(3, "score", DoubleType()))
+    table = catalog.create_table("scan.paged", schema=schema)
+    rows = [{"id": i,
+             "name": None if i % 13 == 0 else f"name{i:05d}",
+             "score": float("nan") if i % 101 == 0 else (i * 7 % 1000) / 10} for i in range(6000)]
+    # The table's Arrow schema carries the field ids, so statistics tie to columns.
+    data = pa.Table.from_pylist(rows, schema=table.schema().as_arrow())
+    path = urlparse(table.location()).path + "/data/paged.parquet"
+    pq.write_table(data, path, write_page_index=True, data_page_size=512, row_group_size=2500)
+    assert pq.ParquetFile(path).metadata.row_group(0).column(0).has_offset_index
+    with table.transaction() as transaction:
+        with transaction.update_snapshot().fast_append() as append:
+            append.append_data_file(parquet_file_to_data_file(table.io, table.metadata, path))
+    table = catalog.load_table("scan.paged")
+
+    for where, selective in (("id >= 1200 and id < 1300", True),
+                             ("id < 40 or id > 5950", True),
+                             ("name = 'name03333'", True),
+                             ("name starts with 'name045'", True),
+                             ("score < 5 and id < 3000", False),
+                             ("name is null and id > 4000", False)):
+        out = tmp_path / "paged.parquet"
+        proc = subprocess.run([str(bin_dir / "skade"), "--warehouse", str(module_server.warehouse),
+                               "scan", "scan.paged", "--where", where, "--stats", "--format",
+                               "parquet", "--output", str(out)],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        mine = sorted_rows(pq.read_table(out))
+        theirs = sorted_rows(table.scan(row_filter=where.replace("starts with 'name045'",
+                                                                 "like 'name045%'")).to_arrow())
+        assert [repr(r) for r in mine] == [repr(r) for r in theirs], where
+        stats = re.search(r"page index (\d+) data pages and (\d+) rows not decoded", proc.stderr)
+        assert stats, proc.stderr
+        if selective:
+            # Of the 2500 rows of each row group the row-group statistics leave.
+            assert int(stats.group(1)) > 0 and int(stats.group(2)) > 1000, (where, proc.stderr)

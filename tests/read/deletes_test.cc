@@ -16,6 +16,7 @@ namespace {
 using spec::NestedField;
 using spec::Type;
 using testing::Plan;
+using testing::PositionDeleteFile;
 using testing::Task;
 
 // Ten rows: id 0..9, name "n<id % 3>" and null for ids 4 and 8.
@@ -36,24 +37,6 @@ std::vector<std::string> Ids(const std::vector<std::string>& rows) {
   std::vector<std::string> ids;
   for (const auto& row : rows) ids.push_back(row.substr(0, row.find('|')));
   return ids;
-}
-
-scan::ScanDelete PositionDeleteFile(io::FileIO& io, const std::string& path,
-                                    const std::vector<std::pair<std::string, int64_t>>& rows) {
-  auto schema = testing::MakeSchema({NestedField{2147483546, "file_path", Type::String(), true},
-                                     NestedField{2147483545, "pos", Type::Long(), true}});
-  std::string json = "[";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0) json += ",";
-    json += "{\"file_path\": \"" + rows[i].first +
-            "\", \"pos\": " + std::to_string(rows[i].second) + "}";
-  }
-  json += "]";
-  scan::ScanDelete del;
-  del.file = testing::WriteDataFile(io, path, schema, {testing::Rows(*schema, json)});
-  del.file.content = spec::DataFileContent::kPositionDeletes;
-  del.data_sequence_number = 2;
-  return del;
 }
 
 void AppendBigEndian32(uint32_t value, std::string* out) {

@@ -40,10 +40,11 @@ inline std::shared_ptr<arrow::RecordBatch> Rows(const spec::Schema& schema,
 }
 
 /// A data file written by skade's own writer.
-inline spec::DataFile WriteDataFile(
-    io::FileIO& io, const std::string& path, const spec::SchemaPtr& schema,
-    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches) {
-  auto writer = data::ParquetDataWriter::Open(io, path, schema, data::DataWriterOptions());
+inline spec::DataFile WriteDataFile(io::FileIO& io, const std::string& path,
+                                    const spec::SchemaPtr& schema,
+                                    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
+                                    const data::DataWriterOptions& options = {}) {
+  auto writer = data::ParquetDataWriter::Open(io, path, schema, options);
   EXPECT_TRUE(writer) << writer.error().ToString();
   for (const auto& batch : batches) {
     auto written = (*writer)->Write(batch);
@@ -70,6 +71,27 @@ inline spec::DataFile WriteArrowFile(const std::string& path,
   file.record_count = batch->num_rows();
   file.file_size_in_bytes = static_cast<int64_t>(std::filesystem::file_size(path));
   return file;
+}
+
+/// A position delete file (data sequence number 2) deleting `rows` (data
+/// file path, position).
+inline scan::ScanDelete PositionDeleteFile(
+    io::FileIO& io, const std::string& path,
+    const std::vector<std::pair<std::string, int64_t>>& rows) {
+  auto schema = MakeSchema({spec::NestedField{2147483546, "file_path", spec::Type::String(), true},
+                            spec::NestedField{2147483545, "pos", spec::Type::Long(), true}});
+  std::string json = "[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0) json += ",";
+    json += "{\"file_path\": \"" + rows[i].first +
+            "\", \"pos\": " + std::to_string(rows[i].second) + "}";
+  }
+  json += "]";
+  scan::ScanDelete del;
+  del.file = WriteDataFile(io, path, schema, {Rows(*schema, json)});
+  del.file.content = spec::DataFileContent::kPositionDeletes;
+  del.data_sequence_number = 2;
+  return del;
 }
 
 inline scan::FileScanTask Task(spec::DataFile file,

@@ -28,6 +28,7 @@ struct ScanArgs {
   std::string output;
   int threads = 0;
   bool plan = false;
+  bool stats = false;
   bool case_insensitive = false;
 };
 
@@ -124,7 +125,9 @@ Status Scan(const CliContext& context, const ScanArgs& args) {
   read::ScanReadOptions read_options;
   read_options.threads = args.threads;
   if (args.limit >= 0) read_options.limit = args.limit;
+  read::ScanProgress last;
   read_options.on_progress = [&](const read::ScanProgress& p) {
+    last = p;
     double fraction = p.bytes_total > 0
                           ? static_cast<double>(p.bytes_done) / p.bytes_total
                           : static_cast<double>(p.tasks_done) / std::max<int64_t>(p.tasks_total, 1);
@@ -138,6 +141,7 @@ Status Scan(const CliContext& context, const ScanArgs& args) {
   };
   SKADE_ASSIGN_OR_RAISE(auto reader,
                         read::ReadScan(std::move(plan), catalog->file_io(), read_options));
+  int64_t rows_out = 0;
   while (true) {
     std::shared_ptr<arrow::RecordBatch> batch;
     arrow::Status status = reader->ReadNext(&batch);
@@ -146,10 +150,19 @@ Status Scan(const CliContext& context, const ScanArgs& args) {
       return IoError("scan of ", args.table, " failed: ", status.ToString());
     }
     if (!batch) break;
+    rows_out += batch->num_rows();
     SKADE_RETURN_NOT_OK(output->Write(*batch));
   }
   bar.Finish();
-  return output->Close();
+  SKADE_RETURN_NOT_OK(output->Close());
+  if (args.stats) {
+    // On stderr, apart from the rows.
+    std::cerr << "read       " << last.tasks_done << " of " << last.tasks_total << " files, "
+              << rows_out << " rows out\n"
+              << "page index " << last.pages_skipped << " data pages and " << last.rows_skipped
+              << " rows not decoded\n";
+  }
+  return OkStatus();
 }
 
 }  // namespace
@@ -176,6 +189,8 @@ void AddScanCommand(CLI::App& app, const CliContext& context) {
   scan->add_option("--threads", args->threads, "Threads reading files (default: one per core)")
       ->check(CLI::NonNegativeNumber);
   scan->add_flag("--plan", args->plan, "Print the plan: tasks and what each pruning step removed");
+  scan->add_flag("--stats", args->stats,
+                 "After the rows, print to stderr what was read and what the page index skipped");
   scan->add_flag("--case-insensitive", args->case_insensitive, "Match column names ignoring case");
   scan->callback(
       [args, &context] { throw CLI::RuntimeError(Run([&] { return Scan(context, *args); })); });

@@ -58,7 +58,10 @@ Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
       // Row groups are cut by size (Write), never by Arrow's row limit.
       ->max_row_group_length(std::numeric_limits<int64_t>::max())
       // Iceberg's mapping: decimal(P<=9) as int32, P<=18 as int64.
-      ->enable_store_decimal_as_integer();
+      ->enable_store_decimal_as_integer()
+      // Column and offset indexes let readers skip pages (as Iceberg Java's
+      // parquet-mr writes them by default).
+      ->enable_write_page_index();
   // Like Iceberg Java, a level is ignored by codecs that take none.
   if (options.compression_level && arrow::util::Codec::SupportsCompressionLevel(codec)) {
     builder.compression_level(*options.compression_level);

@@ -35,70 +35,6 @@ std::string LittleEndianBytes(T value) {
   return out;
 }
 
-// A Parquet statistics value (plain-encoded; raw bytes for byte arrays) in
-// Iceberg's single-value binary form, or nullopt when it cannot serve as a
-// bound (NaN, INT96, a size that does not match).
-std::optional<std::string> IcebergBound(const spec::Type& type, parquet::Type::type physical,
-                                        const std::string& encoded) {
-  switch (type.id()) {
-    case TypeId::kDecimal:
-      switch (physical) {
-        case parquet::Type::INT32:
-          return MinimalBigEndian(ReadLittleEndian<int32_t>(encoded));
-        case parquet::Type::INT64:
-          return MinimalBigEndian(ReadLittleEndian<int64_t>(encoded));
-        case parquet::Type::FIXED_LEN_BYTE_ARRAY:
-        case parquet::Type::BYTE_ARRAY:
-          if (encoded.empty() || encoded.size() > 16) return std::nullopt;
-          return MinimalBigEndian(FromBigEndian(encoded));
-        default:
-          return std::nullopt;
-      }
-    case TypeId::kFloat:
-      if (physical != parquet::Type::FLOAT || std::isnan(ReadLittleEndian<float>(encoded))) {
-        return std::nullopt;
-      }
-      return encoded;
-    case TypeId::kDouble:
-      if (physical == parquet::Type::FLOAT) {
-        auto value = static_cast<double>(ReadLittleEndian<float>(encoded));
-        if (std::isnan(value)) return std::nullopt;
-        return LittleEndianBytes(value);
-      }
-      if (physical != parquet::Type::DOUBLE || std::isnan(ReadLittleEndian<double>(encoded))) {
-        return std::nullopt;
-      }
-      return encoded;
-    case TypeId::kLong:
-      // A long column may have been an int when an older file was written.
-      if (physical == parquet::Type::INT32) {
-        return LittleEndianBytes(static_cast<int64_t>(ReadLittleEndian<int32_t>(encoded)));
-      }
-      break;
-    default:
-      break;
-  }
-  if (physical == parquet::Type::INT96) return std::nullopt;
-  size_t expected = 0;
-  switch (physical) {
-    case parquet::Type::BOOLEAN:
-      expected = 1;
-      break;
-    case parquet::Type::INT32:
-    case parquet::Type::FLOAT:
-      expected = 4;
-      break;
-    case parquet::Type::INT64:
-    case parquet::Type::DOUBLE:
-      expected = 8;
-      break;
-    default:
-      break;
-  }
-  if (expected != 0 && encoded.size() != expected) return std::nullopt;
-  return encoded;
-}
-
 // Orders two bounds of `type` by value.
 int CompareBounds(const spec::Type& type, const std::string& a, const std::string& b) {
   auto three_way = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
@@ -169,8 +105,8 @@ void AddChunk(const parquet::ColumnChunkMetaData& chunk, ColumnMetrics* column) 
     return;
   }
   const spec::Type& type = *column->field->type;
-  auto lower = IcebergBound(type, stats->physical_type(), stats->EncodeMin());
-  auto upper = IcebergBound(type, stats->physical_type(), stats->EncodeMax());
+  auto lower = IcebergBoundFromParquet(type, stats->physical_type(), stats->EncodeMin());
+  auto upper = IcebergBoundFromParquet(type, stats->physical_type(), stats->EncodeMax());
   if (!lower || !upper) {
     column->bounds_known = false;
     return;
@@ -259,6 +195,68 @@ Result<spec::DataFile> Compute(const parquet::FileMetaData& footer, const spec::
 }
 
 }  // namespace
+
+std::optional<std::string> IcebergBoundFromParquet(const spec::Type& type,
+                                                   parquet::Type::type physical,
+                                                   const std::string& encoded) {
+  switch (type.id()) {
+    case TypeId::kDecimal:
+      switch (physical) {
+        case parquet::Type::INT32:
+          return MinimalBigEndian(ReadLittleEndian<int32_t>(encoded));
+        case parquet::Type::INT64:
+          return MinimalBigEndian(ReadLittleEndian<int64_t>(encoded));
+        case parquet::Type::FIXED_LEN_BYTE_ARRAY:
+        case parquet::Type::BYTE_ARRAY:
+          if (encoded.empty() || encoded.size() > 16) return std::nullopt;
+          return MinimalBigEndian(FromBigEndian(encoded));
+        default:
+          return std::nullopt;
+      }
+    case TypeId::kFloat:
+      if (physical != parquet::Type::FLOAT || std::isnan(ReadLittleEndian<float>(encoded))) {
+        return std::nullopt;
+      }
+      return encoded;
+    case TypeId::kDouble:
+      if (physical == parquet::Type::FLOAT) {
+        auto value = static_cast<double>(ReadLittleEndian<float>(encoded));
+        if (std::isnan(value)) return std::nullopt;
+        return LittleEndianBytes(value);
+      }
+      if (physical != parquet::Type::DOUBLE || std::isnan(ReadLittleEndian<double>(encoded))) {
+        return std::nullopt;
+      }
+      return encoded;
+    case TypeId::kLong:
+      // A long column may have been an int when an older file was written.
+      if (physical == parquet::Type::INT32) {
+        return LittleEndianBytes(static_cast<int64_t>(ReadLittleEndian<int32_t>(encoded)));
+      }
+      break;
+    default:
+      break;
+  }
+  if (physical == parquet::Type::INT96) return std::nullopt;
+  size_t expected = 0;
+  switch (physical) {
+    case parquet::Type::BOOLEAN:
+      expected = 1;
+      break;
+    case parquet::Type::INT32:
+    case parquet::Type::FLOAT:
+      expected = 4;
+      break;
+    case parquet::Type::INT64:
+    case parquet::Type::DOUBLE:
+      expected = 8;
+      break;
+    default:
+      break;
+  }
+  if (expected != 0 && encoded.size() != expected) return std::nullopt;
+  return encoded;
+}
 
 Result<spec::DataFile> DataFileFromParquetFooter(
     const parquet::FileMetaData& footer, const spec::Schema& schema, const MetricsConfig& config,

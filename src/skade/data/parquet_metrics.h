@@ -21,8 +21,12 @@
 // Stateless; thread-safe.
 #pragma once
 
+#include <parquet/types.h>
+
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
 
 #include "skade/data/metrics_config.h"
 #include "skade/spec/data_file.h"
@@ -44,5 +48,13 @@ namespace skade::data {
 Result<spec::DataFile> DataFileFromParquetFooter(
     const parquet::FileMetaData& footer, const spec::Schema& schema, const MetricsConfig& config,
     const std::map<int32_t, int64_t>* nan_value_counts);
+
+/// A Parquet statistics value (of a column chunk or a page index entry) of
+/// physical type `physical` — plain-encoded, raw bytes for byte arrays — in
+/// Iceberg's single-value binary form of `type`; nullopt when it cannot
+/// serve as a bound (NaN, INT96, a size that does not match).
+std::optional<std::string> IcebergBoundFromParquet(const spec::Type& type,
+                                                   parquet::Type::type physical,
+                                                   const std::string& encoded);
 
 }  // namespace skade::data

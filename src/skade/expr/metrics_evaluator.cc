@@ -45,13 +45,15 @@ std::optional<spec::Literal> TermBound(const BoundTerm& term, const spec::TypePt
   return std::move(*transformed);
 }
 
-bool PredicateMayMatch(const BoundExpression& predicate, const spec::DataFile& file,
-                       const spec::Schema& schema) {
+}  // namespace
+
+bool ColumnMayMatch(const BoundExpression& predicate, const ColumnMetrics& metrics,
+                    const spec::Schema& schema) {
   const BoundTerm& term = predicate.term();
   int32_t id = term.field_id;
-  auto values = Count(file.value_counts, id);
-  auto nulls = Count(file.null_value_counts, id);
-  auto nans = Count(file.nan_value_counts, id);
+  const std::optional<int64_t>& values = metrics.value_count;
+  const std::optional<int64_t>& nulls = metrics.null_count;
+  const std::optional<int64_t>& nans = metrics.nan_count;
   bool nulls_only = values && nulls && *values == *nulls;
   bool nans_only = values && nans && *values == *nans;
   Operation op = predicate.op();
@@ -76,9 +78,22 @@ bool PredicateMayMatch(const BoundExpression& predicate, const spec::DataFile& f
   if (nans_only) return false;
   const spec::NestedField* field = schema.FindFieldById(id);
   const spec::TypePtr& type = field != nullptr ? field->type : term.source_type;
-  return internal::BoundsMayMatch(predicate,
-                                  TermBound(term, type, Bytes(file.lower_bounds, id), true),
-                                  TermBound(term, type, Bytes(file.upper_bounds, id), false));
+  return internal::BoundsMayMatch(predicate, TermBound(term, type, metrics.lower_bound, true),
+                                  TermBound(term, type, metrics.upper_bound, false));
+}
+
+namespace {
+
+bool PredicateMayMatch(const BoundExpression& predicate, const spec::DataFile& file,
+                       const spec::Schema& schema) {
+  int32_t id = predicate.term().field_id;
+  ColumnMetrics metrics;
+  metrics.value_count = Count(file.value_counts, id);
+  metrics.null_count = Count(file.null_value_counts, id);
+  metrics.nan_count = Count(file.nan_value_counts, id);
+  metrics.lower_bound = Bytes(file.lower_bounds, id);
+  metrics.upper_bound = Bytes(file.upper_bounds, id);
+  return ColumnMayMatch(predicate, metrics, schema);
 }
 
 bool MayMatchFile(const BoundExpression& expression, const spec::DataFile& file,

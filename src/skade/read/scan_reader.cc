@@ -148,12 +148,15 @@ class ScanReader : public arrow::RecordBatchReader {
       size_t index = next_task_++;
       lock.unlock();
       const scan::FileScanTask& task = plan_.tasks[index];
+      PageIndexStats pages;
       Status status = data::CatchArrowExceptions(task.data_file.file_path, [&] {
-        return ReadTask(context_, task,
-                        [&](BatchPtr batch) { return Push(index, std::move(batch)); });
+        return ReadTask(
+            context_, task, [&](BatchPtr batch) { return Push(index, std::move(batch)); }, &pages);
       });
       lock.lock();
       progress_.tasks_done += 1;
+      progress_.pages_skipped += pages.pages_skipped;
+      progress_.rows_skipped += pages.rows_skipped;
       progress_.bytes_done += task.data_file.file_size_in_bytes;
       arrow::Status arrow_status =
           status ? arrow::Status::OK() : data::ToArrowStatus(status.error());

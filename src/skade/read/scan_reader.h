@@ -8,8 +8,9 @@
 // as its initial default or null; a dropped column is never returned; types
 // promoted since the file was written — int→long, float→double, decimal
 // precision — are cast); row groups whose statistics rule out the residual
-// are skipped; position deletes, deletion vectors and equality deletes that
-// apply are removed; the residual filter is applied. Output columns are the
+// are skipped, and so are the data pages whose page index rules it out
+// (for flat columns; the rest decode whole row groups); position deletes, deletion vectors and
+// equality deletes that apply are removed; the residual filter is applied. Output columns are the
 // plan's projected field ids, as Arrow fields carrying "PARQUET:field_id".
 //
 // Threading: tasks are decoded on a pool of `threads`; batches come out in
@@ -37,6 +38,10 @@ struct ScanProgress {
   int64_t bytes_done = 0;  // data file bytes of finished tasks
   int64_t bytes_total = 0;
   int64_t rows_out = 0;
+  /// Data pages the Parquet page index spared decoding (finished tasks).
+  int64_t pages_skipped = 0;
+  /// Rows of row groups read that the page index kept from being decoded.
+  int64_t rows_skipped = 0;
 };
 
 struct ScanReadOptions {

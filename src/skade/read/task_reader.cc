@@ -13,7 +13,9 @@
 #include "skade/data/parquet_metrics.h"
 #include "skade/expr/metrics_evaluator.h"
 #include "skade/read/file_projection_internal.h"
+#include "skade/read/page_index_filter_internal.h"
 #include "skade/read/residual_filter_internal.h"
+#include "skade/read/selected_rows_reader_internal.h"
 #include "skade/read/task_reader_internal.h"
 
 namespace skade::read {
@@ -83,9 +85,10 @@ void ApplyPositionDeletes(const std::vector<int64_t>& deleted, int64_t start,
 // Reads batches of one task; state shared by its row groups.
 class TaskReader {
  public:
-  TaskReader(const ScanContext& context, const scan::FileScanTask& task)
+  TaskReader(const ScanContext& context, const scan::FileScanTask& task, PageIndexStats* stats)
       : context_(context),
         task_(task),
+        stats_(stats),
         schema_(*context.plan->schema),
         residual_(task.residual ? task.residual : expr::BoundExpression::True()) {}
 
@@ -112,8 +115,37 @@ class TaskReader {
                                                PartitionConstants(task_, schema_), location));
     filters_ = !deleted_.empty() || !equality_.empty() || !residual_->IsTrue();
     SKADE_ASSIGN_OR_RAISE(auto row_groups, RowGroupsToRead(*file, residual_, schema_));
+    PageIndexFilter pages(*file, residual_, schema_);
     for (int rg : row_groups) {
       int64_t position = file->row_group_start(rg);
+      if (!projection_->file_fields().empty()) {
+        int64_t rows = file->row_group_rows(rg);
+        RowRanges selected = pages.RowsToRead(rg);
+        if (selected.empty()) {
+          stats_->rows_skipped += rows;
+          stats_->pages_skipped +=
+              pages.DataPages(rg, file->LeafColumns(projection_->file_fields()));
+          continue;
+        }
+        if (selected.row_count() < rows) {
+          SKADE_ASSIGN_OR_RAISE(
+              auto reader, SelectedRowsReader::Make(*file, rg, projection_->file_fields(), selected,
+                                                    context_.parquet.batch_rows));
+          if (reader != nullptr) {
+            stats_->rows_skipped += rows - selected.row_count();
+            stats_->pages_skipped += reader->pages_skipped();
+            for (;;) {
+              int64_t first = 0;
+              SKADE_ASSIGN_OR_RAISE(auto batch, reader->ReadNext(&first));
+              if (batch == nullptr) break;
+              SKADE_ASSIGN_OR_RAISE(bool more,
+                                    Emit(batch.get(), batch->num_rows(), position + first, sink));
+              if (!more) return OkStatus();
+            }
+            continue;
+          }
+        }
+      }
       if (projection_->file_fields().empty()) {
         // Nothing to decode: the rows are all constants.
         int64_t rows = file->row_group_rows(rg);
@@ -196,6 +228,7 @@ class TaskReader {
 
   const ScanContext& context_;
   const scan::FileScanTask& task_;
+  PageIndexStats* stats_;
   const spec::Schema& schema_;
   const expr::BoundExpressionPtr residual_;
   std::vector<int64_t> deleted_;
@@ -208,8 +241,10 @@ class TaskReader {
 
 }  // namespace
 
-Status ReadTask(const ScanContext& context, const scan::FileScanTask& task, const BatchSink& sink) {
-  return TaskReader(context, task).Run(sink);
+Status ReadTask(const ScanContext& context, const scan::FileScanTask& task, const BatchSink& sink,
+                PageIndexStats* stats) {
+  PageIndexStats ignored;
+  return TaskReader(context, task, stats != nullptr ? stats : &ignored).Run(sink);
 }
 
 }  // namespace skade::read
