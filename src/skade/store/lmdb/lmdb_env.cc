@@ -327,24 +327,35 @@ Status LmdbEnv::GrowMap(WriteTxn& txn) {
 }
 
 void LmdbEnv::EnterTxn() {
-  std::unique_lock<std::mutex> lock(gate_mutex_);
-  gate_cv_.wait(lock, [&] { return !resizing_; });
-  ++open_txns_;
+  while (true) {
+    // The common case is this one atomic add: no lock that a preempted
+    // thread (a commit at nice 10, say) could hold while readers wait.
+    if ((gate_.fetch_add(1) & kResizing) == 0) return;
+    // A resize is waiting for open transactions to end, or running: step
+    // back out (which may be what it waits for) and wait for it.
+    LeaveTxn();
+    std::unique_lock<std::mutex> lock(gate_mutex_);
+    gate_cv_.wait(lock, [&] { return (gate_.load() & kResizing) == 0; });
+  }
 }
 
 void LmdbEnv::LeaveTxn() {
-  std::lock_guard<std::mutex> lock(gate_mutex_);
-  if (--open_txns_ == 0) gate_cv_.notify_all();
+  // The last one out while a resize waits wakes it; the mutex orders the
+  // notification after the resizer's check of its condition.
+  if (gate_.fetch_sub(1) - 1 == kResizing) {
+    std::lock_guard<std::mutex> lock(gate_mutex_);
+    gate_cv_.notify_all();
+  }
 }
 
 Status LmdbEnv::Resize(uint64_t map_size, uint64_t grow_up_to) {
   std::unique_lock<std::mutex> lock(gate_mutex_);
   // One resize at a time; whoever comes second resizes again, which is cheap
   // and leaves the larger size.
-  gate_cv_.wait(lock, [&] { return !resizing_; });
-  resizing_ = true;
+  gate_cv_.wait(lock, [&] { return (gate_.load() & kResizing) == 0; });
+  gate_.fetch_or(kResizing);
   bool idle = gate_cv_.wait_for(lock, std::chrono::milliseconds(resize_wait_ms_),
-                                [&] { return open_txns_ == 0; });
+                                [&] { return gate_.load() == kResizing; });
   int rc = 0;
   bool full = false;
   if (idle) {
@@ -359,7 +370,7 @@ Status LmdbEnv::Resize(uint64_t map_size, uint64_t grow_up_to) {
     }
     if (!full) rc = mdb_env_set_mapsize(env_, map_size);
   }
-  resizing_ = false;
+  gate_.fetch_and(~kResizing);
   gate_cv_.notify_all();
   if (!idle) {
     return MakeRetryableError(ErrorKind::kIo, "Cannot resize the catalog store ", path_,
@@ -372,8 +383,10 @@ Status LmdbEnv::Resize(uint64_t map_size, uint64_t grow_up_to) {
 }
 
 uint64_t LmdbEnv::MapSize() {
-  std::lock_guard<std::mutex> lock(gate_mutex_);
-  return MapSizeLocked();
+  EnterTxn();
+  uint64_t size = MapSizeLocked();
+  LeaveTxn();
+  return size;
 }
 
 uint64_t LmdbEnv::MapSizeLocked() {

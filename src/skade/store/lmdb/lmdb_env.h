@@ -225,8 +225,9 @@ class LmdbEnv {
 
   /// LMDB's id of the last committed transaction, across all processes.
   /// Cheap: reads the newer of the two meta pages in the shared map, no
-  /// system call; only an uncontended mutex (the resize gate). It can run ahead of what a new read
-  /// transaction sees while a commit is still syncing its meta page.
+  /// system call and no lock (two atomic adds on the resize gate). It can run
+  /// ahead of what a new read transaction sees while a commit is still
+  /// syncing its meta page.
   uint64_t LastTxnId();
 
   /// The current map size in bytes.
@@ -271,7 +272,7 @@ class LmdbEnv {
   /// or with `grow_up_to`, to twice the current size but at most that (the
   /// map-full kIo if that is no larger). The caller must hold no transaction.
   Status Resize(uint64_t map_size, uint64_t grow_up_to = 0);
-  uint64_t MapSizeLocked();  // under gate_mutex_
+  uint64_t MapSizeLocked();  // inside the gate (EnterTxn) or by the resizer
   Status LockWriter();
   void UnlockWriter();
 
@@ -291,11 +292,15 @@ class LmdbEnv {
   // write transaction begins. Only the writer-lock holder touches it.
   bool write_map_full_ = false;
 
-  // The transaction gate that keeps resizes away from open transactions.
+  // The transaction gate that keeps resizes away from open transactions:
+  // the count of open transactions, with kResizing set while a resize waits
+  // for it to reach zero or runs. Entering and leaving are one atomic add
+  // each; the mutex and condition variable serve only waits around a
+  // resize (and make resizes one at a time).
+  static constexpr int64_t kResizing = int64_t{1} << 62;
+  std::atomic<int64_t> gate_{0};
   std::mutex gate_mutex_;
   std::condition_variable gate_cv_;
-  int open_txns_ = 0;      // under gate_mutex_
-  bool resizing_ = false;  // under gate_mutex_
 };
 
 /// An LMDB return code as an Error (kIo, or kCorruption for MDB_CORRUPTED).
