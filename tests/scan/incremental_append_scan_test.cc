@@ -20,23 +20,8 @@ using expr::Term;
 using skade::testing::IsOk;
 using testing::Row;
 using testing::ScanTest;
-
-Row SimpleRow(int64_t id, const std::string& region) {
-  return Row{{1, spec::Literal::Long(id)},
-             {2, spec::Literal::String(region)},
-             {3, spec::Literal::Double(0.5)},
-             {4, spec::Literal::Date(20000)}};
-}
-
-std::vector<std::string> TaskNames(const ScanPlan& plan) {
-  std::vector<std::string> names;
-  for (const FileScanTask& task : plan.tasks) {
-    std::string path = task.data_file.file_path;
-    names.push_back(path.substr(path.rfind('/') + 1));
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using testing::SimpleRow;
+using testing::TaskNames;
 
 using Names = std::vector<std::string>;
 
