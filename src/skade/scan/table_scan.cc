@@ -169,12 +169,12 @@ struct ManifestPart {
   bool cache_hit = false;
 };
 
-// The manifests a scan reads before pruning: the snapshot's, or for an
-// incremental scan the data manifests each append of the range wrote (as
-// BaseIncrementalAppendScan: a manifest written by a snapshot in the range).
-// `lists` keeps the manifest lists the pointers point into.
 using SnapshotIdSet = absl::flat_hash_map<int64_t, bool>;
 
+// The manifests a scan reads before pruning: the snapshot's, or for an
+// incremental scan the data manifests each append of the range wrote (as
+// BaseIncrementalAppendScan: a manifest written by a snapshot in `range`).
+// `lists` keeps the manifest lists the pointers point into.
 Status ListManifests(const ScanPlan& plan, const std::vector<spec::SnapshotPtr>& appends,
                      const SnapshotIdSet& range, io::FileIO& io, ManifestCache& cache,
                      std::vector<std::shared_ptr<const avro::ManifestList>>& lists,
