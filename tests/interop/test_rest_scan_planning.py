@@ -5,6 +5,12 @@ snapshot — with filters, column selection, time travel, deletes (DuckDB's and 
 merge-on-read position deletes) and the paged path (plan tasks).
 
 The server answers plans of at most TASKS_PER_RESPONSE tasks in full and pages larger ones.
+
+Incremental append scans (start-snapshot-id, end-snapshot-id) and use-snapshot-schema are sent
+with requests: PyIceberg 0.12's planning client sends neither (its IncrementalAppendScan always
+plans client-side, and a time-travel scan sends use-snapshot-schema false). skade's incremental
+plans are compared with PyIceberg's client-side IncrementalAppendScan and with the files each
+append added by PyIceberg's table.inspect.entries().
 """
 import datetime as dt
 
@@ -27,6 +33,7 @@ from pyiceberg.expressions import (
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import IdentityTransform
+from pyiceberg.table.snapshots import Operation
 from pyiceberg.types import DateType, DoubleType, LongType, NestedField, StringType
 
 from conftest import SkadeServer, spark_session
@@ -260,3 +267,168 @@ def test_merge_on_read_deletes_written_by_spark(server, server_side, client_side
                  for r in rows_of(server_side.load_table("sparkns.orders")))
     assert got == expected
     assert_same_scan(server_side, client_side, "sparkns.orders", row_filter=EqualTo("region", "us"))
+
+
+def planned_files(server, name, body):
+    """The (path, record count) of every task of a planTableScan answer, paged or not, and
+    the answer's delete files."""
+    namespace, table = name.split(".")
+    base = f"{server.uri}/v1/namespaces/{namespace}/tables/{table}"
+    response = requests.post(f"{base}/plan", json=body)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["status"] == "completed"
+    pages = [answer]
+    for plan_task in answer.get("plan-tasks", []):
+        page = requests.post(f"{base}/tasks", json={"plan-task": plan_task})
+        assert page.status_code == 200, page.text
+        pages.append(page.json())
+    files, deletes = [], []
+    for page in pages:
+        files += [(t["data-file"]["file-path"], t["data-file"]["record-count"])
+                  for t in page.get("file-scan-tasks", [])]
+        deletes += page.get("delete-files", [])
+    return sorted(files), deletes
+
+
+def incremental_body(start, end, **more):
+    return {"start-snapshot-id": start, "end-snapshot-id": end, **more}
+
+
+def client_incremental(table, start, end, **scan_args):
+    scan = table.incremental_append_scan(from_snapshot_id_exclusive=start,
+                                         to_snapshot_id_inclusive=end, **scan_args)
+    return sorted((task.file.file_path, task.file.record_count) for task in scan.plan_files())
+
+
+def history(table):
+    """The snapshot ids of the current branch, oldest first."""
+    ids, snapshot = [], table.current_snapshot()
+    while snapshot is not None:
+        ids.append(snapshot.snapshot_id)
+        parent = snapshot.parent_snapshot_id
+        snapshot = table.snapshot_by_id(parent) if parent is not None else None
+    return ids[::-1]
+
+
+def test_incremental_ranges_match_pyiceberg(server, client_side, fruit):
+    """Every (start, end] range of the fruit table's eleven appends, paged when large."""
+    table = client_side.load_table(fruit["name"])
+    ids = history(table)
+    assert len(ids) == 11
+    for i, start in enumerate(ids):
+        for end in ids[i + 1:]:
+            files, deletes = planned_files(server, fruit["name"], incremental_body(start, end))
+            assert files == client_incremental(table, start, end), (start, end)
+            assert deletes == []
+        # (start, start] is empty (PyIceberg's and Java's APIs refuse it instead).
+        assert planned_files(server, fruit["name"], incremental_body(start, start)) == ([], [])
+
+
+def test_incremental_range_is_the_files_each_append_added(server, client_side, fruit):
+    table = client_side.load_table(fruit["name"])
+    entries = table.inspect.entries().to_pylist()
+    ids = history(table)
+    for parent, child in zip(ids, ids[1:]):
+        added = sorted((e["data_file"]["file_path"], e["data_file"]["record_count"])
+                       for e in entries if e["snapshot_id"] == child and e["status"] == 1)
+        assert planned_files(server, fruit["name"], incremental_body(parent, child))[0] == added
+
+
+INCREMENTAL_FILTERS = [
+    (EqualTo("category", "banana"), {"type": "eq", "term": "category", "value": "banana"}),
+    (GreaterThanOrEqual("id", 250), {"type": "gt-eq", "term": "id", "value": 250}),
+    (And(GreaterThanOrEqual("id", 100), LessThan("id", 130)),
+     {"type": "and", "left": {"type": "gt-eq", "term": "id", "value": 100},
+      "right": {"type": "lt", "term": "id", "value": 130}}),
+    (IsNull("price"), {"type": "is-null", "term": "price"}),
+]
+
+
+@pytest.mark.parametrize("row_filter,json_filter", INCREMENTAL_FILTERS, ids=repr)
+def test_incremental_filters_match_pyiceberg(server, client_side, fruit, row_filter, json_filter):
+    table = client_side.load_table(fruit["name"])
+    ids = history(table)
+    for start, end in [(ids[0], ids[-1]), (ids[2], ids[8]), (fruit["first_snapshot"], ids[-1])]:
+        files, _ = planned_files(server, fruit["name"],
+                                 incremental_body(start, end, filter=json_filter,
+                                                  select=["id", "category"]))
+        assert files == client_incremental(table, start, end, row_filter=row_filter), (start, end)
+
+
+def test_incremental_skips_what_is_not_an_append(server, server_side, client_side):
+    """Deletes and overwrites in the range are skipped, as PyIceberg's (and Java's)
+    IncrementalAppendScan skip them; a start off the end's history is 400."""
+    table = server_side.create_table("shop.changing", SCHEMA, partition_spec=SPEC)
+    table.append(batch(0, 20, "apple"))
+    table.append(batch(20, 20, "banana"))
+    table.delete(EqualTo("category", "apple"))
+    table.append(batch(40, 20, "cherry"))
+    table.delete(LessThan("id", 45))  # rewrites the cherry file: an overwrite
+    table.overwrite(batch(60, 5, "banana"), overwrite_filter=EqualTo("category", "banana"))
+    table.append(batch(70, 5, "apple"))
+    local = client_side.load_table("shop.changing")
+    ids = history(local)
+    operations = [local.snapshot_by_id(i).summary.operation for i in ids]
+    assert {Operation.APPEND, Operation.DELETE, Operation.OVERWRITE} <= set(operations), operations
+    for i, start in enumerate(ids):
+        for end in ids[i + 1:]:
+            files, deletes = planned_files(server, "shop.changing", incremental_body(start, end))
+            assert files == client_incremental(local, start, end), (start, end, operations)
+            assert deletes == []
+    base = f"{server.uri}/v1/namespaces/shop/tables/changing/plan"
+    backwards = requests.post(base, json=incremental_body(ids[-1], ids[0]))
+    assert backwards.status_code == 400, backwards.text
+    assert backwards.json()["error"]["type"] == "BadRequestException"
+    assert "is not an ancestor of end snapshot" in backwards.json()["error"]["message"]
+
+
+def test_use_snapshot_schema(server, server_side, client_side):
+    """A snapshot written before a rename and an added column: use-snapshot-schema true binds
+    select and filter to its schema, false (the default) to the table's current one; the files
+    are PyIceberg's client-side plan of that snapshot either way."""
+    table = server_side.create_table("shop.evolving", SCHEMA, partition_spec=SPEC)
+    table.append(batch(0, 30, "apple"))
+    table.append(batch(30, 30, "banana"))
+    first = table.current_snapshot().snapshot_id
+    with table.update_schema() as update:
+        update.rename_column("price", "cost")
+        update.add_column("note", StringType())
+    table = server_side.load_table("shop.evolving")
+    table.append(pa.table({
+        "id": [100, 101], "category": ["cherry", "cherry"], "cost": [1.0, 2.0],
+        "day": [dt.date(2026, 11, 1)] * 2, "note": ["x", None],
+    }, schema=table.schema().as_arrow()))
+    expected = sorted((path, count) for path, count, *_ in
+                      plan_of(client_side.load_table("shop.evolving"), snapshot_id=first))
+    assert len(expected) == 2
+    base = f"{server.uri}/v1/namespaces/shop/tables/evolving/plan"
+
+    def plan(use_snapshot_schema, select, json_filter):
+        return requests.post(base, json={"snapshot-id": first, "select": select,
+                                         "filter": json_filter,
+                                         "use-snapshot-schema": use_snapshot_schema})
+
+    old = (["id", "price"], {"type": "not-null", "term": "price"})
+    new = (["id", "cost", "note"], {"type": "is-null", "term": "note"})
+    for use_snapshot_schema, (select, json_filter) in [(True, old), (False, new), (None, new)]:
+        files, _ = planned_files(server, "shop.evolving",
+                                 {"snapshot-id": first, "select": select, "filter": json_filter,
+                                  **({} if use_snapshot_schema is None
+                                     else {"use-snapshot-schema": use_snapshot_schema})})
+        assert files == expected, use_snapshot_schema
+    for use_snapshot_schema, (select, json_filter), missing in [(True, new, "cost"),
+                                                                (False, old, "price")]:
+        refused = plan(use_snapshot_schema, select, json_filter)
+        assert refused.status_code == 400, refused.text
+        assert missing in refused.json()["error"]["message"]
+    # A filter on the renamed column prunes by the same field's metrics in either schema.
+    low_old = planned_files(server, "shop.evolving", {
+        "snapshot-id": first, "use-snapshot-schema": True,
+        "filter": {"type": "lt", "term": "id", "value": 30}})[0]
+    low_new = planned_files(server, "shop.evolving", {
+        "snapshot-id": first, "use-snapshot-schema": False,
+        "filter": {"type": "lt", "term": "id", "value": 30}})[0]
+    assert low_old == low_new and len(low_old) == 1
+    # PyIceberg's own server-side time travel (it sends use-snapshot-schema false).
+    assert_same_scan(server_side, client_side, "shop.evolving", snapshot_id=first)

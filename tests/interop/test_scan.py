@@ -141,6 +141,26 @@ def test_time_travel_matches_pyiceberg(bin_dir, module_server, events, tmp_path)
     assert proc.returncode == 1 and "12345" in proc.stderr
 
 
+def test_incremental_scan_matches_pyiceberg(bin_dir, module_server, events, tmp_path):
+    """--from-snapshot reads what PyIceberg's IncrementalAppendScan reads: the rows appended
+    after the start, up to --snapshot (the current snapshot by default)."""
+    table, snapshots = events
+    for start, end in [(snapshots[0], snapshots[2]), (snapshots[0], snapshots[1]),
+                       (snapshots[1], None)]:
+        args = ["--from-snapshot", str(start)] + (["--snapshot", str(end)] if end else [])
+        mine = skade_scan(bin_dir, module_server, "scan.events", *args, "--where",
+                          "region = 'eu'", tmp_path=tmp_path)
+        theirs = sorted_rows(table.incremental_append_scan(
+            from_snapshot_id_exclusive=start, to_snapshot_id_inclusive=end,
+            row_filter="region = 'eu'").to_arrow())
+        assert [repr(r) for r in mine] == [repr(r) for r in theirs] and mine, (start, end)
+    assert skade_scan(bin_dir, module_server, "scan.events", "--from-snapshot",
+                      str(snapshots[2]), tmp_path=tmp_path) == []
+    proc = skade_scan(bin_dir, module_server, "scan.events", "--from-snapshot", str(snapshots[2]),
+                      "--snapshot", str(snapshots[0]), tmp_path=tmp_path, check=False)
+    assert proc.returncode != 0 and "is not an ancestor of end snapshot" in proc.stderr
+
+
 def test_schema_evolution_matches_pyiceberg(bin_dir, module_server, catalog, tmp_path):
     schema = Schema(NestedField(1, "id", LongType(), required=True),
                     NestedField(2, "name", StringType()),

@@ -218,6 +218,90 @@ TEST_F(ScanPlanningRoutesTest, StatsFieldsSelectTheMetricsSent) {
   EXPECT_TRUE(json::Has(task, "residual-filter"));
 }
 
+// start-snapshot-id (exclusive) and end-snapshot-id (inclusive): the files
+// the appends in between added, as the planner's incremental append scan.
+TEST_F(ScanPlanningRoutesTest, AnIncrementalScanPlansTheAppendsOfTheRange) {
+  AppendFiles(3);  // f0 (p 0), f1 (p 1), f2 (p 2)
+  const int64_t s1 = *Load().metadata().current_snapshot_id;
+  AppendFiles(2);  // f3 (p 0), f4 (p 1); ids restart at 0 per call
+  const int64_t s2 = *Load().metadata().current_snapshot_id;
+  AddPositionDeletes(0);  // a delete snapshot: skipped
+  AppendFiles(1);         // f6 (p 0)
+  const int64_t s4 = *Load().metadata().current_snapshot_id;
+  auto range = [](int64_t start, int64_t end, std::string_view more = {}) {
+    return StrCat(R"({"start-snapshot-id":)", start, R"(,"end-snapshot-id":)", end, more, "}");
+  };
+  auto names = [](const TaskSet& tasks) {
+    std::set<std::string> out;
+    for (const auto& [path, deletes] : tasks) {
+      EXPECT_TRUE(deletes.empty()) << path;
+      out.insert(path.substr(path.rfind('/') + 1));
+    }
+    return out;
+  };
+  using Names = std::set<std::string>;
+  for (const auto& [body, expected] : std::vector<std::pair<std::string, Names>>{
+           {range(s1, s4), {"f3.parquet", "f4.parquet", "f6.parquet"}},
+           {range(s2, s4), {"f6.parquet"}},
+           {range(s1, s2), {"f3.parquet", "f4.parquet"}},
+           {range(s4, s4), {}},
+           {range(s1, s4, R"(,"filter":{"type":"eq","term":"p","value":0})"),
+            {"f3.parquet", "f6.parquet"}},
+           {range(s1, s4, R"(,"filter":{"type":"gt-eq","term":"id","value":100},"select":["id"])"),
+            {"f4.parquet"}},  // ids: f3 [0, 99], f4 [100, 199], f6 [0, 99]
+       }) {
+    auto response = Plan(body);
+    ASSERT_EQ(response.status, 200) << body << "\n" << response.body;
+    const TaskSet got = TasksOf(Body(response));
+    EXPECT_EQ(names(got), expected) << body;
+    EXPECT_EQ(got, TasksOf(Direct(body))) << body;
+  }
+  ExpectError(Plan(range(s4, s1)), 400, "BadRequestException",
+              StrCat("start snapshot ", s4, " is not an ancestor of end snapshot ", s1));
+}
+
+// use-snapshot-schema with snapshot-id: the snapshot's schema (true) or the
+// table's current one (false, the spec's default) binds select, filter and
+// stats-fields, and names the residuals.
+TEST_F(ScanPlanningRoutesTest, UseSnapshotSchemaChoosesTheSchemaNamesBindTo) {
+  AppendFiles(2);
+  const int64_t s1 = *Load().metadata().current_snapshot_id;
+  // Rename name -> label and add extra (id 4): schema 1.
+  auto fields = Load().metadata().Schema()->fields();
+  fields[2].name = "label";
+  fields.push_back({4, "extra", spec::Type::Long(), false, {}, {}, {}});
+  catalog::CommitTableRequest evolve{kTable, {}, {}};
+  evolve.updates.push_back(spec::AddSchema{std::make_shared<const spec::Schema>(1, fields), 4});
+  evolve.updates.push_back(spec::SetCurrentSchema{-1});
+  ASSERT_THAT(catalog_->CommitTable(evolve), testing::IsOk());
+
+  auto at = [&](bool use_snapshot_schema, std::string_view more) {
+    return StrCat(R"({"snapshot-id":)", s1, R"(,"use-snapshot-schema":)",
+                  use_snapshot_schema ? "true" : "false", more, "}");
+  };
+  const std::string old_names = R"(,"select":["id","name"],"stats-fields":["name"],)"
+                                R"("filter":{"type":"not-null","term":"name"})";
+  const std::string new_names = R"(,"select":["id","label","extra"],"stats-fields":["label"],)"
+                                R"("filter":{"type":"is-null","term":"extra"})";
+  for (const auto& [body, schema_id, residual_term] :
+       std::vector<std::tuple<std::string, int, std::string>>{
+           {at(true, old_names), 0, "\"name\""}, {at(false, new_names), 1, "\"extra\""}}) {
+    auto response = Plan(body);
+    ASSERT_EQ(response.status, 200) << body << "\n" << response.body;
+    const TaskSet got = TasksOf(Body(response));
+    EXPECT_EQ(got.size(), 2u) << body;
+    EXPECT_EQ(got, TasksOf(Direct(body))) << body;
+    EXPECT_EQ(Direct(body).schema->schema_id(), schema_id);
+    EXPECT_NE(response.body.find(residual_term), std::string::npos) << response.body;
+  }
+  // Each schema's names are unknown in the other.
+  ExpectError(Plan(at(false, old_names)), 400, "BadRequestException", "name");
+  ExpectError(Plan(at(true, new_names)), 400, "BadRequestException", "label");
+  // Absent is the spec's default, false: the table's schema.
+  auto absent = Plan(StrCat(R"({"snapshot-id":)", s1, R"(,"select":["label","extra"]})"));
+  EXPECT_EQ(absent.status, 200) << absent.body;
+}
+
 TEST_F(ScanPlanningRoutesTest, ALargePlanIsPagedOutThroughPlanTasks) {
   Open(2);
   AppendFiles(7);
@@ -309,8 +393,13 @@ TEST_F(ScanPlanningRoutesTest, HostileRequestsAreClientErrors) {
       {R"({"snapshot-id":1234567})", 404, "NotFoundException", ""},
       {R"({"case-sensitive":"yes"})", 400, "BadRequestException", "case-sensitive"},
       {R"({"start-snapshot-id":1})", 400, "BadRequestException", "end-snapshot-id"},
-      {StrCat(R"({"start-snapshot-id":1,"end-snapshot-id":)", current, "}"), 501,
-       "UnsupportedOperationException", "Incremental"},
+      {StrCat(R"({"start-snapshot-id":1,"end-snapshot-id":)", current, "}"), 400,
+       "BadRequestException", "not an ancestor"},
+      {StrCat(R"({"end-snapshot-id":)", current, "}"), 400, "BadRequestException",
+       "start-snapshot-id"},
+      {R"({"start-snapshot-id":1,"end-snapshot-id":1234567})", 404, "NotFoundException", ""},
+      {R"({"use-snapshot-schema":"yes"})", 400, "BadRequestException", "use-snapshot-schema"},
+      {R"({"min-rows-requested":"ten"})", 400, "BadRequestException", "min-rows-requested"},
       {StrCat(R"({"snapshot-id":)", current, R"(,"start-snapshot-id":1,"end-snapshot-id":2})"), 400,
        "BadRequestException", ""},
   };

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/expr/bound_expression.h"
+#include "skade/scan/scan_plan.h"
 #include "skade/spec/table_locations.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/table.h"
@@ -45,6 +47,25 @@ inline spec::PartitionSpecPtr SalesSpec() {
   spec->fields.push_back({4, {}, 1001, "day_month", spec::Transform::Month()});
   spec->fields.push_back({1, {}, 1002, "id_bucket", spec::Transform::Bucket(4)});
   return spec;
+}
+
+/// A row of SalesSchema with amount 0.5 and day 20000.
+inline Row SimpleRow(int64_t id, const std::string& region) {
+  return Row{{1, spec::Literal::Long(id)},
+             {2, spec::Literal::String(region)},
+             {3, spec::Literal::Double(0.5)},
+             {4, spec::Literal::Date(20000)}};
+}
+
+/// The file names (no directory) of a plan's data files, sorted.
+inline std::vector<std::string> TaskNames(const ScanPlan& plan) {
+  std::vector<std::string> names;
+  for (const FileScanTask& task : plan.tasks) {
+    const std::string& path = task.data_file.file_path;
+    names.push_back(path.substr(path.rfind('/') + 1));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 class ScanTest : public ::testing::Test {

@@ -22,6 +22,8 @@ using expr::Term;
 using skade::testing::IsOk;
 using testing::Row;
 using testing::ScanTest;
+using testing::SimpleRow;
+using testing::TaskNames;
 
 // Rows whose columns cluster per file (ids in a window, a few days, one
 // region), so that metrics and partitions can prune.
@@ -213,23 +215,6 @@ TEST_F(TableScanTest, ProjectsSelectedColumnsAndRejectsUnknownOnes) {
       PlanScan(table.metadata_ptr(), table.metadata_location(), *io_, options, nullptr);
   ASSERT_THAT(insensitive, IsOk());
   EXPECT_EQ(insensitive->projected_field_ids, std::vector<int32_t>{1});
-}
-
-Row SimpleRow(int64_t id, const std::string& region) {
-  return Row{{1, spec::Literal::Long(id)},
-             {2, spec::Literal::String(region)},
-             {3, spec::Literal::Double(0.5)},
-             {4, spec::Literal::Date(20000)}};
-}
-
-std::vector<std::string> TaskNames(const ScanPlan& plan) {
-  std::vector<std::string> names;
-  for (const FileScanTask& task : plan.tasks) {
-    std::string path = task.data_file.file_path;
-    names.push_back(path.substr(path.rfind('/') + 1));
-  }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 TEST_F(TableScanTest, TimeTravelBySnapshotTimestampRefAndExpiredSnapshot) {

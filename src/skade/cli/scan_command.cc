@@ -21,6 +21,7 @@ struct ScanArgs {
   std::vector<std::string> select;
   std::string where;
   int64_t snapshot_id = 0;
+  int64_t from_snapshot_id = 0;
   std::string as_of;
   std::string ref;
   int64_t limit = -1;
@@ -54,6 +55,12 @@ void PrintPlan(const scan::ScanPlan& plan) {
   } else {
     std::cout << "snapshot   " << plan.snapshot->snapshot_id << " ("
               << FormatTimestampMillis(plan.snapshot->timestamp_ms) << ")\n";
+  }
+  if (plan.from_snapshot_id) {
+    std::cout << "appends    after " << *plan.from_snapshot_id << ":";
+    if (plan.append_snapshot_ids.empty()) std::cout << " none";
+    for (int64_t id : plan.append_snapshot_ids) std::cout << " " << id;
+    std::cout << " (their added files only, no deletes)\n";
   }
   std::cout << "schema     " << plan.schema->schema_id() << "\n"
             << "filter     " << plan.filter->ToString(plan.schema.get()) << "\n"
@@ -104,6 +111,7 @@ Status Scan(const CliContext& context, const ScanArgs& args) {
     SKADE_ASSIGN_OR_RAISE(options.as_of_timestamp_ms, ParseTimestampMillis(args.as_of));
   }
   if (!args.ref.empty()) options.ref = args.ref;
+  if (args.from_snapshot_id != 0) options.from_snapshot_id = args.from_snapshot_id;
 
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
   scan::ManifestCache cache;
@@ -177,6 +185,9 @@ void AddScanCommand(CLI::App& app, const CliContext& context) {
       "--where", args->where,
       "Row filter, e.g. \"id > 5 and day(ts) = '2026-11-01'\" (see README: expressions)");
   auto* snapshot = scan->add_option("--snapshot", args->snapshot_id, "Read this snapshot id");
+  scan->add_option("--from-snapshot", args->from_snapshot_id,
+                   "Read only the rows appended after this snapshot id, up to --snapshot, "
+                   "--as-of or --ref (default: the current snapshot)");
   auto* as_of = scan->add_option("--as-of", args->as_of,
                                  "Read the table as of a time (ISO-8601 or Unix milliseconds)");
   auto* ref = scan->add_option("--ref", args->ref, "Read a branch or tag");

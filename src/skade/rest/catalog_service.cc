@@ -408,10 +408,6 @@ Result<HttpResponse> CatalogService::CommitTransaction(RouteCall& call) {
 
 Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto body, ParsePlanTableScan(call.request.body));
-  if (body.start_snapshot_id) {
-    return MakeError(ErrorKind::kUnsupported,
-                     "Incremental scans (start-snapshot-id, end-snapshot-id) are not supported");
-  }
   if (!scan_planning_.io) {
     return MakeError(ErrorKind::kUnsupported, "Server-side scan planning is not configured");
   }

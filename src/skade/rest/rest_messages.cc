@@ -196,13 +196,20 @@ Result<PlanTableScanBody> ParsePlanTableScan(std::string_view body) {
     return json::GetStringList(object, key);
   };
   SKADE_ASSIGN_OR_RAISE(out.options.snapshot_id, snapshot_id("snapshot-id"));
-  SKADE_ASSIGN_OR_RAISE(out.start_snapshot_id, snapshot_id("start-snapshot-id"));
-  SKADE_ASSIGN_OR_RAISE(out.end_snapshot_id, snapshot_id("end-snapshot-id"));
-  if (out.start_snapshot_id && !out.end_snapshot_id) {
+  SKADE_ASSIGN_OR_RAISE(auto start_snapshot_id, snapshot_id("start-snapshot-id"));
+  SKADE_ASSIGN_OR_RAISE(auto end_snapshot_id, snapshot_id("end-snapshot-id"));
+  if (start_snapshot_id && !end_snapshot_id) {
     return InvalidArgument("Invalid scan: end-snapshot-id is required with start-snapshot-id");
   }
-  if (out.start_snapshot_id && out.options.snapshot_id) {
+  if (end_snapshot_id && !start_snapshot_id) {
+    return InvalidArgument("Invalid scan: end-snapshot-id needs start-snapshot-id");
+  }
+  if (start_snapshot_id && out.options.snapshot_id) {
     return InvalidArgument("Invalid scan: snapshot-id and start-snapshot-id exclude each other");
+  }
+  if (start_snapshot_id) {
+    out.options.from_snapshot_id = start_snapshot_id;
+    out.options.snapshot_id = end_snapshot_id;
   }
   SKADE_ASSIGN_OR_RAISE(auto select, names("select"));
   if (select) out.options.select = std::move(*select);
@@ -214,7 +221,8 @@ Result<PlanTableScanBody> ParsePlanTableScan(std::string_view body) {
   out.options.case_sensitive = case_sensitive.value_or(true);
   SKADE_ASSIGN_OR_RAISE(auto use_snapshot_schema,
                         json::GetOptionalBool(object, "use-snapshot-schema"));
-  out.use_snapshot_schema = use_snapshot_schema.value_or(false);
+  // The spec's default is false, so an absent flag is the table's schema.
+  out.options.use_snapshot_schema = use_snapshot_schema.value_or(false);
   SKADE_ASSIGN_OR_RAISE(out.min_rows_requested,
                         json::GetOptionalInt64(object, "min-rows-requested"));
   return out;

@@ -34,15 +34,17 @@ struct RegisterBody {
   bool overwrite = false;
 };
 
-/// planTableScan's PlanTableScanRequest: `snapshot-id`, `select`, `filter`
-/// and `case-sensitive` go into `options`.
+/// planTableScan's PlanTableScanRequest. `options` holds every field the
+/// planner takes: `snapshot-id`, or `start-snapshot-id` (options'
+/// from_snapshot_id) with `end-snapshot-id` (options' snapshot_id);
+/// `use-snapshot-schema` (spec default false: the table's current schema;
+/// true: the scanned snapshot's, the end snapshot's for an incremental scan);
+/// `select`, `filter`, `case-sensitive`.
 struct PlanTableScanBody {
   scan::ScanOptions options;
-  bool use_snapshot_schema = false;
-  std::optional<int64_t> start_snapshot_id;
-  std::optional<int64_t> end_snapshot_id;
   /// Absent: no column metrics in the answer.
   std::optional<std::vector<std::string>> stats_fields;
+  /// Read and checked, then not used: skade answers every plan in full.
   std::optional<int64_t> min_rows_requested;
 };
 

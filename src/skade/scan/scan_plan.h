@@ -59,10 +59,16 @@ struct ScanPlan {
   std::string metadata_location;
   /// The snapshot scanned; null when the table has none (no tasks).
   spec::SnapshotPtr snapshot;
-  /// The schema rows are read in: the snapshot's schema when scanning a
-  /// snapshot id, timestamp or tag; the table's current schema for the
-  /// current state or a branch.
+  /// The schema rows are read in and the filter is bound to: the one
+  /// ScanOptions::use_snapshot_schema chose (by default the snapshot's when
+  /// scanning a snapshot id, timestamp or tag; the table's current schema
+  /// for the current state, a branch or an incremental scan).
   spec::SchemaPtr schema;
+  /// An incremental append scan: its exclusive start, and the append
+  /// snapshots whose added files it read, newest first (`snapshot` is the
+  /// end). Unset and empty for any other scan.
+  std::optional<int64_t> from_snapshot_id;
+  std::vector<int64_t> append_snapshot_ids;
   /// The columns to return, by field id, in output order (every top-level
   /// column of `schema` when nothing was selected).
   std::vector<int32_t> projected_field_ids;

@@ -12,6 +12,7 @@
 #include "skade/expr/metrics_evaluator.h"
 #include "skade/expr/partition_evaluator.h"
 #include "skade/expr/residual_evaluator.h"
+#include "skade/scan/appends_between.h"
 #include "skade/scan/delete_file_index.h"
 #include "skade/util/clock.h"
 
@@ -49,15 +50,21 @@ spec::SchemaPtr SchemaOf(const spec::TableMetadata& metadata, const spec::Snapsh
   return metadata.Schema();
 }
 
-Result<ScanTarget> ChooseTarget(const spec::TableMetadata& metadata, const ScanOptions& options) {
-  SKADE_RETURN_NOT_OK(CheckOneTarget(options));
-  if (!metadata.Schema()) return Corruption("the table metadata has no current schema");
+// The snapshot, and whether Iceberg Java would read it in its own schema
+// when the caller does not say.
+struct ChosenSnapshot {
+  spec::SnapshotPtr snapshot;
+  bool snapshot_schema = false;
+};
+
+Result<ChosenSnapshot> ChooseSnapshot(const spec::TableMetadata& metadata,
+                                      const ScanOptions& options) {
   if (options.snapshot_id) {
     spec::SnapshotPtr snapshot = metadata.SnapshotById(*options.snapshot_id);
     if (!snapshot) {
       return MakeError(ErrorKind::kNotFound, "the table has no snapshot ", *options.snapshot_id);
     }
-    return ScanTarget{snapshot, SchemaOf(metadata, *snapshot)};
+    return ChosenSnapshot{snapshot, true};
   }
   if (options.as_of_timestamp_ms) {
     int64_t id = SnapshotIdAsOf(metadata, *options.as_of_timestamp_ms);
@@ -66,7 +73,7 @@ Result<ScanTarget> ChooseTarget(const spec::TableMetadata& metadata, const ScanO
       return MakeError(ErrorKind::kNotFound, "the table has no snapshot at or before ",
                        *options.as_of_timestamp_ms, " ms");
     }
-    return ScanTarget{snapshot, SchemaOf(metadata, *snapshot)};
+    return ChosenSnapshot{snapshot, true};
   }
   if (options.ref) {
     const spec::SnapshotRef* ref = metadata.Ref(*options.ref);
@@ -75,10 +82,25 @@ Result<ScanTarget> ChooseTarget(const spec::TableMetadata& metadata, const ScanO
       return MakeError(ErrorKind::kNotFound, "the table has no branch or tag '", *options.ref, "'");
     // A branch is read in the table's schema, a tag in its snapshot's (as
     // Iceberg Java's SnapshotUtil.schemaFor).
-    return ScanTarget{snapshot,
-                      ref->is_branch() ? metadata.Schema() : SchemaOf(metadata, *snapshot)};
+    return ChosenSnapshot{snapshot, !ref->is_branch()};
   }
-  return ScanTarget{metadata.CurrentSnapshot(), metadata.Schema()};
+  return ChosenSnapshot{metadata.CurrentSnapshot(), false};
+}
+
+// `table_schema` is the table's current schema, which for a snapshot read
+// through the commit log is not `metadata`'s.
+Result<ScanTarget> ChooseTarget(const spec::TableMetadata& metadata, const ScanOptions& options,
+                                spec::SchemaPtr table_schema) {
+  SKADE_RETURN_NOT_OK(CheckOneTarget(options));
+  if (!table_schema) return Corruption("the table metadata has no current schema");
+  SKADE_ASSIGN_OR_RAISE(ChosenSnapshot chosen, ChooseSnapshot(metadata, options));
+  // Java's incremental scans read the table's schema whatever the end.
+  bool snapshot_schema = options.use_snapshot_schema.value_or(
+      chosen.snapshot_schema && !options.from_snapshot_id.has_value());
+  if (chosen.snapshot && snapshot_schema) {
+    return ScanTarget{chosen.snapshot, SchemaOf(metadata, *chosen.snapshot)};
+  }
+  return ScanTarget{chosen.snapshot, std::move(table_schema)};
 }
 
 Result<std::vector<int32_t>> ProjectedIds(const spec::Schema& schema, const ScanOptions& options) {
@@ -147,42 +169,93 @@ struct ManifestPart {
   bool cache_hit = false;
 };
 
-}  // namespace
+using SnapshotIdSet = absl::flat_hash_map<int64_t, bool>;
 
-Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_location,
-                          io::FileIO& io, const ScanOptions& options, ManifestCache* cache) {
+// The manifests a scan reads before pruning: the snapshot's, or for an
+// incremental scan the data manifests each append of the range wrote (as
+// BaseIncrementalAppendScan: a manifest written by a snapshot in `range`).
+// `lists` keeps the manifest lists the pointers point into.
+Status ListManifests(const ScanPlan& plan, const std::vector<spec::SnapshotPtr>& appends,
+                     const SnapshotIdSet& range, io::FileIO& io, ManifestCache& cache,
+                     std::vector<std::shared_ptr<const avro::ManifestList>>& lists,
+                     std::vector<const spec::ManifestFile*>& manifests) {
+  std::vector<spec::SnapshotPtr> snapshots =
+      plan.from_snapshot_id ? appends : std::vector<spec::SnapshotPtr>{plan.snapshot};
+  absl::flat_hash_map<std::string_view, bool> seen;
+  for (const spec::SnapshotPtr& snapshot : snapshots) {
+    if (snapshot->manifest_list.empty()) {
+      return Unsupported("snapshot ", snapshot->snapshot_id,
+                         " lists its manifests inline (format v1 without a manifest list); "
+                         "rewrite the table's manifests to scan it");
+    }
+    SKADE_ASSIGN_OR_RAISE(auto list, cache.ManifestList(io, snapshot->manifest_list));
+    for (const spec::ManifestFile& manifest : list->manifests) {
+      if (plan.from_snapshot_id) {
+        if (manifest.content != spec::ManifestContent::kData) continue;
+        if (!range.contains(manifest.added_snapshot_id)) continue;
+        if (!seen.try_emplace(manifest.manifest_path, true).second) continue;
+      }
+      manifests.push_back(&manifest);
+    }
+    lists.push_back(std::move(list));
+  }
+  return OkStatus();
+}
+
+Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadata_location,
+                            io::FileIO& io, const ScanOptions& options, ManifestCache* cache,
+                            spec::SchemaPtr table_schema) {
   int64_t started = MonotonicMicros();
   if (!metadata) return InvalidArgument("no table metadata to scan");
-  SKADE_ASSIGN_OR_RAISE(ScanTarget target, ChooseTarget(*metadata, options));
+  if (!table_schema) table_schema = metadata->Schema();
+  SKADE_ASSIGN_OR_RAISE(ScanTarget target, ChooseTarget(*metadata, options, table_schema));
   ScanPlan plan;
   plan.metadata = metadata;
   plan.metadata_location = std::move(metadata_location);
   plan.snapshot = target.snapshot;
   plan.schema = target.schema;
   plan.case_sensitive = options.case_sensitive;
+  std::vector<spec::SnapshotPtr> appends;
+  SnapshotIdSet range;
+  if (options.from_snapshot_id) {
+    if (!plan.snapshot) {
+      return InvalidArgument("an incremental scan needs an end snapshot; the table has none");
+    }
+    SKADE_ASSIGN_OR_RAISE(appends,
+                          AppendsBetween(*metadata, *options.from_snapshot_id, plan.snapshot));
+    plan.from_snapshot_id = options.from_snapshot_id;
+    for (const spec::SnapshotPtr& append : appends) {
+      plan.append_snapshot_ids.push_back(append->snapshot_id);
+      range.try_emplace(append->snapshot_id, true);
+    }
+  }
   SKADE_ASSIGN_OR_RAISE(plan.projected_field_ids, ProjectedIds(*plan.schema, options));
   const expr::Expression& filter = options.filter ? *options.filter : *expr::Expression::True();
   SKADE_ASSIGN_OR_RAISE(plan.filter, expr::Bind(filter, *plan.schema, options.case_sensitive));
-  if (!plan.snapshot || plan.filter->IsFalse()) {
+  if (!plan.snapshot || plan.filter->IsFalse() || (plan.from_snapshot_id && appends.empty())) {
     plan.stats.planning_micros = MonotonicMicros() - started;
     return plan;
   }
-  if (plan.snapshot->manifest_list.empty()) {
-    return Unsupported("snapshot ", plan.snapshot->snapshot_id,
-                       " lists its manifests inline (format v1 without a manifest list); "
-                       "rewrite the table's manifests to scan it");
-  }
 
-  std::shared_ptr<const avro::ManifestList> list;
   ManifestCache uncached(ManifestCacheOptions{.capacity_bytes = 0});
   ManifestCache& manifests = cache ? *cache : uncached;
-  SKADE_ASSIGN_OR_RAISE(list, manifests.ManifestList(io, plan.snapshot->manifest_list));
+  std::vector<std::shared_ptr<const avro::ManifestList>> lists;
+  std::vector<const spec::ManifestFile*> listed;
+  SKADE_RETURN_NOT_OK(ListManifests(plan, appends, range, io, manifests, lists, listed));
+  // Java's filterManifestEntries for an incremental scan: added by the range.
+  auto read_entry = [&](const spec::ManifestEntry& entry) {
+    if (entry.status == spec::ManifestEntryStatus::kDeleted) return false;
+    if (!plan.from_snapshot_id) return true;
+    return entry.status == spec::ManifestEntryStatus::kAdded && entry.snapshot_id &&
+           range.contains(*entry.snapshot_id);
+  };
 
   // Evaluators per spec, then manifests pruned by their partition summaries.
   absl::flat_hash_map<int32_t, SpecEvaluators> evaluators;
   std::vector<const spec::ManifestFile*> to_read;
-  plan.stats.manifests_total = static_cast<int64_t>(list->manifests.size());
-  for (const spec::ManifestFile& manifest : list->manifests) {
+  plan.stats.manifests_total = static_cast<int64_t>(listed.size());
+  for (const spec::ManifestFile* listed_manifest : listed) {
+    const spec::ManifestFile& manifest = *listed_manifest;
     auto [it, added] = evaluators.try_emplace(manifest.partition_spec_id);
     SpecEvaluators& e = it->second;
     if (added) {
@@ -223,7 +296,7 @@ Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_
                           manifests.Manifest(io, manifest, read_options, &parts[i].cache_hit));
     ManifestPart& part = parts[i];
     for (const spec::ManifestEntry& entry : parsed->entries) {
-      if (entry.status == spec::ManifestEntryStatus::kDeleted) continue;
+      if (!read_entry(entry)) continue;
       const spec::DataFile& file = entry.data_file;
       bool is_data = file.content == spec::DataFileContent::kData;
       if (is_data) ++part.data_files;
@@ -281,11 +354,19 @@ Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_
   return plan;
 }
 
+}  // namespace
+
+Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_location,
+                          io::FileIO& io, const ScanOptions& options, ManifestCache* cache) {
+  return PlanScanIn(std::move(metadata), std::move(metadata_location), io, options, cache, nullptr);
+}
+
 Result<ScanPlan> PlanTableScan(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
                                io::FileIO& io, const ScanOptions& options, ManifestCache* cache) {
   SKADE_RETURN_NOT_OK(CheckOneTarget(options));
   SKADE_ASSIGN_OR_RAISE(catalog::LoadTableResult loaded, catalog.LoadTable(table));
   const spec::TableMetadata& current = *loaded.metadata;
+  const spec::SchemaPtr table_schema = current.Schema();
   // A snapshot expired from the current metadata is still in the commit log.
   std::optional<int64_t> historic_id;
   if (options.snapshot_id && !current.SnapshotById(*options.snapshot_id)) {
@@ -305,7 +386,8 @@ Result<ScanPlan> PlanTableScan(catalog::Catalog& catalog, const catalog::TableId
                          " had no snapshot at or before ", *options.as_of_timestamp_ms, " ms");
       }
       at_then.snapshot_id = loaded.metadata->current_snapshot_id;
-      return PlanScan(loaded.metadata, loaded.metadata_location, io, at_then, cache);
+      return PlanScanIn(loaded.metadata, loaded.metadata_location, io, at_then, cache,
+                        table_schema);
     }
   }
   if (historic_id) {
@@ -313,7 +395,7 @@ Result<ScanPlan> PlanTableScan(catalog::Catalog& catalog, const catalog::TableId
     ScanOptions at = options;
     at.as_of_timestamp_ms.reset();
     at.snapshot_id = historic_id;
-    return PlanScan(loaded.metadata, loaded.metadata_location, io, at, cache);
+    return PlanScanIn(loaded.metadata, loaded.metadata_location, io, at, cache, table_schema);
   }
   return PlanScan(loaded.metadata, loaded.metadata_location, io, options, cache);
 }

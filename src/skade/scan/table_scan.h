@@ -8,6 +8,15 @@
 // files whose partition tuple rules them out, then files whose column
 // metrics do; match delete files to data files (delete_file_index.h); keep
 // the residual per task. No Arrow; stateless functions, thread-safe.
+//
+// An incremental append scan (ScanOptions::from_snapshot_id; Iceberg Java's
+// IncrementalAppendScan) reads, instead of the snapshot's live files, the
+// data files ADDED by the `append` snapshots of the range (appends_between.h
+// states the range rule): the data manifests those snapshots wrote, entries
+// of status ADDED by one of them. Its tasks carry no delete files, as in
+// Java, whose incremental append scan reads no delete manifests: an append
+// adds no deletes, and the snapshots that do are outside what it reads.
+// Filter, projection, metrics pruning and residuals are those of any scan.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +43,15 @@ struct ScanOptions {
   std::optional<int64_t> snapshot_id;
   std::optional<int64_t> as_of_timestamp_ms;  // the snapshot current at that time
   std::optional<std::string> ref;             // a branch or tag
+  /// An incremental append scan of the snapshots after this one (exclusive)
+  /// up to the one chosen above (inclusive; the current one by default).
+  std::optional<int64_t> from_snapshot_id;
+  /// Which schema binds `filter` and `select` and reads the rows: true, the
+  /// scanned snapshot's (the end snapshot's for an incremental scan); false,
+  /// the table's current schema. Unset, as Iceberg Java's scans: the
+  /// snapshot's for a snapshot id, timestamp or tag; the table's for the
+  /// current state, a branch or an incremental scan.
+  std::optional<bool> use_snapshot_schema;
   /// Threads reading manifests (0: one per core).
   int threads = 0;
 };
@@ -43,13 +61,16 @@ struct ScanOptions {
 /// be in `metadata`'s snapshots and log; use PlanTableScan to reach expired
 /// ones. Errors: kNotFound (unknown snapshot, ref, or a timestamp before the
 /// first snapshot), kInvalidArgument (bad filter or column, more than one
-/// of snapshot_id/as_of/ref), FileIO errors, kCorruption.
+/// of snapshot_id/as_of/ref, a from_snapshot_id that is not an ancestor of
+/// the end snapshot, an incremental scan of a table without snapshots),
+/// FileIO errors, kCorruption.
 Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_location,
                           io::FileIO& io, const ScanOptions& options, ManifestCache* cache);
 
 /// Loads `table` from `catalog` and plans a scan of it; a snapshot id no
 /// longer in the current metadata is resolved through the catalog's commit
-/// log (Catalog::LoadTableAt), a timestamp through LoadTableAsOf.
+/// log (Catalog::LoadTableAt), a timestamp through LoadTableAsOf; the
+/// table's current schema is then still the one in the current metadata.
 Result<ScanPlan> PlanTableScan(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
                                io::FileIO& io, const ScanOptions& options, ManifestCache* cache);
 
