@@ -233,9 +233,9 @@ int Raw(const std::string& files_from, int threads, int reps) {
           builder.properties(properties);
           std::unique_ptr<parquet::arrow::FileReader> reader;
           if (auto s = builder.Build(&reader); !s.ok()) Fail(s.ToString());
-          std::shared_ptr<arrow::Table> table;
-          if (auto s = reader->ReadTable(&table); !s.ok()) Fail(s.ToString());
-          rows += table->num_rows();
+          auto table = reader->ReadTable();
+          if (!table.ok()) Fail(table.status().ToString());
+          rows += (*table)->num_rows();
         }
       });
     }

@@ -178,7 +178,7 @@ TEST_F(ScanPlanningRoutesTest, ATableWithoutSnapshotsHasNoTasks) {
 TEST_F(ScanPlanningRoutesTest, ASmallPlanIsAnsweredInFullAsThePlannerPlansIt) {
   AppendFiles(9);
   const std::string deletes = AddPositionDeletes(1);
-  for (const std::string body :
+  for (const std::string& body :
        {std::string("{}"), std::string(R"({"filter":{"type":"eq","term":"p","value":1}})"),
         std::string(R"({"filter":{"type":"lt","term":"id","value":250},"select":["id"]})"),
         std::string(
