@@ -1,6 +1,7 @@
 #include <arrow/array.h>
 #include <arrow/array/builder_binary.h>
 #include <arrow/buffer.h>
+#include <arrow/type_traits.h>
 #include <arrow/util/bit_util.h>
 #include <parquet/arrow/schema.h>
 #include <parquet/metadata.h>
@@ -38,10 +39,26 @@ LogicalType::TimeUnit::unit ParquetUnit(arrow::TimeUnit::type unit) {
   }
 }
 
-// Whether the FileReader reads `column` as `type` with the values stored,
-// unconverted: then an array of `type` over the decoded values is what it
-// would have returned.
-bool ReadsAsStored(const parquet::ColumnDescriptor& column, const arrow::DataType& type) {
+// Whether `column`, read by the FileReader as `type`, is a decimal stored as
+// INT32 or INT64 (as skade's and Spark's writers store precision <= 18) that
+// it widens to decimal128 of the same precision and scale.
+bool IsIntegerDecimal(const parquet::ColumnDescriptor& column, const arrow::DataType& type) {
+  const LogicalType& logical = *column.logical_type();
+  if (type.id() != arrow::Type::DECIMAL128 || !logical.is_decimal()) return false;
+  if (column.physical_type() != parquet::Type::INT32 &&
+      column.physical_type() != parquet::Type::INT64) {
+    return false;
+  }
+  const auto& stored = static_cast<const parquet::DecimalLogicalType&>(logical);
+  const auto& read = static_cast<const arrow::Decimal128Type&>(type);
+  return stored.precision() == read.precision() && stored.scale() == read.scale();
+}
+
+// Whether this reader makes of `column` exactly the array of `type` the
+// FileReader would: the values as stored, unconverted, or an integer
+// decimal widened (IsIntegerDecimal).
+bool ReadsLikeFileReader(const parquet::ColumnDescriptor& column, const arrow::DataType& type) {
+  if (IsIntegerDecimal(column, type)) return true;
   const LogicalType& logical = *column.logical_type();
   switch (column.physical_type()) {
     case parquet::Type::BOOLEAN:
@@ -101,8 +118,13 @@ struct SelectedRowsReader::Column {
   Result<std::shared_ptr<arrow::Array>> Read(int64_t rows);
 
  private:
+  /// The next `rows` values as an array of `as` over the values stored.
   template <typename DType>
-  Result<std::shared_ptr<arrow::Array>> ReadFixedWidth(int64_t rows);
+  Result<std::shared_ptr<arrow::Array>> ReadFixedWidth(int64_t rows,
+                                                       std::shared_ptr<arrow::DataType> as);
+  /// The next `rows` values of an integer decimal, widened to `type`.
+  template <typename DType>
+  Result<std::shared_ptr<arrow::Array>> ReadIntegerDecimals(int64_t rows);
   template <typename Builder>
   Result<std::shared_ptr<arrow::Array>> ReadByteArrays(int64_t rows);
 };
@@ -166,7 +188,8 @@ Status SelectedRowsReader::Column::SkipTo(int64_t row) {
 }
 
 template <typename DType>
-Result<std::shared_ptr<arrow::Array>> SelectedRowsReader::Column::ReadFixedWidth(int64_t rows) {
+Result<std::shared_ptr<arrow::Array>> SelectedRowsReader::Column::ReadFixedWidth(
+    int64_t rows, std::shared_ptr<arrow::DataType> as) {
   using T = typename DType::c_type;
   auto& typed = static_cast<parquet::TypedColumnReader<DType>&>(*reader);
   int16_t max_level = descriptor->max_definition_level();
@@ -208,8 +231,29 @@ Result<std::shared_ptr<arrow::Array>> SelectedRowsReader::Column::ReadFixedWidth
     }
     data = std::move(buffer);
   }
-  return arrow::MakeArray(
-      arrow::ArrayData::Make(type, rows, {std::move(validity), std::move(data)}, rows - values));
+  return arrow::MakeArray(arrow::ArrayData::Make(
+      std::move(as), rows, {std::move(validity), std::move(data)}, rows - values));
+}
+
+template <typename DType>
+Result<std::shared_ptr<arrow::Array>> SelectedRowsReader::Column::ReadIntegerDecimals(
+    int64_t rows) {
+  using T = typename DType::c_type;
+  SKADE_ASSIGN_OR_RAISE(auto stored,
+                        ReadFixedWidth<DType>(rows, arrow::CTypeTraits<T>::type_singleton()));
+  const arrow::ArrayData& values = *stored->data();
+  // Arrow's decimal128 is two's complement, low 64 bits first (little-endian).
+  SKADE_ASSIGN_OR_RAISE_ARROW(auto buffer, arrow::AllocateBuffer(rows * 16));
+  auto* out = reinterpret_cast<uint64_t*>(buffer->mutable_data());
+  const T* in = values.GetValues<T>(1);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t value = in[i];
+    out[2 * i] = static_cast<uint64_t>(value);
+    out[2 * i + 1] = value < 0 ? ~uint64_t{0} : 0;
+  }
+  return arrow::MakeArray(arrow::ArrayData::Make(
+      type, rows, {values.buffers[0], std::shared_ptr<arrow::Buffer>(std::move(buffer))},
+      values.null_count));
 }
 
 template <typename Builder>
@@ -253,8 +297,12 @@ Result<std::shared_ptr<arrow::Array>> SelectedRowsReader::Column::Read(int64_t r
       InternalError("Unexpected Parquet type in a page-skipping read");
   VisitPhysicalType(descriptor->physical_type(), [&](auto physical) {
     using DType = decltype(physical);
-    if constexpr (!std::is_same_v<DType, parquet::ByteArrayType>) {
-      array = ReadFixedWidth<DType>(rows);
+    if constexpr (std::is_same_v<DType, parquet::Int32Type> ||
+                  std::is_same_v<DType, parquet::Int64Type>) {
+      array = type->id() == arrow::Type::DECIMAL128 ? ReadIntegerDecimals<DType>(rows)
+                                                    : ReadFixedWidth<DType>(rows, type);
+    } else if constexpr (!std::is_same_v<DType, parquet::ByteArrayType>) {
+      array = ReadFixedWidth<DType>(rows, type);
     } else if (type->id() == arrow::Type::LARGE_STRING || type->id() == arrow::Type::LARGE_BINARY) {
       array = ReadByteArrays<arrow::LargeBinaryBuilder>(rows);
     } else {
@@ -288,7 +336,7 @@ Result<std::unique_ptr<SelectedRowsReader>> SelectedRowsReader::Make(ParquetFile
       if (field.column_index < 0 || !field.children.empty()) return nullptr;
       const parquet::ColumnDescriptor* descriptor = descriptors.Column(field.column_index);
       if (descriptor->max_repetition_level() > 0 || descriptor->max_definition_level() > 1 ||
-          !ReadsAsStored(*descriptor, *field.field->type())) {
+          !ReadsLikeFileReader(*descriptor, *field.field->type())) {
         return nullptr;
       }
       schema_fields.push_back(field.field);
