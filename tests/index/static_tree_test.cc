@@ -263,6 +263,32 @@ TEST_P(StaticTreeTest, ExtremeKeys) {
   }
 }
 
+// The single lookup's jump table cuts the key range into even buckets: keys
+// bunched into a few dense clusters between far outliers make buckets that
+// reach one, two and many nodes of the jump level, and empty ones.
+TEST_P(StaticTreeTest, ClusteredKeysBetweenOutliers) {
+  std::mt19937_64 rng(11);
+  for (size_t cluster : {300, 5000, 40000}) {
+    SCOPED_TRACE(cluster);
+    std::vector<uint64_t> keys = {1, kMax / 3, kMax - 5};
+    for (uint64_t base : {uint64_t{1000}, kMax / 2, kMax - 100000}) {
+      for (size_t i = 0; i < cluster; ++i) keys.push_back(base + rng() % (cluster * 4));
+    }
+    std::sort(keys.begin(), keys.end());
+    // Random probes land in the empty stretches; ProbesFor adds every key
+    // and its neighbours, which lie inside the clusters' buckets.
+    BuildAndCheck(keys, 20000, cluster);
+    // Dense random probes across each cluster, including between its keys.
+    auto tree = StaticTree::Build(keys);
+    ASSERT_THAT(tree, IsOk());
+    std::vector<uint64_t> probes;
+    for (uint64_t base : {uint64_t{1000}, kMax / 2, kMax - 100000}) {
+      for (size_t i = 0; i < 20000; ++i) probes.push_back(base - 10 + rng() % (cluster * 4 + 20));
+    }
+    ExpectMatches(*tree, keys, probes);
+  }
+}
+
 TEST_P(StaticTreeTest, BatchOfEveryLengthEqualsSingle) {
   const auto keys = RandomKeys(5000, 3);
   auto tree = StaticTree::Build(keys);

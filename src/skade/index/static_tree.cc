@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -32,6 +33,11 @@ constexpr size_t kBatchGroup = 64;
 // LevelNodes() makes a mismatch a compile error).
 constexpr size_t kMaxLevels = 16;
 
+// The jump table's entry for a bucket whose keys reach more than two nodes
+// of the jump level: its lookups start at the root. (No other entry is all
+// ones: a node index needs far fewer bits than the shift leaves it.)
+constexpr uint64_t kStartAtRoot = std::numeric_limits<uint64_t>::max();
+
 // What a lookup needs of a tree, made per call for the kernels so that they
 // do not depend on StaticTree's private members.
 struct TreeShape {
@@ -39,6 +45,18 @@ struct TreeShape {
   const size_t* level_offsets;  // root first; the last is the leaf level
   size_t level_count;
   size_t key_count;
+  // The jump table (StaticTree::BuildJumpTable), or null. Bucket (key -
+  // jump_min) >> jump_shift holds, above its low jump_shift bits, the node of
+  // level jump_level where the search of its lowest key arrives and, in those
+  // bits, the offset from the bucket's lowest key of the next node's first
+  // key: a key beyond it arrives at the next node. Or kStartAtRoot. Keys
+  // outside [jump_min, jump_max] have no bucket: every key is >= one below
+  // and < one above.
+  const uint64_t* jump = nullptr;
+  size_t jump_level = 0;
+  unsigned jump_shift = 0;
+  uint64_t jump_min = 0;
+  uint64_t jump_max = 0;
 };
 
 // Nodes per level, root first, of the layout over `key_count` keys; returns
@@ -144,12 +162,34 @@ struct Avx512Rank {
 // separators guarantee that every key before it is < `key`. Only a probe
 // above every key reaches past the real keys, and the padding (never < a
 // probe) stops it at key_count; the min() is a guard, not a correction.
+//
+// The jump table skips the levels above jump_level for most keys: one read
+// of a table that stays in L2 replaces several dependent node reads and
+// ranks, which is most of a single lookup's latency when the lower levels
+// miss the cache anyway. Its entries choose between two nodes with a
+// compare, not a branch, and every lookup through it descends the same
+// number of levels, so successive independent lookups do not mispredict and
+// an out-of-order core overlaps their cache misses.
 template <typename R>
 inline size_t Search(const TreeShape& shape, uint64_t key) {
   if (shape.level_count == 0) return 0;
   const size_t leaf_level = shape.level_count - 1;
   size_t node = 0;
-  for (size_t level = 0; level < leaf_level; ++level) {
+  size_t level = 0;
+  if (shape.jump != nullptr) {
+    if (key <= shape.jump_min) return 0;
+    if (key > shape.jump_max) return shape.key_count;
+    const uint64_t offset = key - shape.jump_min;
+    const uint64_t entry = shape.jump[offset >> shape.jump_shift];
+    if (entry != kStartAtRoot) {
+      const uint64_t offset_mask = (uint64_t{1} << shape.jump_shift) - 1;
+      const uint64_t next_first = entry & offset_mask;
+      node = static_cast<size_t>(entry >> shape.jump_shift) +
+             static_cast<size_t>((offset & offset_mask) > next_first);
+      level = shape.jump_level;
+    }
+  }
+  for (; level < leaf_level; ++level) {
     const uint64_t* keys = shape.words + shape.level_offsets[level] + node * kNodeKeys;
     node = node * kChildren + R::Rank(keys, key);
   }
@@ -363,6 +403,11 @@ StaticTree& StaticTree::operator=(StaticTree&& other) noexcept {
     leaf_offset_ = std::exchange(other.leaf_offset_, 0);
     std::copy(std::begin(other.level_offsets_), std::end(other.level_offsets_), level_offsets_);
     level_count_ = std::exchange(other.level_count_, 0);
+    jump_ = std::move(other.jump_);
+    jump_level_ = std::exchange(other.jump_level_, 0);
+    jump_shift_ = std::exchange(other.jump_shift_, 0);
+    jump_min_ = std::exchange(other.jump_min_, 0);
+    jump_max_ = std::exchange(other.jump_max_, 0);
   }
   return *this;
 }
@@ -385,6 +430,62 @@ void StaticTree::SetShape(size_t key_count) {
   }
   key_count_ = key_count;
   leaf_offset_ = level_count_ == 0 ? 0 : level_offsets_[level_count_ - 1];
+}
+
+void StaticTree::BuildJumpTable() {
+  jump_.reset();
+  // The deepest inner level below the root small enough for a table that
+  // stays in L2: 16 buckets per node of that level, so that few buckets
+  // straddle two nodes when the keys are spread evenly.
+  constexpr size_t kMaxJumpNodes = 4096;  // a table of 64 Ki entries, 256 KiB
+  const size_t leaf_level = level_count_ == 0 ? 0 : level_count_ - 1;
+  size_t level = 0;
+  for (size_t l = 1; l < leaf_level; ++l) {
+    if ((level_offsets_[l + 1] - level_offsets_[l]) / kNodeKeys <= kMaxJumpNodes) level = l;
+  }
+  if (level == 0) return;  // fewer than three levels: nothing worth skipping
+  const size_t nodes = (level_offsets_[level + 1] - level_offsets_[level]) / kNodeKeys;
+  const size_t buckets = std::bit_ceil(nodes * kNodeKeys);
+  const std::span<const uint64_t> sorted = keys();
+  const uint64_t min = sorted.front();
+  const uint64_t max = sorted.back();
+  unsigned shift = 0;
+  while (((max - min) >> shift) >= buckets) ++shift;
+  // shift <= 64 - log2(buckets), and a node index needs log2(buckets) - 4
+  // bits: every entry fits with bits to spare.
+  const size_t used = static_cast<size_t>((max - min) >> shift) + 1;
+
+  // The search of `key` arrives at the last node of `level` whose first key
+  // is < key (node 0 if none): the separators above it are exactly those
+  // first keys. A bucket whose keys arrive at one or two nodes gets an entry;
+  // the two-node case stores where the second begins.
+  size_t leaves_per_node = 1;
+  for (size_t l = level; l < leaf_level; ++l) leaves_per_node *= kChildren;
+  const auto first_key = [&](size_t node) { return sorted[node * leaves_per_node * kNodeKeys]; };
+  const uint64_t offset_mask = (uint64_t{1} << shift) - 1;
+  auto table = std::make_unique<uint64_t[]>(used);
+  size_t below = 0;    // nodes after the first whose first key is < the bucket's lowest key
+  size_t at_most = 0;  // ... <= the bucket's highest key
+  for (size_t bucket = 0; bucket < used; ++bucket) {
+    const uint64_t low = min + (static_cast<uint64_t>(bucket) << shift);
+    const uint64_t high = max - low <= offset_mask ? max : low + offset_mask;
+    while (below + 1 < nodes && first_key(below + 1) < low) ++below;
+    at_most = std::max(at_most, below);
+    while (at_most + 1 < nodes && first_key(at_most + 1) <= high) ++at_most;
+    const uint64_t node_bits = static_cast<uint64_t>(below) << shift;
+    if (at_most == below) {
+      table[bucket] = node_bits | offset_mask;  // no key of the bucket is beyond the mask
+    } else if (at_most == below + 1) {
+      table[bucket] = node_bits | (first_key(at_most) - low);
+    } else {
+      table[bucket] = kStartAtRoot;
+    }
+  }
+  jump_ = std::move(table);
+  jump_level_ = level;
+  jump_shift_ = shift;
+  jump_min_ = min;
+  jump_max_ = max;
 }
 
 Result<StaticTree> StaticTree::Build(std::span<const uint64_t> sorted_keys) {
@@ -416,6 +517,7 @@ Result<StaticTree> StaticTree::Build(std::span<const uint64_t> sorted_keys) {
     memory[word] = separator;
     return true;
   });
+  tree.BuildJumpTable();
   return tree;
 }
 
@@ -435,7 +537,10 @@ Result<StaticTree> StaticTree::View(std::span<const uint64_t> words, size_t key_
   StaticTree tree;
   tree.words_ = words;
   tree.SetShape(key_count);
-  if (!verify) return tree;
+  if (!verify) {
+    tree.BuildJumpTable();
+    return tree;
+  }
 
   const std::span<const uint64_t> keys = tree.keys();
   const auto unsorted = std::is_sorted_until(keys.begin(), keys.end());
@@ -456,11 +561,13 @@ Result<StaticTree> StaticTree::View(std::span<const uint64_t> words, size_t key_
     return InvalidArgument("StaticTree::View: inner word ", bad_word, " is ", words[bad_word],
                            ", not the first key of its subtree");
   }
+  tree.BuildJumpTable();
   return tree;
 }
 
 size_t StaticTree::LowerBound(uint64_t key) const {
-  const TreeShape shape{words_.data(), level_offsets_, level_count_, key_count_};
+  const TreeShape shape{words_.data(), level_offsets_, level_count_, key_count_, jump_.get(),
+                        jump_level_,   jump_shift_,    jump_min_,    jump_max_};
   return ActiveKernel().load(std::memory_order_relaxed)->lower_bound(shape, key);
 }
 

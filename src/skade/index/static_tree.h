@@ -13,6 +13,12 @@
 // (about 1/16 of the whole) that stays hot when the array is memory-mapped and
 // the leaves are not.
 //
+// A single lookup first reads a jump table derived from the layout (not
+// stored): the key range cut into buckets, each naming the node of a deep
+// inner level where the searches of its keys arrive (one node, or two told
+// apart by one compare), so the levels above are skipped for most keys; a
+// bucket that spans more nodes starts at the root.
+//
 // Keys may repeat (equal snapshot ids of different tables). Positions are
 // indexes into the sorted input: LowerBound(k) is what std::lower_bound
 // would return, so a caller keeps its payload in a parallel array.
@@ -79,6 +85,9 @@ class StaticTree {
  private:
   // Fills the level table for `key_count` keys over `words_`.
   void SetShape(size_t key_count);
+  // Derives the jump table from the layout (not persisted: O(nodes of the
+  // jump level + buckets), a few hundred microseconds at most).
+  void BuildJumpTable();
 
   std::unique_ptr<uint64_t[], void (*)(uint64_t*)> owned_{nullptr, nullptr};
   std::span<const uint64_t> words_;
@@ -89,6 +98,15 @@ class StaticTree {
   static constexpr size_t kMaxLevels = 16;
   size_t level_offsets_[kMaxLevels] = {};
   size_t level_count_ = 0;
+  // A single lookup's shortcut past the top levels: the key range, cut into
+  // buckets of 2^jump_shift_ keys, each mapped to the one or two nodes of
+  // level jump_level_ where the searches of its keys arrive (or to "start at
+  // the root"). Null for trees of fewer than three levels.
+  std::unique_ptr<uint64_t[]> jump_;
+  size_t jump_level_ = 0;
+  unsigned jump_shift_ = 0;
+  uint64_t jump_min_ = 0;
+  uint64_t jump_max_ = 0;
 };
 
 }  // namespace skade::index
