@@ -459,9 +459,18 @@ void StaticTree::BuildJumpTable() {
   // is < key (node 0 if none): the separators above it are exactly those
   // first keys. A bucket whose keys arrive at one or two nodes gets an entry;
   // the two-node case stores where the second begins.
-  size_t leaves_per_node = 1;
-  for (size_t l = level; l < leaf_level; ++l) leaves_per_node *= kChildren;
-  const auto first_key = [&](size_t node) { return sorted[node * leaves_per_node * kNodeKeys]; };
+  // The first key of node >= 1 is a separator of the levels above: of its
+  // parent, unless it is the parent's first child, then of the parent's
+  // parent, and so on. Only inner words are read, so building the table
+  // over a mapped file touches none of its (possibly cold) leaves.
+  const auto first_key = [&](size_t node) {
+    size_t at = level;
+    while (node % kChildren == 0) {
+      node /= kChildren;
+      --at;
+    }
+    return words_[level_offsets_[at - 1] + node / kChildren * kNodeKeys + node % kChildren - 1];
+  };
   const uint64_t offset_mask = (uint64_t{1} << shift) - 1;
   auto table = std::make_unique<uint64_t[]>(used);
   size_t below = 0;    // nodes after the first whose first key is < the bucket's lowest key

@@ -85,8 +85,8 @@ class StaticTree {
  private:
   // Fills the level table for `key_count` keys over `words_`.
   void SetShape(size_t key_count);
-  // Derives the jump table from the layout (not persisted: O(nodes of the
-  // jump level + buckets), a few hundred microseconds at most).
+  // Derives the jump table from the inner levels (not persisted: O(nodes of
+  // the jump level + buckets), without reading a leaf).
   void BuildJumpTable();
 
   std::unique_ptr<uint64_t[], void (*)(uint64_t*)> owned_{nullptr, nullptr};
