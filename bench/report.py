@@ -264,11 +264,58 @@ def commits_per_sec(record: dict) -> float:
     return record.get("commits_per_sec", record["ops_per_sec"])
 
 
-def rest_writer_lines(run: Run) -> list:
+def reach(value: float, required: float) -> str:
+    """The result of a row that says how far this machine lets a target go: `value` must be at least
+    `required`; for a ratio that must stay at or below a bound, pass (bound, ratio)."""
+    return "within reach here" if value >= required else "out of reach on this machine"
+
+
+def load_generator_limit_rows(run: Run, cores: int, label: str, on: dict, off: dict,
+                              fixture: dict, mixed: dict, baseline: dict) -> list:
+    """Rows that measure what the machine allows: the load generator runs on the server's cores, so
+    its own CPU per append caps commits/s however cheap the server is, and its writers' client-side
+    work (`mixed_90_10` `writer_only`: each append stops before its commit is sent) sets a floor
+    under the read p99 with commits. Only records with the CPU fields give the ceiling."""
+    rows = []
+    if on is not None and on.get("client_cpu_us_per_op", 0) > 0 and cores:
+        ceiling = cores * 1e6 / on["client_cpu_us_per_op"]
+        spent = (f"{fmt_us(on['client_cpu_us_per_op'])} µs of the load generator's CPU per append "
+                 f"(skade serve: {fmt_us(on.get('server_cpu_us_per_op', 0))} µs)")
+        for peer_name, peer, threshold in (("REST fixture", fixture, 10),
+                                           ("skade-rest with rebase off", off, 5)):
+            title = (f"{label}: the load generator's ceiling ({cores} cores ÷ its CPU per append, the "
+                     f"server costing nothing) ÷ {peer_name}'s commits/s")
+            if peer is None:
+                rows.append((title, "not measured", f"≥ {threshold}× for the target to be reachable",
+                             "not measured"))
+                continue
+            ratio = ceiling / commits_per_sec(peer)
+            rows.append((title, f"{fmt_ratio(ratio)} ({fmt_ops(ceiling)} vs "
+                                f"{fmt_ops(commits_per_sec(peer))} commits/s; {spent})",
+                         f"≥ {threshold}× for the target to be reachable", reach(ratio, threshold)))
+    floor = run.find("skade-rest", "mixed_90_10", variant="writer_only")
+    if floor is not None and baseline is not None and "read_p99_us" in floor:
+        ratio = floor["read_p99_us"] / baseline["p99_us"] if baseline["p99_us"] > 0 else float("inf")
+        rows.append((f"`mixed_90_10` `writer_only` read p99 (each append stops before its commit is "
+                     f"sent) ÷ `load_table_warm` p99: the floor the load generator's own writers set",
+                     f"{fmt_ratio(ratio)} ({fmt_us(floor['read_p99_us'])} vs "
+                     f"{fmt_us(baseline['p99_us'])} µs)", "≤ 2× for the target to be reachable",
+                     reach(2, ratio)))
+        if mixed is not None and "read_p99_us" in mixed and floor["read_p99_us"] > 0:
+            rows.append(("`mixed_90_10` read p99 with commits ÷ `writer_only` read p99: what the "
+                         "server's commits add to the reads",
+                         f"{fmt_ratio(mixed['read_p99_us'] / floor['read_p99_us'])} "
+                         f"({fmt_us(mixed['read_p99_us'])} vs {fmt_us(floor['read_p99_us'])} µs)",
+                         "—", ""))
+    return rows
+
+
+def rest_writer_lines(run: Run, cores: int = 0) -> list:
     """Section "Concurrent REST writers (issue 12 targets)": a writer's appends over REST (`commit`
     `same_table`) from 16 clients on one table, skade-rest (server-side rebase of appends on, its
     default) against itself with the rebase off and against the REST fixture, and `mixed_90_10`'s read
-    p99 against the read-only p99 at the same connection count; every ratio within this run."""
+    p99 against the read-only p99 at the same connection count; every ratio within this run. Then
+    what this machine allows (load_generator_limit_rows), given its `cores`."""
     writers = REST_WRITERS[-1]
     targets = ("skade-rest", SKADE_REST_REBASE_OFF, "iceberg-rest-fixture")
     on, off, fixture = (run.find(t, "commit", writers, "same_table") for t in targets)
@@ -313,6 +360,7 @@ def rest_writer_lines(run: Run) -> list:
         ratio = mixed["read_p99_us"] / baseline["p99_us"] if baseline["p99_us"] > 0 else float("inf")
         rows.append((title, f"{fmt_ratio(ratio)} ({fmt_us(mixed['read_p99_us'])} vs "
                             f"{fmt_us(baseline['p99_us'])} µs)", "≤ 2×", verdict(ratio <= 2)))
+    rows += load_generator_limit_rows(run, cores, label, on, off, fixture, mixed, baseline)
 
     lines = ["Appends as a writer makes them over REST (`commit` `same_table`, bench/README.md): load, "
              "write a manifest and a manifest list, commit; on HTTP 409 reload and retry with "
@@ -662,7 +710,7 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
     lines += ["## Targets", "", "Ratios between targets of this run only.", "",
               "| target | measured | required | result |", "|---|---|---|---|"]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in target_rows(run)]
-    lines += ["", "## Concurrent REST writers (issue 12 targets)", ""] + rest_writer_lines(run)
+    lines += ["", "## Concurrent REST writers (issue 12 targets)", ""] + rest_writer_lines(run, int(meta.get("cores") or 0))
     lines += ["", "## Against the design notes' numbers", "",
               "The design notes (bench/README.md, \"Performance bar\") measured an earlier Rust implementation on a larger machine; these are absolute "
               "figures from different hardware, for orientation only (single thread).", "",

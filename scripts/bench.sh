@@ -182,7 +182,8 @@ bench_skade_rest() {
   fi
   # --rebase-peer: the commit scenarios also on tables with the server-side rebase of appends off.
   run_peer skade-rest "$logs/skade-rest.log" "$bin/skade_rest_bench" "${common[@]}" \
-    --uri "$server_uri" --target skade-rest --durability immediate --phase measure --rebase-peer
+    --uri "$server_uri" --target skade-rest --durability immediate --phase measure --rebase-peer \
+    --server-pid "$server_pid"
   stop "$server_pid"
 }
 
@@ -277,7 +278,7 @@ bench_rest_fixture() {
   fi
   pids+=("$pid")
   run_peer iceberg-rest-fixture "$logs/rest-fixture.bench.log" "$bin/skade_rest_bench" \
-    "${common[@]}" "${rest[@]}" --phase measure
+    "${common[@]}" "${rest[@]}" --phase measure --server-pid "$pid"
   stop "$pid"
 }
 
@@ -349,7 +350,7 @@ bench_nessie() {
     return
   fi
   run_peer nessie "$logs/nessie.bench.log" "${s3_credentials[@]}" "$bin/skade_rest_bench" "${common[@]}" \
-    "${rest[@]}" --phase measure --s3-endpoint "$s3_endpoint"
+    "${rest[@]}" --phase measure --s3-endpoint "$s3_endpoint" --server-pid "$pid"
   stop "$pid"
   stop "$s3_pid"
 }
@@ -390,7 +391,7 @@ bench_skade_rest_s3() {
     return
   fi
   run_peer skade-rest-s3 "$logs/skade-rest-s3.log" "$bin/skade_rest_bench" "${common[@]}" \
-    --uri "$server_uri" "${rest[@]}" --durability immediate --phase measure
+    --uri "$server_uri" "${rest[@]}" --durability immediate --phase measure --server-pid "$server_pid"
   stop "$server_pid"
   stop "$s3_pid"
 }

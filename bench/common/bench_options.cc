@@ -28,6 +28,8 @@ void BenchOptions::AddTo(CLI::App& app) {
   app.add_option("--warmup", warmup, "Untimed ops per thread before a read scenario");
   app.add_option("--scenarios", scenarios, "Run only these scenarios (default: all)")
       ->delimiter(',');
+  app.add_option("--server-pid", server_pid,
+                 "The catalog server's pid on this machine: records give its CPU per op");
 }
 
 bool BenchOptions::Runs(const std::string& scenario, const std::string& variant) const {

@@ -35,9 +35,12 @@ struct BenchOptions {
   /// variant such as `commit/different_tables`; empty runs every one. For
   /// measuring one path by hand.
   std::vector<std::string> scenarios;
+  /// The catalog server's process on this machine, if any: records then give
+  /// its CPU per op beside the load generator's.
+  int server_pid = 0;
 
   /// Registers --run-id, --tables, --tables-per-namespace, --threads, --ops,
-  /// --commit-ops, --seconds, --warmup and --scenarios on `app`.
+  /// --commit-ops, --seconds, --warmup, --scenarios and --server-pid on `app`.
   void AddTo(CLI::App& app);
   /// Whether `scenario` (of `variant`, may be empty) is one to run.
   bool Runs(const std::string& scenario, const std::string& variant) const;

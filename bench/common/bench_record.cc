@@ -48,6 +48,13 @@ void WriteRecord(std::ostream& out, const BenchOptions& options, const BenchReco
       writer.Field(record.kinds[k] + "_ops", static_cast<int64_t>(latencies.size()));
       WritePercentiles(writer, record.kinds[k] + "_", latencies);
     }
+    // The load generator's and the server's CPU per timed op (warm-up excluded).
+    for (auto [key, seconds] : {std::pair{"client_cpu_us_per_op", measurement->client_cpu_seconds},
+                                {"server_cpu_us_per_op", measurement->server_cpu_seconds}}) {
+      if (!seconds || measurement->ops == 0) continue;
+      writer.Key(key);
+      writer.Double(Rounded(*seconds * 1e6 / static_cast<double>(measurement->ops)));
+    }
     for (const auto& [key, value] : record.numbers) {
       writer.Key(key);
       writer.Double(Rounded(value));

@@ -48,6 +48,14 @@ class CatalogSession {
   /// `stats->failures` and returns OK, so the scenario goes on; any other
   /// error is returned.
   virtual Status Append(const spec::TableIdentifier& identifier, AppendStats* stats) = 0;
+  /// What Append does on the client before it sends the commit — load,
+  /// write the files, build the request — and no commit: on a machine the
+  /// load generator shares with the catalog, the part of a mixed scenario's
+  /// read latency that the writers' own work costs. kUnsupported where the
+  /// target has no such split.
+  virtual Status StageAppend(const spec::TableIdentifier& identifier) {
+    return MakeError(ErrorKind::kUnsupported, "no staged append for ", identifier.ToString());
+  }
 };
 
 /// Thread-safe: NewSession may be called from any thread.

@@ -7,6 +7,8 @@
 #include <optional>
 #include <thread>
 
+#include "common/process_cpu.h"
+
 namespace skade::bench {
 
 namespace {
@@ -36,7 +38,16 @@ Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op,
   const uint64_t per_thread = (limits.ops + threads - 1) / threads;
   const auto time_limit =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.seconds));
-  std::barrier sync(threads);
+  // CPU is read when the last thread reaches the barrier, and after the join.
+  struct Cpu {
+    std::optional<double> client, server;
+  };
+  auto read_cpu = [&]() noexcept {
+    return Cpu{ProcessCpuSeconds(0),
+               limits.server_pid > 0 ? ProcessCpuSeconds(limits.server_pid) : std::nullopt};
+  };
+  Cpu cpu_at_start;
+  std::barrier sync(threads, [&]() noexcept { cpu_at_start = read_cpu(); });
   std::vector<ThreadResult> results(threads);
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
@@ -73,8 +84,15 @@ Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op,
     });
   }
   for (auto& worker : workers) worker.join();
+  const Cpu cpu_at_end = read_cpu();
 
   Measurement measurement;
+  auto used = [](std::optional<double> start, std::optional<double> end) -> std::optional<double> {
+    if (!start || !end) return std::nullopt;
+    return *end - *start;
+  };
+  measurement.client_cpu_seconds = used(cpu_at_start.client, cpu_at_end.client);
+  measurement.server_cpu_seconds = used(cpu_at_start.server, cpu_at_end.server);
   measurement.kind_latencies_ns.resize(kinds.kinds);
   std::optional<Clock::time_point> first_start, last_end;
   for (auto& result : results) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "skade/util/result.h"
@@ -18,6 +19,9 @@ struct MeasureLimits {
   /// Untimed ops per thread before the barrier.
   uint64_t warmup = 0;
   double seconds = 1;
+  /// A process on this machine whose CPU time over the timed phase is
+  /// measured too (the catalog server); 0 for none.
+  int server_pid = 0;
 };
 
 struct Measurement {
@@ -27,6 +31,10 @@ struct Measurement {
   std::vector<int64_t> latencies_ns;  // sorted ascending
   /// With an OpKind: the latencies of each kind's ops, each sorted ascending.
   std::vector<std::vector<int64_t>> kind_latencies_ns;
+  /// CPU seconds over the timed phase of this process (the load generator,
+  /// every thread) and of MeasureLimits::server_pid; unset when unreadable.
+  std::optional<double> client_cpu_seconds;
+  std::optional<double> server_cpu_seconds;
 
   double ops_per_sec() const { return wall_seconds > 0 ? ops / wall_seconds : 0; }
   /// The nearest-rank percentile (0 < p ≤ 1) in microseconds; 0 when empty.

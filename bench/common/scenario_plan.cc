@@ -85,10 +85,12 @@ class ScenarioRunner {
         record.notes = StrCat(record.notes, "; ", extra);
       }
     }
+    MeasureLimits measured = limits;
+    measured.server_pid = options_.server_pid;
     Result<Measurement> measurement =
         OpenSessions(target_, limits.threads).and_then([&](Sessions sessions) {
           return Measure(
-              limits,
+              measured,
               [&](int thread, uint64_t iteration) {
                 return op(*sessions[thread], thread, iteration);
               },
@@ -250,6 +252,26 @@ void RunMixedScenario(const BenchOptions& options, ScenarioRunner& runner) {
                return s.LoadTable(identifier);
              },
              &appends, {2, kind_of});
+  // The same mix with each append's client-side work and no commit: the read
+  // latency the load generator's own writers cause on a machine it shares
+  // with the catalog (bench/README.md "mixed_90_10").
+  if (auto session = runner.target().NewSession(); session) {
+    Status staged = (*session)->StageAppend(options.PopulationTable(0));
+    if (!staged && staged.error().kind == ErrorKind::kUnsupported) return;
+  }
+  runner.Run({.scenario = "mixed_90_10",
+              .variant = "writer_only",
+              .threads = options.threads,
+              .kinds = {"read", "commit"},
+              .notes = "as mixed_90_10, but each append stops before its commit is sent (load, "
+                       "manifest, manifest list, request built): the writers' own share"},
+             {options.threads, options.ops, options.warmup, options.seconds},
+             [&](CatalogSession& s, int t, uint64_t i) {
+               auto identifier = options.PopulationTable(PickIndex(t, i, options.tables));
+               if (kind_of(t, i) == kCommit) return s.StageAppend(identifier);
+               return s.LoadTable(identifier);
+             },
+             nullptr, {2, kind_of});
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ Result<catalog::LoadTableResult> RestCatalog::ParseTableResponse(const std::stri
   SKADE_ASSIGN_OR_RAISE(auto location, json::GetOptionalString(object, "metadata-location"));
   result.metadata_location = location.value_or("");
   SKADE_ASSIGN_OR_RAISE(auto metadata, json::GetRequired(object, "metadata"));
-  SKADE_ASSIGN_OR_RAISE(result.metadata, spec::TableMetadataFromJson(json::Minify(metadata)));
+  SKADE_ASSIGN_OR_RAISE(result.metadata, spec::TableMetadataFromElement(metadata));
   return result;
 }
 

@@ -87,6 +87,29 @@ class RestSession : public CatalogSession {
     }
     return committed.map([](auto&&) {});
   }
+  // Append's client side, as table::FastAppend stages a commit: the files
+  // and the request body, not sent.
+  Status StageAppend(const spec::TableIdentifier& identifier) override {
+    SKADE_ASSIGN_OR_RAISE(auto loaded, catalog_->LoadTable(identifier));
+    SKADE_ASSIGN_OR_RAISE(auto io, ios_->For(loaded.metadata->location));
+    table::Table table(identifier, std::move(loaded), catalog_, std::move(io),
+                       /*durable_files=*/false);
+    table::FastAppend append(table);
+    append.AppendFile(BenchDataFile(table.metadata()));
+    const spec::TableMetadata& base = table.metadata();
+    SKADE_ASSIGN_OR_RAISE(spec::SnapshotPtr snapshot, append.Apply(base));
+    catalog::CommitTableRequest request{identifier, {}, {}};
+    request.requirements.push_back(spec::AssertTableUuid{base.table_uuid});
+    const spec::SnapshotRef* main = base.Ref(spec::kMainBranch);
+    request.requirements.push_back(spec::AssertRefSnapshotId{
+        spec::kMainBranch, main != nullptr ? std::optional(main->snapshot_id) : std::nullopt});
+    spec::SnapshotRef ref = main != nullptr ? *main : spec::SnapshotRef{};
+    ref.snapshot_id = snapshot->snapshot_id;
+    request.updates.push_back(spec::AddSnapshot{snapshot});
+    request.updates.push_back(spec::SetSnapshotRef{spec::kMainBranch, ref});
+    (void)CommitRequestBody(request);  // what Append would send
+    return OkStatus();
+  }
 
  private:
   std::shared_ptr<RestCatalog> catalog_;

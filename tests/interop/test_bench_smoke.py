@@ -72,6 +72,16 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
     mixed = next(r for r in records if r["target"] == "skade-rest" and r["scenario"] == "mixed_90_10")
     assert mixed["read_ops"] + mixed["commit_ops"] == mixed["ops"], mixed
     assert 0 < mixed["read_p50_us"] <= mixed["read_p99_us"], mixed
+    # The floor under it: the writers' client-side work, no commit sent (REST targets only).
+    floor = [r for r in records if r["scenario"] == "mixed_90_10" and r.get("variant") == "writer_only"]
+    assert [r["target"] for r in floor] == ["skade-rest"], floor
+    assert floor[0]["read_ops"] > 0 and floor[0]["commit_ops"] > 0 and "conflicts" not in floor[0]
+    # CPU per op: the load generator's on every record, the server's where its pid was given.
+    # (/proc counts in 10 ms ticks: a short read scenario may show 0, a commit scenario cannot.)
+    assert all(r["client_cpu_us_per_op"] > 0 for r in records), records
+    assert all(r["server_cpu_us_per_op"] >= 0 for r in records if r["target"] == "skade-rest")
+    assert min(r["server_cpu_us_per_op"] for r in rest_commits) > 0, rest_commits
+    assert not [r for r in records if r["target"] == "skade-embedded" and "server_cpu_us_per_op" in r]
 
     meta = json.loads(results.with_name("smoke-test.meta.json").read_text())
     assert meta["mode"] == "smoke" and meta["options"]["tables"] == 20
@@ -83,10 +93,15 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
     assert "pyiceberg-sql | not run | not selected" in report
     assert "nessie | not run | not selected" in report and "| polaris | not obtainable |" in report
     writers = rest_writer_rows(report)
-    assert len(writers) == 5, writers
+    assert len(writers) == 9, writers
     assert "iceberg-rest-fixture: not selected" in writers[1] and "not measured" in writers[3]
     assert ("pass" in writers[0] or "fail" in writers[0]) and "skade-rest ÷ skade-rest" in writers[2]
     assert "pass" in writers[2] or "fail" in writers[2]
+    # What the machine allows: the ceiling against the fixture has nothing to divide by here.
+    assert "ceiling" in writers[5] and "not measured" in writers[5], writers[5]
+    for row in writers[6:8]:
+        assert "reach" in row and "not measured" not in row, row
+    assert "what the server's commits add" in writers[8] and "×" in writers[8], writers[8]
     assert not (ROOT / ".deps" / "bench" / "smoke-test").exists()
 
 
@@ -112,8 +127,11 @@ def test_smoke_rest_writers_against_the_rest_fixture(bin_dir, tmp_path):
             assert key + (threads,) in same_table, (key, threads)
     report = (tmp_path / "BENCHMARKS.md").read_text()
     writers = rest_writer_rows(report)
-    assert len(writers) == 5, writers
+    assert len(writers) == 9, writers
     assert not [line for line in writers if "not measured" in line], writers
+    # The fixture's pid reached the load generator: its JVM's CPU is in its commit records.
+    commits = [r for r in records if r["scenario"] == "commit"]
+    assert commits and min(r["server_cpu_us_per_op"] for r in commits) > 0, commits
 
 
 def test_smoke_coalesce_run_verifies_rows_and_reports_the_targets(bin_dir, tmp_path):

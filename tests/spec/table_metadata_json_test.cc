@@ -175,6 +175,25 @@ TEST_P(TableMetadataRoundTripTest, EmptyTableRoundTrips) {
   EXPECT_NE(json.find("\"refs\":{}"), std::string::npos) << json;
 }
 
+// As a REST client reads a LoadTableResult: the metadata is one member of a
+// larger document, parsed once, and gets the same checks as a file.
+TEST_P(TableMetadataRoundTripTest, ParsesFromAnElementOfALargerDocument) {
+  TableMetadataPtr original = SampleMetadata(GetParam());
+  const std::string body = StrCat(R"({"metadata-location":"file:/tmp/t/m.json","metadata":)",
+                                  TableMetadataToJson(*original), R"(,"config":{}})");
+  simdjson::dom::parser parser;
+  auto document = json::Parse(parser, body);
+  ASSERT_THAT(document, IsOk());
+  auto parsed = TableMetadataFromElement((*document)["metadata"].value());
+  ASSERT_THAT(parsed, IsOk());
+  EXPECT_TRUE((*parsed)->Equals(*original));
+  ASSERT_NE((*parsed)->CurrentSnapshot(), nullptr);
+  EXPECT_EQ((*parsed)->CurrentSnapshot()->snapshot_id, kSnapshot3);
+
+  auto config = TableMetadataFromElement((*document)["config"].value());
+  EXPECT_THAT(config, IsError(ErrorKind::kInvalidArgument));
+}
+
 INSTANTIATE_TEST_SUITE_P(FormatVersions, TableMetadataRoundTripTest, ::testing::Values(1, 2, 3));
 
 TEST(TableMetadataJsonTest, FieldsWrittenPerVersion) {

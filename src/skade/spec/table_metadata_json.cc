@@ -527,4 +527,8 @@ Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text) {
   return ParseTableMetadata(element);
 }
 
+Result<TableMetadataPtr> TableMetadataFromElement(json::Element element) {
+  return ParseTableMetadata(element);
+}
+
 }  // namespace skade::spec

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "skade/spec/table_metadata.h"
+#include "skade/util/json_reader.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/result.h"
 
@@ -62,5 +63,9 @@ std::shared_ptr<const std::string> ReferencedSnapshotsJson(const TableMetadata& 
 /// snapshot sequence numbers above `last-sequence-number`, and schemas that
 /// fail Schema::Validate for the version.
 Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text);
+
+/// The same checks on metadata already parsed as part of a larger document
+/// (the `metadata` of a REST LoadTableResult), without printing it again.
+Result<TableMetadataPtr> TableMetadataFromElement(json::Element element);
 
 }  // namespace skade::spec
