@@ -88,11 +88,20 @@ TEST_P(FailureTest, CommitFailureLeavesTheSnapshotsBeforeIt) {
   auto groups = testing::EventGroups(kFiles, kRows);
   auto result = Ingest(table, groups);
   EXPECT_THAT(result, IsError(ErrorKind::kIo));
-  EXPECT_NE(result.error().message.find("2 snapshots committed before the failure"),
+  ExpectCommittedPrefix(table, groups);
+  // Serial: one manifest list per commit, the third commit fails. Overlap:
+  // a commit may chain groups (a list each), so the failing third list may
+  // be in the first commit's successor after one or two snapshots.
+  const size_t committed = table.Refresh()->metadata().snapshots.size();
+  if (overlap()) {
+    EXPECT_TRUE(committed == 1 || committed == 2) << committed;
+  } else {
+    EXPECT_EQ(committed, 2u);
+  }
+  EXPECT_NE(result.error().message.find(StrCat(committed, " snapshot", committed == 1 ? "" : "s",
+                                               " committed before the failure")),
             std::string::npos)
       << result.error().message;
-  ExpectCommittedPrefix(table, groups);
-  EXPECT_EQ(table.Refresh()->metadata().snapshots.size(), 2u);
 }
 
 TEST_P(FailureTest, CatalogFailureLeavesTheSnapshotsBeforeIt) {
@@ -102,10 +111,18 @@ TEST_P(FailureTest, CatalogFailureLeavesTheSnapshotsBeforeIt) {
   table::Table table = Create("events");
   catalog_io->set_hook(testing::FailNthWrite(".metadata.json", 4));
   auto groups = testing::EventGroups(kFiles, kRows);
-  EXPECT_THAT(Ingest(table, groups), IsError(ErrorKind::kIo));
+  auto result = Ingest(table, groups);
+  EXPECT_THAT(result, IsError(ErrorKind::kIo));
   catalog_io->set_hook(nullptr);
   ExpectCommittedPrefix(table, groups);
-  EXPECT_EQ(table.Refresh()->metadata().snapshots.size(), 3u);
+  // Three catalog commits landed: a snapshot each, or (overlap) the groups
+  // each chained.
+  const size_t committed = table.Refresh()->metadata().snapshots.size();
+  if (overlap()) {
+    EXPECT_GE(committed, 3u);
+  } else {
+    EXPECT_EQ(committed, 3u);
+  }
 }
 
 TEST_P(FailureTest, CancellationCommitsOnlyWholeSnapshots) {

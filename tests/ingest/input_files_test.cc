@@ -229,7 +229,7 @@ TEST_F(InputFilesTest, IngestsFilesThroughThePipelines) {
   auto result = IngestPipelinedOverlap(Create("events"), *groups, options);
   ASSERT_THAT(result, IsOk());
   EXPECT_EQ(result->stats.files, 3);
-  EXPECT_EQ(result->stats.commits, 2);
+  EXPECT_EQ(result->stats.snapshots, 2);
   EXPECT_EQ(testing::CommittedRows(result->table), testing::RowsOf(testing::EventGroups(1, 900)));
 }
 

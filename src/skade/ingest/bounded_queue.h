@@ -46,6 +46,16 @@ class BoundedQueue {
     return value;
   }
 
+  /// The next item if one is there now; nullopt otherwise (never blocks).
+  std::optional<T> TryPop() {
+    std::lock_guard lock(mutex_);
+    if (items_.empty()) return std::nullopt;
+    T value = std::move(items_.front());
+    items_.pop_front();
+    not_full_.notify_one();
+    return value;
+  }
+
   void Close() {
     std::lock_guard lock(mutex_);
     closed_ = true;

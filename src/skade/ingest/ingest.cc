@@ -1,5 +1,6 @@
 #include "skade/ingest/ingest.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -73,6 +74,7 @@ void AddCommitted(const SnapshotCommitter& committer, IngestStats* stats) {
   stats->files = committer.committed_files();
   stats->bytes = committer.committed_bytes();
   stats->commits = committer.commits();
+  stats->snapshots = committer.snapshots();
   stats->commit_us = committer.commit_us();
 }
 
@@ -119,8 +121,8 @@ void DeleteUncommitted(io::FileIO& io, const std::vector<FileToWrite>& files,
   }
 }
 
-tl::unexpected<Error> Failed(Error error, int64_t commits) {
-  StrAppend(&error.message, " (ingest stopped; ", commits, " snapshot", commits == 1 ? "" : "s",
+tl::unexpected<Error> Failed(Error error, int64_t snapshots) {
+  StrAppend(&error.message, " (ingest stopped; ", snapshots, " snapshot", snapshots == 1 ? "" : "s",
             " committed before the failure)");
   return tl::unexpected(std::move(error));
 }
@@ -170,12 +172,20 @@ Result<IngestResult> RunPipeline(const Table& table, GroupSource groups,
     for (size_t i = 0; status && i < written.size(); ++i) status = committer.Add(written[i]);
     if (status) status = committer.Flush();
   } else {
-    BoundedQueue<spec::DataFile> queue(static_cast<size_t>(depth));
+    // Written files wait here, metadata only (their bytes are freed): the
+    // writer runs at most `depth` commit groups ahead of the committer.
+    BoundedQueue<spec::DataFile> queue(static_cast<size_t>(depth) *
+                                       static_cast<size_t>(std::max<int64_t>(files_per_commit, 1)));
     std::atomic<bool> all_written{false};
     Status commit_status;
     std::thread committer_thread([&] {
+      // Every file written while a commit was under way joins the next one:
+      // the full groups among them land in one catalog commit.
       while (std::optional<spec::DataFile> file = queue.Pop()) {
-        commit_status = committer.Add(std::move(*file));
+        committer.Hold(std::move(*file));
+        while (std::optional<spec::DataFile> more = queue.TryPop())
+          committer.Hold(std::move(*more));
+        commit_status = committer.CommitFullGroups();
         if (!commit_status) {
           queue.Abort();  // the writer sees a refused Push and stops
           return;
@@ -216,7 +226,7 @@ Result<IngestResult> RunPipeline(const Table& table, GroupSource groups,
         if (stored[i]) (void)table.io().DeleteFile(stream.data_file(i).file_path);
       }
     }
-    return Failed(std::move(status).error(), committer.commits());
+    return Failed(std::move(status).error(), committer.snapshots());
   }
   return IngestResult{committer.table(), stats};
 }
@@ -377,6 +387,8 @@ Result<IngestMultiResult> IngestMulti(const std::vector<TableIngest>& tables,
     if (result) {
       committed = std::move(*result);
       stats.commits = 1;
+      stats.snapshots = std::count_if(files.begin(), files.end(),
+                                      [](const auto& table_files) { return !table_files.empty(); });
       progress.Committed();
     } else {
       unknown = result.error().kind == ErrorKind::kCommitStateUnknown;

@@ -39,9 +39,13 @@
 //
 // Identical results: IngestPipelined and IngestPipelinedOverlap write the
 // same bytes under the same names in the same order, group the files into
-// the same snapshots (same count), so a reader sees the same rows in the
-// same order, and report the same IngestStats rows, files, bytes and
-// commits. Only the timing differs.
+// the same snapshots (same count, same parents), so a reader sees the same
+// rows in the same order, and report the same IngestStats rows, files,
+// bytes and snapshots. Only the timing differs, and how many catalog
+// commits carry the snapshots: IngestPipelined makes one per snapshot;
+// IngestPipelinedOverlap commits, in one catalog commit, every full group
+// written while its previous commit was under way (a snapshot each, chained
+// in order), so a slow commit does not hold back the groups behind it.
 //
 // Failure contract:
 //   - A snapshot is committed whole or not at all; no reader ever sees part
@@ -52,7 +56,8 @@
 //   - IngestPipelinedOverlap commits while it writes, so a write or encode
 //     failure can land after earlier snapshots are durable: that committed
 //     prefix (whole snapshots, in submission order) stays; no later file is
-//     committed. Like IngestPipelined, it is not atomic across commits.
+//     committed. Like IngestPipelined, it is not atomic across commits; the
+//     snapshots one catalog commit chains land together or not at all.
 //   - A stop request (IngestOptions::stop) ends the ingest with kCancelled
 //     at the next step: a commit under way completes or rolls back as a
 //     whole, nothing after it starts.

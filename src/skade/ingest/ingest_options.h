@@ -33,8 +33,9 @@ struct IngestOptions {
   /// Data files per snapshot; 0 puts every file of the ingest in one
   /// snapshot. Ignored with `overwrite` (one snapshot).
   int64_t files_per_commit = 0;
-  /// The most file writes in flight (and files held for reordering), and
-  /// the capacity of the writer→committer queue of the overlapped path.
+  /// The most file writes in flight (and files held for reordering); in
+  /// the overlapped path also how many commit groups of written files may
+  /// wait for the committer (files, without files_per_commit).
   /// Bounds memory: groups are encoded only while fewer than
   /// channel_depth + workers of them are encoded and not yet written, so
   /// about that many groups' files are held in memory at once.
@@ -84,6 +85,7 @@ struct IngestStats {
   int64_t files = 0;               // data files committed
   int64_t bytes = 0;               // bytes of those files
   int64_t commits = 0;             // catalog commits made
+  int64_t snapshots = 0;           // snapshots they added (the overlapped path chains several)
   int64_t peak_encoded_files = 0;  // the most files held encoded in memory at once
   int64_t encode_us = 0;
   int64_t write_us = 0;

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "skade/ingest/snapshot_committer_internal.h"
 #include "skade/table/transaction.h"
 #include "skade/util/clock.h"
@@ -15,19 +17,34 @@ SnapshotCommitter::SnapshotCommitter(table::Table table, int64_t files_per_commi
 
 Status SnapshotCommitter::Add(spec::DataFile file) {
   pending_.push_back(std::move(file));
-  if (files_per_commit_ > 0 && static_cast<int64_t>(pending_.size()) >= files_per_commit_) {
-    return Flush();
-  }
-  return OkStatus();
+  return CommitFullGroups();
 }
 
-Status SnapshotCommitter::Flush() {
-  if (pending_.empty()) return OkStatus();
+void SnapshotCommitter::Hold(spec::DataFile file) { pending_.push_back(std::move(file)); }
+
+Status SnapshotCommitter::CommitFullGroups() {
+  if (files_per_commit_ <= 0) return OkStatus();
+  const auto group = static_cast<size_t>(files_per_commit_);
+  return Commit(pending_.size() - pending_.size() % group);
+}
+
+Status SnapshotCommitter::Flush() { return Commit(pending_.size()); }
+
+Status SnapshotCommitter::Commit(size_t count) {
+  if (count == 0) return OkStatus();
   if (stop_.stop_requested()) return MakeError(ErrorKind::kCancelled, "Ingest cancelled");
   int64_t started = MonotonicMicros();
   ReplacedPartitions replaced = replaced_;
   table::Transaction transaction(table_);
-  action_.Stage(transaction, pending_, &replaced);
+  const size_t group = files_per_commit_ > 0 ? static_cast<size_t>(files_per_commit_) : count;
+  int64_t snapshots = 0;
+  for (size_t first = 0; first < count; first += group) {
+    auto begin = pending_.begin() + static_cast<ptrdiff_t>(first);
+    action_.Stage(transaction,
+                  {begin, begin + static_cast<ptrdiff_t>(std::min(group, count - first))},
+                  &replaced);
+    ++snapshots;
+  }
   Result<table::Table> committed = transaction.Commit();
   commit_us_ += MonotonicMicros() - started;
   if (!committed) {
@@ -37,12 +54,13 @@ Status SnapshotCommitter::Flush() {
   table_ = std::move(*committed);
   replaced_ = std::move(replaced);
   ++commits_;
-  for (const spec::DataFile& file : pending_) {
+  snapshots_ += snapshots;
+  for (size_t i = 0; i < count; ++i) {
     ++committed_files_;
-    committed_rows_ += file.record_count;
-    committed_bytes_ += file.file_size_in_bytes;
+    committed_rows_ += pending_[i].record_count;
+    committed_bytes_ += pending_[i].file_size_in_bytes;
   }
-  pending_.clear();
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<ptrdiff_t>(count));
   if (on_commit_) on_commit_();
   return OkStatus();
 }

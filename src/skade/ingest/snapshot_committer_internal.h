@@ -3,6 +3,12 @@
 // `files_per_commit` files, advancing its own Table handle. Counts what it
 // committed.
 //
+// Add() commits each group as it fills: one catalog commit per snapshot.
+// The overlapped pipeline instead Hold()s every file written while a commit
+// was under way and then commits all the full groups in one catalog commit,
+// a snapshot per group chained in order (a table::Transaction): the same
+// snapshots, fewer round trips to a slow store.
+//
 // Each snapshot is the one SnapshotAction chooses (append, or an overwrite
 // of what it replaces). With an `overwrite` filter, `files_per_commit` is
 // ignored and everything is committed in one overwrite snapshot on
@@ -35,11 +41,20 @@ class SnapshotCommitter {
 
   /// Takes the next file; commits once `files_per_commit` are pending.
   Status Add(spec::DataFile file);
-  /// Commits the pending files, if any.
+  /// Takes the next file, to be committed by CommitFullGroups() or Flush().
+  void Hold(spec::DataFile file);
+  /// Commits every full group of `files_per_commit` pending files, a
+  /// snapshot each, in one catalog commit; the rest stays pending. Nothing
+  /// is full without `files_per_commit`.
+  Status CommitFullGroups();
+  /// Commits the pending files, if any, in one catalog commit: a snapshot
+  /// per full group and one for the rest.
   Status Flush();
 
   const table::Table& table() const { return table_; }
+  /// Catalog commits made, and the snapshots they added.
   int64_t commits() const { return commits_; }
+  int64_t snapshots() const { return snapshots_; }
   /// Files committed so far: always a prefix of the submission order.
   int64_t committed_files() const { return committed_files_; }
   int64_t committed_rows() const { return committed_rows_; }
@@ -56,8 +71,12 @@ class SnapshotCommitter {
   ReplacedPartitions replaced_;
   std::stop_token stop_;
   std::function<void()> on_commit_;
+  // Commits the first `count` pending files (see Flush()).
+  Status Commit(size_t count);
+
   std::vector<spec::DataFile> pending_;
   int64_t commits_ = 0;
+  int64_t snapshots_ = 0;
   int64_t committed_files_ = 0;
   int64_t committed_rows_ = 0;
   int64_t committed_bytes_ = 0;
