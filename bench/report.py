@@ -279,8 +279,10 @@ def load_generator_limit_rows(run: Run, cores: int, label: str, on: dict, off: d
     rows = []
     if on is not None and on.get("client_cpu_us_per_op", 0) > 0 and cores:
         ceiling = cores * 1e6 / on["client_cpu_us_per_op"]
+        server = (f"{fmt_us(on['server_cpu_us_per_op'])} µs" if "server_cpu_us_per_op" in on
+                  else "not measured")
         spent = (f"{fmt_us(on['client_cpu_us_per_op'])} µs of the load generator's CPU per append "
-                 f"(skade serve: {fmt_us(on.get('server_cpu_us_per_op', 0))} µs)")
+                 f"(skade serve: {server})")
         for peer_name, peer, threshold in (("REST fixture", fixture, 10),
                                            ("skade-rest with rebase off", off, 5)):
             title = (f"{label}: the load generator's ceiling ({cores} cores ÷ its CPU per append, the "
@@ -289,7 +291,7 @@ def load_generator_limit_rows(run: Run, cores: int, label: str, on: dict, off: d
                 rows.append((title, "not measured", f"≥ {threshold}× for the target to be reachable",
                              "not measured"))
                 continue
-            ratio = ceiling / commits_per_sec(peer)
+            ratio = ceiling / commits_per_sec(peer) if commits_per_sec(peer) > 0 else float("inf")
             rows.append((title, f"{fmt_ratio(ratio)} ({fmt_ops(ceiling)} vs "
                                 f"{fmt_ops(commits_per_sec(peer))} commits/s; {spent})",
                          f"≥ {threshold}× for the target to be reachable", reach(ratio, threshold)))

@@ -8,7 +8,7 @@
 namespace skade::bench {
 
 /// Seconds of CPU used so far by process `pid` (0: this process), or nullopt
-/// when it cannot be read (no such process, no /proc).
+/// when it cannot be read (no such process).
 std::optional<double> ProcessCpuSeconds(int pid);
 
 }  // namespace skade::bench

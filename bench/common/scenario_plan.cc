@@ -255,6 +255,7 @@ void RunMixedScenario(const BenchOptions& options, ScenarioRunner& runner) {
   // The same mix with each append's client-side work and no commit: the read
   // latency the load generator's own writers cause on a machine it shares
   // with the catalog (bench/README.md "mixed_90_10").
+  if (!options.Runs("mixed_90_10", "writer_only")) return;
   if (auto session = runner.target().NewSession(); session) {
     Status staged = (*session)->StageAppend(options.PopulationTable(0));
     if (!staged && staged.error().kind == ErrorKind::kUnsupported) return;
@@ -264,7 +265,8 @@ void RunMixedScenario(const BenchOptions& options, ScenarioRunner& runner) {
               .threads = options.threads,
               .kinds = {"read", "commit"},
               .notes = "as mixed_90_10, but each append stops before its commit is sent (load, "
-                       "manifest, manifest list, request built): the writers' own share"},
+                       "manifest, manifest list, request built; the files stay, unreferenced): "
+                       "the writers' own share"},
              {options.threads, options.ops, options.warmup, options.seconds},
              [&](CatalogSession& s, int t, uint64_t i) {
                auto identifier = options.PopulationTable(PickIndex(t, i, options.tables));

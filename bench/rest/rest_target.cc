@@ -8,6 +8,7 @@
 #include "rest/rest_catalog.h"
 #include "skade/spec/json_serde.h"
 #include "skade/spec/table_locations.h"
+#include "skade/table/commit_retry_internal.h"
 #include "skade/table/fast_append.h"
 #include "skade/util/json_reader.h"
 #include "skade/util/json_writer.h"
@@ -67,12 +68,7 @@ class RestSession : public CatalogSession {
   // A writer's append: table::FastAppend does the work (RestTarget::append_notes says what).
   Status Append(const spec::TableIdentifier& identifier, AppendStats* stats) override {
     const uint64_t conflicts_before = catalog_->conflicts();
-    SKADE_ASSIGN_OR_RAISE(auto loaded, catalog_->LoadTable(identifier));
-    SKADE_ASSIGN_OR_RAISE(auto io, ios_->For(loaded.metadata->location));
-    // Not fsynced, as Iceberg Java's and PyIceberg's local FileIO write (an
-    // object store's completed PUT needs no sync).
-    table::Table table(identifier, std::move(loaded), catalog_, std::move(io),
-                       /*durable_files=*/false);
+    SKADE_ASSIGN_OR_RAISE(table::Table table, LoadForAppend(identifier));
     table::FastAppend append(table);
     append.AppendFile(BenchDataFile(table.metadata()));
     Result<table::Table> committed = append.Commit();
@@ -87,31 +83,28 @@ class RestSession : public CatalogSession {
     }
     return committed.map([](auto&&) {});
   }
-  // Append's client side, as table::FastAppend stages a commit: the files
-  // and the request body, not sent.
+  // Append's client side, as its commit loop stages it: the files and the
+  // request body, not sent (the files stay, unreferenced).
   Status StageAppend(const spec::TableIdentifier& identifier) override {
-    SKADE_ASSIGN_OR_RAISE(auto loaded, catalog_->LoadTable(identifier));
-    SKADE_ASSIGN_OR_RAISE(auto io, ios_->For(loaded.metadata->location));
-    table::Table table(identifier, std::move(loaded), catalog_, std::move(io),
-                       /*durable_files=*/false);
+    SKADE_ASSIGN_OR_RAISE(table::Table table, LoadForAppend(identifier));
     table::FastAppend append(table);
     append.AppendFile(BenchDataFile(table.metadata()));
-    const spec::TableMetadata& base = table.metadata();
-    SKADE_ASSIGN_OR_RAISE(spec::SnapshotPtr snapshot, append.Apply(base));
-    catalog::CommitTableRequest request{identifier, {}, {}};
-    request.requirements.push_back(spec::AssertTableUuid{base.table_uuid});
-    const spec::SnapshotRef* main = base.Ref(spec::kMainBranch);
-    request.requirements.push_back(spec::AssertRefSnapshotId{
-        spec::kMainBranch, main != nullptr ? std::optional(main->snapshot_id) : std::nullopt});
-    spec::SnapshotRef ref = main != nullptr ? *main : spec::SnapshotRef{};
-    ref.snapshot_id = snapshot->snapshot_id;
-    request.updates.push_back(spec::AddSnapshot{snapshot});
-    request.updates.push_back(spec::SetSnapshotRef{spec::kMainBranch, ref});
+    SKADE_ASSIGN_OR_RAISE(auto request, table::StageUpdates(table, {&append}));
     (void)CommitRequestBody(request);  // what Append would send
     return OkStatus();
   }
 
  private:
+  // The table as a writer loads it, with the FileIO of its location's scheme.
+  Result<table::Table> LoadForAppend(const spec::TableIdentifier& identifier) {
+    SKADE_ASSIGN_OR_RAISE(auto loaded, catalog_->LoadTable(identifier));
+    SKADE_ASSIGN_OR_RAISE(auto io, ios_->For(loaded.metadata->location));
+    // Not fsynced, as Iceberg Java's and PyIceberg's local FileIO write (an
+    // object store's completed PUT needs no sync).
+    return table::Table(identifier, std::move(loaded), catalog_, std::move(io),
+                        /*durable_files=*/false);
+  }
+
   std::shared_ptr<RestCatalog> catalog_;
   std::shared_ptr<TableFileIOs> ios_;
   std::string base_;

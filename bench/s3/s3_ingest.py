@@ -156,8 +156,11 @@ class Runner:
             r"ingested (\d+) rows.*?(\d+) physical commits", out)
         if not match:
             raise RuntimeError(f"skade ingest printed no summary: {out.strip()[-300:]}")
+        # "N snapshots, M commits" when a commit chained several (--overlap).
+        chained = re.search(r"(\d+) snapshots, \d+ commits? in", out)
         result.update(wall=result["process_wall"], rows=int(match.group(1)),
-                      commits=int(match.group(2)), conflicts=0)
+                      commits=int(match.group(2)), conflicts=0,
+                      snapshots=int(chained.group(1)) if chained else int(match.group(2)))
         return result
 
     def stream(self, name, size):
@@ -205,6 +208,7 @@ def record(args, target, scenario, variant, reps, input_files, extra=None):
         "p99_us": int(max(walls) * 1e6), "p999_us": int(max(walls) * 1e6),
         "rows_per_sec": rows / median, "mb_per_sec": input_mb / median, "input_mb": round(input_mb, 1),
         "input_files": len(input_files), "rows": rows, "commits": middle["commits"],
+        "snapshots": middle.get("snapshots", middle["commits"]),
         "reps": len(reps), "cores": round(middle["cpu"] / middle["process_wall"], 2),
         "peak_rss_mb": round(max(r["rss_mb"] for r in reps), 1),
         "added_latency_ms": args.added_latency_ms, "storage": args.storage,

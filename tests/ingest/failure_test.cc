@@ -90,11 +90,11 @@ TEST_P(FailureTest, CommitFailureLeavesTheSnapshotsBeforeIt) {
   EXPECT_THAT(result, IsError(ErrorKind::kIo));
   ExpectCommittedPrefix(table, groups);
   // Serial: one manifest list per commit, the third commit fails. Overlap:
-  // a commit may chain groups (a list each), so the failing third list may
-  // be in the first commit's successor after one or two snapshots.
+  // a commit may chain groups (a list each), so the failing third list ends
+  // whichever commit writes it, after two snapshots or fewer.
   const size_t committed = table.Refresh()->metadata().snapshots.size();
   if (overlap()) {
-    EXPECT_TRUE(committed == 1 || committed == 2) << committed;
+    EXPECT_LE(committed, 2u);
   } else {
     EXPECT_EQ(committed, 2u);
   }
@@ -105,23 +105,26 @@ TEST_P(FailureTest, CommitFailureLeavesTheSnapshotsBeforeIt) {
 }
 
 TEST_P(FailureTest, CatalogFailureLeavesTheSnapshotsBeforeIt) {
-  // The catalog's own metadata write fails on the fourth commit.
+  // The catalog's own metadata write fails on the second commit (the
+  // overlapped path chains at most about 2 × channel_depth groups in one,
+  // so 10 groups take more than two).
   auto catalog_io = std::make_shared<HookedFileIO>();
   OpenCatalog(catalog_io);
   table::Table table = Create("events");
-  catalog_io->set_hook(testing::FailNthWrite(".metadata.json", 4));
+  catalog_io->set_hook(testing::FailNthWrite(".metadata.json", 2));
   auto groups = testing::EventGroups(kFiles, kRows);
   auto result = Ingest(table, groups);
   EXPECT_THAT(result, IsError(ErrorKind::kIo));
   catalog_io->set_hook(nullptr);
   ExpectCommittedPrefix(table, groups);
-  // Three catalog commits landed: a snapshot each, or (overlap) the groups
-  // each chained.
+  // One catalog commit landed: one snapshot, or (overlap) the groups it
+  // chained.
   const size_t committed = table.Refresh()->metadata().snapshots.size();
   if (overlap()) {
-    EXPECT_GE(committed, 3u);
+    EXPECT_GE(committed, 1u);
+    EXPECT_LT(committed, 10u);
   } else {
-    EXPECT_EQ(committed, 3u);
+    EXPECT_EQ(committed, 1u);
   }
 }
 

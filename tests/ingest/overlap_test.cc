@@ -5,6 +5,7 @@
 
 #include "ingest_test_util.h"
 #include "skade/ingest/ingest.h"
+#include "skade/ingest/snapshot_committer_internal.h"
 #include "skade/io/file_io.h"
 #include "testing/latency_file_io.h"
 
@@ -12,6 +13,7 @@ namespace skade::ingest {
 namespace {
 
 using testing::IngestTest;
+using testing::IsError;
 using testing::IsOk;
 
 constexpr int kFiles = 40;
@@ -159,10 +161,11 @@ TEST_F(OverlapTest, DepthOneStillMatchesSerial) {
 }
 
 TEST_F(OverlapTest, SlowCommitsCarrySeveralGroupsEachItsOwnSnapshot) {
-  // Commits cost 3 × 30 ms (manifest, manifest list, metadata file) and
-  // writes nothing extra, as on a distant object store: the groups written
-  // while a commit is under way land together in the next, one snapshot
-  // each, grouped, chained and ordered as the serial path's.
+  // Every metadata write (manifest, manifest list, metadata file) takes
+  // 30 ms more and data writes nothing extra, as on a distant object store:
+  // a commit costs at least 90 ms, so the groups written while one is under
+  // way land together in the next, one snapshot each, grouped, chained and
+  // ordered as the serial path's.
   auto slow = std::make_shared<skade::testing::LatencyFileIO>(
       io::NewLocalFileIO(), std::chrono::microseconds(0), std::chrono::milliseconds(30));
   auto groups = testing::EventGroups(kFiles, kRowsPerFile);
@@ -199,6 +202,57 @@ TEST_F(OverlapTest, SlowCommitsCarrySeveralGroupsEachItsOwnSnapshot) {
     EXPECT_EQ(names[i], expected);
   }
   EXPECT_EQ(testing::CommittedRows(result->table), testing::RowsOf(groups));
+}
+
+// The committer alone, no threads: held files commit in full groups, a
+// snapshot each, in one catalog commit (on v3 each with its own row range);
+// a failed commit changes no count and keeps its files pending.
+TEST_F(OverlapTest, CommitterChainsHeldFullGroupsInOneCommit) {
+  auto io = std::make_shared<testing::HookedFileIO>();
+  table::Table table = Create("chained", nullptr, {{"format-version", "3"}}, nullptr, io);
+  SnapshotCommitter committer(table, 4, SnapshotAction{}, {}, nullptr);
+  int held = 0;
+  auto hold = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      spec::DataFile file;
+      file.file_path = StrCat(table.metadata().location, "/data/f-", held++, ".parquet");
+      file.record_count = 10;
+      file.file_size_in_bytes = 100;
+      committer.Hold(std::move(file));
+    }
+  };
+  hold(10);
+  ASSERT_THAT(committer.CommitFullGroups(), IsOk());
+  EXPECT_EQ(committer.commits(), 1);
+  EXPECT_EQ(committer.snapshots(), 2);
+  EXPECT_EQ(committer.committed_files(), 8);
+  EXPECT_EQ(committer.committed_rows(), 80);
+  const spec::TableMetadata& chained = committer.table().metadata();
+  ASSERT_EQ(chained.snapshots.size(), 2u);
+  EXPECT_EQ(chained.snapshots[1]->parent_snapshot_id, chained.snapshots[0]->snapshot_id);
+  EXPECT_EQ(chained.snapshots[0]->first_row_id, 0);
+  EXPECT_EQ(chained.snapshots[1]->first_row_id, 40);
+  EXPECT_EQ(chained.next_row_id, 80);
+
+  io->set_hook(testing::FailNthWrite("/snap-", 1));
+  hold(2);  // 4 pending: one full group
+  EXPECT_THAT(committer.CommitFullGroups(), IsError(ErrorKind::kIo));
+  EXPECT_EQ(committer.commits(), 1);
+  EXPECT_EQ(committer.snapshots(), 2);
+  EXPECT_EQ(committer.committed_files(), 8);
+  EXPECT_EQ(committer.table().metadata().snapshots.size(), 2u);
+
+  io->set_hook(nullptr);
+  hold(1);  // 5 pending: a full group and one more
+  ASSERT_THAT(committer.Flush(), IsOk());
+  EXPECT_EQ(committer.commits(), 2);
+  EXPECT_EQ(committer.snapshots(), 4);
+  EXPECT_EQ(committer.committed_files(), 13);
+  const auto& snapshots = table.Refresh()->metadata().snapshots;
+  ASSERT_EQ(snapshots.size(), 4u);
+  EXPECT_EQ(snapshots[2]->summary.at("added-data-files"), "4");
+  EXPECT_EQ(snapshots[3]->summary.at("added-data-files"), "1");
+  EXPECT_EQ(snapshots[3]->first_row_id, 120);
 }
 
 }  // namespace

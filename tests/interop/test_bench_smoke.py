@@ -69,7 +69,8 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
         assert {"conflicts", "retries", "failures", "commits_per_sec"} <= r.keys(), r
         assert r["retries"] + r["failures"] == r["conflicts"], r
         assert "a writer's append" in r["notes"], r
-    mixed = next(r for r in records if r["target"] == "skade-rest" and r["scenario"] == "mixed_90_10")
+    mixed = next(r for r in records if r["target"] == "skade-rest" and r["scenario"] == "mixed_90_10"
+                 and "variant" not in r)
     assert mixed["read_ops"] + mixed["commit_ops"] == mixed["ops"], mixed
     assert 0 < mixed["read_p50_us"] <= mixed["read_p99_us"], mixed
     # The floor under it: the writers' client-side work, no commit sent (REST targets only).
@@ -77,10 +78,8 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
     assert [r["target"] for r in floor] == ["skade-rest"], floor
     assert floor[0]["read_ops"] > 0 and floor[0]["commit_ops"] > 0 and "conflicts" not in floor[0]
     # CPU per op: the load generator's on every record, the server's where its pid was given.
-    # (/proc counts in 10 ms ticks: a short read scenario may show 0, a commit scenario cannot.)
     assert all(r["client_cpu_us_per_op"] > 0 for r in records), records
-    assert all(r["server_cpu_us_per_op"] >= 0 for r in records if r["target"] == "skade-rest")
-    assert min(r["server_cpu_us_per_op"] for r in rest_commits) > 0, rest_commits
+    assert all(r["server_cpu_us_per_op"] > 0 for r in records if r["target"] == "skade-rest")
     assert not [r for r in records if r["target"] == "skade-embedded" and "server_cpu_us_per_op" in r]
 
     meta = json.loads(results.with_name("smoke-test.meta.json").read_text())

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "skade/util/gzip.h"
+#include "skade/util/json_reader.h"
 #include "testing/matchers.h"
 
 namespace skade::spec {

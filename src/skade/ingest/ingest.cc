@@ -172,8 +172,8 @@ Result<IngestResult> RunPipeline(const Table& table, GroupSource groups,
     for (size_t i = 0; status && i < written.size(); ++i) status = committer.Add(written[i]);
     if (status) status = committer.Flush();
   } else {
-    // Written files wait here, metadata only (their bytes are freed): the
-    // writer runs at most `depth` commit groups ahead of the committer.
+    // Written files wait here, metadata only (their bytes are freed): up to
+    // `depth` commit groups, besides the ones the committer holds.
     BoundedQueue<spec::DataFile> queue(static_cast<size_t>(depth) *
                                        static_cast<size_t>(std::max<int64_t>(files_per_commit, 1)));
     std::atomic<bool> all_written{false};

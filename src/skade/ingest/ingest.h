@@ -46,6 +46,9 @@
 // IngestPipelinedOverlap commits, in one catalog commit, every full group
 // written while its previous commit was under way (a snapshot each, chained
 // in order), so a slow commit does not hold back the groups behind it.
+// (Such a commit adds several snapshots: a REST server that rebases a
+// refused append — skade's does — refuses to rebase it, and the commit loop
+// retries it from the client instead.)
 //
 // Failure contract:
 //   - A snapshot is committed whole or not at all; no reader ever sees part

@@ -18,9 +18,12 @@
 #include <string_view>
 
 #include "skade/spec/table_metadata.h"
-#include "skade/util/json_reader.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/result.h"
+
+namespace simdjson::dom {
+class element;
+}
 
 namespace skade::spec {
 
@@ -65,7 +68,8 @@ std::shared_ptr<const std::string> ReferencedSnapshotsJson(const TableMetadata& 
 Result<TableMetadataPtr> TableMetadataFromJson(std::string_view text);
 
 /// The same checks on metadata already parsed as part of a larger document
-/// (the `metadata` of a REST LoadTableResult), without printing it again.
-Result<TableMetadataPtr> TableMetadataFromElement(json::Element element);
+/// (the `metadata` of a REST LoadTableResult, a json::Element), without
+/// printing it again.
+Result<TableMetadataPtr> TableMetadataFromElement(simdjson::dom::element element);
 
 }  // namespace skade::spec
