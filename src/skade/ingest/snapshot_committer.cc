@@ -37,13 +37,11 @@ Status SnapshotCommitter::Commit(size_t count) {
   ReplacedPartitions replaced = replaced_;
   table::Transaction transaction(table_);
   const size_t group = files_per_commit_ > 0 ? static_cast<size_t>(files_per_commit_) : count;
-  int64_t snapshots = 0;
   for (size_t first = 0; first < count; first += group) {
     auto begin = pending_.begin() + static_cast<ptrdiff_t>(first);
     action_.Stage(transaction,
                   {begin, begin + static_cast<ptrdiff_t>(std::min(group, count - first))},
                   &replaced);
-    ++snapshots;
   }
   Result<table::Table> committed = transaction.Commit();
   commit_us_ += MonotonicMicros() - started;
@@ -54,7 +52,7 @@ Status SnapshotCommitter::Commit(size_t count) {
   table_ = std::move(*committed);
   replaced_ = std::move(replaced);
   ++commits_;
-  snapshots_ += snapshots;
+  snapshots_ += static_cast<int64_t>((count + group - 1) / group);  // one per group staged
   for (size_t i = 0; i < count; ++i) {
     ++committed_files_;
     committed_rows_ += pending_[i].record_count;
