@@ -53,11 +53,11 @@
 #include "ingest/bench_data.h"
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/ingest/ingest.h"
-#include "skade/ingest/worker_pool.h"
 #include "skade/io/file_io_registry.h"
 #include "skade/util/clock.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/strings.h"
+#include "skade/util/worker_pool.h"
 #include "testing/latency_file_io.h"
 
 namespace skade::bench {
@@ -183,7 +183,7 @@ Result<int64_t> RawEncode(const std::vector<ingest::RecordBatchGroup>& groups) {
   std::vector<arrow::Status> results(groups.size());
   std::vector<int64_t> sizes(groups.size());
   int64_t start = MonotonicMicros();
-  ingest::WorkerPool::Default().ParallelFor(groups.size(), [&](size_t i) {
+  WorkerPool::Default().ParallelFor(groups.size(), [&](size_t i) {
     auto sink = arrow::io::BufferOutputStream::Create().ValueOrDie();
     auto writer = parquet::arrow::FileWriter::Open(
         *groups[i][0]->schema(), arrow::default_memory_pool(), sink, properties, arrow_properties);

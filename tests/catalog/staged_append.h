@@ -16,6 +16,8 @@ inline catalog::CommitTableRequest StagedRequest(const table::Table& base,
                                                  table::SnapshotUpdate& update) {
   auto snapshot = update.Apply(base.metadata());
   EXPECT_TRUE(snapshot) << snapshot.error().ToString();
+  auto written = base.io().WriteFiles(update.TakeFilesToWrite());
+  EXPECT_TRUE(written) << written.error().ToString();
   catalog::CommitTableRequest request{base.identifier(), {}, {}};
   request.requirements.push_back(spec::AssertTableUuid{base.metadata().table_uuid});
   request.requirements.push_back(

@@ -5,8 +5,8 @@
 
 #include "ingest_test_util.h"
 #include "skade/data/arrow_schema.h"
-#include "skade/ingest/worker_pool.h"
 #include "skade/table/partition_filter.h"
+#include "skade/util/worker_pool.h"
 #include "testing/latency_file_io.h"
 
 namespace skade::ingest {

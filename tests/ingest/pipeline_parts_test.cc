@@ -1,5 +1,5 @@
-// The pipeline's building blocks: the encode pool, the encoder, the bounded
-// queue, the ordered write stage and the choice of snapshot.
+// The pipeline's building blocks: the encoder, the bounded queue, the ordered
+// write stage and the choice of snapshot.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,7 +13,6 @@
 #include "skade/ingest/data_file_encoder_internal.h"
 #include "skade/ingest/ordered_writer_internal.h"
 #include "skade/ingest/snapshot_action_internal.h"
-#include "skade/ingest/worker_pool.h"
 #include "testing/memory_file_io.h"
 
 namespace skade::ingest {
@@ -22,25 +21,6 @@ namespace {
 using testing::HookedFileIO;
 using testing::IsError;
 using testing::IsOk;
-
-TEST(WorkerPoolTest, RunsEveryIndexOnceAndWaits) {
-  WorkerPool pool(3);
-  std::vector<std::atomic<int>> runs(1000);
-  pool.ParallelFor(runs.size(), [&](size_t i) { runs[i]++; });
-  for (const auto& count : runs) EXPECT_EQ(count.load(), 1);
-  pool.ParallelFor(0, [](size_t) { FAIL(); });
-}
-
-TEST(WorkerPoolTest, ConcurrentCallersShareTheWorkers) {
-  WorkerPool pool(2);
-  std::atomic<int64_t> sum{0};
-  std::vector<std::thread> callers;
-  for (int c = 0; c < 4; ++c) {
-    callers.emplace_back([&] { pool.ParallelFor(100, [&](size_t i) { sum += i; }); });
-  }
-  for (auto& caller : callers) caller.join();
-  EXPECT_EQ(sum.load(), 4 * 4950);
-}
 
 TEST(BoundedQueueTest, BlocksAtCapacityAndDrainsAfterClose) {
   BoundedQueue<int> queue(2);

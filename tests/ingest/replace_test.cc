@@ -7,7 +7,7 @@
 
 #include "ingest_test_util.h"
 #include "skade/ingest/ingest.h"
-#include "skade/ingest/worker_pool.h"
+#include "skade/util/worker_pool.h"
 
 namespace skade::ingest {
 namespace {

@@ -83,6 +83,21 @@ TEST(LocalFileIOTest, CreateDirectoriesMakesTheChainAndAcceptsAnExistingOne) {
   EXPECT_THAT(io->CreateDirectories("relative/dir"), IsError(ErrorKind::kInvalidArgument));
 }
 
+TEST(LocalFileIOTest, WriteFilesWritesInOrderAndStopsAtTheFirstError) {
+  testing::TempDir dir;
+  auto io = NewLocalFileIO();
+  ASSERT_THAT(io->WriteFile(dir.Sub("b"), "old", false), IsOk());
+  EXPECT_THAT(
+      io->WriteFiles(
+          {{dir.Sub("a"), "1", false}, {dir.Sub("b"), "2", true}, {dir.Sub("c"), "3", false}}),
+      IsError(ErrorKind::kAlreadyExists));
+  EXPECT_EQ(*io->ReadFile(dir.Sub("a")), "1");
+  EXPECT_EQ(*io->ReadFile(dir.Sub("b")), "old");
+  EXPECT_FALSE(*io->Exists(dir.Sub("c")));
+  ASSERT_THAT(io->WriteFiles({{dir.Sub("c"), "3", true}}), IsOk());
+  EXPECT_EQ(*io->ReadFile(dir.Sub("c")), "3");
+}
+
 TEST(LocalFileIOTest, ParentLocation) {
   EXPECT_EQ(ParentLocation("file:///a/b/c.json"), "file:///a/b");
   EXPECT_EQ(ParentLocation("file:/a/b"), "file:/a");

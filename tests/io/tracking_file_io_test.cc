@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/counting_file_io.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
 
@@ -32,6 +33,21 @@ TEST(TrackingFileIOTest, RecordsCompleteFilesWrittenWithoutSync) {
   ASSERT_THAT((*streamed)->Close(), IsOk());  // recorded once
   EXPECT_THAT(io.TakeWritten(), ElementsAre(dir.Sub("streamed")));
   EXPECT_THAT(io.TakeWritten(), IsEmpty());
+}
+
+TEST(TrackingFileIOTest, ForwardsWriteFilesAndRecordsTheUnsyncedOnes) {
+  testing::TempDir dir;
+  auto inner = std::make_shared<testing::CountingFileIO>(NewLocalFileIO());
+  TrackingFileIO io(inner);
+  ASSERT_THAT(io.WriteFiles({{dir.Sub("a"), "x", false}, {dir.Sub("b"), "y", true}}), IsOk());
+  // One batch for the inner FileIO (its concurrency is kept), not two writes.
+  EXPECT_THAT(inner->TakeWriteBatches(), ElementsAre(ElementsAre(dir.Sub("a"), dir.Sub("b"))));
+  EXPECT_THAT(io.TakeWritten(), ElementsAre(dir.Sub("a")));
+  // After an error some may exist: every unsynced one is recorded (a missing
+  // file is skipped when synced), so none that exists escapes its sync.
+  EXPECT_THAT(io.WriteFiles({{dir.Sub("c"), "x", false}, {dir.Sub("a"), "x", false}}),
+              testing::IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(io.TakeWritten(), ElementsAre(dir.Sub("c"), dir.Sub("a")));
 }
 
 TEST(TrackingFileIOTest, ForwardsSyncs) {

@@ -275,6 +275,30 @@ TEST_F(S3FileIOTest, RetriesThrottlingAndServerErrors) {
   EXPECT_EQ(proxy.failures_served(), 6);
 }
 
+TEST_F(S3FileIOTest, WriteFilesSendsThePutsAtOnce) {
+  testing::FlakyS3Proxy proxy(S3Environment::server().port());
+  auto properties = S3Environment::server().Properties();
+  properties["s3.endpoint"] = proxy.endpoint();
+  auto io = *NewS3FileIO(properties);
+  std::vector<io::NewFile> files;
+  for (int i = 0; i < 4; ++i) {
+    files.push_back({At("t/metadata/m" + std::to_string(i) + ".avro"), Pattern(1000 + i), false});
+  }
+  // Sent one after another, each would wait 10 s alone in the proxy.
+  proxy.HoldUntilConcurrent(4);
+  ASSERT_THAT(io->WriteFiles(files), IsOk());
+  EXPECT_EQ(proxy.most_held(), 4);
+  for (const io::NewFile& file : files) EXPECT_EQ(*io_->ReadFile(file.location), file.contents);
+
+  // Each file is still created only if absent; the first error is returned.
+  files[2].contents = "other";
+  EXPECT_THAT(io_->WriteFiles({files[2]}), IsError(ErrorKind::kAlreadyExists));
+  files.push_back({At("t/metadata/new.avro"), "new", false});
+  EXPECT_THAT(io_->WriteFiles(files), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_EQ(*io_->ReadFile(At("t/metadata/new.avro")), "new");
+  EXPECT_EQ(*io_->ReadFile(files[2].location), Pattern(1002));
+}
+
 // Credentials from the environment, then from a profile file, as AWS tools
 // read them.
 TEST_F(S3FileIOTest, TakesCredentialsFromTheEnvironmentAndFromAProfile) {

@@ -34,6 +34,7 @@ TEST_F(ConflictTest, LoserRebasesOntoTheWinnerReusingItsManifest) {
   // winner lands, as a client racing another would.
   auto staged = loser.Apply(table.metadata());
   ASSERT_THAT(staged, IsOk());
+  ASSERT_THAT(io_->WriteFiles(loser.TakeFilesToWrite()), IsOk());
   const std::string first_list = (*staged)->manifest_list;
   auto first_manifests = avro::ReadManifestList(*io_->ReadFile(first_list));
   ASSERT_TRUE(first_manifests);

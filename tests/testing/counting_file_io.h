@@ -1,11 +1,15 @@
 // A FileIO wrapper around a real one that counts reads per location (for
-// single-flight and cache tests). Thread-safe.
+// single-flight and cache tests) and records each WriteFiles batch (for
+// tests of what is written together); it forwards the batch, keeping the
+// inner FileIO's concurrency. Thread-safe.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "skade/io/forwarding_file_io.h"
 
@@ -39,6 +43,22 @@ class CountingFileIO : public io::ForwardingFileIO {
     return inner().ReadFileUpTo(location, max_bytes);
   }
 
+  Status WriteFiles(const std::vector<io::NewFile>& files) override {
+    std::vector<std::string> batch;
+    for (const io::NewFile& file : files) batch.push_back(file.location);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      write_batches_.push_back(std::move(batch));
+    }
+    return inner().WriteFiles(files);
+  }
+
+  /// The locations of each WriteFiles call so far, and forgets them.
+  std::vector<std::vector<std::string>> TakeWriteBatches() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(write_batches_, {});
+  }
+
  private:
   void Count(std::string_view location) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -47,6 +67,7 @@ class CountingFileIO : public io::ForwardingFileIO {
 
   mutable std::mutex mutex_;
   std::map<std::string, int> reads_;
+  std::vector<std::vector<std::string>> write_batches_;
 };
 
 }  // namespace skade::testing

@@ -1,7 +1,9 @@
 // FlakyS3Proxy: a TCP proxy in front of a real S3 server that answers the
 // next N requests itself with an S3 error (503 SlowDown, 500 InternalError)
 // and closes their connections, then forwards the rest — to prove that
-// skade's requests and Arrow's retry throttling and 5xx answers. Forwarded
+// skade's requests and Arrow's retry throttling and 5xx answers. It can
+// also hold requests until several are in flight at once, to prove that a
+// client sends them at once without timing it. Forwarded
 // requests get `Connection: close`, so every request comes on a connection
 // of its own and any can be failed. Thread-safe; one thread per connection.
 #pragma once
@@ -13,6 +15,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -58,6 +62,19 @@ class FlakyS3Proxy {
   /// NotImplemented, as a server without conditional writes does.
   void RejectConditionalWrites() { reject_conditional_ = true; }
 
+  /// Holds every request that arrives from now on until `count` of them are
+  /// held at once (or 10 s pass), then forwards them all.
+  void HoldUntilConcurrent(int count) {
+    std::lock_guard lock(mutex_);
+    hold_for_ = count;
+  }
+
+  /// The most requests held at once since HoldUntilConcurrent.
+  int most_held() const {
+    std::lock_guard lock(mutex_);
+    return most_held_;
+  }
+
   /// Requests answered with an injected error so far.
   int failures_served() const { return served_; }
 
@@ -89,12 +106,15 @@ class FlakyS3Proxy {
       if (n <= 0) return Close(client);
       head.append(buffer, static_cast<size_t>(n));
     }
-    bool conditional = reject_conditional_ && (head.find("\r\nif-none-match:") != std::string::npos ||
-                                               head.find("\r\nIf-None-Match:") != std::string::npos);
+    bool conditional =
+        reject_conditional_ && (head.find("\r\nif-none-match:") != std::string::npos ||
+                                head.find("\r\nIf-None-Match:") != std::string::npos);
     if (conditional || to_fail_.fetch_sub(1) > 0) {
       ++served_;
       int status = conditional ? 501 : status_.load();
-      std::string code = status == 501 ? "NotImplemented" : status == 503 ? "SlowDown" : "InternalError";
+      std::string code = status == 501   ? "NotImplemented"
+                         : status == 503 ? "SlowDown"
+                                         : "InternalError";
       std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code +
                          "</Code><Message>injected</Message></Error>";
       std::string response = "HTTP/1.1 " + std::to_string(status) +
@@ -104,6 +124,7 @@ class FlakyS3Proxy {
       return Close(client);
     }
     to_fail_ = 0;
+    Hold();
     int server = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in target = Loopback(target_port_);
     if (::connect(server, reinterpret_cast<sockaddr*>(&target), sizeof(target)) != 0) {
@@ -122,6 +143,19 @@ class FlakyS3Proxy {
     upstream.join();
     Close(server);
     Close(client);
+  }
+
+  void Hold() {
+    std::unique_lock lock(mutex_);
+    if (hold_for_ == 0) return;
+    most_held_ = std::max(most_held_, ++held_);
+    if (held_ >= hold_for_) {
+      hold_for_ = 0;
+      released_.notify_all();
+    }
+    released_.wait_for(lock, std::chrono::seconds(10),
+                       [&] { return hold_for_ == 0 || stopping_.load(); });
+    --held_;
   }
 
   // Copies `from` to `to` until `from` ends, then ends `to`'s writing side.
@@ -150,7 +184,11 @@ class FlakyS3Proxy {
   std::atomic<int> served_{0};
   std::atomic<bool> reject_conditional_{false};
   std::thread acceptor_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
+  std::condition_variable released_;
+  int hold_for_ = 0;   // guarded by mutex_
+  int held_ = 0;       // guarded by mutex_
+  int most_held_ = 0;  // guarded by mutex_
   std::vector<int> open_;
   std::vector<std::thread> workers_;
 };

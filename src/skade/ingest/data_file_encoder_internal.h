@@ -17,11 +17,11 @@
 
 #include "skade/data/data_writer_options.h"
 #include "skade/ingest/record_batch_group.h"
-#include "skade/ingest/worker_pool.h"
 #include "skade/spec/data_file.h"
 #include "skade/spec/partition_spec.h"
 #include "skade/spec/schema.h"
 #include "skade/util/result.h"
+#include "skade/util/worker_pool.h"
 
 namespace skade::ingest {
 

@@ -33,7 +33,7 @@
 #include "skade/data/data_file_namer.h"
 #include "skade/ingest/data_file_encoder_internal.h"
 #include "skade/ingest/ordered_writer_internal.h"
-#include "skade/ingest/worker_pool.h"
+#include "skade/util/worker_pool.h"
 
 namespace skade::ingest {
 

@@ -14,10 +14,10 @@
 #include "skade/ingest/ordered_writer_internal.h"
 #include "skade/ingest/snapshot_action_internal.h"
 #include "skade/ingest/snapshot_committer_internal.h"
-#include "skade/ingest/worker_pool.h"
 #include "skade/table/transaction.h"
 #include "skade/util/clock.h"
 #include "skade/util/uuid.h"
+#include "skade/util/worker_pool.h"
 
 namespace skade::ingest {
 

@@ -13,9 +13,11 @@
 #include "skade/table/isolation_level.h"
 #include "skade/table/partition_filter.h"
 
-namespace skade::ingest {
-
+namespace skade {
 class WorkerPool;
+}  // namespace skade
+
+namespace skade::ingest {
 
 /// Where an ingest stands; reported after every file written and every
 /// commit.

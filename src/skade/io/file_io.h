@@ -49,6 +49,13 @@
 
 namespace skade::io {
 
+/// A file for WriteFiles to create.
+struct NewFile {
+  std::string location;
+  std::string contents;
+  bool durable = false;
+};
+
 /// A file open for random-access reads (data files, delete files). Its size
 /// is fixed when it is opened: skade's files are immutable once complete.
 /// Thread-safe: ReadAt may be called from several threads at once.
@@ -105,6 +112,14 @@ class FileIO {
   /// returning (see SyncDirectory), so the file survives a power loss even
   /// when a crashed process created its directory and never synced it.
   virtual Status WriteFile(std::string_view location, std::string_view contents, bool durable) = 0;
+
+  /// Creates every file of `files` as WriteFile(location, contents, durable)
+  /// would and returns the first error. The default writes them one after
+  /// another and stops at the first error; a storage whose every request
+  /// waits on the network (S3) writes them at once. On an error any of them
+  /// may exist: the caller deletes what it no longer wants, as after a failed
+  /// WriteFile.
+  virtual Status WriteFiles(const std::vector<NewFile>& files);
 
   /// Starts creating `location` for streamed writes (never overwrites).
   virtual Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,

@@ -1,7 +1,8 @@
 // ForwardingFileIO: a FileIO that passes every call to an inner FileIO, the
 // base of wrappers (tracking, counting, fault or latency injection) so that
 // each overrides only the calls it changes and inherits the rest, including
-// calls added to FileIO later (SyncFiles excepted, see below).
+// calls added to FileIO later (SyncFiles and WriteFiles excepted, see
+// below).
 //
 // Owns a share of the inner FileIO. Thread-safe when the inner FileIO is.
 #pragma once
@@ -54,10 +55,11 @@ class ForwardingFileIO : public FileIO {
   Status SyncDirectory(std::string_view location) override {
     return inner_->SyncDirectory(location);
   }
-  // SyncFiles is not forwarded: FileIO's default calls this wrapper's
-  // SyncFile and SyncDirectory, so a wrapper that changes those (fault
-  // injection, counting) sees every sync. A wrapper that changes neither
-  // may forward it (TrackingFileIO) to keep the inner FileIO's batching.
+  // SyncFiles and WriteFiles are not forwarded: FileIO's defaults call this
+  // wrapper's SyncFile and SyncDirectory, or WriteFile, so a wrapper that
+  // changes those (fault injection, counting) sees every sync and write. A
+  // wrapper that changes them only to observe may forward the batch
+  // (TrackingFileIO) to keep the inner FileIO's batching.
   Status CheckLocation(const Location& location) const override {
     return inner_->CheckLocation(location);
   }

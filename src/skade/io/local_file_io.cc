@@ -429,6 +429,13 @@ Result<std::string> LocalPath(std::string_view location) {
   return std::move(parsed.path);
 }
 
+Status FileIO::WriteFiles(const std::vector<NewFile>& files) {
+  for (const NewFile& file : files) {
+    SKADE_RETURN_NOT_OK(WriteFile(file.location, file.contents, file.durable));
+  }
+  return OkStatus();
+}
+
 Status FileIO::SyncFiles(const std::vector<std::string>& locations) {
   std::vector<std::string> directories;
   for (const auto& location : locations) {

@@ -45,6 +45,14 @@ Status TrackingFileIO::WriteFile(std::string_view location, std::string_view con
   return OkStatus();
 }
 
+Status TrackingFileIO::WriteFiles(const std::vector<NewFile>& files) {
+  Status written = inner().WriteFiles(files);
+  for (const NewFile& file : files) {
+    if (!file.durable) Record(file.location);
+  }
+  return written;
+}
+
 Result<std::unique_ptr<OutputFile>> TrackingFileIO::NewOutputFile(std::string_view location,
                                                                   bool durable) {
   SKADE_ASSIGN_OR_RAISE(auto file, inner().NewOutputFile(location, durable));

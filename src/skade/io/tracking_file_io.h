@@ -33,6 +33,10 @@ class TrackingFileIO : public ForwardingFileIO {
   std::vector<std::string> TakeWritten();
 
   Status WriteFile(std::string_view location, std::string_view contents, bool durable) override;
+  /// Forwarded, so that the inner FileIO keeps its concurrency. Records
+  /// every file not written durably, even after an error (some may exist;
+  /// the missing ones are skipped when synced).
+  Status WriteFiles(const std::vector<NewFile>& files) override;
   Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
                                                     bool durable) override;
   /// Forwarded: syncs pass through unchanged.

@@ -19,6 +19,7 @@
 #include "skade/s3/s3_client.h"
 #include "skade/util/log.h"
 #include "skade/util/strings.h"
+#include "skade/util/worker_pool.h"
 
 namespace skade::s3 {
 
@@ -26,6 +27,15 @@ namespace {
 
 // Arrow's multipart part size (s3fs.cc, fixed there).
 constexpr int64_t kArrowPartBytes = 10ll << 20;
+
+// WriteFiles's threads, shared by every S3FileIO of the process. Each keeps
+// its connections (S3Client's handles are per thread), so a write does not
+// pay a new connection. Leaked on purpose, as WorkerPool::Default().
+constexpr size_t kConcurrentWrites = 8;
+WorkerPool& WritePool() {
+  static WorkerPool* pool = new WorkerPool(kConcurrentWrites);
+  return *pool;
+}
 
 // Arrow's S3 layer must be initialised once (and finalised, see FinalizeS3).
 Status EnsureArrowS3() {
@@ -188,19 +198,18 @@ class S3FileIO : public io::FileIO {
   static Result<std::shared_ptr<io::FileIO>> Make(const io::FileIOProperties& properties) {
     SKADE_ASSIGN_OR_RAISE(S3Config config, S3Config::FromProperties(properties));
     SKADE_RETURN_NOT_OK(EnsureArrowS3());
-    auto arrow_options = config.credentials.empty()
-                             ? arrow::fs::S3Options::Defaults()
-                             : arrow::fs::S3Options::FromAccessKey(
-                                   config.credentials.access_key_id,
-                                   config.credentials.secret_access_key,
-                                   config.credentials.session_token);
+    auto arrow_options = config.credentials.empty() ? arrow::fs::S3Options::Defaults()
+                                                    : arrow::fs::S3Options::FromAccessKey(
+                                                          config.credentials.access_key_id,
+                                                          config.credentials.secret_access_key,
+                                                          config.credentials.session_token);
     arrow_options.region = config.region;
     arrow_options.scheme = config.endpoint_scheme;
     if (!config.endpoint_host.empty() || config.path_style) {
       // Arrow addresses path-style exactly when it is given an endpoint.
-      arrow_options.endpoint_override =
-          config.endpoint_host.empty() ? StrCat("s3.", config.region, ".amazonaws.com")
-                                       : config.endpoint_host;
+      arrow_options.endpoint_override = config.endpoint_host.empty()
+                                            ? StrCat("s3.", config.region, ".amazonaws.com")
+                                            : config.endpoint_host;
       arrow_options.force_virtual_addressing = !config.path_style;
     }
     arrow_options.background_writes = true;
@@ -208,8 +217,8 @@ class S3FileIO : public io::FileIO {
     arrow_options.connect_timeout = 10;
     arrow_options.request_timeout = 120;
     arrow_options.retry_strategy = std::make_shared<ArrowRetryStrategy>(config.max_attempts);
-    SKADE_ASSIGN_OR_RAISE(auto fs, FromArrow(arrow::fs::S3FileSystem::Make(arrow_options),
-                                             config.EndpointUrl()));
+    SKADE_ASSIGN_OR_RAISE(
+        auto fs, FromArrow(arrow::fs::S3FileSystem::Make(arrow_options), config.EndpointUrl()));
     return std::shared_ptr<io::FileIO>(
         new S3FileIO(std::move(config), std::move(arrow_options), std::move(fs)));
   }
@@ -225,7 +234,7 @@ class S3FileIO : public io::FileIO {
     auto contents = client_.GetObject(name.bucket, name.key, max_bytes);
     if (!contents && contents.error().kind == ErrorKind::kNotFound) {
       SKADE_ASSIGN_OR_RAISE(auto info, StatFile(name, location));  // kNotFound or not a file
-      (void)info;  // created since the GET: read it
+      (void)info;                                                  // created since the GET: read it
       contents = client_.GetObject(name.bucket, name.key, max_bytes);
     }
     if (!contents) return contents;
@@ -268,8 +277,19 @@ class S3FileIO : public io::FileIO {
     return client_.PutObject(name.bucket, name.key, contents, false);
   }
 
-  Result<std::unique_ptr<io::OutputFile>> NewOutputFile(std::string_view location,
-                                                        bool) override {
+  // At once, on the write pool: each PUT waits a round trip on the server,
+  // and a commit's manifests and manifest lists are independent files.
+  Status WriteFiles(const std::vector<io::NewFile>& files) override {
+    if (files.size() < 2) return FileIO::WriteFiles(files);
+    std::vector<Status> written(files.size());
+    WritePool().ParallelFor(files.size(), [&](size_t i) {
+      written[i] = WriteFile(files[i].location, files[i].contents, files[i].durable);
+    });
+    for (Status& status : written) SKADE_RETURN_NOT_OK(status);
+    return OkStatus();
+  }
+
+  Result<std::unique_ptr<io::OutputFile>> NewOutputFile(std::string_view location, bool) override {
     SKADE_ASSIGN_OR_RAISE(ObjectName name, SplitObject(location));
     SKADE_ASSIGN_OR_RAISE(auto info, Stat(name, location));
     if (info.type() != arrow::fs::FileType::NotFound) {

@@ -12,6 +12,9 @@
 //   a check, not a guarantee, which skade's unique file names make enough.
 //   NewOutputFile checks with a HEAD when it opens (S3 cannot make a
 //   multipart upload conditional through Arrow).
+// - WriteFiles sends its PUTs at once (up to 8 in flight, on threads that
+//   keep their connections): a commit's manifests and manifest list cost
+//   one round trip, not one each.
 // - Streamed files are one PUT when they end below Arrow's part size
 //   (10 MiB) and a multipart upload otherwise, its parts sent in the
 //   background while the writer goes on, at most `s3.multipart.parts-in-

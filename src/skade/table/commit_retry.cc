@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include "skade/spec/table_metadata_builder.h"
 #include "skade/table/commit_retry_internal.h"
@@ -61,19 +62,26 @@ Result<std::vector<catalog::CommitTableRequest>> StageAll(const std::vector<Tabl
   return requests;
 }
 
+// The manifest list of the last snapshot a table's commit staged: main's,
+// once it is committed.
+std::shared_ptr<const WrittenManifestList> LastList(const TableUpdates& table) {
+  return table.updates.back()->applied_list();
+}
+
 Result<std::vector<Table>> CommitOnce(const std::vector<TableUpdates>& tables,
                                       const std::vector<catalog::CommitTableRequest>& requests) {
   catalog::Catalog& catalog = tables.front().table.catalog();
   if (tables.size() == 1) {
     SKADE_ASSIGN_OR_RAISE(catalog::LoadTableResult committed, catalog.CommitTable(requests[0]));
-    return std::vector<Table>{tables[0].table.WithVersion(std::move(committed))};
+    return std::vector<Table>{
+        tables[0].table.WithVersion(std::move(committed)).WithWrittenList(LastList(tables[0]))};
   }
   SKADE_RETURN_NOT_OK(catalog.CommitTransaction(requests));
   std::vector<Table> committed;
   for (const TableUpdates& table : tables) {
     auto refreshed = table.table.Refresh();
     // The commit landed; a failed reload only loses the new handle.
-    committed.push_back(refreshed ? std::move(*refreshed) : table.table);
+    committed.push_back(refreshed ? refreshed->WithWrittenList(LastList(table)) : table.table);
   }
   return committed;
 }
@@ -92,8 +100,21 @@ Result<catalog::CommitTableRequest> StageUpdates(const Table& base,
   // updates of the same commit are not concurrent.
   for (SnapshotUpdate* update : updates) SKADE_RETURN_NOT_OK(update->Validate(metadata));
   spec::TableMetadataPtr staged = base.metadata_ptr();
+  // Staged first, written together: one round trip on a remote store.
+  std::vector<io::NewFile> files;
+  auto take_files = [&](size_t end) {
+    for (size_t j = 0; j < end; ++j) {
+      for (io::NewFile& file : updates[j]->TakeFilesToWrite()) files.push_back(std::move(file));
+    }
+  };
+  const WrittenManifestList* parent_list = base.written_list();
   for (size_t i = 0; i < updates.size(); ++i) {
-    SKADE_ASSIGN_OR_RAISE(spec::SnapshotPtr snapshot, updates[i]->Apply(*staged));
+    if (i > 0 && updates[i]->ReadsCurrentManifests()) {
+      take_files(i);
+      SKADE_RETURN_NOT_OK(base.io().WriteFiles(std::exchange(files, {})));
+    }
+    SKADE_ASSIGN_OR_RAISE(spec::SnapshotPtr snapshot, updates[i]->Apply(*staged, parent_list));
+    parent_list = updates[i]->applied_list().get();
     for (auto& file : updates[i]->UnsyncedFiles())
       request.unsynced_files.push_back(std::move(file));
     spec::SnapshotRef ref = MainRef(*staged, snapshot->snapshot_id);
@@ -108,6 +129,8 @@ Result<catalog::CommitTableRequest> StageUpdates(const Table& base,
       SKADE_ASSIGN_OR_RAISE(staged, builder.Build());
     }
   }
+  take_files(updates.size());
+  SKADE_RETURN_NOT_OK(base.io().WriteFiles(files));
   return request;
 }
 

@@ -38,6 +38,7 @@ class DeleteFiles : public SnapshotUpdate {
   DeleteFiles& SetIsolationLevel(IsolationLevel isolation);
 
   Status Validate(const spec::TableMetadata& current) override;
+  bool ReadsCurrentManifests() const override { return true; }
 
  protected:
   std::string_view operation() const override { return spec::kOperationDelete; }

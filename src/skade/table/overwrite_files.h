@@ -48,6 +48,7 @@ class OverwriteFiles : public SnapshotUpdate {
   OverwriteFiles& ConflictDetectionFilter(PartitionFilter filter);
 
   Status Validate(const spec::TableMetadata& current) override;
+  bool ReadsCurrentManifests() const override { return true; }
 
  protected:
   std::string_view operation() const override { return spec::kOperationOverwrite; }

@@ -37,19 +37,20 @@ SnapshotUpdate& SnapshotUpdate::AddUnsyncedFile(catalog::UnsyncedFile file) {
   return *this;
 }
 
-Result<std::optional<catalog::UnsyncedFile>> SnapshotUpdate::WriteTableFile(
-    const std::string& location, std::string bytes) {
+std::optional<catalog::UnsyncedFile> SnapshotUpdate::StageTableFile(const std::string& location,
+                                                                    std::string bytes) {
   bool hand_over =
       table_.durable_files() && bytes.size() <= table_.catalog().UnsyncedFileLimit(table_.io());
-  SKADE_RETURN_NOT_OK(io().WriteFile(location, bytes, table_.durable_files() && !hand_over));
-  if (!hand_over) return std::nullopt;
-  return catalog::UnsyncedFile{location, std::move(bytes)};
+  std::optional<catalog::UnsyncedFile> unsynced;
+  if (hand_over) unsynced = catalog::UnsyncedFile{location, bytes};
+  files_to_write_.push_back({location, std::move(bytes), table_.durable_files() && !hand_over});
+  return unsynced;
 }
 
-Result<std::string> SnapshotUpdate::WriteNewManifest(const spec::TableMetadata& base,
-                                                     std::string_view bytes) {
+std::string SnapshotUpdate::WriteNewManifest(const spec::TableMetadata& base,
+                                             std::string_view bytes) {
   std::string location = spec::ManifestLocation(base, commit_uuid_, manifest_count_++);
-  SKADE_ASSIGN_OR_RAISE(auto unsynced, WriteTableFile(location, std::string(bytes)));
+  auto unsynced = StageTableFile(location, std::string(bytes));
   if (unsynced) unsynced_manifests_.push_back(std::move(*unsynced));
   written_manifests_.push_back(location);
   return location;
@@ -62,7 +63,8 @@ std::vector<catalog::UnsyncedFile> SnapshotUpdate::UnsyncedFiles() const {
   return files;
 }
 
-Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base) {
+Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
+                                                const WrittenManifestList* parent_list) {
   spec::SnapshotPtr parent = base.SnapshotForRef(spec::kMainBranch);
   std::vector<spec::ManifestFile> current;
   if (parent) {
@@ -70,9 +72,13 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base)
       return Unsupported("Cannot build on snapshot ", parent->snapshot_id,
                          ": it lists its manifests inline (format v1 without a manifest list)");
     }
-    SKADE_ASSIGN_OR_RAISE(std::string bytes, io().ReadFile(parent->manifest_list));
-    SKADE_ASSIGN_OR_RAISE(avro::ManifestList list, avro::ReadManifestList(bytes));
-    current = std::move(list.manifests);
+    if (parent_list != nullptr && parent_list->location == parent->manifest_list) {
+      current = parent_list->manifests;
+    } else {
+      SKADE_ASSIGN_OR_RAISE(std::string bytes, io().ReadFile(parent->manifest_list));
+      SKADE_ASSIGN_OR_RAISE(avro::ManifestList list, avro::ReadManifestList(bytes));
+      current = std::move(list.manifests);
+    }
   }
 
   SnapshotSummaryBuilder summary;
@@ -102,24 +108,24 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base)
   }
   snapshot->manifest_list =
       spec::ManifestListLocation(base, snapshot_id_, ++attempt_, commit_uuid_);
+  // As written: with the sequence numbers and row ids the writer assigned.
+  auto applied = std::make_shared<const WrittenManifestList>(
+      WrittenManifestList{snapshot->manifest_list, writer->manifests()});
   SKADE_ASSIGN_OR_RAISE(std::string list_bytes, writer->Finish());
-  SKADE_ASSIGN_OR_RAISE(unsynced_manifest_list_,
-                        WriteTableFile(snapshot->manifest_list, std::move(list_bytes)));
+  unsynced_manifest_list_ = StageTableFile(snapshot->manifest_list, std::move(list_bytes));
   written_manifest_lists_.push_back(snapshot->manifest_list);
-
-  last_manifest_list_ = snapshot->manifest_list;
-  last_manifests_.clear();
-  for (const spec::ManifestFile& manifest : manifests) {
-    last_manifests_.push_back(manifest.manifest_path);
-  }
+  applied_list_ = std::move(applied);
   return snapshot;
 }
 
 void SnapshotUpdate::CleanUp(bool committed) {
   auto keep = [&](const std::string& location) {
-    return committed && (location == last_manifest_list_ ||
-                         std::find(last_manifests_.begin(), last_manifests_.end(), location) !=
-                             last_manifests_.end());
+    if (!committed || !applied_list_) return false;
+    const auto& kept = applied_list_->manifests;
+    return location == applied_list_->location ||
+           std::any_of(kept.begin(), kept.end(), [&](const spec::ManifestFile& manifest) {
+             return manifest.manifest_path == location;
+           });
   };
   for (const auto* files : {&written_manifest_lists_, &written_manifests_}) {
     for (const std::string& location : *files) {
@@ -129,6 +135,7 @@ void SnapshotUpdate::CleanUp(bool committed) {
   }
   written_manifest_lists_.clear();
   written_manifests_.clear();
+  files_to_write_.clear();
 }
 
 }  // namespace skade::table

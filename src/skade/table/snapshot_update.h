@@ -3,13 +3,15 @@
 // SnapshotProducer.
 //
 // An update has a fixed snapshot id and commit uuid. Apply(base) stages it
-// on the main branch of a table version: the action writes its new
+// on the main branch of a table version: the action encodes its new
 // manifests (once; they are reused on every later attempt) and decides the
-// manifest list, and this class writes a fresh manifest list for that base
+// manifest list, and this class encodes a fresh manifest list for that base
 // (`snap-<id>-<attempt>-<uuid>.avro`) and returns the snapshot — parent,
 // sequence number, v3 first-row-id and added-rows, and the summary with
-// totals carried from the parent. Nothing is visible until a commit swaps
-// the table pointer.
+// totals carried from the parent. The files are written afterwards, all of
+// a commit's at once (TakeFilesToWrite, io::FileIO::WriteFiles: one round
+// trip on S3, not one per file); StageUpdates (commit_retry_internal.h)
+// does both. Nothing is visible until a commit swaps the table pointer.
 //
 // Commit() commits it alone: assert-table-uuid + assert-ref-snapshot-id on
 // main, add-snapshot, set-snapshot-ref. When a concurrent commit wins
@@ -44,9 +46,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "skade/spec/manifest_file.h"
@@ -54,6 +58,7 @@
 #include "skade/spec/table_metadata.h"
 #include "skade/table/snapshot_summary.h"
 #include "skade/table/table.h"
+#include "skade/table/written_manifest_list.h"
 #include "skade/util/result.h"
 
 namespace skade::table {
@@ -83,8 +88,25 @@ class SnapshotUpdate {
 
   /// Stages the update on the main branch of `base` (a version of this
   /// update's table) and returns the snapshot, for a Transaction. Each call
-  /// writes a new manifest list.
-  Result<spec::SnapshotPtr> Apply(const spec::TableMetadata& base);
+  /// stages a new manifest list; the files are written by whoever takes
+  /// them (TakeFilesToWrite) before the snapshot is committed. The parent's
+  /// manifests come from `parent_list` when it is the list of base's main
+  /// snapshot (it may not be written yet), else from storage.
+  Result<spec::SnapshotPtr> Apply(const spec::TableMetadata& base,
+                                  const WrittenManifestList* parent_list = nullptr);
+
+  /// The files the Apply() calls so far staged and nobody took yet: its new
+  /// manifests and manifest lists, each durable as the table says unless
+  /// handed to the commit (UnsyncedFiles()).
+  std::vector<io::NewFile> TakeFilesToWrite() { return std::exchange(files_to_write_, {}); }
+
+  /// Whether Apply() reads the manifests its parent lists (to filter them),
+  /// so that they must be written first: StageUpdates writes what the
+  /// earlier updates of a commit staged before applying such an update.
+  virtual bool ReadsCurrentManifests() const { return false; }
+
+  /// The manifest list the last Apply() staged, or null before one.
+  const std::shared_ptr<const WrittenManifestList>& applied_list() const { return applied_list_; }
 
   /// Checks the snapshots committed to main of `current` (the catalog's
   /// version this update is about to be staged on) since table(): OK to
@@ -114,15 +136,15 @@ class SnapshotUpdate {
       const spec::TableMetadata& base, const std::vector<spec::ManifestFile>& current,
       SnapshotSummaryBuilder* summary) = 0;
 
-  /// Writes `bytes` as this update's next manifest (see spec/table_locations.h)
-  /// and returns its location.
-  Result<std::string> WriteNewManifest(const spec::TableMetadata& base, std::string_view bytes);
+  /// Stages `bytes` as this update's next manifest (see
+  /// spec/table_locations.h) and returns its location.
+  std::string WriteNewManifest(const spec::TableMetadata& base, std::string_view bytes);
 
   io::FileIO& io() const { return table_.io(); }
-  /// Writes a new table file: unsynced and returned when the commit can make
-  /// it durable, else as durable as the table says (and nullopt).
-  Result<std::optional<catalog::UnsyncedFile>> WriteTableFile(const std::string& location,
-                                                              std::string bytes);
+  /// Stages a new table file: unsynced and returned when the commit can
+  /// make it durable, else as durable as the table says (and nullopt).
+  std::optional<catalog::UnsyncedFile> StageTableFile(const std::string& location,
+                                                      std::string bytes);
   /// Main's snapshot in table() (none for an empty table): where the
   /// concurrent history that Validate() checks starts.
   std::optional<int64_t> StartingSnapshotId() const;
@@ -139,10 +161,10 @@ class SnapshotUpdate {
   std::vector<catalog::UnsyncedFile> unsynced_inputs_;
   std::vector<catalog::UnsyncedFile> unsynced_manifests_;
   std::optional<catalog::UnsyncedFile> unsynced_manifest_list_;  // the last Apply()'s
+  std::vector<io::NewFile> files_to_write_;
   // What the last Apply() produced: its manifest list and the manifests it
   // names, to keep on CleanUp(true).
-  std::string last_manifest_list_;
-  std::vector<std::string> last_manifests_;
+  std::shared_ptr<const WrittenManifestList> applied_list_;
 };
 
 }  // namespace skade::table

@@ -18,6 +18,7 @@
 #include "skade/io/file_io.h"
 #include "skade/spec/table_identifier.h"
 #include "skade/spec/table_metadata.h"
+#include "skade/table/written_manifest_list.h"
 #include "skade/util/result.h"
 
 namespace skade::table {
@@ -47,8 +48,21 @@ class Table {
 
   /// This handle with `loaded` as its version (same catalog and FileIO).
   Table WithVersion(catalog::LoadTableResult loaded) const {
-    return Table(identifier_, std::move(loaded), catalog_, io_, durable_files_);
+    Table table(identifier_, std::move(loaded), catalog_, io_, durable_files_);
+    table.written_list_ = written_list_;
+    return table;
   }
+
+  /// This handle remembering `list`, a manifest list this process wrote for
+  /// the table (see written_manifest_list.h); used while it is the list of
+  /// main's snapshot.
+  Table WithWrittenList(std::shared_ptr<const WrittenManifestList> list) const {
+    Table table = *this;
+    table.written_list_ = std::move(list);
+    return table;
+  }
+  /// The last manifest list remembered, or null.
+  const WrittenManifestList* written_list() const { return written_list_.get(); }
 
   const spec::TableIdentifier& identifier() const { return identifier_; }
   const std::string& metadata_location() const { return metadata_location_; }
@@ -66,6 +80,7 @@ class Table {
   std::shared_ptr<catalog::Catalog> catalog_;
   std::shared_ptr<io::FileIO> io_;
   bool durable_files_;
+  std::shared_ptr<const WrittenManifestList> written_list_;
 };
 
 }  // namespace skade::table

@@ -1,8 +1,8 @@
-#include "skade/ingest/worker_pool.h"
+#include "skade/util/worker_pool.h"
 
 #include <algorithm>
 
-namespace skade::ingest {
+namespace skade {
 
 // One ParallelFor call: workers claim indices until none are left; the last
 // one to finish wakes the caller.
@@ -60,4 +60,4 @@ void WorkerPool::Run() {
   }
 }
 
-}  // namespace skade::ingest
+}  // namespace skade

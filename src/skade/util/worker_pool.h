@@ -1,5 +1,7 @@
-// WorkerPool: a fixed set of worker threads for CPU-bound fork-join work —
-// the ingest encode runs on one worker per core.
+// WorkerPool: a fixed set of worker threads for fork-join work — the ingest
+// encode runs on one worker per core (Default()); the S3 FileIO writes
+// several small files at once on a pool of its own, whose threads keep their
+// connections between calls.
 //
 // ParallelFor(n, body) runs body(0) … body(n-1) on the workers and returns
 // when all have finished; each index runs exactly once, on some worker, in
@@ -17,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-namespace skade::ingest {
+namespace skade {
 
 class WorkerPool {
  public:
@@ -47,4 +49,4 @@ class WorkerPool {
   std::vector<std::thread> workers_;
 };
 
-}  // namespace skade::ingest
+}  // namespace skade
