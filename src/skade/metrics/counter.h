@@ -2,7 +2,7 @@
 //
 // Threading: thread-safe and lock-free. Increment() is one relaxed atomic
 // add on a cache line the calling thread shares with few others (one of
-// internal::kShards, assigned per thread), so hot paths counted from every
+// kThreadShards, assigned per thread), so hot paths counted from every
 // I/O thread do not contend on one line. value() sums the shards: it sees
 // every increment that happened before it, and some of those racing it.
 #pragma once
@@ -11,7 +11,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "skade/metrics/shard_index_internal.h"
+#include "skade/util/thread_shard.h"
 
 namespace skade::metrics {
 
@@ -22,7 +22,7 @@ class Counter {
   Counter& operator=(const Counter&) = delete;
 
   void Increment(uint64_t n = 1) {
-    shards_[internal::ShardIndex()].value.fetch_add(n, std::memory_order_relaxed);
+    shards_[ThreadShard()].value.fetch_add(n, std::memory_order_relaxed);
   }
 
   uint64_t value() const;
@@ -31,7 +31,7 @@ class Counter {
   struct alignas(64) Shard {
     std::atomic<uint64_t> value{0};
   };
-  std::array<Shard, internal::kShards> shards_;
+  std::array<Shard, kThreadShards> shards_;
 };
 
 }  // namespace skade::metrics

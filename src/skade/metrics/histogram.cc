@@ -27,7 +27,7 @@ void Histogram::Observe(double value) {
   if (std::isnan(value)) return;
   size_t bucket = static_cast<size_t>(
       std::lower_bound(upper_bounds_.begin(), upper_bounds_.end(), value) - upper_bounds_.begin());
-  Shard& shard = shards_[internal::ShardIndex()];
+  Shard& shard = shards_[ThreadShard()];
   shard.counts[bucket].fetch_add(1, std::memory_order_relaxed);
   shard.sum.fetch_add(value, std::memory_order_relaxed);
 }

@@ -8,7 +8,7 @@
 //
 // Threading: thread-safe and lock-free. Observe() finds the bucket by binary
 // search and does two relaxed atomic adds (the bucket and the sum) on the
-// calling thread's shard (internal::kShards). Snapshot() sums the shards; the
+// calling thread's shard (kThreadShards). Snapshot() sums the shards; the
 // count is the sum of the buckets, so `_count` always equals the +Inf
 // bucket, while `_sum` may include an observation whose bucket it missed.
 #pragma once
@@ -19,7 +19,7 @@
 #include <memory>
 #include <vector>
 
-#include "skade/metrics/shard_index_internal.h"
+#include "skade/util/thread_shard.h"
 
 namespace skade::metrics {
 
@@ -60,7 +60,7 @@ class Histogram {
   };
 
   std::vector<double> upper_bounds_;
-  std::array<Shard, internal::kShards> shards_;
+  std::array<Shard, kThreadShards> shards_;
 };
 
 }  // namespace skade::metrics

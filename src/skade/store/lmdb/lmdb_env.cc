@@ -53,6 +53,7 @@ ReadTxn& ReadTxn::operator=(ReadTxn&& other) noexcept {
     End();
     txn_ = std::exchange(other.txn_, nullptr);
     env_ = other.env_;
+    gate_shard_ = other.gate_shard_;
   }
   return *this;
 }
@@ -62,7 +63,7 @@ ReadTxn::~ReadTxn() { End(); }
 void ReadTxn::End() {
   if (txn_ == nullptr) return;
   mdb_txn_abort(std::exchange(txn_, nullptr));
-  env_->LeaveTxn();
+  env_->LeaveTxn(gate_shard_);
 }
 
 namespace {
@@ -92,7 +93,7 @@ WriteTxn::~WriteTxn() {
 void WriteTxn::Abort() {
   if (txn_ == nullptr) return;
   mdb_txn_abort(std::exchange(txn_, nullptr));
-  if (writer_ != nullptr) writer_->LeaveTxn();
+  if (writer_ != nullptr) writer_->LeaveTxn(gate_shard_);
 }
 
 // On the environment rather than the transaction, so that the top-level
@@ -115,7 +116,7 @@ Result<WriteTxn> WriteTxn::BeginNested() {
   int rc = mdb_txn_begin(mdb_txn_env(txn_), txn_, 0, &child);
   NoteMapFull(mdb_txn_env(txn_), rc);
   if (rc != 0) return LmdbError("Cannot begin nested store transaction", rc);
-  return WriteTxn(child, nullptr);
+  return WriteTxn(child, nullptr, 0);
 }
 
 Result<std::optional<std::string_view>> WriteTxn::Get(MDB_dbi dbi, std::string_view key) const {
@@ -143,7 +144,7 @@ Result<bool> WriteTxn::Delete(MDB_dbi dbi, std::string_view key) {
 Status WriteTxn::Commit() {
   MDB_env* env = mdb_txn_env(txn_);
   int rc = mdb_txn_commit(std::exchange(txn_, nullptr));
-  if (writer_ != nullptr) writer_->LeaveTxn();
+  if (writer_ != nullptr) writer_->LeaveTxn(gate_shard_);
   NoteMapFull(env, rc);
   if (rc == 0) return OkStatus();
   // A full map is rejected before anything is written; any other failure
@@ -278,13 +279,13 @@ Result<MDB_dbi> LmdbEnv::OpenDatabase(const std::string& name) {
   return dbi;
 }
 
-Result<MDB_txn*> LmdbEnv::Begin(unsigned flags) {
+Result<MDB_txn*> LmdbEnv::Begin(unsigned flags, uint32_t* gate_shard) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     MDB_txn* txn = nullptr;
-    EnterTxn();
+    *gate_shard = EnterTxn();
     int rc = mdb_txn_begin(env_, nullptr, flags, &txn);
     if (rc == 0) return txn;
-    LeaveTxn();
+    LeaveTxn(*gate_shard);
     if (rc == MDB_MAP_RESIZED) {
       // Another process grew the map: adopt its size.
       SKADE_RETURN_NOT_OK(Resize(0));
@@ -301,19 +302,21 @@ Result<MDB_txn*> LmdbEnv::Begin(unsigned flags) {
 }
 
 Result<ReadTxn> LmdbEnv::BeginRead() {
-  SKADE_ASSIGN_OR_RAISE(MDB_txn * txn, Begin(MDB_RDONLY));
-  return ReadTxn(txn, this);
+  uint32_t shard = 0;
+  SKADE_ASSIGN_OR_RAISE(MDB_txn * txn, Begin(MDB_RDONLY, &shard));
+  return ReadTxn(txn, this, shard);
 }
 
 Result<WriteTxn> LmdbEnv::BeginWrite() {
   SKADE_RETURN_NOT_OK(LockWriter());
   write_map_full_ = false;
-  auto txn = Begin(0);
+  uint32_t shard = 0;
+  auto txn = Begin(0, &shard);
   if (!txn) {
     UnlockWriter();
     return tl::unexpected(txn.error());
   }
-  return WriteTxn(*txn, this);
+  return WriteTxn(*txn, this, shard);
 }
 
 Status LmdbEnv::GrowMap(WriteTxn& txn) {
@@ -322,40 +325,51 @@ Status LmdbEnv::GrowMap(WriteTxn& txn) {
   uint64_t limit = max_map_size_.load();
   if (limit == 0) return LmdbError("store write failed", MDB_MAP_FULL);
   SKADE_RETURN_NOT_OK(Resize(0, limit));
-  SKADE_ASSIGN_OR_RAISE(txn.txn_, Begin(0));
+  SKADE_ASSIGN_OR_RAISE(txn.txn_, Begin(0, &txn.gate_shard_));
   return OkStatus();
 }
 
-void LmdbEnv::EnterTxn() {
+uint32_t LmdbEnv::EnterTxn() {
+  const auto shard = static_cast<uint32_t>(ThreadShard());
+  std::atomic<int64_t>& open = gate_shards_[shard].open;
   while (true) {
-    // The common case is this one atomic add: no lock that a preempted
-    // thread (a commit at nice 10, say) could hold while readers wait.
-    if ((gate_.fetch_add(1) & kResizing) == 0) return;
+    // The common case is an add to this thread's own line and a load: no
+    // lock that a preempted thread (a commit at nice 10, say) could hold
+    // while readers wait.
+    open.fetch_add(1);
+    if (!resizing_.load()) return shard;
     // A resize is waiting for open transactions to end, or running: step
     // back out (which may be what it waits for) and wait for it.
-    LeaveTxn();
+    LeaveTxn(shard);
     std::unique_lock<std::mutex> lock(gate_mutex_);
-    gate_cv_.wait(lock, [&] { return (gate_.load() & kResizing) == 0; });
+    gate_cv_.wait(lock, [&] { return !resizing_.load(); });
   }
 }
 
-void LmdbEnv::LeaveTxn() {
-  // The last one out while a resize waits wakes it; the mutex orders the
-  // notification after the resizer's check of its condition.
-  if (gate_.fetch_sub(1) - 1 == kResizing) {
+void LmdbEnv::LeaveTxn(uint32_t shard) {
+  gate_shards_[shard].open.fetch_sub(1);
+  // While a resize waits, every leaver wakes it to sum the shards again;
+  // the mutex orders the notification after the resizer's check.
+  if (resizing_.load()) {
     std::lock_guard<std::mutex> lock(gate_mutex_);
     gate_cv_.notify_all();
   }
+}
+
+int64_t LmdbEnv::OpenTxnsLocked() const {
+  int64_t open = 0;
+  for (const GateShard& shard : gate_shards_) open += shard.open.load();
+  return open;
 }
 
 Status LmdbEnv::Resize(uint64_t map_size, uint64_t grow_up_to) {
   std::unique_lock<std::mutex> lock(gate_mutex_);
   // One resize at a time; whoever comes second resizes again, which is cheap
   // and leaves the larger size.
-  gate_cv_.wait(lock, [&] { return (gate_.load() & kResizing) == 0; });
-  gate_.fetch_or(kResizing);
+  gate_cv_.wait(lock, [&] { return !resizing_.load(); });
+  resizing_.store(true);
   bool idle = gate_cv_.wait_for(lock, std::chrono::milliseconds(resize_wait_ms_),
-                                [&] { return gate_.load() == kResizing; });
+                                [&] { return OpenTxnsLocked() == 0; });
   int rc = 0;
   bool full = false;
   if (idle) {
@@ -370,7 +384,7 @@ Status LmdbEnv::Resize(uint64_t map_size, uint64_t grow_up_to) {
     }
     if (!full) rc = mdb_env_set_mapsize(env_, map_size);
   }
-  gate_.fetch_and(~kResizing);
+  resizing_.store(false);
   gate_cv_.notify_all();
   if (!idle) {
     return MakeRetryableError(ErrorKind::kIo, "Cannot resize the catalog store ", path_,
@@ -383,9 +397,9 @@ Status LmdbEnv::Resize(uint64_t map_size, uint64_t grow_up_to) {
 }
 
 uint64_t LmdbEnv::MapSize() {
-  EnterTxn();
+  uint32_t shard = EnterTxn();
   uint64_t size = MapSizeLocked();
-  LeaveTxn();
+  LeaveTxn(shard);
   return size;
 }
 
@@ -398,12 +412,12 @@ uint64_t LmdbEnv::MapSizeLocked() {
 LmdbEnvInfo LmdbEnv::Info() {
   LmdbEnvInfo out;
   // The meta pages are in the map, which a resize replaces.
-  EnterTxn();
+  uint32_t shard = EnterTxn();
   MDB_envinfo info;
   mdb_env_info(env_, &info);
   MDB_stat stat;
   mdb_env_stat(env_, &stat);
-  LeaveTxn();
+  LeaveTxn(shard);
   out.map_size = info.me_mapsize;
   out.used_bytes = (static_cast<uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
   mdb_filehandle_t fd = -1;
@@ -521,9 +535,9 @@ Status LmdbEnv::CopyTo(const std::string& directory, const std::vector<std::stri
   int rc = 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
     // The copy's read transaction maps pages: no resize may run under it.
-    EnterTxn();
+    uint32_t shard = EnterTxn();
     rc = mdb_env_copyfd2(env_, fd, MDB_CP_COMPACT);
-    LeaveTxn();
+    LeaveTxn(shard);
     if (rc != MDB_MAP_RESIZED) break;
     // Another process grew the map: adopt its size and copy again.
     Status resized = Resize(0);
@@ -571,10 +585,10 @@ Result<bool> LmdbEnv::InUse(const std::string& path) {
 
 uint64_t LmdbEnv::LastTxnId() {
   // The meta pages are in the map, which a resize replaces.
-  EnterTxn();
+  uint32_t shard = EnterTxn();
   MDB_envinfo info;
   mdb_env_info(env_, &info);
-  LeaveTxn();
+  LeaveTxn(shard);
   return info.me_last_txnid;
 }
 

@@ -60,6 +60,7 @@
 
 #include "skade/store/durability.h"
 #include "skade/util/result.h"
+#include "skade/util/thread_shard.h"
 
 namespace skade::store::lmdb {
 
@@ -91,7 +92,10 @@ struct LmdbEnvInfo {
 /// A read-only snapshot. Move-only; aborted (released) on destruction.
 class ReadTxn {
  public:
-  ReadTxn(ReadTxn&& other) noexcept : txn_(std::exchange(other.txn_, nullptr)), env_(other.env_) {}
+  ReadTxn(ReadTxn&& other) noexcept
+      : txn_(std::exchange(other.txn_, nullptr)),
+        env_(other.env_),
+        gate_shard_(other.gate_shard_) {}
   ReadTxn& operator=(ReadTxn&& other) noexcept;
   ~ReadTxn();
 
@@ -103,10 +107,12 @@ class ReadTxn {
 
  private:
   friend class LmdbEnv;
-  ReadTxn(MDB_txn* txn, LmdbEnv* env) : txn_(txn), env_(env) {}
+  ReadTxn(MDB_txn* txn, LmdbEnv* env, uint32_t gate_shard)
+      : txn_(txn), env_(env), gate_shard_(gate_shard) {}
   void End();
   MDB_txn* txn_;
-  LmdbEnv* env_;  // counts this transaction as open (see the caveats)
+  LmdbEnv* env_;         // counts this transaction as open (see the caveats)
+  uint32_t gate_shard_;  // where env_ counts it
 };
 
 /// The single write transaction, or a nested one inside it. Move-only;
@@ -116,7 +122,9 @@ class ReadTxn {
 class WriteTxn {
  public:
   WriteTxn(WriteTxn&& other) noexcept
-      : txn_(std::exchange(other.txn_, nullptr)), writer_(std::exchange(other.writer_, nullptr)) {}
+      : txn_(std::exchange(other.txn_, nullptr)),
+        writer_(std::exchange(other.writer_, nullptr)),
+        gate_shard_(other.gate_shard_) {}
   WriteTxn& operator=(WriteTxn&&) = delete;
   ~WriteTxn();
 
@@ -142,12 +150,14 @@ class WriteTxn {
 
  private:
   friend class LmdbEnv;
-  WriteTxn(MDB_txn* txn, LmdbEnv* writer) : txn_(txn), writer_(writer) {}
+  WriteTxn(MDB_txn* txn, LmdbEnv* writer, uint32_t gate_shard)
+      : txn_(txn), writer_(writer), gate_shard_(gate_shard) {}
   // Aborts the LMDB transaction (if still open), keeping the writer lock.
   void Abort();
   static void NoteMapFull(MDB_env* env, int rc);
   MDB_txn* txn_;
-  LmdbEnv* writer_;  // whose writer lock this transaction holds; null if nested
+  LmdbEnv* writer_;      // whose writer lock this transaction holds; null if nested
+  uint32_t gate_shard_;  // where writer_ counts it as open
 };
 
 /// Iterates keys in order within one transaction. Move-only.
@@ -261,12 +271,17 @@ class LmdbEnv {
   /// Checks a second Open() of this environment against the first and grows
   /// the map if it asks for more. Called under the registry mutex.
   Status Reopen(const LmdbOptions& options);
-  /// Begins a transaction and counts it as open (see the caveats).
-  Result<MDB_txn*> Begin(unsigned flags);
-  /// Counts a transaction as open, waiting for a resize in progress.
-  void EnterTxn();
-  /// Counts a transaction as ended.
-  void LeaveTxn();
+  /// Begins a transaction and counts it as open (see the caveats) in
+  /// `*gate_shard`.
+  Result<MDB_txn*> Begin(unsigned flags, uint32_t* gate_shard);
+  /// Counts a transaction as open, waiting for a resize in progress, and
+  /// returns the shard that counts it.
+  uint32_t EnterTxn();
+  /// Counts a transaction as ended, in the shard EnterTxn returned (possibly
+  /// on another thread).
+  void LeaveTxn(uint32_t shard);
+  /// Open transactions: the sum of the shards. By the resizer only.
+  int64_t OpenTxnsLocked() const;
   /// Sets the map size once no transaction of this process is open: to
   /// `map_size` if that is larger (0: adopt the size another process set),
   /// or with `grow_up_to`, to twice the current size but at most that (the
@@ -293,12 +308,20 @@ class LmdbEnv {
   bool write_map_full_ = false;
 
   // The transaction gate that keeps resizes away from open transactions:
-  // the count of open transactions, with kResizing set while a resize waits
-  // for it to reach zero or runs. Entering and leaving are one atomic add
-  // each; the mutex and condition variable serve only waits around a
-  // resize (and make resizes one at a time).
-  static constexpr int64_t kResizing = int64_t{1} << 62;
-  std::atomic<int64_t> gate_{0};
+  // counts of open transactions in shards of a cache line each (a thread
+  // enters in its own shard, so readers on two cores never write one line:
+  // a shared counter made every lookup of the table mirror bounce a line),
+  // and `resizing_` while a resize waits for their sum to reach zero or
+  // runs. Entering is an atomic add to the shard and a load of `resizing_`;
+  // the resizer stores `resizing_` and then sums the shards, so (all
+  // sequentially consistent) either the entering thread sees the resize and
+  // steps back, or the resizer sees it. The mutex and condition variable
+  // serve only waits around a resize (and make resizes one at a time).
+  struct alignas(64) GateShard {
+    std::atomic<int64_t> open{0};
+  };
+  GateShard gate_shards_[kThreadShards];
+  std::atomic<bool> resizing_{false};
   std::mutex gate_mutex_;
   std::condition_variable gate_cv_;
 };
