@@ -31,7 +31,7 @@ Result<std::vector<spec::ManifestFile>> DeleteFiles::Manifests(
     SnapshotSummaryBuilder* summary) {
   return filter_->Filter(
       base, io(), snapshot_id(), current,
-      [&](std::string_view bytes) { return WriteNewManifest(base, bytes); }, summary);
+      [&](std::string_view bytes) { return StageNewManifest(base, bytes); }, summary);
 }
 
 }  // namespace skade::table

@@ -16,7 +16,7 @@ Result<std::vector<spec::ManifestFile>> FastAppend::Manifests(
     SKADE_ASSIGN_OR_RAISE(
         new_manifests_,
         WriteAddedManifests(base, snapshot_id(), files_,
-                            [&](std::string_view bytes) { return WriteNewManifest(base, bytes); }));
+                            [&](std::string_view bytes) { return StageNewManifest(base, bytes); }));
     manifests_written_ = true;
   }
   for (const spec::DataFile& file : files_) summary->AddedFile(file);

@@ -40,7 +40,7 @@ Status OverwriteFiles::Validate(const spec::TableMetadata& current) {
 Result<std::vector<spec::ManifestFile>> OverwriteFiles::Manifests(
     const spec::TableMetadata& base, const std::vector<spec::ManifestFile>& current,
     SnapshotSummaryBuilder* summary) {
-  StoreManifest store = [&](std::string_view bytes) { return WriteNewManifest(base, bytes); };
+  StoreManifest store = [&](std::string_view bytes) { return StageNewManifest(base, bytes); };
   if (!manifests_written_) {
     SKADE_ASSIGN_OR_RAISE(new_manifests_, WriteAddedManifests(base, snapshot_id(), files_, store));
     manifests_written_ = true;

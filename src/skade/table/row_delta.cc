@@ -24,7 +24,7 @@ Result<std::vector<spec::ManifestFile>> RowDelta::Manifests(
     const spec::TableMetadata& base, const std::vector<spec::ManifestFile>& current,
     SnapshotSummaryBuilder* summary) {
   if (!manifests_written_) {
-    StoreManifest store = [&](std::string_view bytes) { return WriteNewManifest(base, bytes); };
+    StoreManifest store = [&](std::string_view bytes) { return StageNewManifest(base, bytes); };
     SKADE_ASSIGN_OR_RAISE(new_manifests_,
                           WriteAddedManifests(base, snapshot_id(), data_files_, store));
     if (!delete_files_.empty()) {

@@ -47,7 +47,7 @@ std::optional<catalog::UnsyncedFile> SnapshotUpdate::StageTableFile(const std::s
   return unsynced;
 }
 
-std::string SnapshotUpdate::WriteNewManifest(const spec::TableMetadata& base,
+std::string SnapshotUpdate::StageNewManifest(const spec::TableMetadata& base,
                                              std::string_view bytes) {
   std::string location = spec::ManifestLocation(base, commit_uuid_, manifest_count_++);
   auto unsynced = StageTableFile(location, std::string(bytes));

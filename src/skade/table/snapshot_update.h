@@ -130,15 +130,15 @@ class SnapshotUpdate {
 
   /// The manifests of the new snapshot on `base`, whose main branch lists
   /// `current` (empty for the first snapshot), new manifests first. Records
-  /// added and removed files in `summary`. Manifests it writes must come
-  /// from WriteNewManifest() so that they are cleaned up.
+  /// added and removed files in `summary`. Manifests it makes must come
+  /// from StageNewManifest() so that they are cleaned up.
   virtual Result<std::vector<spec::ManifestFile>> Manifests(
       const spec::TableMetadata& base, const std::vector<spec::ManifestFile>& current,
       SnapshotSummaryBuilder* summary) = 0;
 
   /// Stages `bytes` as this update's next manifest (see
   /// spec/table_locations.h) and returns its location.
-  std::string WriteNewManifest(const spec::TableMetadata& base, std::string_view bytes);
+  std::string StageNewManifest(const spec::TableMetadata& base, std::string_view bytes);
 
   io::FileIO& io() const { return table_.io(); }
   /// Stages a new table file: unsynced and returned when the commit can
