@@ -673,7 +673,7 @@ def failure_lines(run: Run) -> list:
 
 def render(records: list, meta: dict, results_name: str, ingest: list = (),
            ingest_name: str = "", static_tree: dict = None, static_tree_name: str = "",
-           s3_ingest: list = (), scan: list = ()) -> str:
+           s3_ingest: list = (), scan: list = (), static_tree_paired: dict = None) -> str:
     run = Run(records, meta.get("targets"))
     run_id = meta.get("run_id") or (records[0]["run_id"] if records else "?")
     options = meta.get("options", {})
@@ -746,7 +746,7 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
         lines += ["## Static index lookups (issue 13 targets)", "",
                   f"`skade_micro_bench --benchmark_filter='StaticTree|Lookup'` in the same run "
                   f"(`{static_tree_name}`; bench/micro/static_tree_benchmark.cc).", ""]
-        lines += static_tree_summary.markdown(static_tree) + [""]
+        lines += static_tree_summary.markdown(static_tree, static_tree_paired) + [""]
     lines += ["## Targets and scenarios without numbers", ""]
     lines += failure_lines(run)
     return "\n".join(lines).rstrip() + "\n"
@@ -775,6 +775,10 @@ def main() -> int:
         args.results.name.removesuffix(".jsonl") + ".static-tree.json")
     static_tree = (static_tree_summary.load(static_tree_path) if static_tree_path.exists()
                    else None)
+    paired_path = static_tree_path.with_name(
+        static_tree_path.name.removesuffix(".json") + "-paired.json")
+    static_tree_paired = (static_tree_summary.load(paired_path) if paired_path.exists()
+                          else None)
     # The same run's S3 ingest benchmark (bench/s3/s3_ingest.py), if it ran.
     s3_ingest_path = args.results.with_name(
         args.results.name.removesuffix(".jsonl") + ".s3-ingest.jsonl")
@@ -784,7 +788,7 @@ def main() -> int:
     scan = scan_summary.load(scan_path) if scan_path.exists() else []
     args.output.write_text(render(records, meta, args.results.name, ingest,
                                   ingest_path.name if args.ingest else "", static_tree,
-                                  static_tree_path.name, s3_ingest, scan))
+                                  static_tree_path.name, s3_ingest, scan, static_tree_paired))
     return 0
 
 

@@ -718,6 +718,18 @@ if wants static-tree && [[ $mode != smoke ]]; then
     log "static-tree: failed (see $logs/static-tree.log)"
     rm -f "${results%.jsonl}.static-tree.json"
   fi
+  # The targets' ratios at 10^6 keys: the structures they compare, repetitions interleaved in random
+  # order so that both sides of a ratio meet the same machine noise.
+  log "static-tree: the paired run for the targets (random interleaving)"
+  if ! "$bin/skade_micro_bench" \
+      --benchmark_filter='(StaticTreeLowerBound|StaticTreeLowerBoundBatch|LookupStdLowerBound|LookupFlatHashMap)/keys:1000000/' \
+      --benchmark_enable_random_interleaving=true --benchmark_repetitions=9 \
+      --benchmark_report_aggregates_only=true \
+      --benchmark_out="${results%.jsonl}.static-tree-paired.json" --benchmark_out_format=json \
+      > "$logs/static-tree-paired.log" 2>&1; then
+    log "static-tree: the paired run failed (see $logs/static-tree-paired.log)"
+    rm -f "${results%.jsonl}.static-tree-paired.json"
+  fi
 fi
 # The ingest benchmark (skade vs raw encode vs PyIceberg append), same run id.
 if wants ingest && [[ $mode != smoke ]]; then

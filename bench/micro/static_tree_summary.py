@@ -1,8 +1,11 @@
 """The static-index micro benchmark (bench/micro/static_tree_benchmark.cc) as a BENCHMARKS.md section.
 
 scripts/bench.sh runs `skade_micro_bench --benchmark_filter='StaticTree|Lookup'` with JSON output
-(`<run_id>.index.json`, median of repetitions); this turns it into ns per lookup per structure and
-key count, and checks the issue-13 targets, all ratios within that one run.
+(`<run_id>.static-tree.json`, median of repetitions); this turns it into ns per lookup per structure
+and key count. The issue-13 targets (ratios at 10^6 keys) come from a second, paired run
+(`<run_id>.static-tree-paired.json`) when there is one: only the structures the targets compare, their
+repetitions in random order (Google Benchmark's random interleaving), so that both sides of a ratio
+share the machine's quiet and noisy moments instead of running minutes apart.
 """
 
 import json
@@ -59,7 +62,7 @@ def fmt_ns(value) -> str:
     return "—" if value is None else (f"{value:.1f}" if value < 100 else f"{value:.0f}")
 
 
-def markdown(run: dict) -> list:
+def markdown(run: dict, paired: dict = None) -> list:
     sizes = sorted({k for (_, k, _, _) in run["medians"]})
     lines = ["ns per lookup, present / absent keys (random 64-bit keys, sorted); the best rank kernel "
              "of this CPU for StaticTree. Median of repetitions, one process.", ""]
@@ -75,11 +78,23 @@ def markdown(run: dict) -> list:
     rates = [build_rate(run, k) for k in sizes]
     lines.append("| StaticTree build (M keys/s) | " +
                  " | ".join("—" if r is None else f"{r / 1e6:,.0f}" for r in rates) + " |")
+    targets = paired or run
+    if paired:
+        repetitions = next((b["repetitions"] for b in paired["medians"].values()
+                            if "repetitions" in b), "several")
+        lines += ["", f"The targets below come from the paired run: {repetitions} repetitions of each "
+                  "structure at 10^6 keys in random order, medians (ns per lookup, present / absent):",
+                  "", "| structure | 1,000,000 keys |", "|---|---|"]
+        for family, title in STRUCTURES:
+            present = per_lookup_ns(paired, family, 1_000_000, 1)
+            absent = per_lookup_ns(paired, family, 1_000_000, 0)
+            if present is not None or absent is not None:
+                lines.append(f"| {title} | {fmt_ns(present)} / {fmt_ns(absent)} |")
     lines += ["", "| target (10^6 keys) | required | measured | |", "|---|---|---|---|"]
 
     def ratio(family_a, family_b, keys=1_000_000):
-        a = [per_lookup_ns(run, family_a, keys, p) for p in (1, 0)]
-        b = [per_lookup_ns(run, family_b, keys, p) for p in (1, 0)]
+        a = [per_lookup_ns(targets, family_a, keys, p) for p in (1, 0)]
+        b = [per_lookup_ns(targets, family_b, keys, p) for p in (1, 0)]
         if None in a or None in b:
             return None
         return min(b[0] / a[0], b[1] / a[1])  # the worse of present and absent
