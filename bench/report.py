@@ -520,8 +520,11 @@ def history_lines(run: Run) -> list:
 
     lines = [f"`bench/rest/history_bench.cc` over `skade serve` (`durability=immediate`): a table with "
              f"{long:,} snapshots against one with {short:,}, same run, interleaved rounds. A commit "
-             "writes, syncs and returns the whole metadata, so its floor grows with the bytes even when "
-             "no history is serialized again.", "",
+             "writes a new metadata file and returns the whole metadata (the REST spec's commit "
+             "response carries it), so its floor grows with the bytes even when no history is "
+             "serialized again. skade makes the commit durable through its store's journal "
+             "(compressed metadata in the same transaction as the pointer swap), so a file fsync "
+             "(`history_write_fsync`, for reference) is not part of the floor.", "",
              "| target | measured | required | result |", "|---|---|---|---|"]
     for scenario, title in (("history_commit", "`set-properties` commit p50"),
                             ("history_load_refs", "`loadTable?snapshots=refs` p50")):
@@ -533,20 +536,22 @@ def history_lines(run: Run) -> list:
         ratio = a["p50_us"] / b["p50_us"] if b["p50_us"] > 0 else float("inf")
         lines.append(f"| {label} | {fmt_ratio(ratio)} ({fmt_us(a['p50_us'])} vs {fmt_us(b['p50_us'])} µs) "
                      f"| ≤ 2× | {'✅ pass' if ratio <= 2 else '❌ fail'} |")
-    # The least the commit ratio can be: the short table's commit plus what writing, syncing and
+    # The least the commit ratio can be: the short table's commit plus what writing (unsynced) and
     # returning the larger metadata costs more (the commit response carries the whole metadata).
+    # A lower bound: making it durable, and building it, cost more on top.
     commit_short = us(find("history_commit", short))
-    extra = [us(find(s, long)) - us(find(s, short)) for s in ("history_write_fsync", "history_load_all")
+    extra = [us(find(s, long)) - us(find(s, short)) for s in ("history_write", "history_load_all")
              if find(s, long) and find(s, short)]
     if commit_short and len(extra) == 2:
         floor = (commit_short + sum(extra)) / commit_short
         verdict = ("the 2× target is within physical reach" if floor <= 2
                    else "⚠️ 2× is below the physical floor on this machine")
-        lines.append(f"| commit floor: ({short:,}-snapshot commit + the extra write+fsync and transfer "
-                     f"of the larger metadata) ÷ {short:,}-snapshot commit | {fmt_ratio(floor)} | — | "
-                     f"{verdict} |")
+        lines.append(f"| commit floor: ({short:,}-snapshot commit + the extra unsynced write and the "
+                     f"extra transfer of the larger metadata) ÷ {short:,}-snapshot commit | "
+                     f"{fmt_ratio(floor)} | — | {verdict} |")
     lines += ["", "| scenario | snapshots | ops | p50 µs | p99 µs | notes |", "|---|--:|--:|--:|--:|---|"]
-    for scenario in ("history_commit", "history_load_refs", "history_load_all", "history_write_fsync"):
+    for scenario in ("history_commit", "history_load_refs", "history_load_all", "history_write",
+                     "history_write_fsync"):
         for length in lengths:
             r = find(scenario, length)
             if r:

@@ -8,12 +8,16 @@
 // a `set-properties` commit (`history_commit`), `loadTable?snapshots=refs`
 // (`history_load_refs`) and the full `loadTable` (`history_load_all`, the
 // cost of moving the whole metadata over the connection — a commit response
-// carries it too). `history_write_fsync` is the floor under a commit at
-// durability=immediate: a file of the table's metadata size written and made
-// durable through the local FileIO, in `--scratch`, on the server's disk.
+// carries it too). `history_write` is the least a commit of that metadata
+// must also do: a file of the table's metadata size written (not synced)
+// through the local FileIO, in `--scratch`, on the server's disk;
+// `history_write_fsync` the same file made durable, for reference (skade
+// makes a commit durable through its store's journal, not this fsync).
 // One JSON line per (scenario, table), variant "snapshots_<count>".
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <iostream>
+#include <iterator>
 
 #include "common/bench_options.h"
 #include "common/bench_record.h"
@@ -43,16 +47,17 @@ struct HistoryOptions {
   std::string scratch;
 };
 
+enum Scenario { kCommit, kLoadRefs, kLoadAll, kWrite, kWriteFsync };
+constexpr Scenario kScenarios[] = {kCommit, kLoadRefs, kLoadAll, kWrite, kWriteFsync};
+constexpr const char* kScenarioNames[] = {"history_commit", "history_load_refs", "history_load_all",
+                                          "history_write", "history_write_fsync"};
+
 struct HistoryTable {
   int snapshots = 0;
   std::string path;  // …/namespaces/bench_history/tables/s<count>
   size_t metadata_bytes = 0;
-  std::vector<int64_t> latencies_ns[4];  // one per Scenario
+  std::vector<int64_t> latencies_ns[std::size(kScenarios)];
 };
-
-enum Scenario { kCommit, kLoadRefs, kLoadAll, kWriteFsync };
-constexpr const char* kScenarioNames[] = {"history_commit", "history_load_refs", "history_load_all",
-                                          "history_write_fsync"};
 
 // Creates the table and grows it to `count` snapshots shaped like a fast
 // append's (tests/testing/fast_append.h), `batch` per commit.
@@ -126,9 +131,13 @@ Status RunRound(HttpConnection& http, io::FileIO& io, const HistoryOptions& opti
   // writes into newly allocated pages too, which costs more than reusing a
   // deleted file's.
   std::vector<std::string> probes;
+  // history_write times the write alone and removes its file right after,
+  // untimed: unsynced files kept for the round would pile up dirty pages
+  // until writeback throttles the writes, which a floor must not include.
+  std::vector<int64_t> write_ns;
   MeasureLimits limits{1, bench.commit_ops, bench.warmup, bench.seconds};
   if (scenario == kLoadRefs || scenario == kLoadAll) limits.ops = bench.ops;
-  auto measured = Measure(limits, [&](int, uint64_t) -> Status {
+  auto measured = Measure(limits, [&](int, uint64_t iteration) -> Status {
     switch (scenario) {
       case kCommit:
         return Expect("commit", http.Send("POST", table.path, SetPropertiesBody(++*counter)), 200);
@@ -136,6 +145,14 @@ Status RunRound(HttpConnection& http, io::FileIO& io, const HistoryOptions& opti
         return Expect("load refs", http.Send("GET", refs), 200);
       case kLoadAll:
         return Expect("load all", http.Send("GET", table.path), 200);
+      case kWrite: {
+        const std::string location = StrCat(options.scratch, "/probe-", ++*counter, ".json");
+        const auto start = std::chrono::steady_clock::now();
+        SKADE_RETURN_NOT_OK(io.WriteFile(location, payload, /*durable=*/false));
+        const std::chrono::nanoseconds took = std::chrono::steady_clock::now() - start;
+        if (iteration >= limits.warmup) write_ns.push_back(took.count());
+        return io.DeleteFile(location);
+      }
       case kWriteFsync: {
         const std::string location = StrCat(options.scratch, "/probe-", ++*counter, ".json");
         probes.push_back(location);
@@ -147,7 +164,8 @@ Status RunRound(HttpConnection& http, io::FileIO& io, const HistoryOptions& opti
   for (const auto& probe : probes) SKADE_RETURN_NOT_OK(io.DeleteFile(probe));
   if (!measured) return tl::unexpected(measured.error());
   auto& all = table.latencies_ns[scenario];
-  all.insert(all.end(), measured->latencies_ns.begin(), measured->latencies_ns.end());
+  const auto& latencies = scenario == kWrite ? write_ns : measured->latencies_ns;
+  all.insert(all.end(), latencies.begin(), latencies.end());
   return OkStatus();
 }
 
@@ -191,8 +209,8 @@ int Run(const HistoryOptions& options, const BenchOptions& bench) {
   }
   uint64_t counter = 0;
   for (int round = 0; round < options.rounds; ++round) {
-    for (Scenario scenario : {kCommit, kLoadRefs, kLoadAll, kWriteFsync}) {
-      if (scenario == kWriteFsync && options.scratch.empty()) continue;
+    for (Scenario scenario : kScenarios) {
+      if ((scenario == kWrite || scenario == kWriteFsync) && options.scratch.empty()) continue;
       for (auto& table : tables) {
         if (auto status = RunRound(**http, *io, options, bench, scenario, table, &counter);
             !status) {
@@ -201,7 +219,7 @@ int Run(const HistoryOptions& options, const BenchOptions& bench) {
       }
     }
   }
-  for (Scenario scenario : {kCommit, kLoadRefs, kLoadAll, kWriteFsync}) {
+  for (Scenario scenario : kScenarios) {
     for (auto& table : tables) {
       Measurement measurement;
       measurement.latencies_ns = std::move(table.latencies_ns[scenario]);

@@ -170,7 +170,8 @@ def test_smoke_history_run_fills_the_history_section(bin_dir, tmp_path):
     records = [json.loads(line) for line in results.read_text().splitlines()]
     assert not [r for r in records if "error" in r]
     measured = {(r["target"], r["scenario"], r["variant"]) for r in records}
-    for scenario in ("history_commit", "history_load_refs", "history_load_all", "history_write_fsync"):
+    for scenario in ("history_commit", "history_load_refs", "history_load_all", "history_write",
+                     "history_write_fsync"):
         for variant in ("snapshots_10", "snapshots_300"):
             assert ("skade-rest-history", scenario, variant) in measured
     report = (tmp_path / "BENCHMARKS.md").read_text()
