@@ -90,6 +90,12 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
                     "### `commit`", "## Targets and scenarios without numbers"):
         assert heading in report
     assert "pyiceberg-sql | not run | not selected" in report
+    # One committer against two syncs: the floor comes from the run's own durable-create probe.
+    single = next(line for line in report.splitlines() if "one committer on one table" in line)
+    sys.path.insert(0, str(ROOT / "bench"))
+    from report import fmt_us
+    two_syncs = fmt_us(2 * float(meta["fsync_ms_start"]) * 1000)
+    assert f"vs {two_syncs} µs" in single and ("pass" in single or "fail" in single), single
     assert "nessie | not run | not selected" in report and "| polaris | not obtainable |" in report
     writers = rest_writer_rows(report)
     assert len(writers) == 9, writers
