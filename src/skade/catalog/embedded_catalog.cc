@@ -319,7 +319,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
   if (request.idempotency) commit.idempotency_records.push_back(*request.idempotency);
   commit.origins.push_back(request.origin);
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
-  auto swapped = store_->SwapPointers({SwapOf(commit)});
+  auto swapped = SwapAlone(commit);
   if (!swapped) {
     if (swapped.error().kind == ErrorKind::kCommitStateUnknown) {
       AfterSwap(commit);
@@ -626,6 +626,12 @@ std::vector<CommitOrigin> EmbeddedCatalog::RecordedOrigins(
   return out;
 }
 
+Result<std::vector<store::TableRecord>> EmbeddedCatalog::SwapAlone(const PreparedCommit& commit) {
+  std::vector<store::PointerSwap> swaps;
+  swaps.push_back(SwapOf(commit));
+  return store_->SwapPointers(swaps);
+}
+
 store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) const {
   store::PointerSwap swap{
       commit.identifier,   commit.base_location, commit.new_location, commit.added_snapshot_ids, {},
@@ -789,7 +795,7 @@ std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatchLocked(
       DiscardWritten(commit);
       return answer(tl::unexpected(written.error()));
     }
-    auto swapped = store_->SwapPointers({SwapOf(commit)});
+    auto swapped = SwapAlone(commit);
     if (swapped) {
       commit_stats_.physical_commits.Increment();
       commit_stats_.rebases.Increment(commit.rebased_manifest_lists.size());

@@ -261,6 +261,9 @@ class EmbeddedCatalog : public Catalog {
   Status TakeUnsyncedFiles(const CommitTableRequest& request, PreparedCommit* commit);
   /// The pointer swap of a written commit, with its journaled file.
   store::PointerSwap SwapOf(const PreparedCommit& commit) const;
+  // Swaps the pointer of `commit` alone. The swap is built in its vector, not
+  // copied there: it carries the journaled files' bytes (the whole metadata).
+  Result<std::vector<store::TableRecord>> SwapAlone(const PreparedCommit& commit);
   /// The origins the commit log records for a commit that answers
   /// `requested`: each distinct one, and default_requester for none.
   std::vector<CommitOrigin> RecordedOrigins(std::span<const CommitOrigin> requested) const;
