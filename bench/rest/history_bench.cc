@@ -8,14 +8,15 @@
 // a `set-properties` commit (`history_commit`), `loadTable?snapshots=refs`
 // (`history_load_refs`) and the full `loadTable` (`history_load_all`, the
 // cost of moving the whole metadata over the connection — a commit response
-// carries it too). `history_write` is the least a commit of that metadata
-// must also do: a file of the table's metadata size written (not synced)
-// through the local FileIO, in `--scratch`, on the server's disk;
-// `history_write_fsync` the same file made durable, for reference (skade
-// makes a commit durable through its store's journal, not this fsync).
+// carries it too). `history_write` and `history_write_fsync` are what a
+// commit of that metadata must also do: a file of the table's metadata size
+// written through the local FileIO, in `--scratch`, on the server's disk,
+// kept like a commit's, unsynced or made durable. Which of them a commit
+// pays depends on the size (EmbeddedCatalogOptions::journal_max_bytes: a
+// smaller file is made durable through the store's journal, a larger one by
+// its fsync); each record carries both numbers for the report's floor.
 // One JSON line per (scenario, table), variant "snapshots_<count>".
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <iostream>
 #include <iterator>
 
@@ -24,6 +25,7 @@
 #include "common/measure.h"
 #include "rest/http_connection.h"
 #include "rest/rest_target.h"
+#include "skade/catalog/embedded_catalog.h"
 #include "skade/io/file_io.h"
 #include "skade/spec/json_serde.h"
 #include "skade/util/clock.h"
@@ -37,6 +39,8 @@ namespace {
 
 constexpr char kTarget[] = "skade-rest-history";
 constexpr char kNamespace[] = "bench_history";
+// The server's default (bench.sh starts `skade serve` without changing it).
+const size_t kJournalMaxBytes = catalog::EmbeddedCatalogOptions{}.journal_max_bytes;
 
 struct HistoryOptions {
   std::string uri;
@@ -128,16 +132,12 @@ Status RunRound(HttpConnection& http, io::FileIO& io, const HistoryOptions& opti
   const std::string refs = StrCat(table.path, "?snapshots=refs");
   const std::string payload(table.metadata_bytes, ' ');
   // Probe files are removed after the round, not after each write: a commit
-  // writes into newly allocated pages too, which costs more than reusing a
-  // deleted file's.
+  // keeps its file, and writing into newly allocated pages costs more than
+  // reusing a deleted file's.
   std::vector<std::string> probes;
-  // history_write times the write alone and removes its file right after,
-  // untimed: unsynced files kept for the round would pile up dirty pages
-  // until writeback throttles the writes, which a floor must not include.
-  std::vector<int64_t> write_ns;
   MeasureLimits limits{1, bench.commit_ops, bench.warmup, bench.seconds};
   if (scenario == kLoadRefs || scenario == kLoadAll) limits.ops = bench.ops;
-  auto measured = Measure(limits, [&](int, uint64_t iteration) -> Status {
+  auto measured = Measure(limits, [&](int, uint64_t) -> Status {
     switch (scenario) {
       case kCommit:
         return Expect("commit", http.Send("POST", table.path, SetPropertiesBody(++*counter)), 200);
@@ -145,18 +145,11 @@ Status RunRound(HttpConnection& http, io::FileIO& io, const HistoryOptions& opti
         return Expect("load refs", http.Send("GET", refs), 200);
       case kLoadAll:
         return Expect("load all", http.Send("GET", table.path), 200);
-      case kWrite: {
-        const std::string location = StrCat(options.scratch, "/probe-", ++*counter, ".json");
-        const auto start = std::chrono::steady_clock::now();
-        SKADE_RETURN_NOT_OK(io.WriteFile(location, payload, /*durable=*/false));
-        const std::chrono::nanoseconds took = std::chrono::steady_clock::now() - start;
-        if (iteration >= limits.warmup) write_ns.push_back(took.count());
-        return io.DeleteFile(location);
-      }
+      case kWrite:
       case kWriteFsync: {
         const std::string location = StrCat(options.scratch, "/probe-", ++*counter, ".json");
         probes.push_back(location);
-        return io.WriteFile(location, payload, /*durable=*/true);
+        return io.WriteFile(location, payload, /*durable=*/scenario == kWriteFsync);
       }
     }
     return OkStatus();
@@ -164,8 +157,7 @@ Status RunRound(HttpConnection& http, io::FileIO& io, const HistoryOptions& opti
   for (const auto& probe : probes) SKADE_RETURN_NOT_OK(io.DeleteFile(probe));
   if (!measured) return tl::unexpected(measured.error());
   auto& all = table.latencies_ns[scenario];
-  const auto& latencies = scenario == kWrite ? write_ns : measured->latencies_ns;
-  all.insert(all.end(), latencies.begin(), latencies.end());
+  all.insert(all.end(), measured->latencies_ns.begin(), measured->latencies_ns.end());
   return OkStatus();
 }
 
@@ -232,6 +224,8 @@ int Run(const HistoryOptions& options, const BenchOptions& bench) {
           .scenario = kScenarioNames[scenario],
           .variant = StrCat("snapshots_", table.snapshots),
           .durability = scenario == kLoadRefs || scenario == kLoadAll ? "" : options.durability,
+          .numbers = {{"metadata_bytes", static_cast<double>(table.metadata_bytes)},
+                      {"journal_max_bytes", static_cast<double>(kJournalMaxBytes)}},
           .notes = StrCat(table.metadata_bytes, " bytes of metadata; main moved per commit of ",
                           options.batch, " snapshots")};
       WriteRecord(std::cout, bench, record, measurement);

@@ -349,3 +349,31 @@ def test_static_tree_targets_come_from_the_paired_run(tmp_path):
     assert "9 repetitions of each structure" in both
     assert "| batched lookup vs absl::flat_hash_map | > 1× | 1.30× | pass |" in both
     assert "| single lookup vs std::lower_bound | ≥ 3× | 2.58× | **miss** |" in both
+
+
+def test_history_floor_takes_the_write_the_commit_pays(tmp_path):
+    """The history floor adds the unsynced write for a metadata file the store journals, and the
+    durable write for one above `journal_max_bytes` (which the commit fsyncs)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import report
+
+    def records(long_bytes):
+        p50 = {"history_commit": (1000, 9000), "history_load_refs": (50, 60),
+               "history_load_all": (50, 1050), "history_write": (30, 530),
+               "history_write_fsync": (400, 4400)}
+        return [{"target": "skade-rest-history", "scenario": scenario, "variant": f"snapshots_{n}",
+                 "threads": 1, "ops": 10, "p50_us": value, "p99_us": value,
+                 "metadata_bytes": size, "journal_max_bytes": 1 << 20}
+                for scenario, values in p50.items()
+                for n, value, size in zip((10, 10000), values, (4000, long_bytes))]
+
+    def floor_row(long_bytes):
+        lines = report.history_lines(report.Run(records(long_bytes)))
+        return next(line for line in lines if line.startswith("| commit floor"))
+
+    # Journaled: 1000 + (530 - 30) + (1050 - 50) = 2500 µs → 2.50×.
+    assert "(unsynced, journaled, as the commit does)" in floor_row(900_000)
+    assert "| 2.50× |" in floor_row(900_000)
+    # Fsynced: 1000 + (4400 - 30) + (1050 - 50) = 6370 µs → 6.37×.
+    assert "(made durable, as the commit does)" in floor_row(3_000_000)
+    assert "| 6.37× |" in floor_row(3_000_000)

@@ -71,6 +71,24 @@ TEST(LocalFileIOTest, DurableStreamedWrite) {
   EXPECT_EQ(*io->ReadFile(dir.Sub("new/dir/f")), "abc");
 }
 
+// A write larger than one write(2) is handed (local_file_io.cc kMaxWriteBytes)
+// lands whole and in order, in one call and across calls.
+TEST(LocalFileIOTest, LargeWritesArriveWholeAndInOrder) {
+  testing::TempDir dir;
+  auto io = NewLocalFileIO();
+  std::string contents(3 * 256 * 1024 + 7, '\0');
+  for (size_t i = 0; i < contents.size(); ++i) contents[i] = static_cast<char>(i * 131 + i / 4099);
+  ASSERT_THAT(io->WriteFile(dir.Sub("whole"), contents, /*durable=*/false), IsOk());
+  EXPECT_EQ(*io->ReadFile(dir.Sub("whole")), contents);
+  auto file = io->NewOutputFile(dir.Sub("parts"), /*durable=*/true);
+  ASSERT_TRUE(file);
+  ASSERT_THAT((*file)->Write(std::string_view(contents).substr(0, 300000)), IsOk());
+  ASSERT_THAT((*file)->Write(std::string_view(contents).substr(300000)), IsOk());
+  EXPECT_EQ((*file)->BytesWritten(), static_cast<int64_t>(contents.size()));
+  ASSERT_THAT((*file)->Close(), IsOk());
+  EXPECT_EQ(*io->ReadFile(dir.Sub("parts")), contents);
+}
+
 TEST(LocalFileIOTest, CreateDirectoriesMakesTheChainAndAcceptsAnExistingOne) {
   testing::TempDir dir;
   auto io = NewLocalFileIO();
