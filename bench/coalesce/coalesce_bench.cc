@@ -45,6 +45,7 @@
 #include "common/peak_rss.h"
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/commit/coalescing_committer.h"
+#include "skade/data/arrow_memory_pool.h"
 #include "skade/ingest/ingest.h"
 #include "skade/table/snapshot_scan.h"
 #include "skade/table/table.h"
@@ -338,6 +339,7 @@ int Run(const Args& args) {
 }  // namespace skade::bench
 
 int main(int argc, char** argv) {
+  skade::data::PreferJemallocArrowPool();  // as the skade CLI does
   skade::bench::Args args;
   CLI::App app{"skade_coalesce_bench: the coalesce scenario (bench/README.md)"};
   app.add_option("--run-id", args.run_id);

@@ -52,6 +52,7 @@
 #include "common/peak_rss.h"
 #include "ingest/bench_data.h"
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/data/arrow_memory_pool.h"
 #include "skade/ingest/ingest.h"
 #include "skade/io/file_io_registry.h"
 #include "skade/util/clock.h"
@@ -404,4 +405,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace skade::bench
 
-int main(int argc, char** argv) { return skade::bench::Main(argc, argv); }
+int main(int argc, char** argv) {
+  skade::data::PreferJemallocArrowPool();  // as the skade CLI does
+  return skade::bench::Main(argc, argv);
+}

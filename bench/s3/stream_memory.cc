@@ -22,6 +22,7 @@
 #include <iostream>
 #include <string>
 
+#include "skade/data/arrow_memory_pool.h"
 #include "skade/s3/s3_file_io.h"
 #include "skade/util/strings.h"
 
@@ -43,6 +44,7 @@ void ResetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
 }  // namespace
 
 int main(int argc, char** argv) {
+  skade::data::PreferJemallocArrowPool();  // as the skade CLI does
   std::string endpoint, bucket, key = "stream.bin";
   int64_t bytes = 1ll << 30;
   int parts_in_flight = 4;

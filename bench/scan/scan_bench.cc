@@ -27,6 +27,7 @@
 
 #include "common/peak_rss.h"
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/data/arrow_memory_pool.h"
 #include "skade/expr/expression_parser.h"
 #include "skade/read/scan_reader.h"
 #include "skade/scan/table_scan.h"
@@ -251,6 +252,7 @@ int Raw(const std::string& files_from, int threads, int reps) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  skade::data::PreferJemallocArrowPool();  // as the skade CLI does
   CLI::App app{"skade's read-path benchmark tool (bench/scan/scan_bench.py runs it)"};
   app.require_subcommand(1);
   std::string warehouse, table, where, files_from;

@@ -2,11 +2,17 @@
 
 #include "skade/cli/commands.h"
 #include "skade/cli/config_sources.h"
+#ifdef SKADE_WITH_INGEST
+#include "skade/data/arrow_memory_pool.h"
+#endif
 #ifdef SKADE_WITH_S3
 #include "skade/s3/s3_file_io.h"
 #endif
 
 int main(int argc, char** argv) {
+#ifdef SKADE_WITH_INGEST
+  skade::data::PreferJemallocArrowPool();
+#endif
 #ifdef SKADE_WITH_S3
   // Runs when main returns, after every command's catalog (and FileIO) is gone.
   struct S3Finalizer {
