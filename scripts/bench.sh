@@ -722,7 +722,7 @@ if wants static-tree && [[ $mode != smoke ]]; then
   # order so that both sides of a ratio meet the same machine noise.
   log "static-tree: the paired run for the targets (random interleaving)"
   if ! "$bin/skade_micro_bench" \
-      --benchmark_filter='(StaticTreeLowerBound|StaticTreeLowerBoundBatch|LookupStdLowerBound|LookupFlatHashMap)/keys:1000000/' \
+      --benchmark_filter='(StaticTreeLowerBound|StaticTreeLowerBoundBatch|LookupStdLowerBound|LookupFlatHashMap|LookupOneRandomRead)/keys:1000000/' \
       --benchmark_enable_random_interleaving=true --benchmark_repetitions=9 \
       --benchmark_report_aggregates_only=true \
       --benchmark_out="${results%.jsonl}.static-tree-paired.json" --benchmark_out_format=json \

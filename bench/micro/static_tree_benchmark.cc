@@ -2,8 +2,9 @@
 // (one search at a time, and LowerBoundBatch with prefetching) against
 // std::lower_bound on the same sorted array, absl::flat_hash_map::find,
 // absl::btree_map::find and an LMDB cursor (MDB_SET_RANGE on big-endian
-// keys), over 10^3 and 10^6 keys; and the rate at which StaticTree::Build
-// lays out sorted keys.
+// keys), over 10^3 and 10^6 keys; one random read per probe in an array of
+// the keys' size (the floor under a single lookup); and the rate at which
+// StaticTree::Build lays out sorted keys.
 //
 //   skade_micro_bench --benchmark_filter='StaticTree|Lookup'
 //   SKADE_BENCH_LARGE=1 skade_micro_bench --benchmark_filter='StaticTree|Lookup'
@@ -169,6 +170,28 @@ void BM_LookupStdLowerBound(benchmark::State& state) {
   });
 }
 
+// The least a single lookup can cost at this size: one read of a random
+// element of an array as large as the sorted keys (StaticTree's leaf level
+// is at least that large, and a lookup must read one of its lines), the
+// reads independent as the single lookups are. No structure that reads one
+// such line per lookup is faster on this machine.
+void BM_LookupOneRandomRead(benchmark::State& state) {
+  const auto& keys = KeysOf(state.range(0)).keys;
+  const uint64_t count = keys.size();
+  RunLookups(state, [&](const uint64_t* probes) {
+    // Summed, so every read is made (DoNotOptimize of an element may pass
+    // its address without loading it); the sum does not order the reads.
+    uint64_t sum = 0;
+    for (size_t i = 0; i < kProbesPerIteration; ++i) {
+      // probe × count ÷ 2^64: a uniform index without a division.
+      const auto index =
+          static_cast<size_t>((static_cast<unsigned __int128>(probes[i]) * count) >> 64);
+      sum += keys[index];
+    }
+    benchmark::DoNotOptimize(sum);
+  });
+}
+
 using HashMap = absl::flat_hash_map<uint64_t, uint32_t>;
 using BtreeMap = absl::btree_map<uint64_t, uint32_t>;
 
@@ -315,6 +338,7 @@ void Sizes(benchmark::internal::Benchmark* benchmark) {
 BENCHMARK(BM_StaticTreeLowerBound)->Apply(SizesPresenceAndKernel);
 BENCHMARK(BM_StaticTreeLowerBoundBatch)->Apply(SizesPresenceAndKernel);
 BENCHMARK(BM_LookupStdLowerBound)->Apply(SizesAndPresence);
+BENCHMARK(BM_LookupOneRandomRead)->Apply(SizesAndPresence);
 BENCHMARK(BM_LookupFlatHashMap)->Apply(SizesAndPresence);
 BENCHMARK(BM_LookupBtreeMap)->Apply(SizesAndPresence);
 BENCHMARK(BM_LookupLmdbCursor)->Apply(SizesAndPresence);

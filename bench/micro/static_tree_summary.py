@@ -20,6 +20,10 @@ STRUCTURES = [
     ("BM_LookupFlatHashMap", "absl::flat_hash_map::find"),
     ("BM_LookupBtreeMap", "absl::btree_map::find"),
     ("BM_LookupLmdbCursor", "LMDB cursor (MDB_SET_RANGE)"),
+    # Not a structure: what memory alone costs a lookup that reads one random line of an array the
+    # keys' size, independent reads as the single lookups are (the rest of a lookup is its code and
+    # the chain of levels each waiting for the one above).
+    ("BM_LookupOneRandomRead", "one random read in an array of the keys' size (memory's share)"),
 ]
 NAME = re.compile(r"^(BM_\w+)/keys:(\d+)(?:/present:(\d))?(?:/kernel:(\d))?")
 
