@@ -45,9 +45,15 @@ class FlakyS3Proxy {
     ::shutdown(listener_, SHUT_RDWR);
     ::close(listener_);
     acceptor_.join();
-    std::lock_guard lock(mutex_);
-    for (int fd : open_) ::shutdown(fd, SHUT_RDWR);
-    for (auto& thread : workers_) thread.join();
+    std::vector<std::thread> workers;
+    {
+      // Join outside the lock: a worker that is closing its sockets takes it.
+      std::lock_guard lock(mutex_);
+      for (int fd : open_) ::shutdown(fd, SHUT_RDWR);
+      workers.swap(workers_);
+      released_.notify_all();
+    }
+    for (auto& thread : workers) thread.join();
   }
 
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
