@@ -432,20 +432,27 @@ void StaticTree::SetShape(size_t key_count) {
   leaf_offset_ = level_count_ == 0 ? 0 : level_offsets_[level_count_ - 1];
 }
 
+size_t StaticTree::LevelNodeCount(size_t level) const {
+  if (level + 1 < level_count_)
+    return (level_offsets_[level + 1] - level_offsets_[level]) / kNodeKeys;
+  return (key_count_ + kNodeKeys - 1) / kNodeKeys;
+}
+
 void StaticTree::BuildJumpTable() {
   jump_.reset();
-  // The deepest inner level below the root small enough for a table that
-  // stays in L2: 16 buckets per node of that level, so that few buckets
-  // straddle two nodes when the keys are spread evenly.
-  constexpr size_t kMaxJumpNodes = 4096;  // a table of 64 Ki entries, 256 KiB
+  // The deepest level below the root (the leaves themselves, up to about
+  // 10^6 keys) with at least two buckets per node in a table that stays in
+  // L2, so that few buckets straddle two nodes when the keys are spread
+  // evenly; up to 16 per node where the table is smaller anyway.
+  constexpr size_t kMaxJumpBuckets = size_t{1} << 17;  // 1 MiB of entries
   const size_t leaf_level = level_count_ == 0 ? 0 : level_count_ - 1;
   size_t level = 0;
-  for (size_t l = 1; l < leaf_level; ++l) {
-    if ((level_offsets_[l + 1] - level_offsets_[l]) / kNodeKeys <= kMaxJumpNodes) level = l;
+  for (size_t l = 1; l <= leaf_level; ++l) {
+    if (LevelNodeCount(l) * 2 <= kMaxJumpBuckets) level = l;
   }
-  if (level == 0) return;  // fewer than three levels: nothing worth skipping
-  const size_t nodes = (level_offsets_[level + 1] - level_offsets_[level]) / kNodeKeys;
-  const size_t buckets = std::bit_ceil(nodes * kNodeKeys);
+  if (level == 0) return;  // one node, or even the level below the root is too large
+  const size_t nodes = LevelNodeCount(level);
+  const size_t buckets = std::min(kMaxJumpBuckets, std::bit_ceil(nodes * kNodeKeys));
   const std::span<const uint64_t> sorted = keys();
   const uint64_t min = sorted.front();
   const uint64_t max = sorted.back();

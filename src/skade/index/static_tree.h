@@ -15,9 +15,10 @@
 //
 // A single lookup first reads a jump table derived from the layout (not
 // stored): the key range cut into buckets, each naming the node of a deep
-// inner level where the searches of its keys arrive (one node, or two told
-// apart by one compare), so the levels above are skipped for most keys; a
-// bucket that spans more nodes starts at the root.
+// level (the leaves themselves up to about a million keys) where the
+// searches of its keys arrive (one node, or two told apart by one compare),
+// so the levels above are skipped for most keys; a bucket that spans more
+// nodes starts at the root.
 //
 // Keys may repeat (equal snapshot ids of different tables). Positions are
 // indexes into the sorted input: LowerBound(k) is what std::lower_bound
@@ -85,6 +86,8 @@ class StaticTree {
  private:
   // Fills the level table for `key_count` keys over `words_`.
   void SetShape(size_t key_count);
+  // The number of nodes of `level` (root first).
+  size_t LevelNodeCount(size_t level) const;
   // Derives the jump table from the inner levels (not persisted: O(nodes of
   // the jump level + buckets), without reading a leaf).
   void BuildJumpTable();
@@ -101,7 +104,7 @@ class StaticTree {
   // A single lookup's shortcut past the top levels: the key range, cut into
   // buckets of 2^jump_shift_ keys, each mapped to the one or two nodes of
   // level jump_level_ where the searches of its keys arrive (or to "start at
-  // the root"). Null for trees of fewer than three levels.
+  // the root"). Null for a tree of one node.
   std::unique_ptr<uint64_t[]> jump_;
   size_t jump_level_ = 0;
   unsigned jump_shift_ = 0;
