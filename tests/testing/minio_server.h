@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,8 +24,6 @@
 #include "skade/s3/s3_client.h"
 #include "skade/s3/s3_config.h"
 #include "testing/temp_dir.h"
-
-extern char** environ;
 
 namespace skade::testing {
 
@@ -49,25 +47,37 @@ class MinioServer {
     std::string console_address = "127.0.0.1:" + std::to_string(console);
     std::string data = server->dir_.Sub("data");
     std::string log = server->dir_.Sub("minio.log");
-    std::vector<std::string> env_strings = {
-        std::string("MINIO_ROOT_USER=") + kAccessKey,
-        std::string("MINIO_ROOT_PASSWORD=") + kSecretKey, "MINIO_UPDATE=off",
-        "MINIO_BROWSER=off", "HOME=" + server->dir_.path(), "PATH=/usr/bin:/bin"};
+    std::vector<std::string> env_strings = {std::string("MINIO_ROOT_USER=") + kAccessKey,
+                                            std::string("MINIO_ROOT_PASSWORD=") + kSecretKey,
+                                            "MINIO_UPDATE=off",
+                                            "MINIO_BROWSER=off",
+                                            "HOME=" + server->dir_.path(),
+                                            "PATH=/usr/bin:/bin"};
     std::vector<char*> env;
     for (auto& item : env_strings) env.push_back(item.data());
     env.push_back(nullptr);
-    std::vector<std::string> args = {binary,   "server", data, "--address", address,
-                                      "--console-address", console_address, "--quiet"};
+    std::vector<std::string> args = {binary,          "server", data,
+                                     "--address",     address,  "--console-address",
+                                     console_address, "--quiet"};
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    int rc = posix_spawn(&server->pid_, binary.c_str(), &actions, nullptr, argv.data(), env.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
+    // fork + exec rather than posix_spawn, for PR_SET_PDEATHSIG: a test
+    // killed on a timeout takes its server with it instead of leaving it
+    // running. The signal follows the thread that forks, so start the server
+    // from one that outlives it (S3Environment: the main thread). The child
+    // calls only async-signal-safe functions.
+    const pid_t parent = ::getpid();
+    server->pid_ = ::fork();
+    if (server->pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
+      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || ::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) ::_exit(127);
+      ::execve(binary.c_str(), argv.data(), env.data());
+      ::_exit(127);
+    }
+    if (server->pid_ < 0) {
       *error = "cannot start " + binary;
       return nullptr;
     }
@@ -105,9 +115,8 @@ class MinioServer {
     auto config = s3::S3Config::FromProperties(Properties());
     s3::AwsCredentials credentials{kAccessKey, kSecretKey, ""};
     config->max_attempts = 1;
-    return std::make_unique<s3::S3Client>(*config, [credentials]() -> Result<s3::AwsCredentials> {
-      return credentials;
-    });
+    return std::make_unique<s3::S3Client>(
+        *config, [credentials]() -> Result<s3::AwsCredentials> { return credentials; });
   }
 
   Status CreateBucket(const std::string& bucket) const {
