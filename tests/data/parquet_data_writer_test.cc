@@ -586,10 +586,44 @@ TEST(ParquetDataWriterTest, PageSizeBytesFromProperties) {
                         {{spec::kParquetPageSizeBytes, "8192"}}),
               IsOk());
   ASSERT_THAT(WriteFile(dir.Path("default.parquet"), NumbersSchema(), {batch}), IsOk());
-  // 50000 distinct longs are dictionary-encoded as 16-bit indices, 100 KB:
-  // a dozen 8 KB pages. With 1 MB pages the 20000-row page limit decides.
+  // 50000 random longs are written plain (a dictionary would not shrink
+  // them), 400 KB: dozens of 8 KB pages. With 1 MB pages the 20000-row page
+  // limit decides.
   EXPECT_GE(CountDataPages(dir.Path("small.parquet")), 10);
   EXPECT_EQ(CountDataPages(dir.Path("default.parquet")), 3);
+}
+
+TEST(ParquetDataWriterTest, ColumnsThatADictionaryWouldNotShrinkAreWrittenPlain) {
+  TempDir dir;
+  // Random longs and near-unique names: neither shrinks under a dictionary.
+  auto unique = NumbersBatch(30000, 10);
+  // The same 30000 rows with names drawn from 50: the names keep theirs.
+  arrow::StringBuilder names;
+  for (int64_t i = 0; i < unique->num_rows(); ++i) {
+    ASSERT_TRUE(names.Append("name-" + std::to_string(i % 50)).ok());
+  }
+  auto repeated = arrow::RecordBatch::Make(unique->schema(), unique->num_rows(),
+                                           {unique->column(0), names.Finish().ValueOrDie()});
+  ASSERT_THAT(WriteFile(dir.Path("f.parquet"), NumbersSchema(), {repeated, unique}), IsOk());
+  auto footer = ReadFooter(dir.Path("f.parquet"));
+  auto row_group = footer->RowGroup(0);
+  EXPECT_FALSE(row_group->ColumnChunk(0)->has_dictionary_page());
+  EXPECT_TRUE(row_group->ColumnChunk(1)->has_dictionary_page());
+  // The first batch decides for the whole file.
+  ASSERT_THAT(WriteFile(dir.Path("g.parquet"), NumbersSchema(), {unique, repeated}), IsOk());
+  EXPECT_FALSE(
+      ReadFooter(dir.Path("g.parquet"))->RowGroup(0)->ColumnChunk(1)->has_dictionary_page());
+  auto both = arrow::Table::FromRecordBatches({unique, repeated}).ValueOrDie();
+  EXPECT_TRUE(ReadTable(dir.Path("g.parquet"))->Equals(*both));
+}
+
+TEST(ParquetDataWriterTest, FileWithoutRowsIsAValidParquetFile) {
+  TempDir dir;
+  auto file = WriteFile(dir.Path("empty.parquet"), NumbersSchema(), {NumbersBatch(0, 1)});
+  ASSERT_THAT(file, IsOk());
+  EXPECT_EQ(file->record_count, 0);
+  EXPECT_EQ(ReadFooter(dir.Path("empty.parquet"))->num_rows(), 0);
+  EXPECT_EQ(ReadTable(dir.Path("empty.parquet"))->num_rows(), 0);
 }
 
 TEST(ParquetDataWriterTest, RollingWriterHonoursTargetFileSize) {

@@ -11,10 +11,13 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "skade/data/arrow_error_internal.h"
 #include "skade/data/arrow_schema.h"
 #include "skade/data/conform_batch.h"
+#include "skade/data/dictionary_choice.h"
 #include "skade/data/nan_counts_internal.h"
 #include "skade/data/output_stream_internal.h"
 #include "skade/data/parquet_metrics.h"
@@ -47,7 +50,7 @@ Result<arrow::Compression::type> ParquetCodec(const std::string& name) {
 }
 
 Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
-    const DataWriterOptions& options) {
+    const DataWriterOptions& options, const std::vector<std::string>& plain_columns) {
   SKADE_ASSIGN_OR_RAISE(auto codec, ParquetCodec(options.compression_codec));
   parquet::WriterProperties::Builder builder;
   builder.created_by(kParquetCreatedBy)
@@ -62,6 +65,10 @@ Result<std::shared_ptr<parquet::WriterProperties>> WriterProperties(
       // Column and offset indexes let readers skip pages (as Iceberg Java's
       // parquet-mr writes them by default).
       ->enable_write_page_index();
+  for (const auto& name : plain_columns) {
+    builder.disable_dictionary(
+        std::make_shared<parquet::schema::ColumnPath>(std::vector<std::string>{name}));
+  }
   // Like Iceberg Java, a level is ignored by codecs that take none.
   if (options.compression_level && arrow::util::Codec::SupportsCompressionLevel(codec)) {
     builder.compression_level(*options.compression_level);
@@ -79,11 +86,14 @@ int64_t ArrowBytes(const arrow::RecordBatch& batch) {
 struct ParquetDataWriter::Impl {
   std::string location;
   spec::SchemaPtr schema;
+  std::shared_ptr<arrow::Schema> arrow_schema;
   DataWriterOptions options;
   // Destroyed in reverse order: the Parquet writer before the stream it
   // writes to, the stream before the file under it.
   std::unique_ptr<io::OutputFile> file;
   std::shared_ptr<OutputFileStream> stream;
+  // Opened by the first rows (which columns skip the dictionary is decided
+  // on them), or by Close for a file with none.
   std::unique_ptr<parquet::arrow::FileWriter> writer;
 
   std::map<int32_t, int64_t> nan_counts;
@@ -108,6 +118,19 @@ struct ParquetDataWriter::Impl {
     return FromArrowStatus(status, StrCat(context, " ", location));
   }
 
+  Status OpenWriter(const arrow::RecordBatch* first) {
+    auto plain = first ? PlainColumns(*first, options.page_row_limit) : std::vector<std::string>{};
+    SKADE_ASSIGN_OR_RAISE(auto properties, WriterProperties(options, plain));
+    // The Arrow schema is stored in the file so Arrow readers get back
+    // exactly these types (e.g. arrow.uuid, the UTC zone).
+    auto arrow_properties = parquet::ArrowWriterProperties::Builder().store_schema()->build();
+    auto opened = parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(),
+                                                   stream, properties, arrow_properties);
+    SKADE_RETURN_NOT_OK(Check(opened.status(), "Cannot start Parquet file"));
+    writer = std::move(opened).ValueUnsafe();
+    return OkStatus();
+  }
+
   Status StartRowGroup() {
     int64_t before = stream->position();
     SKADE_RETURN_NOT_OK(Check(writer->NewBufferedRowGroup(), "Cannot flush row group of"));
@@ -124,6 +147,7 @@ struct ParquetDataWriter::Impl {
     SKADE_ASSIGN_OR_RAISE(auto conformed, ConformBatch(batch, *schema));
     const int64_t rows = conformed->num_rows();
     if (rows == 0) return 0;
+    if (!writer) SKADE_RETURN_NOT_OK(OpenWriter(conformed.get()));
     const double arrow_bytes_per_row =
         std::max(1.0, static_cast<double>(ArrowBytes(*conformed)) / static_cast<double>(rows));
     int64_t written = 0;
@@ -174,23 +198,15 @@ Result<std::unique_ptr<ParquetDataWriter>> ParquetDataWriter::Open(DataFileSink 
                                                                    spec::SchemaPtr schema,
                                                                    DataWriterOptions options) {
   SKADE_ASSIGN_OR_RAISE(auto arrow_schema, ToArrowSchema(*schema));
-  SKADE_ASSIGN_OR_RAISE(auto properties, WriterProperties(options));
+  // Options are checked now, though the file is started by its first rows.
+  SKADE_RETURN_NOT_OK(WriterProperties(options, {}));
   auto impl = std::make_unique<Impl>();
   impl->file = std::move(sink.file);
   impl->stream = std::make_shared<OutputFileStream>(impl->file.get());
   impl->location = std::move(sink.location);
   impl->schema = std::move(schema);
+  impl->arrow_schema = std::move(arrow_schema);
   impl->options = std::move(options);
-  // The Arrow schema is stored in the file so Arrow readers get back
-  // exactly these types (e.g. arrow.uuid, the UTC zone).
-  auto arrow_properties = parquet::ArrowWriterProperties::Builder().store_schema()->build();
-  SKADE_RETURN_NOT_OK(CatchArrowExceptions("Cannot start Parquet file", [&]() -> Status {
-    auto writer = parquet::arrow::FileWriter::Open(*arrow_schema, arrow::default_memory_pool(),
-                                                   impl->stream, properties, arrow_properties);
-    SKADE_RETURN_NOT_OK(impl->Check(writer.status(), "Cannot start Parquet file"));
-    impl->writer = std::move(writer).ValueUnsafe();
-    return OkStatus();
-  }));
   return std::unique_ptr<ParquetDataWriter>(new ParquetDataWriter(std::move(impl)));
 }
 
@@ -218,6 +234,7 @@ Result<spec::DataFile> ParquetDataWriter::Close() {
   impl.closed = true;
   std::shared_ptr<parquet::FileMetaData> footer;
   SKADE_RETURN_NOT_OK(CatchArrowExceptions("Cannot finish Parquet file", [&]() -> Status {
+    if (!impl.writer) SKADE_RETURN_NOT_OK(impl.OpenWriter(nullptr));
     SKADE_RETURN_NOT_OK(impl.Check(impl.writer->Close(), "Cannot finish Parquet file"));
     SKADE_RETURN_NOT_OK(impl.Check(impl.stream->Close(), "Cannot finish Parquet file"));
     footer = impl.writer->metadata();

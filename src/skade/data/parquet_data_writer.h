@@ -6,7 +6,10 @@
 // estimated size: a row group's on-disk size is predicted from the Arrow
 // size of the rows buffered in it times the compressed/Arrow ratio of the
 // row groups already written (1 before the first), and batches are split
-// where that prediction reaches the target.
+// where that prediction reaches the target. Columns whose first page of
+// rows would not shrink under a dictionary are written plain from the
+// start, as Iceberg Java does (dictionary_choice.h); so the file itself is
+// started by its first rows.
 //
 // Deterministic: the same schema, options and sequence of batches (same
 // rows, same batch boundaries) give byte-identical files — nothing
@@ -40,8 +43,8 @@ inline constexpr char kParquetCreatedBy[] = "skade version 0.1.0";
 
 class ParquetDataWriter {
  public:
-  /// Creates `location` through `io` (never overwriting) and writes the
-  /// Parquet header. kInvalidArgument for a schema or options Parquet cannot
+  /// Creates `location` through `io` (never overwriting); the Parquet
+  /// header follows with the first rows. kInvalidArgument for a schema or options Parquet cannot
   /// take; FileIO errors as FileIO reports them.
   static Result<std::unique_ptr<ParquetDataWriter>> Open(io::FileIO& io, std::string location,
                                                          spec::SchemaPtr schema,
