@@ -92,6 +92,35 @@ TEST_F(TimeTravelTest, LoadTableAtFindsExpiredSnapshots) {
   EXPECT_GT(catalog_->commit_log_index().stats().index_hits, 0u);
 }
 
+// A sweep over history reads around the metadata cache: it neither loads
+// into it nor evicts what serves current reads, yet uses what is cached.
+TEST_F(TimeTravelTest, HistoricalLoadsReadAroundTheMetadataCache) {
+  TableIdentifier id{{"n"}, "t"};
+  Create(id);
+  std::vector<int64_t> snapshots;
+  for (int i = 0; i < 5; ++i) snapshots.push_back(Append(id));
+  Open();  // the commits cached what they wrote: start from a cold cache
+  auto current = catalog_->LoadTable(id);
+  ASSERT_THAT(current, IsOk());
+  const auto before = catalog_->metadata_cache().stats();
+
+  for (size_t i = 0; i + 1 < snapshots.size(); ++i) {
+    auto at = catalog_->LoadTableAt(id, snapshots[i]);
+    ASSERT_THAT(at, IsOk());
+    EXPECT_EQ(at->metadata->current_snapshot_id, snapshots[i]);
+    EXPECT_NE(at->metadata_location, current->metadata_location);
+  }
+  auto after = catalog_->metadata_cache().stats();
+  EXPECT_EQ(after.loads, before.loads);
+  EXPECT_EQ(after.entries, before.entries);
+
+  // The newest snapshot's metadata is the current, cached file: shared, not re-read.
+  auto at_newest = catalog_->LoadTableAt(id, snapshots.back());
+  ASSERT_THAT(at_newest, IsOk());
+  EXPECT_EQ(at_newest->metadata, current->metadata);
+  EXPECT_GT(catalog_->metadata_cache().stats().hits, after.hits);
+}
+
 TEST_F(TimeTravelTest, AGoneMetadataFileIsSaidSo) {
   TableIdentifier id{{"n"}, "t"};
   // Keep one previous metadata file: the first append's is deleted later.

@@ -217,6 +217,17 @@ Result<MetadataFile> EmbeddedCatalog::ReadMetadata(const std::string& location) 
                                     [&] { return ReadMetadataFile(*io_, location); });
 }
 
+Result<MetadataFile> EmbeddedCatalog::ReadHistoricalMetadata(const std::string& location) {
+  {
+    cache::EpochGuard guard;
+    if (const auto* file =
+            metadata_cache_->Lookup(location, cache::MetadataCache::Hash(location))) {
+      return *file;
+    }
+  }
+  return ReadMetadataFile(*io_, location);
+}
+
 void EmbeddedCatalog::DiscardFile(const std::string& location) {
   // An unreferenced file is harmless; removing it just keeps the warehouse tidy.
   (void)io_->DeleteFile(location);
@@ -400,8 +411,8 @@ Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge)
   // journaled metadata file back (these are the metadata files the purge
   // deletes). If the store cannot release them, the files stay.
   std::vector<std::string> metadata_files{record.metadata_location};
-  for (const auto& entry : file->metadata->metadata_log) {
-    metadata_files.push_back(entry.metadata_file);
+  for (const auto entry : file->metadata->metadata_log) {
+    metadata_files.emplace_back(entry.metadata_file);
   }
   Status released = store_->ReleaseJournaledFiles(metadata_files);
   if (!released) {
@@ -688,8 +699,8 @@ Status EmbeddedCatalog::TakeUnsyncedFiles(const CommitTableRequest& request,
   return OkStatus();
 }
 
-std::vector<std::string> EmbeddedCatalog::CleanupFiles(
-    const spec::TableMetadata& metadata, const std::vector<spec::MetadataLogEntry>& removed) const {
+std::vector<std::string> EmbeddedCatalog::CleanupFiles(const spec::TableMetadata& metadata,
+                                                       const spec::MetadataLog& removed) const {
   std::vector<std::string> files;
   if (!metadata.PropertyAsBool(spec::kDeleteAfterCommitEnabled,
                                spec::kDeleteAfterCommitEnabledDefault)) {
@@ -698,9 +709,10 @@ std::vector<std::string> EmbeddedCatalog::CleanupFiles(
   // The log's entries are client-written: delete only the table's own files.
   TableFileScope scope(metadata, *location_policy_);
   for (const auto& entry : removed) {
-    auto owned = scope.Check(entry.metadata_file);
+    std::string file(entry.metadata_file);
+    auto owned = scope.Check(file);
     if (owned) {
-      files.push_back(entry.metadata_file);
+      files.push_back(std::move(file));
     } else {
       LogWarning(StrCat("metadata cleanup skipped ", owned.error().message));
     }
@@ -936,7 +948,7 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableFromMetadata(
 Result<LoadTableResult> EmbeddedCatalog::LoadCommitted(const TableIdentifier& identifier,
                                                        const std::string& location,
                                                        std::string_view what) {
-  auto file = ReadMetadata(location);
+  auto file = ReadHistoricalMetadata(location);
   if (!file && file.error().kind == ErrorKind::kNotFound) {
     return MakeError(ErrorKind::kNotFound, "The metadata file of ", what, " of table ",
                      identifier.ToString(), ", ", location,

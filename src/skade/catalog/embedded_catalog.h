@@ -225,6 +225,12 @@ class EmbeddedCatalog : public Catalog {
   Result<std::optional<uint64_t>> FindTableId(const TableIdentifier& identifier);
   /// The metadata file at `location`, through the metadata cache.
   Result<MetadataFile> ReadMetadata(const std::string& location);
+  /// A historical metadata file (time travel): from the metadata cache if
+  /// it is there, else read around it, not inserted. A sweep over history
+  /// would otherwise evict the current metadata of hot tables, as a big
+  /// scan would a database's buffer pool; evicting also costs the reader
+  /// the free of a cold parsed file per load.
+  Result<MetadataFile> ReadHistoricalMetadata(const std::string& location);
   /// One table's requests as one commit (CommitTable's batches): each
   /// request applies to the result of the ones before it; `outcomes` gets
   /// each request's own failure (its requirements or updates), and those
@@ -276,7 +282,7 @@ class EmbeddedCatalog : public Catalog {
   /// (write.metadata.delete-after-commit.enabled): the table's own files
   /// among those it drops from the metadata log.
   std::vector<std::string> CleanupFiles(const spec::TableMetadata& metadata,
-                                        const std::vector<spec::MetadataLogEntry>& removed) const;
+                                        const spec::MetadataLog& removed) const;
   void DiscardFile(const std::string& location);
 
   /// kForbidden unless `metadata`'s location and `metadata_file` are allowed.

@@ -75,7 +75,7 @@ Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const spec::TableMetadata& m
   for (const auto& statistics : metadata.partition_statistics) {
     collector.Add(statistics.statistics_path);
   }
-  for (const auto& entry : metadata.metadata_log) collector.Add(entry.metadata_file);
+  for (const auto entry : metadata.metadata_log) collector.Add(std::string(entry.metadata_file));
   collector.Add(metadata_location);
 
   PurgeResult result;

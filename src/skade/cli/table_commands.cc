@@ -109,7 +109,7 @@ void History(const spec::TableMetadata& m) {
     std::cout << "\n";
   }
   std::cout << "metadata versions:\n";
-  for (const auto& entry : m.metadata_log) {
+  for (const auto entry : m.metadata_log) {
     std::cout << "  " << FormatTimestampMillis(entry.timestamp_ms) << "  " << entry.metadata_file
               << "\n";
   }

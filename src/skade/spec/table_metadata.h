@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "skade/spec/metadata_log.h"
 #include "skade/spec/partition_spec.h"
 #include "skade/spec/schema.h"
 #include "skade/spec/snapshot.h"
@@ -95,7 +96,7 @@ struct TableMetadata {
   std::optional<int64_t> current_snapshot_id;
   std::vector<SnapshotPtr> snapshots;
   std::vector<SnapshotLogEntry> snapshot_log;
-  std::vector<MetadataLogEntry> metadata_log;
+  MetadataLog metadata_log;
   std::vector<SortOrderPtr> sort_orders;
   int32_t default_sort_order_id = SortOrder::kUnsortedOrderId;
   std::map<std::string, SnapshotRef> refs;

@@ -657,11 +657,11 @@ void TableMetadataBuilder::AppendMetadataLog() {
       1, metadata_.PropertyAsInt(kPreviousVersionsMax, kPreviousVersionsMaxDefault));
   auto& log = metadata_.metadata_log;
   if (static_cast<int64_t>(log.size()) >= max_size) {
-    auto drop = static_cast<std::ptrdiff_t>(log.size() - max_size + 1);
-    removed_log_.assign(log.begin(), log.begin() + drop);
-    log.erase(log.begin(), log.begin() + drop);
+    const auto drop = static_cast<size_t>(static_cast<int64_t>(log.size()) - max_size + 1);
+    removed_log_ = log.Oldest(drop);
+    log.DropOldest(drop);
   }
-  log.push_back(MetadataLogEntry{base_->last_updated_ms, base_location_});
+  log.push_back(base_->last_updated_ms, base_location_);
 }
 
 Status TableMetadataBuilder::ValidateResult() const {

@@ -111,7 +111,7 @@ class TableMetadataBuilder {
 
   /// Metadata-log entries that fell out of the log in Build() (to delete
   /// when write.metadata.delete-after-commit.enabled is set).
-  const std::vector<MetadataLogEntry>& removed_metadata_log() const { return removed_log_; }
+  const MetadataLog& removed_metadata_log() const { return removed_log_; }
 
  private:
   TableMetadataBuilder() = default;
@@ -134,7 +134,7 @@ class TableMetadataBuilder {
   std::string base_location_;
   TableMetadata metadata_;
   std::vector<TableUpdate> changes_;
-  std::vector<MetadataLogEntry> removed_log_;
+  MetadataLog removed_log_;
   std::optional<int32_t> last_added_schema_id_;
   std::optional<int32_t> last_added_spec_id_;
   std::optional<int32_t> last_added_order_id_;

@@ -25,7 +25,7 @@ void WriteSnapshotLogEntry(JsonWriter& writer, const SnapshotLogEntry& entry) {
   writer.EndObject();
 }
 
-void WriteMetadataLogEntry(JsonWriter& writer, const MetadataLogEntry& entry) {
+void WriteMetadataLogEntry(JsonWriter& writer, const MetadataLog::Entry& entry) {
   writer.StartObject();
   writer.Field("timestamp-ms", entry.timestamp_ms);
   writer.Field("metadata-file", entry.metadata_file);
@@ -39,7 +39,7 @@ const Snapshot* ReuseKey(const SnapshotPtr& snapshot) { return snapshot.get(); }
 std::pair<int64_t, int64_t> ReuseKey(const SnapshotLogEntry& entry) {
   return {entry.timestamp_ms, entry.snapshot_id};
 }
-std::pair<int64_t, std::string_view> ReuseKey(const MetadataLogEntry& entry) {
+std::pair<int64_t, std::string_view> ReuseKey(const MetadataLog::Entry& entry) {
   return {entry.timestamp_ms, entry.metadata_file};
 }
 
@@ -48,10 +48,10 @@ std::pair<int64_t, std::string_view> ReuseKey(const MetadataLogEntry& entry) {
 namespace internal {
 
 // The elements of one array as last written ("e0,e1,…" at `start` in the
-// document), and the item each was written from.
-template <typename Item>
+// document), and the items they were written from.
+template <typename Items>
 struct SerializedArray {
-  std::vector<Item> items;
+  Items items;
   size_t start = 0;
   std::vector<size_t> ends;  // ends[i]: one past element i, from `start`
 
@@ -65,9 +65,9 @@ struct MetadataJsonParts {
   // The document the arrays are in: for a metadata file, the very text the
   // file and the metadata cache hold (TableMetadataToSharedJson).
   std::shared_ptr<const std::string> document;
-  SerializedArray<SnapshotPtr> snapshots;
-  SerializedArray<SnapshotLogEntry> snapshot_log;
-  SerializedArray<MetadataLogEntry> metadata_log;
+  SerializedArray<std::vector<SnapshotPtr>> snapshots;
+  SerializedArray<std::vector<SnapshotLogEntry>> snapshot_log;
+  SerializedArray<MetadataLog> metadata_log;
 };
 
 }  // namespace internal
@@ -82,11 +82,12 @@ namespace {
 // which the caller checks).
 // `previous_text` is the document `previous` is in; `document_start` is
 // where the document being written starts in `writer`.
-template <typename Item, typename Write>
-void WriteArrayReusing(JsonWriter& writer, const std::vector<Item>& items,
-                       const internal::SerializedArray<Item>* previous,
+template <typename Items, typename Write>
+void WriteArrayReusing(JsonWriter& writer, const Items& items,
+                       const internal::SerializedArray<Items>* previous,
                        std::string_view previous_text, size_t document_start, Write write,
-                       internal::SerializedArray<Item>* out) {
+                       internal::SerializedArray<Items>* out) {
+  using Item = typename Items::value_type;
   using Key = decltype(ReuseKey(items.front()));
   writer.StartArray();
   const size_t content_start = writer.str().size();
@@ -237,7 +238,8 @@ std::shared_ptr<internal::MetadataJsonParts> WriteDocument(JsonWriter& writer,
   writer.Key("metadata-log");
   WriteArrayReusing(
       writer, metadata.metadata_log, previous ? &previous->metadata_log : nullptr, previous_text,
-      document_start, [&](const MetadataLogEntry& entry) { WriteMetadataLogEntry(writer, entry); },
+      document_start,
+      [&](const MetadataLog::Entry& entry) { WriteMetadataLogEntry(writer, entry); },
       &parts->metadata_log);
   writer.EndObject();
   return parts;
@@ -309,12 +311,24 @@ Result<SnapshotLogEntry> SnapshotLogEntryFromJson(json::Element element) {
   return entry;
 }
 
-Result<MetadataLogEntry> MetadataLogEntryFromJson(json::Element element) {
-  SKADE_ASSIGN_OR_RAISE(auto object, json::AsObject(element, "metadata-log entry"));
-  MetadataLogEntry entry;
-  SKADE_ASSIGN_OR_RAISE(entry.timestamp_ms, json::GetInt64(object, "timestamp-ms"));
-  SKADE_ASSIGN_OR_RAISE(entry.metadata_file, json::GetString(object, "metadata-file"));
-  return entry;
+// The optional array "metadata-log" (absent or null means empty), each
+// path copied once, into the log's one buffer.
+Status ReadMetadataLog(json::Object object, MetadataLog* out) {
+  if (!json::Find(object, "metadata-log")) return OkStatus();
+  SKADE_ASSIGN_OR_RAISE(auto array, json::GetArray(object, "metadata-log"));
+  std::vector<MetadataLog::Entry> entries;
+  entries.reserve(array.size());
+  size_t path_bytes = 0;
+  for (auto item : array) {
+    SKADE_ASSIGN_OR_RAISE(auto entry, json::AsObject(item, "metadata-log entry"));
+    MetadataLog::Entry& parsed = entries.emplace_back();
+    SKADE_ASSIGN_OR_RAISE(parsed.timestamp_ms, json::GetInt64(entry, "timestamp-ms"));
+    SKADE_ASSIGN_OR_RAISE(parsed.metadata_file, json::GetStringView(entry, "metadata-file"));
+    path_bytes += parsed.metadata_file.size();
+  }
+  out->reserve(entries.size(), path_bytes);
+  for (const auto& entry : entries) out->push_back(entry.timestamp_ms, entry.metadata_file);
+  return OkStatus();
 }
 
 Status ReadSchemas(json::Object object, TableMetadata* metadata) {
@@ -507,8 +521,7 @@ Result<TableMetadataPtr> ParseTableMetadata(json::Element element) {
                                &metadata->partition_statistics));
   SKADE_RETURN_NOT_OK(
       ReadList(object, "snapshot-log", SnapshotLogEntryFromJson, &metadata->snapshot_log));
-  SKADE_RETURN_NOT_OK(
-      ReadList(object, "metadata-log", MetadataLogEntryFromJson, &metadata->metadata_log));
+  SKADE_RETURN_NOT_OK(ReadMetadataLog(object, &metadata->metadata_log));
 
   metadata->Finalize();
   SKADE_RETURN_NOT_OK(ValidateReferences(*metadata));

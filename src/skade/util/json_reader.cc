@@ -72,12 +72,17 @@ Result<Element> GetRequired(Object object, std::string_view key) {
   return *element;
 }
 
-Result<std::string> ToString(Element element, std::string_view what) {
+Result<std::string_view> ToStringView(Element element, std::string_view what) {
   std::string_view value;
   if (element.get_string().get(value)) {
     return InvalidArgument("Cannot parse to a string value: ", what, " (got ",
                            TypeName(element.type()), ")");
   }
+  return value;
+}
+
+Result<std::string> ToString(Element element, std::string_view what) {
+  SKADE_ASSIGN_OR_RAISE(auto value, ToStringView(element, what));
   return std::string(value);
 }
 
@@ -99,10 +104,15 @@ Result<int32_t> ToInt32(Element element, std::string_view what) {
   return static_cast<int32_t>(value);
 }
 
-Result<std::string> GetString(Object object, std::string_view key) {
+Result<std::string_view> GetStringView(Object object, std::string_view key) {
   auto element = Find(object, key);
   if (!element) return InvalidArgument("Cannot parse missing string: ", key);
-  return ToString(*element, key);
+  return ToStringView(*element, key);
+}
+
+Result<std::string> GetString(Object object, std::string_view key) {
+  SKADE_ASSIGN_OR_RAISE(auto value, GetStringView(object, key));
+  return std::string(value);
 }
 
 Result<std::optional<std::string>> GetOptionalString(Object object, std::string_view key) {

@@ -37,6 +37,8 @@ bool Has(Object object, std::string_view key);
 
 Result<Element> GetRequired(Object object, std::string_view key);
 Result<std::string> GetString(Object object, std::string_view key);
+/// As GetString, without a copy: the view lives as long as the parsed document.
+Result<std::string_view> GetStringView(Object object, std::string_view key);
 Result<std::optional<std::string>> GetOptionalString(Object object, std::string_view key);
 Result<int64_t> GetInt64(Object object, std::string_view key);
 Result<std::optional<int64_t>> GetOptionalInt64(Object object, std::string_view key);
@@ -54,6 +56,7 @@ Result<std::vector<int64_t>> GetInt64List(Object object, std::string_view key);
 Result<std::vector<std::string>> GetStringList(Object object, std::string_view key);
 
 Result<std::string> ToString(Element element, std::string_view what);
+Result<std::string_view> ToStringView(Element element, std::string_view what);
 Result<int64_t> ToInt64(Element element, std::string_view what);
 Result<int32_t> ToInt32(Element element, std::string_view what);
 
