@@ -412,9 +412,9 @@ int Run(const TimeTravelOptions& options, BenchOptions& bench) {
   for (int v = 0; v < 2; ++v) {
     ok &= write("load_table_at_snapshot", variants[v], loads[v], {},
                 StrCat("LoadTableAt(table, snapshot id) of a random historical snapshot: "
-                       "resolve the commit, read and parse its metadata file (through the "
-                       "metadata cache, ",
-                       "which holds few of them); ", shape, "; ", how));
+                       "resolve the commit, read and parse its metadata file (read around "
+                       "the metadata cache unless it holds the file, which it seldom does); ",
+                       shape, "; ", how));
   }
 
   // resolve_snapshot: the resolution alone (snapshot -> metadata location), which the
