@@ -8,10 +8,6 @@ MetadataLog::MetadataLog(std::initializer_list<MetadataLogEntry> entries) {
   for (const auto& entry : entries) push_back(entry);
 }
 
-MetadataLog::MetadataLog(const std::vector<MetadataLogEntry>& entries) {
-  for (const auto& entry : entries) push_back(entry);
-}
-
 void MetadataLog::reserve(size_t entries, size_t path_bytes) {
   slots_.reserve(entries);
   paths_.reserve(path_bytes);
@@ -25,7 +21,7 @@ void MetadataLog::push_back(int64_t timestamp_ms, std::string_view metadata_file
 void MetadataLog::DropOldest(size_t count) {
   count = std::min(count, slots_.size());
   if (count == 0) return;
-  const size_t dropped_bytes = count == slots_.size() ? paths_.size() : slots_[count].offset;
+  const size_t dropped_bytes = PathBytesBefore(count);
   slots_.erase(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(count));
   paths_.erase(0, dropped_bytes);
   for (auto& slot : slots_) slot.offset -= dropped_bytes;
@@ -34,9 +30,8 @@ void MetadataLog::DropOldest(size_t count) {
 MetadataLog MetadataLog::Oldest(size_t count) const {
   count = std::min(count, slots_.size());
   MetadataLog out;
-  const size_t bytes = count == slots_.size() ? paths_.size() : slots_[count].offset;
   out.slots_.assign(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(count));
-  out.paths_.assign(paths_, 0, bytes);
+  out.paths_.assign(paths_, 0, PathBytesBefore(count));
   return out;
 }
 

@@ -79,7 +79,6 @@ class MetadataLog {
 
   MetadataLog() = default;
   MetadataLog(std::initializer_list<MetadataLogEntry> entries);
-  explicit MetadataLog(const std::vector<MetadataLogEntry>& entries);
 
   size_t size() const { return slots_.size(); }
   bool empty() const { return slots_.empty(); }
@@ -112,6 +111,11 @@ class MetadataLog {
     size_t offset;  // into paths_
     size_t size;
   };
+
+  // The bytes of paths_ that the first `count` entries take (count <= size()).
+  size_t PathBytesBefore(size_t count) const {
+    return count == slots_.size() ? paths_.size() : slots_[count].offset;
+  }
 
   std::vector<Slot> slots_;
   std::string paths_;  // every entry's path, in order, nothing between
