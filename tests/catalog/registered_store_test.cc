@@ -144,6 +144,11 @@ class RecordingStore : public CatalogStore {
     Note("ReadJournaledFiles");
     return inner_->ReadJournaledFiles();
   }
+  Result<std::vector<std::string>> ReadJournaledDeltasOn(
+      const std::vector<std::string>& bases) override {
+    Note("ReadJournaledDeltasOn");
+    return inner_->ReadJournaledDeltasOn(bases);
+  }
   Status ReleaseJournaledFiles(const std::vector<std::string>& locations) override {
     Note("ReleaseJournaledFiles");
     return inner_->ReleaseJournaledFiles(locations);

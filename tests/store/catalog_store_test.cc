@@ -446,6 +446,40 @@ TEST_P(CatalogStoreTest, SwapKeepsItsJournaledFilesUntilReleased) {
   EXPECT_THAT(store_->ReleaseJournaledFiles({"m1"}), IsOk());
 }
 
+// Files written with a base come back as differences from it, and can be
+// found by their base without reading their contents.
+TEST_P(CatalogStoreTest, FilesWithABaseAreFoundByTheirBase) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  spec::TableIdentifier id{{"n"}, "t"};
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += "{\"snapshot-id\": " + std::to_string(i * 7919) + "},";
+  auto swap = [&](std::optional<std::string> expected, const std::string& location,
+                  std::optional<std::string> base) {
+    PointerSwap swap{id, std::move(expected), location, {}, {}, {}};
+    JournaledFile file{location, text + location};
+    if (base) file.base = JournalBase{*base, std::make_shared<const std::string>(text + *base)};
+    swap.journaled_files.push_back(std::move(file));
+    return store_->SwapPointers({swap});
+  };
+  ASSERT_THAT(swap(std::nullopt, "m0", std::nullopt), IsOk());
+  ASSERT_THAT(swap("m0", "m1", "m0"), IsOk());
+  ASSERT_THAT(swap("m1", "m2", "m1"), IsOk());
+  auto files = store_->ReadJournaledFiles();
+  ASSERT_THAT(files, IsOk());
+  ASSERT_EQ(files->size(), 3u);
+  EXPECT_FALSE((*files)[0].delta);
+  ASSERT_TRUE((*files)[2].delta && (*files)[2].base);
+  EXPECT_EQ((*files)[2].base->location, "m1");
+  EXPECT_EQ(*DeltaContents((*files)[2], text + "m1"), text + "m2");
+
+  EXPECT_EQ(*store_->ReadJournaledDeltasOn({"m1"}), (std::vector<std::string>{"m2"}));
+  EXPECT_EQ(*store_->ReadJournaledDeltasOn({"m0", "m1", "m2"}),
+            (std::vector<std::string>{"m1", "m2"}));
+  EXPECT_TRUE(store_->ReadJournaledDeltasOn({"m2", "elsewhere"})->empty());
+  EXPECT_THAT(store_->ReleaseJournaledFiles({"m2"}), IsOk());
+  EXPECT_TRUE(store_->ReadJournaledDeltasOn({"m1"})->empty());
+}
+
 TEST_P(CatalogStoreTest, FailedSwapKeepsNoJournaledFile) {
   spec::TableIdentifier a{{"n"}, "a"};
   spec::TableIdentifier b{{"n"}, "b"};

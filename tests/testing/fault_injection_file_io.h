@@ -155,19 +155,21 @@ class FaultInjectionFileIO : public io::ForwardingFileIO {
       hook = std::exchange(sync_hook_, nullptr);
     }
     if (hook) hook();
+    // One step with the power: a sync happens wholly before a power loss
+    // or not at all (a file the loss deleted must not look deleted on purpose).
+    std::lock_guard<std::mutex> lock(mutex_);
     SKADE_RETURN_NOT_OK(SyncAllowed(location));
     SKADE_RETURN_NOT_OK(inner().SyncFile(location));
     SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(location));
-    std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = files_.find(path); it != files_.end()) it->second = true;
     return OkStatus();
   }
 
   Status SyncDirectory(std::string_view location) override {
+    std::lock_guard<std::mutex> lock(mutex_);
     SKADE_RETURN_NOT_OK(SyncAllowed(location));
     SKADE_RETURN_NOT_OK(inner().SyncDirectory(location));
     SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(location));
-    std::lock_guard<std::mutex> lock(mutex_);
     std::string dir = std::filesystem::path(path).lexically_normal().string();
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     unsynced_entries_.erase(dir);
@@ -219,8 +221,8 @@ class FaultInjectionFileIO : public io::ForwardingFileIO {
     return OkStatus();
   }
 
-  Status SyncAllowed(std::string_view location) {
-    std::lock_guard<std::mutex> lock(mutex_);
+  // With mutex_ held.
+  Status SyncAllowed(std::string_view location) const {
     if (dead_) return IoError("Simulated power loss");
     if (fail_syncs_) return IoError("Injected sync failure: ", location);
     return OkStatus();

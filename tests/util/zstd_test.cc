@@ -59,5 +59,36 @@ TEST(ZstdTest, DamagedOrTruncatedInputIsCorruption) {
   EXPECT_THAT(ZstdDecompress("not zstd at all"), IsError(ErrorKind::kCorruption));
 }
 
+TEST(ZstdTest, AFrameAgainstAPrefixNeedsThatPrefix) {
+  // Bytes that repeat nowhere: the frame can only be small by referring to
+  // the prefix, everywhere.
+  std::string prefix;
+  uint64_t state = 88172645463325252ull;
+  for (int i = 0; i < 64 * 1024; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    prefix.push_back(static_cast<char>(state));
+  }
+  std::string data = prefix;
+  data.insert(data.size() / 2, "a change in the middle");
+  for (int level : {1, -3}) {
+    std::string frame = ZstdCompressWithPrefix(data, prefix, level);
+    EXPECT_LT(frame.size(), 200u) << level;
+    auto inflated = ZstdDecompressWithPrefix(frame, prefix);
+    ASSERT_TRUE(inflated) << inflated.error().ToString();
+    EXPECT_EQ(*inflated, data);
+    // Without it, or with another one, it does not decode to `data`.
+    EXPECT_THAT(ZstdDecompress(frame), IsError(ErrorKind::kCorruption));
+    std::string other = prefix;
+    other[other.size() / 3] = '#';
+    EXPECT_THAT(ZstdDecompressWithPrefix(frame, other), IsError(ErrorKind::kCorruption));
+    EXPECT_THAT(ZstdDecompressWithPrefix(frame, prefix, data.size() - 1),
+                IsError(ErrorKind::kCorruption));
+  }
+  // The prefix was for that frame only: the context decodes plain frames again.
+  auto plain = ZstdDecompress(ZstdCompress("abc", 1));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(*plain, "abc");
+}
+
 }  // namespace
 }  // namespace skade

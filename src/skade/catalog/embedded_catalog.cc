@@ -61,6 +61,9 @@ struct EmbeddedCatalog::PreparedCommit {
   std::vector<std::string> cleanup_files;        // deleted once committed
   // Set by WritePrepared when the file is journaled: its bytes as written.
   std::shared_ptr<const std::string> journaled_bytes;
+  // The base file's JSON text, which the journal may keep the new file as a
+  // difference from (store::JournaledFile::base).
+  std::shared_ptr<const std::string> base_json;
   // The request's unsynced files that go into the journal with the swap.
   std::vector<UnsyncedFile> unsynced_files;
   // Manifest lists of rebased appends (append_rebase.h), written with the
@@ -226,6 +229,16 @@ Result<MetadataFile> EmbeddedCatalog::ReadHistoricalMetadata(const std::string& 
     }
   }
   return ReadMetadataFile(*io_, location);
+}
+
+Status EmbeddedCatalog::ReleaseDeltasOn(const std::vector<std::string>& files) {
+  // Any process's: the journal is the warehouse's.
+  SKADE_ASSIGN_OR_RAISE(auto dependents, store_->ReadJournaledDeltasOn(files));
+  if (dependents.empty()) return OkStatus();
+  // Complete on disk (written before their swaps committed): synced, they
+  // no longer need their entries, nor the base.
+  SKADE_RETURN_NOT_OK(io_->SyncFiles(dependents));
+  return store_->ReleaseJournaledFiles(dependents);
 }
 
 void EmbeddedCatalog::DiscardFile(const std::string& location) {
@@ -414,7 +427,8 @@ Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge)
   for (const auto entry : file->metadata->metadata_log) {
     metadata_files.emplace_back(entry.metadata_file);
   }
-  Status released = store_->ReleaseJournaledFiles(metadata_files);
+  Status released = ReleaseDeltasOn(metadata_files);
+  if (released) released = store_->ReleaseJournaledFiles(metadata_files);
   if (!released) {
     LogWarning(
         StrCat("purge of ", identifier.ToString(),
@@ -496,6 +510,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
   if (!record) return spec::NoSuchTable(first.identifier);
   SKADE_ASSIGN_OR_RAISE(auto current, ReadMetadata(record->metadata_location));
   commit.base_location = record->metadata_location;
+  commit.base_json = current.json;
   // Each request applies to the table as the ones before it left it; the
   // first to change something logs the base file in the metadata log.
   spec::TableMetadataPtr at = current.metadata;
@@ -650,7 +665,13 @@ store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) const {
   swap.snapshot_operations = commit.snapshot_operations;
   swap.origins = RecordedOrigins(commit.origins);
   if (commit.journaled_bytes) {
-    swap.journaled_files.push_back({commit.new_location, *commit.journaled_bytes});
+    store::JournaledFile file{commit.new_location, *commit.journaled_bytes, std::nullopt, {}};
+    // A gzip file shares nothing with its base's text.
+    if (commit.base_location && commit.base_json &&
+        commit.journaled_bytes.get() == commit.json.get()) {
+      file.base = store::JournalBase{*commit.base_location, commit.base_json};
+    }
+    swap.journaled_files.push_back(std::move(file));
   }
   for (const UnsyncedFile& file : commit.unsynced_files) {
     swap.journaled_files.push_back({file.location, file.contents});
@@ -723,7 +744,11 @@ std::vector<std::string> EmbeddedCatalog::CleanupFiles(const spec::TableMetadata
 void EmbeddedCatalog::AfterCommit(const PreparedCommit& commit) {
   AfterSwap(commit);
   // Their journal entries went with the swap (PointerSwap::released_files).
-  for (const auto& location : commit.cleanup_files) DiscardFile(location);
+  if (Status released = ReleaseDeltasOn(commit.cleanup_files); !released) {
+    LogWarning(StrCat("metadata cleanup skipped: ", released.error().message));
+  } else {
+    for (const auto& location : commit.cleanup_files) DiscardFile(location);
+  }
   // Client manifest lists a rebase replaced: read through the table's scope,
   // and deleted only if no snapshot names them (a client may name any file).
   for (const auto& location : commit.replaced_files) {

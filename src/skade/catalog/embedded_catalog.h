@@ -284,6 +284,10 @@ class EmbeddedCatalog : public Catalog {
   std::vector<std::string> CleanupFiles(const spec::TableMetadata& metadata,
                                         const spec::MetadataLog& removed) const;
   void DiscardFile(const std::string& location);
+  /// Before metadata files are deleted: journal entries kept as differences
+  /// from one of `files` (store::JournaledFile::base) are released, their
+  /// files synced first, so that no recovery needs a deleted base.
+  Status ReleaseDeltasOn(const std::vector<std::string>& files);
 
   /// kForbidden unless `metadata`'s location and `metadata_file` are allowed.
   Status CheckLocations(const spec::TableMetadata& metadata,

@@ -13,11 +13,10 @@ namespace {
 
 bool Gone(const Status& status) { return !status && status.error().kind == ErrorKind::kNotFound; }
 
-// Whether `location` holds exactly `contents`; false when it is missing or
-// too large to be one of ours.
-Result<bool> HoldsExactly(io::FileIO& io, const std::string& location,
-                          const std::string& contents) {
-  auto bytes = io.ReadFileUpTo(location, kMaxMetadataReadBytes);
+// Whether `file`'s location holds exactly its bytes; false when it is
+// missing or too large to be one of ours.
+Result<bool> HoldsExactly(io::FileIO& io, const store::JournaledFile& file) {
+  auto bytes = io.ReadFileUpTo(file.location, kMaxMetadataReadBytes);
   if (!bytes) {
     if (bytes.error().kind == ErrorKind::kNotFound ||
         bytes.error().kind == ErrorKind::kInvalidArgument) {
@@ -25,20 +24,69 @@ Result<bool> HoldsExactly(io::FileIO& io, const std::string& location,
     }
     return tl::unexpected(bytes.error());
   }
-  return *bytes == contents;
+  return store::Holds(file, *bytes);
 }
 
 }  // namespace
 
-Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file, bool* rewritten) {
+JournalSnapshot::JournalSnapshot(io::FileIO& io, std::vector<store::JournaledFile> files)
+    : io_(io), files_(std::move(files)) {
+  for (size_t i = 0; i < files_.size(); ++i) index_.emplace(files_[i].location, i);
+}
+
+const store::JournaledFile* JournalSnapshot::Find(const std::string& location) const {
+  auto found = index_.find(location);
+  return found == index_.end() ? nullptr : &files_[found->second];
+}
+
+Result<std::string> JournalSnapshot::Contents(const store::JournaledFile& file) {
+  if (!file.delta) return file.contents;
+  SKADE_ASSIGN_OR_RAISE(std::string base, BaseText(file, 0));
+  SKADE_ASSIGN_OR_RAISE(std::string contents, store::DeltaContents(file, base));
+  // Remembered as the next version's base (whose text is its JSON).
+  SKADE_ASSIGN_OR_RAISE(std::string text, MetadataText(contents, file.location));
+  last_.emplace(file.location, std::move(text));
+  return contents;
+}
+
+Result<std::string> JournalSnapshot::BaseText(const store::JournaledFile& file, size_t depth) {
+  const std::string& location = file.base->location;
+  if (last_ && last_->first == location) return last_->second;
+  // Each step goes to an older entry: more steps than entries is a loop.
+  if (depth > files_.size()) {
+    return Corruption("Journaled file ", file.location, " has a loop of bases through ", location);
+  }
+  std::string bytes;
+  if (const store::JournaledFile* entry = Find(location); entry != nullptr) {
+    if (entry->delta) {
+      SKADE_ASSIGN_OR_RAISE(std::string base, BaseText(*entry, depth + 1));
+      SKADE_ASSIGN_OR_RAISE(bytes, store::DeltaContents(*entry, base));
+    } else {
+      bytes = entry->contents;
+    }
+  } else {
+    auto read = io_.ReadFileUpTo(location, kMaxMetadataReadBytes);
+    if (!read) {
+      if (read.error().kind != ErrorKind::kNotFound) return tl::unexpected(read.error());
+      return Corruption("Cannot restore journaled file ", file.location, ": its base ", location,
+                        " is missing");
+    }
+    bytes = std::move(*read);
+  }
+  return MetadataText(std::move(bytes), location);
+}
+
+Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file,
+                            JournalSnapshot& journal, bool* rewritten) {
   *rewritten = false;
-  SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file.location, file.contents));
+  SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file));
   if (intact) {  // restored by someone before the hold (another process)
     return io.SyncFiles({file.location});
   }
+  SKADE_ASSIGN_OR_RAISE(std::string contents, journal.Contents(file));
   Status deleted = io.DeleteFile(file.location);
   if (!deleted && !Gone(deleted)) return deleted;
-  SKADE_RETURN_NOT_OK(io.WriteFile(file.location, file.contents, /*durable=*/true));
+  SKADE_RETURN_NOT_OK(io.WriteFile(file.location, contents, /*durable=*/true));
   *rewritten = true;
   return OkStatus();
 }
@@ -55,15 +103,18 @@ Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::Catalo
   std::vector<std::string> damaged;
   std::vector<std::string> intact;
   for (const auto& file : files) {
-    SKADE_ASSIGN_OR_RAISE(bool holds, HoldsExactly(io, file.location, file.contents));
+    SKADE_ASSIGN_OR_RAISE(bool holds, HoldsExactly(io, file));
     (holds ? intact : damaged).push_back(file.location);
   }
   SKADE_RETURN_NOT_OK(io.SyncFiles(intact));
   SKADE_RETURN_NOT_OK(store.ReleaseJournaledFiles(intact));
 
+  // Bases are read from the journal as it was before the releases (a
+  // released base is durable on disk too, so either serves).
+  JournalSnapshot journal(io, std::move(files));
   SKADE_RETURN_NOT_OK(store.RestoreJournaledFiles(damaged, [&](const store::JournaledFile& file) {
     bool rewritten = false;
-    Status restored = RestoreJournaledFile(io, file, &rewritten);
+    Status restored = RestoreJournaledFile(io, file, journal, &rewritten);
     stats.rewritten += rewritten ? 1 : 0;
     return restored;
   }));

@@ -24,13 +24,52 @@
 // create (FileIO never overwrites): a reader in another process may see it
 // missing in between, where it saw it torn before; a crash in between leaves
 // the entry journaled for the next open.
+//
+// A metadata file journaled as a difference from its base (the file its
+// commit was based on; store::JournaledFile) is matched by size and hash,
+// and rewritten from its base's text: the base's entry when the journal
+// holds one, else the base file, which was durable before its own entry was
+// released (the catalog releases every difference on a file before it
+// deletes it: EmbeddedCatalog::ReleaseDeltasOn).
 #pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "skade/io/file_io.h"
 #include "skade/store/catalog_store.h"
 #include "skade/util/result.h"
 
 namespace skade::catalog {
+
+/// The journal as read once (store::CatalogStore::ReadJournaledFiles), for
+/// the bytes of its files. Not thread-safe (it remembers the last text it
+/// expanded: files are read in location order, a base before the next
+/// version).
+class JournalSnapshot {
+ public:
+  JournalSnapshot(io::FileIO& io, std::vector<store::JournaledFile> files);
+
+  /// The entry for `location`, or null.
+  const store::JournaledFile* Find(const std::string& location) const;
+
+  /// `file`'s bytes: its contents, or a difference applied to its base's
+  /// text. kCorruption when a base is missing, differs from what the
+  /// difference was made against, or the bases form a loop; the FileIO's
+  /// error when a base cannot be read.
+  Result<std::string> Contents(const store::JournaledFile& file);
+
+ private:
+  Result<std::string> BaseText(const store::JournaledFile& file, size_t depth);
+
+  io::FileIO& io_;
+  std::vector<store::JournaledFile> files_;
+  std::unordered_map<std::string, size_t> index_;            // location → files_ position
+  std::optional<std::pair<std::string, std::string>> last_;  // location, text
+};
 
 /// How many journaled files a recovery found, and how many it rewrote.
 struct JournalRecoveryStats {
@@ -39,11 +78,12 @@ struct JournalRecoveryStats {
 };
 
 /// Makes `file` durable at its location with exactly its bytes: synced if
-/// it holds them, else rewritten (a torn file is deleted first), setting
-/// `*rewritten` to which. For the `restore` of
-/// store::CatalogStore::RestoreJournaledFiles, under its hold on commits.
-/// The FileIO's errors.
-Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file, bool* rewritten);
+/// it holds them, else rewritten (a torn file is deleted first; a difference
+/// is expanded through `journal`), setting `*rewritten` to which. For the
+/// `restore` of store::CatalogStore::RestoreJournaledFiles, under its hold
+/// on commits. The FileIO's errors, or JournalSnapshot::Contents's.
+Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file,
+                            JournalSnapshot& journal, bool* rewritten);
 
 /// Makes every file in `store`'s journal durable as journaled and releases
 /// it (see above). kIo (or the FileIO's error) if a file cannot be read,

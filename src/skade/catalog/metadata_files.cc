@@ -14,22 +14,24 @@ Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& locatio
     }
     return tl::unexpected(bytes.error());
   }
-  std::string text = std::move(*bytes);
-  if (IsGzip(text)) {
-    auto inflated = Gunzip(text, kMaxMetadataReadBytes);
-    if (!inflated) {
-      return MakeError(inflated.error().kind == ErrorKind::kInvalidArgument
-                           ? ErrorKind::kInvalidArgument
-                           : ErrorKind::kCorruption,
-                       "Cannot read metadata file ", location, ": ", inflated.error().message);
-    }
-    text = std::move(*inflated);
-  }
+  SKADE_ASSIGN_OR_RAISE(std::string text, MetadataText(std::move(*bytes), location));
   auto metadata = spec::TableMetadataFromJson(text);
   if (!metadata) {
     return Corruption("Cannot parse metadata file ", location, ": ", metadata.error().message);
   }
   return MetadataFile{std::move(*metadata), std::make_shared<const std::string>(std::move(text))};
+}
+
+Result<std::string> MetadataText(std::string bytes, const std::string& location) {
+  if (!IsGzip(bytes)) return bytes;
+  auto inflated = Gunzip(bytes, kMaxMetadataReadBytes);
+  if (!inflated) {
+    return MakeError(inflated.error().kind == ErrorKind::kInvalidArgument
+                         ? ErrorKind::kInvalidArgument
+                         : ErrorKind::kCorruption,
+                     "Cannot read metadata file ", location, ": ", inflated.error().message);
+  }
+  return std::move(*inflated);
 }
 
 EncodedMetadataFile EncodeMetadataFile(const spec::TableMetadata& metadata,

@@ -27,6 +27,11 @@ using cache::MetadataFile;
 /// kInvalidArgument.
 Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& location);
 
+/// A metadata file's JSON text from its bytes as stored (gunzipped if they
+/// are gzip, whatever the name says). kCorruption (kInvalidArgument above
+/// the size limit) naming `location` for bad gzip.
+Result<std::string> MetadataText(std::string bytes, const std::string& location);
+
 /// A metadata file ready to write: its JSON text and its bytes as stored
 /// (the JSON itself, or its gzip if the location says so).
 struct EncodedMetadataFile {

@@ -94,7 +94,7 @@ class Examination {
 
   Status Run() {
     SKADE_ASSIGN_OR_RAISE(auto journal, store_.ReadJournaledFiles());
-    for (auto& file : journal) journal_.emplace(file.location, std::move(file.contents));
+    for (auto& file : journal) journal_.emplace(file.location, std::move(file));
     report_.journaled = journal_.size();
     SKADE_ASSIGN_OR_RAISE(auto pointers, store_.ReadTablePointers());
     uint64_t done = 0;
@@ -208,7 +208,7 @@ class Examination {
   // Journaled files no table check reported: the catalog's next open would
   // rewrite a missing or different one.
   Status CheckJournal() {
-    for (const auto& [location, contents] : journal_) {
+    for (const auto& [location, file] : journal_) {
       if (reported_.contains(location)) continue;
       if (Status allowed = policy_.Check(location); !allowed) {
         Add(DoctorProblemKind::kLocationNotAllowed, std::nullopt, location,
@@ -217,7 +217,7 @@ class Examination {
       }
       ++report_.files_checked;
       auto bytes = io_.ReadFileUpTo(location, kMaxMetadataReadBytes);
-      if (bytes && *bytes == contents) continue;  // intact: the flusher releases it
+      if (bytes && store::Holds(file, *bytes)) continue;  // intact: the flusher releases it
       if (!bytes && bytes.error().kind != ErrorKind::kNotFound &&
           bytes.error().kind != ErrorKind::kInvalidArgument) {
         return tl::unexpected(bytes.error());
@@ -239,10 +239,13 @@ class Examination {
       }
     }
     std::set<std::string> rewritten;
+    std::vector<store::JournaledFile> entries;
+    for (const auto& [location, file] : journal_) entries.push_back(file);
+    JournalSnapshot journal(io_, std::move(entries));
     SKADE_RETURN_NOT_OK(
         store_.RestoreJournaledFiles(rewrite, [&](const store::JournaledFile& file) -> Status {
           bool was_rewritten = false;
-          SKADE_RETURN_NOT_OK(RestoreJournaledFile(io_, file, &was_rewritten));
+          SKADE_RETURN_NOT_OK(RestoreJournaledFile(io_, file, journal, &was_rewritten));
           // Also a file restored by another process before the hold is right now.
           rewritten.insert(file.location);
           return OkStatus();
@@ -283,7 +286,7 @@ class Examination {
   io::FileIO& io_;
   const LocationPolicy& policy_;
   const DoctorOptions& options_;
-  std::map<std::string, std::string> journal_;  // location → bytes
+  std::map<std::string, store::JournaledFile> journal_;  // by location
   std::set<std::string> reported_;
   DoctorReport report_;
 };

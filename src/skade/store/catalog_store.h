@@ -252,6 +252,11 @@ class CatalogStore {
   /// Every file kept by committed swaps and not yet released, in location
   /// order, from one read snapshot.
   virtual Result<std::vector<JournaledFile>> ReadJournaledFiles() = 0;
+  /// The locations of the journaled files kept as a difference from one of
+  /// `bases` (JournaledFile::base), from one read snapshot; reads only the
+  /// entries' headers.
+  virtual Result<std::vector<std::string>> ReadJournaledDeltasOn(
+      const std::vector<std::string>& bases) = 0;
   /// Drops the entries of `locations` in one transaction (durable per the
   /// level); locations not journaled are ignored. Call only once a file and
   /// its directory are durable, or once it is deliberately gone: a release

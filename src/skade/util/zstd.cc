@@ -34,24 +34,43 @@ tl::unexpected<Error> TooLarge(size_t max_size) {
   return Corruption("Decompressed zstd data is larger than the limit of ", max_size, " bytes");
 }
 
-}  // namespace
+// zstd's smallest window, and the largest its decoders accept by default
+// (ZSTD_WINDOWLOG_ABSOLUTEMIN and ZSTD_WINDOWLOG_LIMIT_DEFAULT, which zstd.h
+// exports only to static linking).
+constexpr int kMinWindowLog = 10;
+constexpr int kMaxWindowLog = 27;
 
-std::string ZstdCompress(std::string_view data, int level) {
+// The window a frame needs to reach back over a prefix of `prefix_size`
+// bytes from anywhere in `data_size` bytes, within kMaxWindowLog (which
+// bounds how far a prefix helps).
+int WindowLogFor(size_t prefix_size, size_t data_size) {
+  int log = kMinWindowLog;
+  while (log < kMaxWindowLog && (size_t{1} << log) < prefix_size + data_size) ++log;
+  return log;
+}
+
+std::string Compress(std::string_view data, std::string_view prefix, int level) {
   std::string out(ZSTD_compressBound(data.size()), '\0');
   ZSTD_CCtx* context = ThreadCompressor();
   ZSTD_CCtx_reset(context, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level);
   ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, 1);
+  if (!prefix.empty()) {
+    ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, WindowLogFor(prefix.size(), data.size()));
+    ZSTD_CCtx_refPrefix(context, prefix.data(), prefix.size());
+  }
   size_t size = ZSTD_compress2(context, out.data(), out.size(), data.data(), data.size());
   // Only a too-small output buffer fails, and ZSTD_compressBound rules it out.
   out.resize(ZSTD_isError(size) ? 0 : size);
   return out;
 }
 
-Result<std::string> ZstdDecompress(std::string_view data, size_t max_size) {
+Result<std::string> Decompress(std::string_view data, std::string_view prefix, size_t max_size) {
   ZSTD_DCtx* context = ThreadDecompressor();
   if (context == nullptr) return InternalError("Cannot create a zstd decompressor");
   ZSTD_DCtx_reset(context, ZSTD_reset_session_only);
+  // A prefix lasts for one frame; a frame that holds more than one is not ours.
+  if (!prefix.empty()) ZSTD_DCtx_refPrefix(context, prefix.data(), prefix.size());
   unsigned long long content_size = ZSTD_getFrameContentSize(data.data(), data.size());
   size_t capacity = std::min(max_size, std::max(kMinOutputGuess, data.size() * 8));
   if (content_size != ZSTD_CONTENTSIZE_UNKNOWN && content_size != ZSTD_CONTENTSIZE_ERROR) {
@@ -77,6 +96,23 @@ Result<std::string> ZstdDecompress(std::string_view data, size_t max_size) {
   }
   out.resize(produced);
   return out;
+}
+
+}  // namespace
+
+std::string ZstdCompress(std::string_view data, int level) { return Compress(data, {}, level); }
+
+std::string ZstdCompressWithPrefix(std::string_view data, std::string_view prefix, int level) {
+  return Compress(data, prefix, level);
+}
+
+Result<std::string> ZstdDecompress(std::string_view data, size_t max_size) {
+  return Decompress(data, {}, max_size);
+}
+
+Result<std::string> ZstdDecompressWithPrefix(std::string_view data, std::string_view prefix,
+                                             size_t max_size) {
+  return Decompress(data, prefix, max_size);
 }
 
 }  // namespace skade

@@ -8,6 +8,7 @@ namespace skade::store::lmdb {
 namespace {
 
 using testing::IsError;
+using testing::IsOk;
 
 TEST(KeysTest, BigEndianKeysSortNumerically) {
   EXPECT_LT(CommitLogKey(255), CommitLogKey(256));
@@ -113,6 +114,63 @@ TEST(KeysTest, JournaledFilesAreStoredCompressed) {
   const std::string raw = EncodeJournaledFile(incompressible);
   EXPECT_LE(raw.size(), noise.size() + 64);
   EXPECT_EQ(*DecodeJournaledFile(raw), incompressible);
+}
+
+TEST(KeysTest, AFileWithABaseIsStoredAsItsDifference) {
+  std::string base;
+  for (int i = 0; i < 2000; ++i) {
+    base += "{\"snapshot-id\": " + std::to_string(1000003 * i) +
+            ", \"manifest-list\": \"file:///w/ns/t/metadata/snap.avro\"},";
+  }
+  // The next version: a field near the start changed, one entry appended.
+  std::string next = base;
+  next.replace(10, 7, "7777777");
+  next += "{\"snapshot-id\": 42}";
+  auto base_text = std::make_shared<const std::string>(base);
+  JournaledFile file{"file:///w/ns/t/metadata/00008-y.metadata.json", next,
+                     JournalBase{"file:///w/ns/t/metadata/00007-x.metadata.json", base_text}};
+  const std::string value = EncodeJournaledFile(file);
+  EXPECT_LT(value.size(), 400u) << "whole: " << EncodeJournaledFile({file.location, next}).size();
+
+  auto decoded = DecodeJournaledFile(value);
+  ASSERT_THAT(decoded, IsOk());
+  EXPECT_EQ(decoded->location, file.location);
+  EXPECT_TRUE(decoded->contents.empty());
+  ASSERT_TRUE(decoded->base && decoded->delta);
+  EXPECT_EQ(decoded->base->location, file.base->location);
+  EXPECT_EQ(decoded->size(), next.size());
+  EXPECT_TRUE(Holds(*decoded, next));
+  EXPECT_FALSE(Holds(*decoded, base));
+  EXPECT_FALSE(Holds(*decoded, next.substr(0, next.size() - 1)));
+  EXPECT_EQ(*DeltaContents(*decoded, base), next);
+  // Against any other text the frame's checksum (or its size) fails.
+  EXPECT_THAT(DeltaContents(*decoded, next), IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(DeltaContents(*decoded, ""), IsError(ErrorKind::kCorruption));
+  // Damage to the sizes or the frame is caught too.
+  for (size_t at : {value.size() - 30, value.size() - 5}) {
+    std::string damaged = value;
+    damaged[at] ^= 0x21;
+    auto read = DecodeJournaledFile(damaged);
+    if (read) EXPECT_THAT(DeltaContents(*read, base), IsError(ErrorKind::kCorruption)) << at;
+  }
+
+  // A base that shares nothing makes no larger a value than the file kept
+  // whole; small files are kept whole.
+  std::string noise;
+  uint64_t state = 88172645463325252ull;
+  for (int i = 0; i < 4096; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    noise.push_back(static_cast<char>(state));
+  }
+  JournaledFile unrelated{"file:///w/c.json", noise, JournalBase{"file:///w/b.json", base_text}};
+  const std::string unrelated_value = EncodeJournaledFile(unrelated);
+  EXPECT_LE(unrelated_value.size(), noise.size() + 64);
+  auto kept = DecodeJournaledFile(unrelated_value);
+  ASSERT_THAT(kept, IsOk());
+  EXPECT_FALSE(kept->delta);
+  EXPECT_EQ(kept->contents, noise);
+  JournaledFile small{"file:///w/d.json", "{}", JournalBase{"file:///w/b.json", base_text}};
+  EXPECT_FALSE(DecodeJournaledFile(EncodeJournaledFile(small))->delta);
 }
 
 TEST(KeysTest, JournalValuesOfEarlierVersionsStillDecode) {

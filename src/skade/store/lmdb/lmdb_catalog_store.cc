@@ -983,6 +983,22 @@ Result<std::vector<JournaledFile>> LmdbCatalogStore::ReadJournaledFiles() {
   return files;
 }
 
+Result<std::vector<std::string>> LmdbCatalogStore::ReadJournaledDeltasOn(
+    const std::vector<std::string>& bases) {
+  std::vector<std::string> deltas;
+  if (bases.empty()) return deltas;
+  std::set<std::string, std::less<>> wanted(bases.begin(), bases.end());
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), journal_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(""));
+  while (found) {
+    SKADE_ASSIGN_OR_RAISE(auto delta, DecodeJournaledDelta(cursor.value()));
+    if (delta && wanted.contains(delta->base)) deltas.emplace_back(delta->location);
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return deltas;
+}
+
 Status LmdbCatalogStore::ReleaseJournaledFiles(const std::vector<std::string>& locations) {
   if (locations.empty()) return OkStatus();
   return Write([&](WriteTxn& txn) -> Status {

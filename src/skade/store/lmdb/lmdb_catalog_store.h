@@ -123,6 +123,8 @@ class LmdbCatalogStore : public CatalogStore {
   Result<size_t> PruneCommitLog(int64_t before_ms, size_t limit) override;
 
   Result<std::vector<JournaledFile>> ReadJournaledFiles() override;
+  Result<std::vector<std::string>> ReadJournaledDeltasOn(
+      const std::vector<std::string>& bases) override;
   Status ReleaseJournaledFiles(const std::vector<std::string>& locations) override;
   Status RestoreJournaledFiles(const std::vector<std::string>& locations,
                                const std::function<Status(const JournaledFile&)>& restore) override;

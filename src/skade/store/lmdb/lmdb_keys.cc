@@ -11,11 +11,15 @@ namespace {
 
 // Journal values (EncodeJournaledFile).
 constexpr uint32_t kTaggedJournalValue = 0xFFFFFFFF;
-enum class JournalEncoding : uint8_t { kRaw = 0, kZstd = 1 };
+enum class JournalEncoding : uint8_t { kRaw = 0, kZstd = 1, kZstdDelta = 2 };
 constexpr size_t kMinCompressedJournalBytes = 1024;
 // Level 1: the fastest of zstd's regular levels; higher ones cost the
 // committing thread more than they save the disk.
 constexpr int kJournalZstdLevel = 1;
+// Against a base nearly everything is one long match, which zstd's fast
+// negative levels find as well as level 1 does (715 vs 355 bytes for a
+// 796 KB metadata file), at half its cost (360 vs 742 us).
+constexpr int kJournalDeltaLevel = -3;
 
 constexpr uint8_t kRecordVersion = 1;
 // Commit-log records from version 2 on carry their commit time.
@@ -124,44 +128,113 @@ std::string JournalKey(std::string_view location) {
   return key;
 }
 
+// A delta (encoding 2) as it follows the location; empty when the base does
+// not make it smaller than the contents.
+std::string EncodeDelta(const JournaledFile& file) {
+  std::string frame = ZstdCompressWithPrefix(file.contents, *file.base->text, kJournalDeltaLevel);
+  if (frame.empty() || frame.size() >= file.contents.size()) return {};
+  std::string out;
+  out.reserve(20 + file.base->location.size() + frame.size());
+  AppendLengthPrefixed(&out, file.base->location);
+  AppendBigEndian(&out, file.contents.size());
+  AppendBigEndian(&out, JournalHash(file.contents));
+  out.append(frame);
+  return out;
+}
+
 std::string EncodeJournaledFile(const JournaledFile& file) {
-  std::string compressed;
-  // Small files (a manifest list of one manifest) gain too little to pay the
-  // frame and the call.
+  auto encoding = JournalEncoding::kRaw;
+  std::string encoded;
   if (file.contents.size() >= kMinCompressedJournalBytes) {
-    compressed = ZstdCompress(file.contents, kJournalZstdLevel);
+    if (file.base && file.base->text) {
+      encoded = EncodeDelta(file);
+      if (!encoded.empty()) encoding = JournalEncoding::kZstdDelta;
+    }
+    if (encoding == JournalEncoding::kRaw) {
+      encoded = ZstdCompress(file.contents, kJournalZstdLevel);
+      if (!encoded.empty() && encoded.size() < file.contents.size()) {
+        encoding = JournalEncoding::kZstd;
+      }
+    }
   }
-  bool zstd = !compressed.empty() && compressed.size() < file.contents.size();
-  std::string_view payload = zstd ? compressed : file.contents;
+  // Small files (a manifest list of one manifest) gain too little to pay the
+  // frame and the call; incompressible ones are kept as they are.
+  std::string_view payload = encoding == JournalEncoding::kRaw ? file.contents : encoded;
   std::string out;
   out.reserve(9 + file.location.size() + payload.size());
   AppendU32(&out, kTaggedJournalValue);
-  out.push_back(static_cast<char>(zstd ? JournalEncoding::kZstd : JournalEncoding::kRaw));
+  out.push_back(static_cast<char>(encoding));
   AppendLengthPrefixed(&out, file.location);
   out.append(payload);
   return out;
 }
 
-Result<JournaledFile> DecodeJournaledFile(std::string_view bytes, size_t max_file_bytes) {
-  auto invalid = [] { return Corruption("Invalid journaled file in the catalog store"); };
-  auto encoding = JournalEncoding::kRaw;
-  if (bytes.size() >= 5 && ReadU32(bytes) == kTaggedJournalValue) {
-    encoding = static_cast<JournalEncoding>(bytes[4]);
-    if (encoding != JournalEncoding::kRaw && encoding != JournalEncoding::kZstd) return invalid();
-    bytes.remove_prefix(5);
-  }
+namespace {
+
+tl::unexpected<Error> InvalidJournalValue() {
+  return Corruption("Invalid journaled file in the catalog store");
+}
+
+// A journal value's header: its encoding and location, consumed from
+// `*bytes` (which keeps the rest); a delta's base too.
+struct JournalHeader {
+  JournalEncoding encoding = JournalEncoding::kRaw;
   std::string_view location;
-  if (!ConsumeLengthPrefixed(&bytes, &location)) return invalid();
-  if (encoding == JournalEncoding::kRaw) {
-    if (bytes.size() > max_file_bytes) return invalid();
-    return JournaledFile{std::string(location), std::string(bytes)};
+  std::string_view base;  // deltas only
+};
+
+Result<JournalHeader> ConsumeJournalHeader(std::string_view* bytes) {
+  JournalHeader header;
+  if (bytes->size() >= 5 && ReadU32(*bytes) == kTaggedJournalValue) {
+    header.encoding = static_cast<JournalEncoding>((*bytes)[4]);
+    if (header.encoding != JournalEncoding::kRaw && header.encoding != JournalEncoding::kZstd &&
+        header.encoding != JournalEncoding::kZstdDelta) {
+      return InvalidJournalValue();
+    }
+    bytes->remove_prefix(5);
+  }
+  if (!ConsumeLengthPrefixed(bytes, &header.location)) return InvalidJournalValue();
+  if (header.encoding == JournalEncoding::kZstdDelta &&
+      (!ConsumeLengthPrefixed(bytes, &header.base) || bytes->size() <= 16)) {
+    return InvalidJournalValue();
+  }
+  return header;
+}
+
+}  // namespace
+
+Result<JournaledFile> DecodeJournaledFile(std::string_view bytes, size_t max_file_bytes) {
+  SKADE_ASSIGN_OR_RAISE(JournalHeader header, ConsumeJournalHeader(&bytes));
+  std::string location(header.location);
+  switch (header.encoding) {
+    case JournalEncoding::kRaw:
+      if (bytes.size() > max_file_bytes) return InvalidJournalValue();
+      return JournaledFile{std::move(location), std::string(bytes)};
+    case JournalEncoding::kZstdDelta: {
+      // Kept as it is: expanding it takes the base (DeltaContents).
+      JournaledFile::Delta delta{std::string(bytes.substr(16)), ReadBigEndian(bytes.substr(0, 8)),
+                                 ReadBigEndian(bytes.substr(8, 8))};
+      if (delta.size > max_file_bytes) return InvalidJournalValue();
+      return JournaledFile{std::move(location),
+                           {},
+                           JournalBase{std::string(header.base), nullptr},
+                           std::move(delta)};
+    }
+    case JournalEncoding::kZstd:
+      break;
   }
   auto contents = ZstdDecompress(bytes, max_file_bytes);
   if (!contents) {
     return Corruption("Invalid journaled file ", location,
                       " in the catalog store: ", contents.error().message);
   }
-  return JournaledFile{std::string(location), std::move(*contents)};
+  return JournaledFile{std::move(location), std::move(*contents)};
+}
+
+Result<std::optional<JournaledDeltaHeader>> DecodeJournaledDelta(std::string_view bytes) {
+  SKADE_ASSIGN_OR_RAISE(JournalHeader header, ConsumeJournalHeader(&bytes));
+  if (header.encoding != JournalEncoding::kZstdDelta) return std::nullopt;
+  return JournaledDeltaHeader{header.location, header.base};
 }
 
 std::string IdempotencyExpiryKey(const IdempotencyRecord& record) {

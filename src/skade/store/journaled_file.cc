@@ -1,0 +1,33 @@
+#include "skade/store/journaled_file.h"
+
+#include <xxhash.h>
+
+#include "skade/util/zstd.h"
+
+namespace skade::store {
+
+uint64_t JournalHash(std::string_view contents) {
+  return XXH3_64bits(contents.data(), contents.size());
+}
+
+bool Holds(const JournaledFile& file, std::string_view bytes) {
+  if (!file.delta) return bytes == file.contents;
+  return bytes.size() == file.delta->size && JournalHash(bytes) == file.delta->hash;
+}
+
+Result<std::string> DeltaContents(const JournaledFile& file, std::string_view base_text) {
+  if (!file.delta) return file.contents;
+  auto contents = ZstdDecompressWithPrefix(file.delta->frame, base_text, file.delta->size);
+  const std::string base = file.base ? file.base->location : std::string();
+  if (!contents) {
+    return Corruption("Cannot restore journaled file ", file.location, " from its difference to ",
+                      base, ": ", contents.error().message);
+  }
+  if (!Holds(file, *contents)) {
+    return Corruption("Cannot restore journaled file ", file.location, " from its difference to ",
+                      base, ": the result does not match its recorded size and hash");
+  }
+  return contents;
+}
+
+}  // namespace skade::store
