@@ -40,13 +40,19 @@ const store::JournaledFile* JournalSnapshot::Find(const std::string& location) c
 }
 
 Result<std::string> JournalSnapshot::Contents(const store::JournaledFile& file) {
-  if (!file.delta) return file.contents;
-  SKADE_ASSIGN_OR_RAISE(std::string base, BaseText(file, 0));
-  SKADE_ASSIGN_OR_RAISE(std::string contents, store::DeltaContents(file, base));
-  // Remembered as the next version's base (whose text is its JSON).
-  SKADE_ASSIGN_OR_RAISE(std::string text, MetadataText(contents, file.location));
-  last_.emplace(file.location, std::move(text));
+  SKADE_ASSIGN_OR_RAISE(std::string contents, Bytes(file, 0));
+  if (file.delta) {
+    // Remembered as the next version's base (whose text is its JSON).
+    SKADE_ASSIGN_OR_RAISE(std::string text, MetadataText(contents, file.location));
+    last_.emplace(file.location, std::move(text));
+  }
   return contents;
+}
+
+Result<std::string> JournalSnapshot::Bytes(const store::JournaledFile& file, size_t depth) {
+  if (!file.delta) return file.contents;
+  SKADE_ASSIGN_OR_RAISE(std::string base, BaseText(file, depth));
+  return store::DeltaContents(file, base);
 }
 
 Result<std::string> JournalSnapshot::BaseText(const store::JournaledFile& file, size_t depth) {
@@ -58,12 +64,7 @@ Result<std::string> JournalSnapshot::BaseText(const store::JournaledFile& file, 
   }
   std::string bytes;
   if (const store::JournaledFile* entry = Find(location); entry != nullptr) {
-    if (entry->delta) {
-      SKADE_ASSIGN_OR_RAISE(std::string base, BaseText(*entry, depth + 1));
-      SKADE_ASSIGN_OR_RAISE(bytes, store::DeltaContents(*entry, base));
-    } else {
-      bytes = entry->contents;
-    }
+    SKADE_ASSIGN_OR_RAISE(bytes, Bytes(*entry, depth + 1));
   } else {
     auto read = io_.ReadFileUpTo(location, kMaxMetadataReadBytes);
     if (!read) {

@@ -63,6 +63,8 @@ class JournalSnapshot {
   Result<std::string> Contents(const store::JournaledFile& file);
 
  private:
+  // `file`'s bytes, its bases `depth` steps deep so far.
+  Result<std::string> Bytes(const store::JournaledFile& file, size_t depth);
   Result<std::string> BaseText(const store::JournaledFile& file, size_t depth);
 
   io::FileIO& io_;
