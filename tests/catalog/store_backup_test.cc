@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -16,7 +17,9 @@
 #include <vector>
 
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/catalog/journal_recovery.h"
 #include "skade/catalog/metadata_files.h"
+#include "skade/catalog/warehouse_doctor.h"
 #include "skade/io/location.h"
 #include "skade/util/strings.h"
 #include "testing/fast_append.h"
@@ -35,12 +38,16 @@ class StoreBackupTest : public ::testing::Test {
   void SetUp() override { catalog_ = Open(""); }
 
   // The warehouse's catalog, on its own store or on the one at `store`.
-  std::shared_ptr<EmbeddedCatalog> Open(const std::string& store) {
+  // At `durability` immediate, journaled files stay in the store until the
+  // test flushes.
+  std::shared_ptr<EmbeddedCatalog> Open(const std::string& store,
+                                        store::Durability durability = store::Durability::kNone) {
     EmbeddedCatalogOptions options;
     options.warehouse = dir_.Sub("warehouse");
     options.store = store;
     options.store_map_size = 1ull << 30;
-    options.durability = store::Durability::kNone;
+    options.durability = durability;
+    options.flush_interval_ms = 3600 * 1000;
     auto opened = EmbeddedCatalog::Open(options);
     EXPECT_THAT(opened, IsOk());
     return opened.value_or(nullptr);
@@ -249,6 +256,79 @@ TEST_F(StoreBackupTest, TheMetadataCheckPutsBackOnlyWhatTheBackupHolds) {
   EXPECT_EQ(check->rewritten_current[0].identifier, lost);
   EXPECT_THAT(ReadMetadataFile(catalog_->file_io(), current[lost]), IsOk());
   EXPECT_EQ(check->missing_history, std::vector<std::string>{first});  // never had a copy
+}
+
+// The journal a backup copies holds the files of its last commits, each
+// kept as a difference from the version before. With the warehouse's
+// metadata lost too, the current file comes back from the backup's copy; an
+// older journaled one whose base is gone is reported, and the doctor
+// releases it so the catalog opens.
+TEST_F(StoreBackupTest, AJournaledCurrentFileComesBackFromTheCopyWhenItsBaseIsLostToo) {
+  catalog_.reset();
+  catalog_ = Open("", store::Durability::kImmediate);
+  ASSERT_TRUE(catalog_);
+  const TableIdentifier table{{"a"}, "t"};
+  CreateTable(table);
+  ASSERT_THAT(testing::FastAppend(*catalog_, table), IsOk());
+  ASSERT_THAT(catalog_->Flush(), IsOk());
+  std::vector<std::string> versions;  // journaled, each a difference from the one before
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_THAT(testing::FastAppend(*catalog_, table), IsOk());
+    auto loaded = catalog_->LoadTable(table);
+    ASSERT_THAT(loaded, IsOk());
+    versions.push_back(loaded->metadata_location);
+  }
+  auto journal = catalog_->store().ReadJournaledFiles();
+  ASSERT_THAT(journal, IsOk());
+  std::map<std::string, std::string> bytes;
+  for (const auto& location : versions) {
+    auto entry = std::find_if(journal->begin(), journal->end(),
+                              [&](const auto& file) { return file.location == location; });
+    ASSERT_NE(entry, journal->end());
+    EXPECT_TRUE(entry->delta) << location;
+    auto read = catalog_->file_io().ReadFile(location);
+    ASSERT_THAT(read, IsOk());
+    bytes[location] = *read;
+  }
+  ASSERT_THAT(Backup(dir_.Sub("backup"), {.with_metadata = true}), IsOk());
+  auto manifest = ReadBackupManifest(dir_.Sub("backup"));
+  ASSERT_THAT(manifest, IsOk());
+  std::string metadata_directory = fs::path(PathOf(versions.back())).parent_path();
+  for (const auto& entry : fs::directory_iterator(metadata_directory)) {
+    if (entry.path().string().ends_with(".metadata.json")) fs::remove(entry.path());
+  }
+  // Without the put-back, the open's recovery could rebuild neither.
+  auto recovered = RecoverJournaledFiles(catalog_->file_io(), catalog_->store());
+  EXPECT_THAT(recovered, IsError(ErrorKind::kCorruption));
+
+  auto check = CheckBackupMetadata(dir_.Sub("backup"), *manifest, catalog_->store(),
+                                   catalog_->file_io(), catalog_->location_policy(), {});
+  ASSERT_THAT(check, IsOk());
+  ASSERT_EQ(check->rewritten_current.size(), 1u);
+  EXPECT_EQ(check->rewritten_current[0].identifier, table);
+  EXPECT_TRUE(check->journaled_current.empty());
+  auto current = catalog_->file_io().ReadFile(versions.back());
+  ASSERT_THAT(current, IsOk());
+  EXPECT_EQ(*current, bytes[versions.back()]);
+  ASSERT_EQ(check->unrebuildable.size(), 1u);
+  EXPECT_EQ(check->unrebuildable[0].location, versions.front());
+  EXPECT_THAT(check->unrebuildable[0].reason, ::testing::HasSubstr("is missing"));
+  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()),
+              IsError(ErrorKind::kCorruption));
+
+  WarehouseDoctor doctor(catalog_->store(), catalog_->file_io(), catalog_->location_policy());
+  auto report = doctor.Run({.repair = true, .drop_dangling = true});
+  ASSERT_THAT(report, IsOk());
+  // (testing::FastAppend names manifest lists it does not write.)
+  auto released =
+      std::find_if(report->problems.begin(), report->problems.end(),
+                   [&](const auto& problem) { return problem.location == versions[0]; });
+  ASSERT_NE(released, report->problems.end()) << report->ToJson();
+  EXPECT_EQ(released->repair, DoctorRepair::kReleased);
+  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()), IsOk());
+  auto loaded = catalog_->LoadTable(table);
+  ASSERT_THAT(loaded, IsOk());
+  EXPECT_EQ(loaded->metadata_location, versions.back());
 }
 
 TEST_F(StoreBackupTest, AManifestCannotLeadTheCheckOutOfTheBackupOrTheWarehouse) {

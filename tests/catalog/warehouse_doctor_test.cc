@@ -17,6 +17,7 @@
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/catalog/journal_recovery.h"
 #include "skade/io/location.h"
 #include "skade/spec/table_locations.h"
 #include "skade/table/fast_append.h"
@@ -277,6 +278,57 @@ TEST_F(WarehouseDoctorTest, RepairRewritesAJournaledManifestList) {
   report = Run({.repair = true});
   EXPECT_EQ(report.problems.at(0).repair, DoctorRepair::kRewritten);
   EXPECT_TRUE(Run().problems.empty());
+}
+
+// A journaled file kept as a difference from its base cannot be rebuilt
+// once the base is deleted too: it is not offered as a rewrite, and with
+// drop_dangling its entry is released so the catalog can open again.
+TEST_F(WarehouseDoctorTest, ReleasesAJournalEntryThatCannotRebuildItsFileOnlyWhenAsked) {
+  Populate();
+  std::string base = MetadataLocation(kOrders);  // durable: Populate flushed
+  Append(kOrders);
+  std::string older = MetadataLocation(kOrders);  // journaled, a difference from `base`
+  Append(kOrders);
+  fs::remove(PathOf(base));
+  fs::remove(PathOf(older));
+  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()),
+              testing::IsError(ErrorKind::kCorruption));
+
+  auto report = Run({.repair = true});
+  ASSERT_EQ(report.problems.size(), 1u) << report.ToJson();
+  const DoctorProblem& problem = report.problems[0];
+  EXPECT_EQ(problem.kind, DoctorProblemKind::kJournaledFileDamaged);
+  EXPECT_EQ(problem.location, older);
+  EXPECT_FALSE(problem.journaled);
+  EXPECT_THAT(problem.detail, ::testing::HasSubstr("cannot rebuild it"));
+  EXPECT_EQ(problem.repair, DoctorRepair::kNone);  // repair alone changes nothing
+
+  report = Run({.repair = true, .drop_dangling = true});
+  ASSERT_EQ(report.problems.size(), 1u) << report.ToJson();
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kReleased);
+  EXPECT_THAT(report.ToJson(), ::testing::HasSubstr(R"("repair":"released")"));
+  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()), IsOk());
+  EXPECT_TRUE(Run().problems.empty());
+}
+
+TEST_F(WarehouseDoctorTest, DropsAPointerWhoseJournaledFileCannotBeRebuilt) {
+  Populate();
+  std::string base = MetadataLocation(kItems);
+  Append(kItems);
+  std::string location = MetadataLocation(kItems);
+  fs::remove(PathOf(base));
+  fs::remove(PathOf(location));
+
+  auto report = Run();
+  ExpectOnly(report, DoctorProblemKind::kMetadataMissing, kItems, location);
+  EXPECT_FALSE(report.problems[0].journaled);
+  report = Run({.repair = true, .drop_dangling = true});
+  ExpectOnly(report, DoctorProblemKind::kMetadataMissing, kItems, location);
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kDropped);
+  auto record = catalog_->store().GetTable(kItems);
+  ASSERT_THAT(record, IsOk());
+  EXPECT_FALSE(*record);
+  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()), IsOk());
 }
 
 }  // namespace

@@ -92,6 +92,24 @@ Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file,
   return OkStatus();
 }
 
+Result<std::vector<UnrebuildableFile>> FindUnrebuildableFiles(
+    io::FileIO& io, std::vector<store::JournaledFile> files) {
+  std::vector<std::string> damaged;
+  for (const auto& file : files) {
+    SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file));
+    if (!intact) damaged.push_back(file.location);
+  }
+  JournalSnapshot journal(io, std::move(files));
+  std::vector<UnrebuildableFile> lost;
+  for (const auto& location : damaged) {
+    auto contents = journal.Contents(*journal.Find(location));
+    if (contents) continue;
+    if (contents.error().kind != ErrorKind::kCorruption) return tl::unexpected(contents.error());
+    lost.push_back({location, contents.error().message});
+  }
+  return lost;
+}
+
 Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::CatalogStore& store) {
   SKADE_ASSIGN_OR_RAISE(auto files, store.ReadJournaledFiles());
   JournalRecoveryStats stats;

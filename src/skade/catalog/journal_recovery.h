@@ -87,6 +87,21 @@ struct JournalRecoveryStats {
 Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file,
                             JournalSnapshot& journal, bool* rewritten);
 
+/// A journaled file, missing or damaged on disk, that its entry cannot
+/// rebuild: a difference whose base is gone too (deleted by hand, or a
+/// warehouse restored without it). What it held is lost; while the entry is
+/// journaled the catalog refuses to open (RecoverJournaledFiles fails), so
+/// `skade doctor --repair --drop-dangling` releases it.
+struct UnrebuildableFile {
+  std::string location;
+  std::string reason;
+};
+
+/// The files of `files` (the store's journal) that are not intact on disk
+/// and cannot be rebuilt. The FileIO's errors other than a missing file.
+Result<std::vector<UnrebuildableFile>> FindUnrebuildableFiles(
+    io::FileIO& io, std::vector<store::JournaledFile> files);
+
 /// Makes every file in `store`'s journal durable as journaled and releases
 /// it (see above). kIo (or the FileIO's error) if a file cannot be read,
 /// written or synced, or the store fails; what was done stays done, the rest

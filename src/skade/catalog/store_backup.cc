@@ -483,16 +483,18 @@ Result<MetadataCheck> CheckBackupMetadata(const std::string& backup, const Backu
     SKADE_ASSIGN_OR_RAISE(bool exists, io.Exists(table.metadata_location));
     if (exists) continue;
     check.missing_current.push_back(table);
-    if (journaled.contains(table.metadata_location)) {
-      check.journaled_current.push_back(table);
-      continue;
-    }
+    // The copy goes back even when the file is journaled: the entry may be a
+    // difference from a file the warehouse lost too. (A location's bytes
+    // never change, so the copy is what the entry holds.)
     std::string copy = MetadataCopyPath(backup_path, table.metadata_copy);
     // Only what parses goes back: the copy is part of the backup's input.
-    if (copy.empty() || !ReadMetadataFile(*local, copy)) continue;
-    SKADE_ASSIGN_OR_RAISE(auto bytes, local->ReadFileUpTo(copy, kMaxMetadataReadBytes));
-    SKADE_RETURN_NOT_OK(io.WriteFile(table.metadata_location, bytes, /*durable=*/true));
-    check.rewritten_current.push_back(table);
+    if (!copy.empty() && ReadMetadataFile(*local, copy)) {
+      SKADE_ASSIGN_OR_RAISE(auto bytes, local->ReadFileUpTo(copy, kMaxMetadataReadBytes));
+      SKADE_RETURN_NOT_OK(io.WriteFile(table.metadata_location, bytes, /*durable=*/true));
+      check.rewritten_current.push_back(table);
+    } else if (journaled.contains(table.metadata_location)) {
+      check.journaled_current.push_back(table);
+    }
   }
   std::set<std::string> seen;
   for (const auto& commit : manifest.commits) {
@@ -508,6 +510,11 @@ Result<MetadataCheck> CheckBackupMetadata(const std::string& backup, const Backu
     if (!exists && !journaled.contains(location)) check.missing_history.push_back(location);
   }
   Report(progress, "metadata files", done, total);
+  std::vector<store::JournaledFile> allowed;
+  for (auto& file : journal) {
+    if (policy.Check(file.location)) allowed.push_back(std::move(file));
+  }
+  SKADE_ASSIGN_OR_RAISE(check.unrebuildable, FindUnrebuildableFiles(io, std::move(allowed)));
   return check;
 }
 

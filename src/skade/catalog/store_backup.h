@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "skade/catalog/journal_recovery.h"
 #include "skade/catalog/location_policy.h"
 #include "skade/io/file_io.h"
 #include "skade/spec/table_identifier.h"
@@ -138,13 +139,17 @@ struct MetadataCheck {
   /// table may have deleted on purpose (write.metadata.delete-after-commit,
   /// or an expired history), which time travel to them would need.
   std::vector<std::string> missing_history;
+  /// Journaled files, missing or damaged, whose entries cannot rebuild them
+  /// (journal_recovery.h): the catalog does not open until `skade doctor
+  /// --repair --drop-dangling` releases them.
+  std::vector<UnrebuildableFile> unrebuildable;
 };
 
 /// Checks through `io` which metadata files of the backup in `backup`
 /// (whose manifest is `manifest`, restored into `store`) are missing, and
 /// puts back a missing current one from the backup's copy when it has one
-/// and the copy parses (a file is only ever created, never replaced, and
-/// only where `policy` allows). kIo for the files.
+/// and the copy parses, journaled or not (a file is only ever created, never
+/// replaced, and only where `policy` allows). kIo for the files.
 Result<MetadataCheck> CheckBackupMetadata(const std::string& backup, const BackupManifest& manifest,
                                           store::CatalogStore& store, io::FileIO& io,
                                           const LocationPolicy& policy,

@@ -75,6 +75,9 @@ std::string DoctorReport::ToJson() const {
       case DoctorRepair::kDropped:
         writer.String("dropped");
         break;
+      case DoctorRepair::kReleased:
+        writer.String("released");
+        break;
     }
     writer.EndObject();
   }
@@ -94,7 +97,13 @@ class Examination {
 
   Status Run() {
     SKADE_ASSIGN_OR_RAISE(auto journal, store_.ReadJournaledFiles());
-    for (auto& file : journal) journal_.emplace(file.location, std::move(file));
+    std::vector<store::JournaledFile> allowed;  // never read outside the allowed roots
+    for (auto& file : journal) {
+      if (policy_.Check(file.location)) allowed.push_back(file);
+      journal_.emplace(file.location, std::move(file));
+    }
+    SKADE_ASSIGN_OR_RAISE(auto lost, FindUnrebuildableFiles(io_, std::move(allowed)));
+    for (auto& file : lost) unrebuildable_.emplace(file.location, std::move(file.reason));
     report_.journaled = journal_.size();
     SKADE_ASSIGN_OR_RAISE(auto pointers, store_.ReadTablePointers());
     uint64_t done = 0;
@@ -117,8 +126,13 @@ class Examination {
   void Add(DoctorProblemKind kind, const std::optional<spec::TableIdentifier>& table,
            const std::string& location, std::string detail) {
     reported_.insert(location);
-    report_.problems.push_back(
-        {kind, table, location, std::move(detail), journal_.contains(location)});
+    // An entry that cannot rebuild its file is not a rewrite for repair.
+    auto lost = unrebuildable_.find(location);
+    bool journaled = journal_.contains(location) && lost == unrebuildable_.end();
+    if (lost != unrebuildable_.end()) {
+      detail = StrCat(detail, "; its journal entry cannot rebuild it: ", lost->second);
+    }
+    report_.problems.push_back({kind, table, location, std::move(detail), journaled});
   }
 
   Status CheckTable(const spec::TableIdentifier& table, const std::string& location) {
@@ -263,6 +277,16 @@ class Examination {
       SKADE_ASSIGN_OR_RAISE(bool dropped, DropIfDangling(*problem.table, problem.location));
       if (dropped) problem.repair = DoctorRepair::kDropped;
     }
+    // What cannot be rebuilt is lost already; its entry would keep the
+    // catalog from opening.
+    std::vector<std::string> release;
+    for (const auto& [location, reason] : unrebuildable_) release.push_back(location);
+    SKADE_RETURN_NOT_OK(store_.ReleaseJournaledFiles(release));
+    for (auto& problem : report_.problems) {
+      if (unrebuildable_.contains(problem.location) && problem.repair == DoctorRepair::kNone) {
+        problem.repair = DoctorRepair::kReleased;
+      }
+    }
     return OkStatus();
   }
 
@@ -287,6 +311,7 @@ class Examination {
   const LocationPolicy& policy_;
   const DoctorOptions& options_;
   std::map<std::string, store::JournaledFile> journal_;  // by location
+  std::map<std::string, std::string> unrebuildable_;     // location → why (journal_recovery.h)
   std::set<std::string> reported_;
   DoctorReport report_;
 };

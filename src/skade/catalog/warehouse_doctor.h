@@ -19,7 +19,11 @@
 // bytes the journal holds is rewritten from them (journal_recovery.h's
 // rewrite, under the store's hold on commits); with drop_dangling also, a
 // pointer whose metadata file is missing and not journaled is dropped (the
-// table's other files are left alone). Nothing else is ever changed.
+// table's other files are left alone), and a journal entry that cannot
+// rebuild its missing or damaged file — a difference whose base is gone too,
+// after files were deleted by hand or a warehouse restored without them — is
+// released, since the catalog refuses to open while it is there. Nothing
+// else is ever changed.
 //
 // The checks read one state of the store but files as they are while they
 // run: with a server committing meanwhile, a file deleted on purpose after
@@ -60,7 +64,9 @@ enum class DoctorProblemKind {
 std::string_view DoctorProblemName(DoctorProblemKind kind);
 
 /// What a repair did about a problem.
-enum class DoctorRepair { kNone, kRewritten, kDropped };
+/// kReleased: a journal entry that cannot rebuild its file (a difference
+/// whose base is gone too) was released, with drop_dangling.
+enum class DoctorRepair { kNone, kRewritten, kDropped, kReleased };
 
 struct DoctorProblem {
   DoctorProblemKind kind;
@@ -69,7 +75,8 @@ struct DoctorProblem {
   std::optional<spec::TableIdentifier> table;
   std::string location;
   std::string detail;
-  /// The store's journal holds the file's bytes: repair rewrites it.
+  /// The store's journal holds the file's bytes (can rebuild them): repair
+  /// rewrites it.
   bool journaled = false;
   DoctorRepair repair = DoctorRepair::kNone;
 };
@@ -77,7 +84,8 @@ struct DoctorProblem {
 struct DoctorOptions {
   /// Make the safe repairs (see above); off, nothing is changed.
   bool repair = false;
-  /// With `repair`: also drop pointers to missing, unjournaled metadata.
+  /// With `repair`: also drop pointers to missing, unjournaled metadata, and
+  /// release journal entries that cannot rebuild their file.
   bool drop_dangling = false;
   /// Check every snapshot the metadata keeps, not only those its refs name.
   bool all_snapshots = false;

@@ -144,6 +144,14 @@ Status Restore(const CliContext& given_context, const BackupArgs& args, bool war
               << " tables point at metadata files the warehouse lacks; `skade doctor` lists "
                  "them, `--repair --drop-dangling` drops their pointers\n";
   }
+  for (const auto& file : check->unrebuildable) {
+    std::cerr << "  cannot be rebuilt: " << file.location << " (" << file.reason << ")\n";
+  }
+  if (!check->unrebuildable.empty()) {
+    std::cerr << "skade: " << check->unrebuildable.size()
+              << " journaled files cannot be rebuilt and the catalog does not open with them; "
+                 "`skade doctor --repair --drop-dangling` releases them\n";
+  }
   for (const auto& location : check->not_allowed) {
     std::cerr << "  not checked (outside the allowed locations): " << location << "\n";
   }
@@ -161,6 +169,9 @@ void PrintReport(const catalog::DoctorReport& report) {
         break;
       case catalog::DoctorRepair::kDropped:
         std::cout << " [pointer dropped]";
+        break;
+      case catalog::DoctorRepair::kReleased:
+        std::cout << " [journal entry released: it cannot rebuild the file]";
         break;
       case catalog::DoctorRepair::kNone:
         if (problem.journaled) std::cout << " [journaled: --repair rewrites it]";
