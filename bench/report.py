@@ -205,6 +205,17 @@ def target_row(run: Run, title: str, required: str, threshold: float, ours: tupl
     return (title, f"{fmt_ratio(ratio)} ({detail(a, b)})", required, verdict(ratio >= threshold))
 
 
+def group_commit_detail(record: dict) -> str:
+    """What one group-commit record says of its store transactions and writes (records from
+    before these fields say nothing)."""
+    parts = []
+    if record.get("commits_per_store_transaction"):
+        parts.append(f"{record['commits_per_store_transaction']:.1f} commits per store transaction")
+    if record.get("client_write_bytes_per_op"):
+        parts.append(f"{record['client_write_bytes_per_op'] / 1024:,.0f} KiB written per commit")
+    return "".join(f"; {part}" for part in parts)
+
+
 def single_committer_row(run: Run, meta: dict) -> tuple:
     """Issue 11: one committer's commit p50 at durability=immediate within 2× of the physical floor,
     two durable writes (the store's commit syncs its pages and then its meta page), each costed at
@@ -259,7 +270,8 @@ def target_rows(run: Run, meta: dict) -> list:
     off = run.find("skade-embedded (group commit off)", "commit", 16, "different_tables")
     row = target_row(run, title, "≥ 5×", 5, ("skade-embedded", on),
                      ("skade-embedded (group commit off)", off), "ops_per_sec",
-                     lambda a, b: f"{throughput(a, b)}; durability {a.get('durability')}")
+                     lambda a, b: f"{throughput(a, b)}{group_commit_detail(a)}; "
+                                  f"durability {a.get('durability')}")
     if off and GROUP_COMMIT_SAME_BUILD in off.get("notes", ""):
         row = row[:3] + ("⚠️ not measurable: this build has no group-commit option (same build both ways)",)
     rows.append(row)

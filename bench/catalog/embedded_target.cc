@@ -50,6 +50,12 @@ class EmbeddedSession : public CatalogSession {
 
 }  // namespace
 
+std::optional<uint64_t> EmbeddedTarget::store_transactions() const {
+  auto stats = catalog_->store().Stats();
+  if (!stats) return std::nullopt;
+  return stats->group_commit_batch_size.count;
+}
+
 Result<std::unique_ptr<EmbeddedTarget>> EmbeddedTarget::Open(const std::string& warehouse,
                                                              store::Durability durability,
                                                              std::optional<bool> group_commit) {

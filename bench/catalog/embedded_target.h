@@ -23,6 +23,7 @@ class EmbeddedTarget : public CatalogTarget {
   std::string name() const override { return "skade-embedded"; }
   std::string durability() const override;
   std::string group_commit() const override { return group_commit_; }
+  std::optional<uint64_t> store_transactions() const override;
   std::string append_notes() const override {
     return "fast-append-shaped commit, no data files (tests/testing/fast_append.h: the catalog "
            "never reads manifest lists); load + commit per op, retried at once on conflict";

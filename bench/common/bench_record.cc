@@ -55,6 +55,14 @@ void WriteRecord(std::ostream& out, const BenchOptions& options, const BenchReco
       writer.Key(key);
       writer.Double(Rounded(*seconds * 1e6 / static_cast<double>(measurement->ops)));
     }
+    // And the bytes each sent to storage per timed op (write scenarios).
+    for (auto [key, bytes] :
+         {std::pair{"client_write_bytes_per_op", measurement->client_write_bytes},
+          {"server_write_bytes_per_op", measurement->server_write_bytes}}) {
+      if (!record.write || !bytes || measurement->ops == 0) continue;
+      writer.Key(key);
+      writer.Double(Rounded(static_cast<double>(*bytes) / static_cast<double>(measurement->ops)));
+    }
     for (const auto& [key, value] : record.numbers) {
       writer.Key(key);
       writer.Double(Rounded(value));

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "skade/spec/table_identifier.h"
@@ -75,6 +76,10 @@ class CatalogTarget {
   virtual std::string rebase() const { return ""; }
   virtual std::string append_notes() const = 0;
   virtual std::string write_notes() const { return ""; }
+  /// Store transactions that swapped table pointers so far (skade's
+  /// embedded store: one per group commit), or nullopt where the target
+  /// cannot tell. Write records give the difference over their scenario.
+  virtual std::optional<uint64_t> store_transactions() const { return std::nullopt; }
 };
 
 }  // namespace skade::bench

@@ -7,7 +7,7 @@
 #include <optional>
 #include <thread>
 
-#include "common/process_cpu.h"
+#include "common/process_usage.h"
 
 namespace skade::bench {
 
@@ -38,13 +38,15 @@ Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op,
   const uint64_t per_thread = (limits.ops + threads - 1) / threads;
   const auto time_limit =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.seconds));
-  // CPU is read when the last thread reaches the barrier, and after the join.
+  // Usage is read when the last thread reaches the barrier, and after the join.
   struct Cpu {
     std::optional<double> client, server;
+    std::optional<uint64_t> client_writes, server_writes;
   };
   auto read_cpu = [&]() noexcept {
-    return Cpu{ProcessCpuSeconds(0),
-               limits.server_pid > 0 ? ProcessCpuSeconds(limits.server_pid) : std::nullopt};
+    const bool server = limits.server_pid > 0;
+    return Cpu{ProcessCpuSeconds(0), server ? ProcessCpuSeconds(limits.server_pid) : std::nullopt,
+               ProcessWriteBytes(0), server ? ProcessWriteBytes(limits.server_pid) : std::nullopt};
   };
   Cpu cpu_at_start;
   std::barrier sync(threads, [&]() noexcept { cpu_at_start = read_cpu(); });
@@ -87,12 +89,14 @@ Result<Measurement> Measure(const MeasureLimits& limits, const Operation& op,
   const Cpu cpu_at_end = read_cpu();
 
   Measurement measurement;
-  auto used = [](std::optional<double> start, std::optional<double> end) -> std::optional<double> {
-    if (!start || !end) return std::nullopt;
+  auto used = []<typename T>(std::optional<T> start, std::optional<T> end) -> std::optional<T> {
+    if (!start || !end || *end < *start) return std::nullopt;
     return *end - *start;
   };
   measurement.client_cpu_seconds = used(cpu_at_start.client, cpu_at_end.client);
   measurement.server_cpu_seconds = used(cpu_at_start.server, cpu_at_end.server);
+  measurement.client_write_bytes = used(cpu_at_start.client_writes, cpu_at_end.client_writes);
+  measurement.server_write_bytes = used(cpu_at_start.server_writes, cpu_at_end.server_writes);
   measurement.kind_latencies_ns.resize(kinds.kinds);
   std::optional<Clock::time_point> first_start, last_end;
   for (auto& result : results) {

@@ -35,6 +35,10 @@ struct Measurement {
   /// every thread) and of MeasureLimits::server_pid; unset when unreadable.
   std::optional<double> client_cpu_seconds;
   std::optional<double> server_cpu_seconds;
+  /// Bytes each of them sent to storage over the timed phase
+  /// (ProcessWriteBytes); unset when unreadable.
+  std::optional<uint64_t> client_write_bytes;
+  std::optional<uint64_t> server_write_bytes;
 
   double ops_per_sec() const { return wall_seconds > 0 ? ops / wall_seconds : 0; }
   /// The nearest-rank percentile (0 < p ≤ 1) in microseconds; 0 when empty.

@@ -87,6 +87,7 @@ class ScenarioRunner {
     }
     MeasureLimits measured = limits;
     measured.server_pid = options_.server_pid;
+    const std::optional<uint64_t> transactions_before = target_.store_transactions();
     Result<Measurement> measurement =
         OpenSessions(target_, limits.threads).and_then([&](Sessions sessions) {
           return Measure(
@@ -101,6 +102,16 @@ class ScenarioRunner {
       record.conflicts = timed.conflicts;
       record.retries = timed.retries;
       record.failures = timed.failures;
+      std::optional<uint64_t> transactions_after = target_.store_transactions();
+      if (measurement && transactions_before && transactions_after &&
+          *transactions_after > *transactions_before) {
+        // Warm-up commits included on both sides of the ratio.
+        const uint64_t transactions = *transactions_after - *transactions_before;
+        const uint64_t commits = measurement->ops + limits.warmup * limits.threads;
+        record.numbers.emplace_back("store_transactions", static_cast<double>(transactions));
+        record.numbers.emplace_back("commits_per_store_transaction",
+                                    static_cast<double>(commits) / transactions);
+      }
     }
     WriteRecord(out_, options_, record, measurement);
     std::cerr << record.target << (record.rebase.empty() ? "" : StrCat(" rebase=", record.rebase))

@@ -59,6 +59,17 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
     group_commit = {r.get("group_commit") for r in records
                     if r["target"] == "skade-embedded" and r["scenario"] == "commit"}
     assert group_commit == {"on", "off"}
+    # Store transactions per commit: one each with group commit off, at most one each with it on.
+    for r in records:
+        if r["target"] != "skade-embedded" or r["scenario"] != "commit":
+            continue
+        assert r["store_transactions"] >= 1 and r["client_write_bytes_per_op"] > 0, r
+        if r["group_commit"] == "off":
+            assert r["commits_per_store_transaction"] == 1, r
+        assert r["commits_per_store_transaction"] >= 1, r
+    group_row = next(line for line in (tmp_path / "BENCHMARKS.md").read_text().splitlines()
+                     if "group commit on ÷ off" in line)
+    assert "commits per store transaction" in group_row and "KiB written per commit" in group_row
     # skade-rest: every commit case with the server-side rebase on and off, real appends counted.
     rest_commits = [r for r in records if r["target"] == "skade-rest" and r["scenario"] == "commit"]
     for threads in (2, 16):

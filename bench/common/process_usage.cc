@@ -1,7 +1,10 @@
-#include "common/process_cpu.h"
+#include "common/process_usage.h"
 
 #include <time.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <string>
 
 namespace skade::bench {
 
@@ -13,6 +16,17 @@ std::optional<double> ProcessCpuSeconds(int pid) {
   timespec used{};
   if (clock_gettime(clock, &used) != 0) return std::nullopt;
   return static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) / 1e9;
+}
+
+std::optional<uint64_t> ProcessWriteBytes(int pid) {
+  std::ifstream io(pid == 0 ? std::string("/proc/self/io")
+                            : "/proc/" + std::to_string(pid) + "/io");
+  std::string key;
+  uint64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "write_bytes:") return value;
+  }
+  return std::nullopt;
 }
 
 }  // namespace skade::bench
