@@ -57,6 +57,8 @@ class OperationsEndpointsTest : public ::testing::Test {
     }
     ScanPlanningOptions scan_planning;
     scan_planning.io = catalog_->file_io_ptr();
+    scan_planning.file_policy =
+        std::shared_ptr<const catalog::LocationPolicy>(catalog_, &catalog_->location_policy());
     scan_planning.manifest_cache = manifest_cache_;
     service_ = std::make_shared<CatalogService>(
         catalog_, std::make_shared<Authenticator>(std::move(auth)), IdempotencyOptions{},

@@ -47,6 +47,10 @@ class RestServiceTest : public ::testing::Test {
     ASSERT_TRUE(opened);
     catalog_ = *opened;
     if (!scan_planning.io) scan_planning.io = catalog_->file_io_ptr();
+    if (!scan_planning.file_policy) {
+      scan_planning.file_policy =
+          std::shared_ptr<const catalog::LocationPolicy>(catalog_, &catalog_->location_policy());
+    }
     service_ = std::make_shared<rest::CatalogService>(
         wrap ? wrap(catalog_) : catalog_, std::make_shared<rest::Authenticator>(std::move(auth)),
         std::move(idempotency), std::move(storage), std::move(scan_planning));

@@ -5,9 +5,12 @@
 // one; hostile requests are 4xx with a message, never 5xx.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "rest/rest_service_fixture.h"
+#include "skade/avro/manifest_list_reader.h"
+#include "skade/avro/manifest_list_writer.h"
 #include "skade/rest/rest_messages.h"
 #include "skade/scan/table_scan.h"
 #include "skade/table/fast_append.h"
@@ -423,6 +426,100 @@ TEST_F(ScanPlanningRoutesTest, HostileRequestsAreClientErrors) {
               "BadRequestException", "plan-task");
   ExpectError(Call("POST", "/v1/namespaces/n/tables/t/tasks", R"({"plan-task":"x-0"})"), 404,
               "NoSuchPlanTaskException");
+}
+
+// A snapshot a client adds names its manifest list, and the list its
+// manifests: planning reads neither outside the table's files, whether it is
+// there or not (no answer tells which paths exist), and not through a cache
+// that already holds it.
+TEST_F(ScanPlanningRoutesTest, PlanningNeverReadsFilesOutsideTheTable) {
+  AppendFiles(3);
+  ASSERT_EQ(Plan("{}").status, 200);  // the table's own list and manifest are cached now
+  const table::Table table = Load();
+  const spec::Snapshot& current = *table.metadata().CurrentSnapshot();
+  testing::TempDir outside;
+  auto list_bytes = catalog_->file_io().ReadFile(current.manifest_list);
+  ASSERT_THAT(list_bytes, testing::IsOk());
+  auto list = avro::ReadManifestList(*list_bytes);
+  ASSERT_THAT(list, testing::IsOk());
+  const spec::ManifestFile& manifest = list->manifests.at(0);
+  auto manifest_bytes = catalog_->file_io().ReadFile(manifest.manifest_path);
+  ASSERT_THAT(manifest_bytes, testing::IsOk());
+  const std::string outside_list = outside.Sub("list.avro");
+  const std::string outside_manifest = outside.Sub("manifest.avro");
+  std::ofstream(outside_list, std::ios::binary) << *list_bytes;
+  std::ofstream(outside_manifest, std::ios::binary) << *manifest_bytes;
+  // A list inside the table that names the manifest's copy outside it.
+  avro::ManifestListWriterOptions options;
+  options.snapshot_id = current.snapshot_id;
+  options.sequence_number = current.sequence_number;
+  auto writer = avro::ManifestListWriter::Make(options);
+  ASSERT_THAT(writer, testing::IsOk());
+  spec::ManifestFile moved = manifest;
+  moved.manifest_path = outside_manifest;
+  ASSERT_THAT((*writer)->Add(moved), testing::IsOk());
+  const std::string inside_list = StrCat(table.metadata().location, "/metadata/hostile-list.avro");
+  ASSERT_THAT((*writer)->WriteTo(catalog_->file_io(), inside_list, true), testing::IsOk());
+
+  int64_t id = 9001;
+  int64_t sequence = current.sequence_number;
+  for (const std::string& manifest_list :
+       {outside_list, outside.Sub("missing.avro"), std::string("/etc/hostname"),
+        current.manifest_list + "/../../../../../../../../etc/hostname", inside_list}) {
+    SCOPED_TRACE(manifest_list);
+    const std::string commit = StrCat(
+        R"({"requirements":[],"updates":[{"action":"add-snapshot","snapshot":{"snapshot-id":)",
+        ++id, R"(,"sequence-number":)", ++sequence,
+        R"(,"timestamp-ms":1,"summary":{"operation":"append"},"schema-id":0,"manifest-list":")",
+        manifest_list, R"("}}]})");
+    auto committed = Call("POST", "/v1/namespaces/n/tables/t", commit);
+    ASSERT_EQ(committed.status, 200) << committed.body;
+    auto planned = Plan(StrCat(R"({"snapshot-id":)", id, "}"));
+    EXPECT_EQ(planned.status, 403) << planned.body;
+    EXPECT_THAT(planned.body, ::testing::HasSubstr("ForbiddenException"));
+  }
+  // The same files as the table's own are planned as before.
+  EXPECT_EQ(Plan(StrCat(R"({"snapshot-id":)", current.snapshot_id, "}")).status, 200);
+}
+
+// Files the table's writer wrote and that do not parse: the request is
+// answered with a client error naming the file, never a server failure.
+TEST_F(ScanPlanningRoutesTest, UnreadableManifestsAreClientErrors) {
+  AppendFiles(1);
+  const table::Table table = Load();
+  const spec::Snapshot& current = *table.metadata().CurrentSnapshot();
+  auto list = avro::ReadManifestList(*catalog_->file_io().ReadFile(current.manifest_list));
+  ASSERT_THAT(list, testing::IsOk());
+  const std::string directory = StrCat(table.metadata().location, "/metadata/");
+  const std::string bad_manifest = directory + "bad-manifest.avro";
+  ASSERT_THAT(catalog_->file_io().WriteFile(bad_manifest, "Obj\x01 not a manifest", true),
+              testing::IsOk());
+  avro::ManifestListWriterOptions options;
+  options.snapshot_id = current.snapshot_id;
+  options.sequence_number = current.sequence_number;
+  auto writer = avro::ManifestListWriter::Make(options);
+  ASSERT_THAT(writer, testing::IsOk());
+  spec::ManifestFile damaged = list->manifests.at(0);
+  damaged.manifest_path = bad_manifest;
+  ASSERT_THAT((*writer)->Add(damaged), testing::IsOk());
+  const std::string list_of_bad = directory + "list-of-bad.avro";
+  ASSERT_THAT((*writer)->WriteTo(catalog_->file_io(), list_of_bad, true), testing::IsOk());
+  const std::string bad_list = directory + "bad-list.avro";
+  ASSERT_THAT(catalog_->file_io().WriteFile(bad_list, "Obj\x01\xff\xff\xff garbage", true),
+              testing::IsOk());
+
+  int64_t id = 7001;
+  int64_t sequence = current.sequence_number;
+  for (const auto& [manifest_list, named] :
+       {std::pair{bad_list, bad_list}, std::pair{list_of_bad, bad_manifest}}) {
+    const std::string commit = StrCat(
+        R"({"requirements":[],"updates":[{"action":"add-snapshot","snapshot":{"snapshot-id":)",
+        ++id, R"(,"sequence-number":)", ++sequence,
+        R"(,"timestamp-ms":1,"summary":{"operation":"append"},"schema-id":0,"manifest-list":")",
+        manifest_list, R"("}}]})");
+    ASSERT_EQ(Call("POST", "/v1/namespaces/n/tables/t", commit).status, 200);
+    ExpectError(Plan(StrCat(R"({"snapshot-id":)", id, "}")), 400, "BadRequestException", named);
+  }
 }
 
 TEST_F(ScanPlanningRoutesTest, TheRoutesAreAdvertisedAndPlanningRunsOnThePool) {

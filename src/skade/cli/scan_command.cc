@@ -114,6 +114,8 @@ Status Scan(const CliContext& context, const ScanArgs& args) {
   if (args.from_snapshot_id != 0) options.from_snapshot_id = args.from_snapshot_id;
 
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
+  // Manifest paths come from whoever committed to the table (a REST client).
+  options.file_policy = &catalog->location_policy();
   scan::ManifestCache cache;
   SKADE_ASSIGN_OR_RAISE(
       scan::ScanPlan plan,

@@ -226,6 +226,9 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   const bool vending = static_cast<bool>(storage.vendor);
   rest::ScanPlanningOptions scan_planning;
   scan_planning.io = catalog->file_io_ptr();
+  // The catalog's own policy, kept alive by the catalog.
+  scan_planning.file_policy =
+      std::shared_ptr<const catalog::LocationPolicy>(catalog, &catalog->location_policy());
   // One cache for the process: every plan of every request shares it.
   scan::ManifestCacheOptions cache;
   cache.capacity_bytes = static_cast<size_t>(args.manifest_cache_mb) << 20;

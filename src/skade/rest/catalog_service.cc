@@ -408,9 +408,11 @@ Result<HttpResponse> CatalogService::CommitTransaction(RouteCall& call) {
 
 Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto body, ParsePlanTableScan(call.request.body));
-  if (!scan_planning_.io) {
+  if (!scan_planning_.io || !scan_planning_.file_policy) {
     return MakeError(ErrorKind::kUnsupported, "Server-side scan planning is not configured");
   }
+  // Every manifest path in the metadata was written by a client.
+  body.options.file_policy = scan_planning_.file_policy.get();
   SKADE_ASSIGN_OR_RAISE(scan::ScanPlan plan,
                         scan::PlanTableScan(*catalog_, call.identifier, *scan_planning_.io,
                                             body.options, scan_planning_.manifest_cache.get()));

@@ -12,6 +12,7 @@
 #include <span>
 
 #include "skade/catalog/catalog.h"
+#include "skade/catalog/location_policy.h"
 #include "skade/rest/authenticator.h"
 #include "skade/rest/http/http_message.h"
 #include "skade/rest/idempotency.h"
@@ -28,6 +29,10 @@ struct ScanPlanningOptions {
   /// Reads manifest lists and manifests: the catalog's FileIO. Null: the
   /// planning routes answer 501.
   std::shared_ptr<io::FileIO> io;
+  /// The catalog's allowed locations: a plan reads only the manifest lists
+  /// and manifests in the scanned table's file scope under it
+  /// (scan::ScanOptions::file_policy). Null, as `io`: the routes answer 501.
+  std::shared_ptr<const catalog::LocationPolicy> file_policy;
   /// Shared with everything else in the process that plans; null: none.
   std::shared_ptr<scan::ManifestCache> manifest_cache;
   /// A plan of at most this many tasks is answered in full; a larger one is

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "skade/avro/manifest_reader.h"
+#include "skade/catalog/table_file_scope.h"
 #include "skade/expr/bound_expression.h"
 #include "skade/expr/manifest_evaluator.h"
 #include "skade/expr/metrics_evaluator.h"
@@ -15,6 +17,7 @@
 #include "skade/scan/appends_between.h"
 #include "skade/scan/delete_file_index.h"
 #include "skade/util/clock.h"
+#include "skade/util/strings.h"
 
 namespace skade::scan {
 namespace {
@@ -171,12 +174,36 @@ struct ManifestPart {
 
 using SnapshotIdSet = absl::flat_hash_map<int64_t, bool>;
 
+// A manifest list or manifest that does not parse was written by the
+// table's writer, not by the catalog: a client error, not a server failure.
+Error UnreadableFile(Error error, std::string_view what, const std::string& location) {
+  if (error.kind != ErrorKind::kCorruption) return error;
+  return Error{ErrorKind::kInvalidArgument,
+               StrCat("The table's ", what, " ", location, " cannot be read: ", error.message)};
+}
+
+// The files a plan may read (ScanOptions::file_policy): the table's file
+// scope, or anything when no policy is given.
+class ReadScope {
+ public:
+  ReadScope(const spec::TableMetadata& metadata, const catalog::LocationPolicy* policy) {
+    if (policy != nullptr) scope_.emplace(metadata, *policy);
+  }
+  Status Check(const std::string& location) const {
+    return scope_ ? scope_->Check(location) : OkStatus();
+  }
+
+ private:
+  std::optional<catalog::TableFileScope> scope_;
+};
+
 // The manifests a scan reads before pruning: the snapshot's, or for an
 // incremental scan the data manifests each append of the range wrote (as
 // BaseIncrementalAppendScan: a manifest written by a snapshot in `range`).
 // `lists` keeps the manifest lists the pointers point into.
 Status ListManifests(const ScanPlan& plan, const std::vector<spec::SnapshotPtr>& appends,
-                     const SnapshotIdSet& range, io::FileIO& io, ManifestCache& cache,
+                     const SnapshotIdSet& range, const ReadScope& scope, io::FileIO& io,
+                     ManifestCache& cache,
                      std::vector<std::shared_ptr<const avro::ManifestList>>& lists,
                      std::vector<const spec::ManifestFile*>& manifests) {
   std::vector<spec::SnapshotPtr> snapshots =
@@ -188,8 +215,12 @@ Status ListManifests(const ScanPlan& plan, const std::vector<spec::SnapshotPtr>&
                          " lists its manifests inline (format v1 without a manifest list); "
                          "rewrite the table's manifests to scan it");
     }
-    SKADE_ASSIGN_OR_RAISE(auto list, cache.ManifestList(io, snapshot->manifest_list));
-    for (const spec::ManifestFile& manifest : list->manifests) {
+    SKADE_RETURN_NOT_OK(scope.Check(snapshot->manifest_list));
+    auto list = cache.ManifestList(io, snapshot->manifest_list);
+    if (!list) {
+      return tl::unexpected(UnreadableFile(list.error(), "manifest list", snapshot->manifest_list));
+    }
+    for (const spec::ManifestFile& manifest : (*list)->manifests) {
       if (plan.from_snapshot_id) {
         if (manifest.content != spec::ManifestContent::kData) continue;
         if (!range.contains(manifest.added_snapshot_id)) continue;
@@ -197,7 +228,7 @@ Status ListManifests(const ScanPlan& plan, const std::vector<spec::SnapshotPtr>&
       }
       manifests.push_back(&manifest);
     }
-    lists.push_back(std::move(list));
+    lists.push_back(std::move(*list));
   }
   return OkStatus();
 }
@@ -241,7 +272,8 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
   ManifestCache& manifests = cache ? *cache : uncached;
   std::vector<std::shared_ptr<const avro::ManifestList>> lists;
   std::vector<const spec::ManifestFile*> listed;
-  SKADE_RETURN_NOT_OK(ListManifests(plan, appends, range, io, manifests, lists, listed));
+  const ReadScope scope(*metadata, options.file_policy);
+  SKADE_RETURN_NOT_OK(ListManifests(plan, appends, range, scope, io, manifests, lists, listed));
   // Java's filterManifestEntries for an incremental scan: added by the range.
   auto read_entry = [&](const spec::ManifestEntry& entry) {
     if (entry.status == spec::ManifestEntryStatus::kDeleted) return false;
@@ -261,8 +293,9 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
     if (added) {
       e.spec = metadata->SpecById(manifest.partition_spec_id);
       if (!e.spec) {
-        return Corruption("manifest ", manifest.manifest_path, " names partition spec ",
-                          manifest.partition_spec_id, ", which the table does not have");
+        return InvalidArgument("The table's manifest ", manifest.manifest_path,
+                               " names partition spec ", manifest.partition_spec_id,
+                               ", which the table does not have");
       }
       SKADE_ASSIGN_OR_RAISE(e.partition_type, e.spec->PartitionType(*plan.schema));
       SKADE_ASSIGN_OR_RAISE(auto m,
@@ -279,6 +312,7 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
       ++plan.stats.manifests_pruned_by_summary;
       continue;
     }
+    SKADE_RETURN_NOT_OK(scope.Check(manifest.manifest_path));
     to_read.push_back(&manifest);
   }
 
@@ -292,8 +326,10 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
     avro::ManifestReaderOptions read_options;
     read_options.partition_type = e.partition_type;
     read_options.skip_column_sizes = true;
-    SKADE_ASSIGN_OR_RAISE(auto parsed,
-                          manifests.Manifest(io, manifest, read_options, &parts[i].cache_hit));
+    auto read = manifests.Manifest(io, manifest, read_options, &parts[i].cache_hit);
+    if (!read)
+      return tl::unexpected(UnreadableFile(read.error(), "manifest", manifest.manifest_path));
+    const auto& parsed = *read;
     ManifestPart& part = parts[i];
     for (const spec::ManifestEntry& entry : parsed->entries) {
       if (!read_entry(entry)) continue;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "skade/catalog/catalog.h"
+#include "skade/catalog/location_policy.h"
 #include "skade/expr/expression.h"
 #include "skade/io/file_io.h"
 #include "skade/scan/manifest_cache.h"
@@ -54,6 +55,13 @@ struct ScanOptions {
   std::optional<bool> use_snapshot_schema;
   /// Threads reading manifests (0: one per core).
   int threads = 0;
+  /// When set, the plan reads only the manifest lists and manifests that are
+  /// in the scanned table's file scope under this policy
+  /// (catalog/table_file_scope.h), since every path in a table's metadata
+  /// was written by a client; any other is refused with kForbidden before it
+  /// is opened or looked up in the cache. Null reads whatever the metadata
+  /// names (a caller scanning its own tables). Must outlive the call.
+  const catalog::LocationPolicy* file_policy = nullptr;
 };
 
 /// Plans a scan of `metadata` (at `metadata_location`), reading manifests
@@ -62,8 +70,10 @@ struct ScanOptions {
 /// ones. Errors: kNotFound (unknown snapshot, ref, or a timestamp before the
 /// first snapshot), kInvalidArgument (bad filter or column, more than one
 /// of snapshot_id/as_of/ref, a from_snapshot_id that is not an ancestor of
-/// the end snapshot, an incremental scan of a table without snapshots),
-/// FileIO errors, kCorruption.
+/// the end snapshot, an incremental scan of a table without snapshots, or a
+/// manifest list or manifest that cannot be parsed: the table's writer wrote
+/// it), kForbidden (a manifest outside the table, with
+/// ScanOptions::file_policy), FileIO errors.
 Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_location,
                           io::FileIO& io, const ScanOptions& options, ManifestCache* cache);
 
