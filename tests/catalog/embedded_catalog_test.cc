@@ -193,6 +193,35 @@ TEST_F(EmbeddedCatalogTest, SlashesInNamesStayInsideTheirDirectory) {
   EXPECT_TRUE(*catalog_->TableExists({{"../up"}, "../../out"}));
 }
 
+// '?' and '#' start a URI's query and fragment: readers that take a location
+// as a URI (pyarrow) would cut the path there, and two tables would share it.
+TEST_F(EmbeddedCatalogTest, QueryAndFragmentCharactersAreEncodedInDefaultLocations) {
+  auto first = Create({{"z?1"}, "t#a"});
+  auto second = Create({{"z?2"}, "t#b"});
+  EXPECT_EQ(first.metadata->location, catalog_->warehouse_location() + "/z%3F1/t%23a");
+  EXPECT_EQ(second.metadata->location, catalog_->warehouse_location() + "/z%3F2/t%23b");
+  EXPECT_TRUE(FileExists(first.metadata_location));
+}
+
+// The store keys a table by its whole identifier: one longer than the store
+// takes is refused as a bad name before anything is written.
+TEST_F(EmbeddedCatalogTest, IdentifiersLongerThanTheStoreKeysAreBadNames) {
+  const std::string a(250, 'a'), b(250, 'b'), c(250, 'c');
+  EXPECT_THAT(catalog_->CreateNamespace({a, b, c}, {}), IsError(ErrorKind::kInvalidArgument));
+  ASSERT_THAT(catalog_->CreateNamespace({a}, {}), IsOk());
+  ASSERT_THAT(catalog_->CreateNamespace({a, b}, {}), IsOk());  // 501 bytes joined
+  CreateTableRequest request;
+  request.name = std::string(20, 't');
+  request.schema = std::make_shared<const spec::Schema>(
+      0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+  EXPECT_THAT(catalog_->CreateTable({a, b}, request), IsError(ErrorKind::kInvalidArgument));
+  request.name = std::string(9, 't');  // 511 bytes joined: the most a key takes
+  ASSERT_THAT(catalog_->CreateTable({a, b}, request), IsOk());
+  EXPECT_THAT(catalog_->RenameTable({{a, b}, request.name}, {{a, b}, std::string(10, 'u')}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_TRUE(*catalog_->TableExists({{a, b}, request.name}));
+}
+
 TEST_F(EmbeddedCatalogTest, NamespaceLifecycle) {
   ASSERT_THAT(catalog_->CreateNamespace({"a"}, {{"k", "v"}}), IsOk());
   ASSERT_THAT(catalog_->CreateNamespace({"a", "b"}, {}), IsOk());

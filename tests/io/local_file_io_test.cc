@@ -96,8 +96,9 @@ TEST(LocalFileIOTest, CreateDirectoriesMakesTheChainAndAcceptsAnExistingOne) {
   EXPECT_TRUE(std::filesystem::is_directory(dir.Sub("t/metadata")));
   EXPECT_THAT(io->CreateDirectories(dir.Sub("t/metadata")), IsOk());
   ASSERT_THAT(io->WriteFile(dir.Sub("t/file"), "x", /*durable=*/false), IsOk());
-  EXPECT_THAT(io->CreateDirectories(dir.Sub("t/file")), IsError(ErrorKind::kIo));
-  EXPECT_THAT(io->CreateDirectories(dir.Sub("t/file/below")), IsError(ErrorKind::kIo));
+  // A file where a directory must be: the path is wrong, not the storage.
+  EXPECT_THAT(io->CreateDirectories(dir.Sub("t/file")), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io->CreateDirectories(dir.Sub("t/file/below")), IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(io->CreateDirectories("relative/dir"), IsError(ErrorKind::kInvalidArgument));
 }
 
@@ -114,6 +115,20 @@ TEST(LocalFileIOTest, WriteFilesWritesInOrderAndStopsAtTheFirstError) {
   EXPECT_FALSE(*io->Exists(dir.Sub("c")));
   ASSERT_THAT(io->WriteFiles({{dir.Sub("c"), "3", true}}), IsOk());
   EXPECT_EQ(*io->ReadFile(dir.Sub("c")), "3");
+}
+
+// Paths come from locations clients name: a path that cannot name a file
+// here is the caller's mistake, not a failure of the storage.
+TEST(LocalFileIOTest, APathThatCannotBeAFileIsInvalid) {
+  testing::TempDir dir;
+  auto io = NewLocalFileIO();
+  ASSERT_THAT(io->WriteFile(dir.Sub("file"), "x", false), IsOk());
+  for (const std::string& path :
+       {dir.Sub("file/below"), dir.Sub("file/below/deeper"), dir.Sub(std::string(300, 'n')),
+        dir.Sub(std::string(300, 'd') + "/f")}) {
+    EXPECT_THAT(io->WriteFile(path, "y", true), IsError(ErrorKind::kInvalidArgument)) << path;
+  }
+  EXPECT_THAT(io->ReadFile(dir.Sub("file/below")), IsError(ErrorKind::kInvalidArgument));
 }
 
 TEST(LocalFileIOTest, ParentLocation) {

@@ -67,6 +67,15 @@ TEST(LocationTest, DotSegmentsAndRelativePathsAreRejected) {
   EXPECT_EQ(Parsed("/a/..b/.c").path, "/a/..b/.c");
 }
 
+TEST(LocationTest, ControlCharactersAreRejected) {
+  for (std::string bad : {std::string("/a/b\0c", 6), std::string("/a\x01"),
+                          std::string("s3://b/k\x1f"), std::string("file:///a\x7f")}) {
+    EXPECT_THAT(Location::Parse(bad), IsError(ErrorKind::kInvalidArgument));
+    EXPECT_THAT(Location::ParseVerbatim(bad), IsError(ErrorKind::kInvalidArgument));
+  }
+  EXPECT_EQ(Parsed("/a/é b~").path, "/a/é b~");  // printable and UTF-8 are names
+}
+
 TEST(LocationTest, ParseVerbatimKeepsThePathAsWritten) {
   auto verbatim = Location::ParseVerbatim("file:///a//b/../c/");
   ASSERT_TRUE(verbatim);

@@ -2,6 +2,9 @@
 // codes, ErrorModel types, and the encodings clients use.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <set>
+
 #include "rest/rest_service_fixture.h"
 #include "skade/rest/rest_messages.h"
 #include "skade/rest/routes.h"
@@ -164,6 +167,40 @@ TEST_F(CatalogServiceTest, TableRoutesAndErrorTypes) {
       404);
   EXPECT_EQ(Call("PUT", "/v1/namespaces/n/tables/t").status, 405);
   EXPECT_EQ(ErrorType(Call("GET", "/v1/namespaces/n/views/v")), "NoSuchRouteException");
+}
+
+// A NUL in a location would cut the path short where the OS reads it:
+// every location a client sends with a control character is a bad request,
+// and nothing is created on disk for it.
+TEST_F(CatalogServiceTest, ControlCharactersInLocationsAreBadRequests) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  CreateTable("n", "t");
+  const std::string root = dir_.path();
+  auto entries = [&] {
+    std::set<std::string> names;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+      names.insert(entry.path().string());
+    }
+    return names;
+  };
+  const std::set<std::string> before = entries();
+  for (const char* bad : {R"(\u0000x)", R"(zz\u0000)", R"(a\u001fb)", R"(c\u007f)"}) {
+    SCOPED_TRACE(bad);
+    auto created = Call("POST", "/v1/namespaces/n/tables",
+                        StrCat(R"({"name":"c","schema":)", kSchema, R"(,"location":"file://)", root,
+                               "/", bad, R"("})"));
+    EXPECT_EQ(created.status, 400) << created.body;
+    EXPECT_EQ(ErrorType(created), "BadRequestException");
+    for (const std::string& update :
+         {StrCat(R"({"action":"set-location","location":"file://)", root, "/", bad, R"("})"),
+          StrCat(R"({"action":"set-properties","updates":{"write.metadata.path":"file://)", root,
+                 "/", bad, R"("}})")}) {
+      auto committed = Call("POST", "/v1/namespaces/n/tables/t",
+                            StrCat(R"({"requirements":[],"updates":[)", update, "]}"));
+      EXPECT_EQ(committed.status, 400) << committed.body;
+    }
+  }
+  EXPECT_EQ(entries(), before);
 }
 
 TEST_F(CatalogServiceTest, ETagsAndSnapshotModes) {

@@ -40,6 +40,11 @@ Status CheckLocal(const Location& location, std::string_view as_written) {
 tl::unexpected<Error> ErrnoError(std::string_view what, const std::string& path, int err) {
   if (err == ENOENT) return MakeError(ErrorKind::kNotFound, "File does not exist: ", path);
   if (err == EEXIST) return MakeError(ErrorKind::kAlreadyExists, "File already exists: ", path);
+  // The path itself is wrong (every path comes from a location a client may
+  // have named): a name too long, or a file where a directory must be.
+  if (err == ENAMETOOLONG || err == ENOTDIR || err == EISDIR) {
+    return InvalidArgument(what, " ", path, ": ", std::strerror(err));
+  }
   return IoError(what, " ", path, ": ", std::strerror(err));
 }
 
@@ -103,7 +108,8 @@ Status EnsureDirectory(const fs::path& directory) {
   fs::create_directories(directory, ec);
   std::error_code exists_ec;  // (the throwing overloads would escape as exceptions)
   if (ec && !fs::is_directory(directory, exists_ec)) {
-    if (ec == std::errc::filename_too_long) {
+    if (ec == std::errc::filename_too_long || ec == std::errc::not_a_directory ||
+        ec == std::errc::file_exists) {  // a file where a directory must be
       return InvalidArgument("Cannot create directory ", directory.string(), ": ", ec.message());
     }
     return IoError("Cannot create directory ", directory.string(), ": ", ec.message());

@@ -34,6 +34,14 @@ tl::unexpected<Error> DotSegment(std::string_view location) {
 }  // namespace
 
 Result<Location> Location::ParseVerbatim(std::string_view location) {
+  // A NUL would cut the path short where the OS reads it, and no storage
+  // needs control characters in a name.
+  for (char c : location) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return InvalidArgument("Invalid location '", location,
+                             "': control characters are not allowed");
+    }
+  }
   Location out;
   std::string_view rest = location;
   if (size_t length = SchemeLength(location); length > 0) {

@@ -34,11 +34,13 @@ struct Location {
   std::string path;       // absolute: "/" or "/a/b"
 
   /// `location` split and normalised (see above). kInvalidArgument for a
-  /// relative path (including `scheme:relative`) or a "." / ".." segment.
+  /// relative path (including `scheme:relative`), a "." / ".." segment, or
+  /// a control character (NUL included) anywhere.
   static Result<Location> Parse(std::string_view location);
 
   /// `location` split but with the path exactly as written (only checked to
-  /// be absolute): what a FileIO hands to its storage.
+  /// be absolute and free of control characters): what a FileIO hands to
+  /// its storage.
   static Result<Location> ParseVerbatim(std::string_view location);
 
   /// As Parse, but a relative path (no scheme, no leading '/') is a local

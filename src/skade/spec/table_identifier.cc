@@ -67,22 +67,42 @@ Status ValidateName(std::string_view name, std::string_view what) {
   return OkStatus();
 }
 
+namespace {
+
+// The bytes of `ns`'s levels joined by one separator each.
+size_t JoinedSize(const Namespace& ns) {
+  size_t size = ns.size() - 1;
+  for (const auto& level : ns) size += level.size();
+  return size;
+}
+
+tl::unexpected<Error> TooLong(std::string_view what, size_t size) {
+  return InvalidArgument("Invalid ", what, ": its levels and name take ", size,
+                         " bytes joined, more than ", kMaxIdentifierBytes);
+}
+
+}  // namespace
+
 Status ValidateNamespace(const Namespace& ns) {
   if (ns.empty()) return InvalidArgument("Invalid namespace: must have at least one level");
   for (const auto& level : ns) SKADE_RETURN_NOT_OK(ValidateName(level, "namespace level"));
+  if (size_t size = JoinedSize(ns); size > kMaxIdentifierBytes) return TooLong("namespace", size);
   return OkStatus();
 }
 
 Status ValidateTableIdentifier(const TableIdentifier& identifier) {
   SKADE_RETURN_NOT_OK(ValidateNamespace(identifier.ns));
-  return ValidateName(identifier.name, "table name");
+  SKADE_RETURN_NOT_OK(ValidateName(identifier.name, "table name"));
+  size_t size = JoinedSize(identifier.ns) + 1 + identifier.name.size();
+  if (size > kMaxIdentifierBytes) return TooLong("table identifier", size);
+  return OkStatus();
 }
 
 std::string EncodePathComponent(std::string_view name) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : name) {
-    if (c == '/' || c == '\\' || c == '%') {
+    if (c == '/' || c == '\\' || c == '%' || c == '?' || c == '#') {
       out.push_back('%');
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 0xF]);

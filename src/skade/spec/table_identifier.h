@@ -1,6 +1,7 @@
 // Namespaces and table identifiers, and the rules for valid names.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,12 +36,18 @@ Result<Namespace> ParseNamespace(std::string_view text);
 /// not "." or "..". `what` names it in the message. '/' is allowed (Iceberg's
 /// conformance kit requires it); EncodePathComponent keeps it out of paths.
 Status ValidateName(std::string_view name, std::string_view what);
+/// Also: the whole identifier, its levels (and table name) joined by one
+/// separator byte each, is at most kMaxIdentifierBytes (the catalog store
+/// keys tables and namespaces by it).
 Status ValidateNamespace(const Namespace& ns);
 Status ValidateTableIdentifier(const TableIdentifier& identifier);
 
+inline constexpr size_t kMaxIdentifierBytes = 511;
+
 /// A valid name as one path component: '/', '\\' and '%' are
 /// percent-encoded, so a default table location can never leave its parent
-/// directory.
+/// directory, and '?' and '#', which readers that take a location as a URI
+/// (pyarrow, Hadoop) would read as its query or fragment.
 std::string EncodePathComponent(std::string_view name);
 
 }  // namespace skade::spec
