@@ -77,8 +77,8 @@ size_t JoinedSize(const Namespace& ns) {
 }
 
 tl::unexpected<Error> TooLong(std::string_view what, size_t size) {
-  return InvalidArgument("Invalid ", what, ": its levels and name take ", size,
-                         " bytes joined, more than ", kMaxIdentifierBytes);
+  return InvalidArgument("Invalid ", what, ": ", size, " bytes with its levels joined,",
+                         " more than ", kMaxIdentifierBytes);
 }
 
 }  // namespace
