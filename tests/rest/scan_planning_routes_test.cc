@@ -429,10 +429,10 @@ TEST_F(ScanPlanningRoutesTest, HostileRequestsAreClientErrors) {
 }
 
 // A snapshot a client adds names its manifest list, and the list its
-// manifests: planning reads neither outside the table's files, whether it is
-// there or not (no answer tells which paths exist), and not through a cache
-// that already holds it.
-TEST_F(ScanPlanningRoutesTest, PlanningNeverReadsFilesOutsideTheTable) {
+// manifests: planning reads neither outside the catalog's allowed locations
+// nor in its store's directory, whether the file is there or not (no answer
+// tells which paths exist), and not through a cache that already holds it.
+TEST_F(ScanPlanningRoutesTest, PlanningNeverReadsFilesOutsideTheAllowedLocations) {
   AppendFiles(3);
   ASSERT_EQ(Plan("{}").status, 200);  // the table's own list and manifest are cached now
   const table::Table table = Load();
@@ -463,9 +463,14 @@ TEST_F(ScanPlanningRoutesTest, PlanningNeverReadsFilesOutsideTheTable) {
 
   int64_t id = 9001;
   int64_t sequence = current.sequence_number;
-  for (const std::string& manifest_list :
-       {outside_list, outside.Sub("missing.avro"), std::string("/etc/hostname"),
-        current.manifest_list + "/../../../../../../../../etc/hostname", inside_list}) {
+  const std::vector<std::pair<std::string, int>> cases = {
+      {outside_list, 403},
+      {outside.Sub("missing.avro"), 403},
+      {"/etc/hostname", 403},
+      {StrCat(dir_.path(), "/.skade/catalog/data.mdb"), 403},
+      {current.manifest_list + "/../../../../../../../../etc/hostname", 400},
+      {inside_list, 403}};
+  for (const auto& [manifest_list, status] : cases) {
     SCOPED_TRACE(manifest_list);
     const std::string commit = StrCat(
         R"({"requirements":[],"updates":[{"action":"add-snapshot","snapshot":{"snapshot-id":)",
@@ -475,11 +480,28 @@ TEST_F(ScanPlanningRoutesTest, PlanningNeverReadsFilesOutsideTheTable) {
     auto committed = Call("POST", "/v1/namespaces/n/tables/t", commit);
     ASSERT_EQ(committed.status, 200) << committed.body;
     auto planned = Plan(StrCat(R"({"snapshot-id":)", id, "}"));
-    EXPECT_EQ(planned.status, 403) << planned.body;
-    EXPECT_THAT(planned.body, ::testing::HasSubstr("ForbiddenException"));
+    EXPECT_EQ(planned.status, status) << planned.body;
   }
   // The same files as the table's own are planned as before.
   EXPECT_EQ(Plan(StrCat(R"({"snapshot-id":)", current.snapshot_id, "}")).status, 200);
+}
+
+// After a set-location the table's snapshots still name the manifests
+// written under the old location: they are the catalog's, and planned.
+TEST_F(ScanPlanningRoutesTest, AMovedTableStillPlansTheManifestsOfItsOldLocation) {
+  AppendFiles(2);
+  const std::string moved = StrCat("file://", dir_.path(), "/elsewhere/t");
+  auto committed = Call("POST", "/v1/namespaces/n/tables/t",
+                        StrCat(R"({"requirements":[],"updates":[{"action":"set-location",)",
+                               R"("location":")", moved, R"("}]})"));
+  ASSERT_EQ(committed.status, 200) << committed.body;
+  AppendFiles(1);
+  const table::Table table = Load();
+  ASSERT_EQ(table.metadata().location, moved);
+  EXPECT_TRUE(table.metadata().CurrentSnapshot()->manifest_list.starts_with(moved));
+  auto planned = Plan("{}");
+  ASSERT_EQ(planned.status, 200) << planned.body;
+  EXPECT_EQ(TasksOf(Body(planned)).size(), 3u);
 }
 
 // Files the table's writer wrote and that do not parse: the request is

@@ -30,8 +30,8 @@ struct ScanPlanningOptions {
   /// planning routes answer 501.
   std::shared_ptr<io::FileIO> io;
   /// The catalog's allowed locations: a plan reads only the manifest lists
-  /// and manifests in the scanned table's file scope under it
-  /// (scan::ScanOptions::file_policy). Null, as `io`: the routes answer 501.
+  /// and manifests it allows (scan::ScanOptions::file_policy). Null, as
+  /// `io`: the routes answer 501.
   std::shared_ptr<const catalog::LocationPolicy> file_policy;
   /// Shared with everything else in the process that plans; null: none.
   std::shared_ptr<scan::ManifestCache> manifest_cache;

@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "skade/avro/manifest_reader.h"
-#include "skade/catalog/table_file_scope.h"
 #include "skade/expr/bound_expression.h"
 #include "skade/expr/manifest_evaluator.h"
 #include "skade/expr/metrics_evaluator.h"
@@ -182,19 +181,19 @@ Error UnreadableFile(Error error, std::string_view what, const std::string& loca
                StrCat("The table's ", what, " ", location, " cannot be read: ", error.message)};
 }
 
-// The files a plan may read (ScanOptions::file_policy): the table's file
-// scope, or anything when no policy is given.
+// The files a plan may read (ScanOptions::file_policy): inside the
+// catalog's allowed locations, never in the store's directory; anything
+// when no policy is given. Not only the table's own locations: after a
+// set-location its snapshots still name the manifests written before.
 class ReadScope {
  public:
-  ReadScope(const spec::TableMetadata& metadata, const catalog::LocationPolicy* policy) {
-    if (policy != nullptr) scope_.emplace(metadata, *policy);
-  }
+  explicit ReadScope(const catalog::LocationPolicy* policy) : policy_(policy) {}
   Status Check(const std::string& location) const {
-    return scope_ ? scope_->Check(location) : OkStatus();
+    return policy_ != nullptr ? policy_->Check(location) : OkStatus();
   }
 
  private:
-  std::optional<catalog::TableFileScope> scope_;
+  const catalog::LocationPolicy* policy_;
 };
 
 // The manifests a scan reads before pruning: the snapshot's, or for an
@@ -272,7 +271,7 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
   ManifestCache& manifests = cache ? *cache : uncached;
   std::vector<std::shared_ptr<const avro::ManifestList>> lists;
   std::vector<const spec::ManifestFile*> listed;
-  const ReadScope scope(*metadata, options.file_policy);
+  const ReadScope scope(options.file_policy);
   SKADE_RETURN_NOT_OK(ListManifests(plan, appends, range, scope, io, manifests, lists, listed));
   // Java's filterManifestEntries for an incremental scan: added by the range.
   auto read_entry = [&](const spec::ManifestEntry& entry) {

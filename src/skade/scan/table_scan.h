@@ -55,12 +55,15 @@ struct ScanOptions {
   std::optional<bool> use_snapshot_schema;
   /// Threads reading manifests (0: one per core).
   int threads = 0;
-  /// When set, the plan reads only the manifest lists and manifests that are
-  /// in the scanned table's file scope under this policy
-  /// (catalog/table_file_scope.h), since every path in a table's metadata
-  /// was written by a client; any other is refused with kForbidden before it
-  /// is opened or looked up in the cache. Null reads whatever the metadata
-  /// names (a caller scanning its own tables). Must outlive the call.
+  /// When set, the plan reads only the manifest lists and manifests this
+  /// policy allows (the catalog's allowed locations, never the store's
+  /// directory), since every path in a table's metadata was written by a
+  /// client; any other is refused (kForbidden, or kInvalidArgument for a
+  /// location that is not one) before it is opened or looked up in the
+  /// cache. Not the table's own file scope: after a set-location a snapshot
+  /// still names manifests under the old location. Null reads whatever the
+  /// metadata names (a caller scanning its own tables). Must outlive the
+  /// call.
   const catalog::LocationPolicy* file_policy = nullptr;
 };
 
@@ -72,8 +75,8 @@ struct ScanOptions {
 /// of snapshot_id/as_of/ref, a from_snapshot_id that is not an ancestor of
 /// the end snapshot, an incremental scan of a table without snapshots, or a
 /// manifest list or manifest that cannot be parsed: the table's writer wrote
-/// it), kForbidden (a manifest outside the table, with
-/// ScanOptions::file_policy), FileIO errors.
+/// it), kForbidden (a manifest outside ScanOptions::file_policy), FileIO
+/// errors.
 Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_location,
                           io::FileIO& io, const ScanOptions& options, ManifestCache* cache);
 
