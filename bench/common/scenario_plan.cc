@@ -103,7 +103,8 @@ class ScenarioRunner {
       record.retries = timed.retries;
       record.failures = timed.failures;
       std::optional<uint64_t> transactions_after = target_.store_transactions();
-      if (measurement && transactions_before && transactions_after &&
+      // Every op of `commit` is one append (mixed scenarios read too).
+      if (record.scenario == "commit" && measurement && transactions_before && transactions_after &&
           *transactions_after > *transactions_before) {
         // Warm-up commits included on both sides of the ratio.
         const uint64_t transactions = *transactions_after - *transactions_before;

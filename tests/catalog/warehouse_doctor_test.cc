@@ -112,6 +112,17 @@ class WarehouseDoctorTest : public ::testing::Test {
 
   static std::string PathOf(const std::string& location) { return *io::LocalPath(location); }
 
+  // Populates, appends to `id` once more (its new metadata file journaled as
+  // a difference from the one before) and deletes that base: the new file's
+  // entry can no longer rebuild it. Returns the new file's location.
+  std::string AppendAndDeleteItsBase(const TableIdentifier& id) {
+    Populate();
+    std::string base = MetadataLocation(id);  // durable: Populate flushed
+    Append(id);
+    fs::remove(PathOf(base));
+    return MetadataLocation(id);
+  }
+
   // Creates a table whose pointer names `location` directly in the store.
   void PointAt(const TableIdentifier& id, const std::string& location) {
     store::PointerSwap swap;
@@ -311,12 +322,46 @@ TEST_F(WarehouseDoctorTest, ReleasesAJournalEntryThatCannotRebuildItsFileOnlyWhe
   EXPECT_TRUE(Run().problems.empty());
 }
 
-TEST_F(WarehouseDoctorTest, DropsAPointerWhoseJournaledFileCannotBeRebuilt) {
+// Whether an entry is lost is judged only from files the caller may read: an
+// entry whose base it may not read is undetermined, never listed (so never
+// released), as is one that is intact.
+TEST_F(WarehouseDoctorTest, AnEntryIsLostOnlyWhenItsBaseIsReadableAndGone) {
   Populate();
-  std::string base = MetadataLocation(kItems);
-  Append(kItems);
-  std::string location = MetadataLocation(kItems);
+  std::string base = MetadataLocation(kOrders);
+  Append(kOrders);
+  std::string location = MetadataLocation(kOrders);
+  auto journal = catalog_->store().ReadJournaledFiles();
+  ASSERT_THAT(journal, IsOk());
+  auto anything = [](const std::string&) { return true; };
+  EXPECT_TRUE(FindUnrebuildableFiles(catalog_->file_io(), *journal, anything).empty());
   fs::remove(PathOf(base));
+  fs::remove(PathOf(location));
+  auto lost = FindUnrebuildableFiles(catalog_->file_io(), *journal, anything);
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].location, location);
+  for (const std::string& unreadable : {base, location}) {
+    EXPECT_TRUE(FindUnrebuildableFiles(catalog_->file_io(), *journal, [&](const std::string& file) {
+                  return file != unreadable;
+                }).empty());
+  }
+}
+
+// A current file that is there but damaged, whose entry cannot rebuild it:
+// the entry is released (so the catalog opens) but the table stays a
+// problem, and its pointer is kept.
+TEST_F(WarehouseDoctorTest, ReleasingTheEntryOfADamagedCurrentFileLeavesTheProblem) {
+  std::string location = AppendAndDeleteItsBase(kItems);
+  fs::resize_file(PathOf(location), 40);
+  auto report = Run({.repair = true, .drop_dangling = true});
+  ExpectOnly(report, DoctorProblemKind::kMetadataUnreadable, kItems, location);
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kNone);
+  EXPECT_EQ(report.unrepaired(), 1u);
+  EXPECT_EQ(MetadataLocation(kItems), location);
+  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()), IsOk());
+}
+
+TEST_F(WarehouseDoctorTest, DropsAPointerWhoseJournaledFileCannotBeRebuilt) {
+  std::string location = AppendAndDeleteItsBase(kItems);
   fs::remove(PathOf(location));
 
   auto report = Run();

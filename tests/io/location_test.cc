@@ -71,8 +71,14 @@ TEST(LocationTest, ControlCharactersAreRejected) {
   for (std::string bad : {std::string("/a/b\0c", 6), std::string("/a\x01"),
                           std::string("s3://b/k\x1f"), std::string("file:///a\x7f")}) {
     EXPECT_THAT(Location::Parse(bad), IsError(ErrorKind::kInvalidArgument));
-    EXPECT_THAT(Location::ParseVerbatim(bad), IsError(ErrorKind::kInvalidArgument));
+    auto verbatim = Location::ParseVerbatim(bad);
+    ASSERT_THAT(verbatim, IsError(ErrorKind::kInvalidArgument));
+    // The message names the byte, never carries it.
+    EXPECT_EQ(verbatim.error().message.find_first_of(std::string("\0\x01\x1f\x7f", 4)),
+              std::string::npos);
   }
+  auto nul = Location::ParseVerbatim(std::string("/a/b\0c", 6));
+  EXPECT_NE(nul.error().message.find("0x00 at byte 4"), std::string::npos) << nul.error().message;
   EXPECT_EQ(Parsed("/a/é b~").path, "/a/é b~");  // printable and UTF-8 are names
 }
 

@@ -431,7 +431,7 @@ TEST_F(ScanPlanningRoutesTest, HostileRequestsAreClientErrors) {
 // A snapshot a client adds names its manifest list, and the list its
 // manifests: planning reads neither outside the catalog's allowed locations
 // nor in its store's directory, whether the file is there or not (no answer
-// tells which paths exist), and not through a cache that already holds it.
+// tells which paths exist). (The check comes before the manifest cache.)
 TEST_F(ScanPlanningRoutesTest, PlanningNeverReadsFilesOutsideTheAllowedLocations) {
   AppendFiles(3);
   ASSERT_EQ(Plan("{}").status, 200);  // the table's own list and manifest are cached now

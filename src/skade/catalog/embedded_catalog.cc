@@ -142,13 +142,7 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   // Before anything is served, at every level: the journal may hold files of
   // an earlier process at immediate.
   if (options.recover_journal) {
-    auto recovered = RecoverJournaledFiles(*catalog->io_, *catalog->store_);
-    if (!recovered && recovered.error().kind == ErrorKind::kCorruption) {
-      return Corruption(recovered.error().message,
-                        " (`skade doctor` lists what cannot be rebuilt; `--repair "
-                        "--drop-dangling` releases it)");
-    }
-    if (!recovered) return tl::unexpected(recovered.error());
+    SKADE_RETURN_NOT_OK(RecoverJournaledFiles(*catalog->io_, *catalog->store_));
   }
   SKADE_ASSIGN_OR_RAISE(catalog->mirror_, TablePointerMirror::Open(catalog->store_.get()));
   SKADE_ASSIGN_OR_RAISE(catalog->commit_log_index_,

@@ -29,8 +29,9 @@ Result<bool> HoldsExactly(io::FileIO& io, const store::JournaledFile& file) {
 
 }  // namespace
 
-JournalSnapshot::JournalSnapshot(io::FileIO& io, std::vector<store::JournaledFile> files)
-    : io_(io), files_(std::move(files)) {
+JournalSnapshot::JournalSnapshot(io::FileIO& io, std::vector<store::JournaledFile> files,
+                                 std::function<bool(const std::string&)> may_read)
+    : io_(io), files_(std::move(files)), may_read_(std::move(may_read)) {
   for (size_t i = 0; i < files_.size(); ++i) index_.emplace(files_[i].location, i);
 }
 
@@ -66,11 +67,16 @@ Result<std::string> JournalSnapshot::BaseText(const store::JournaledFile& file, 
   if (const store::JournaledFile* entry = Find(location); entry != nullptr) {
     SKADE_ASSIGN_OR_RAISE(bytes, Bytes(*entry, depth + 1));
   } else {
+    if (may_read_ && !may_read_(location)) {
+      return MakeError(ErrorKind::kForbidden, "The base ", location, " of journaled file ",
+                       file.location, " is outside the allowed locations");
+    }
     auto read = io_.ReadFileUpTo(location, kMaxMetadataReadBytes);
     if (!read) {
       if (read.error().kind != ErrorKind::kNotFound) return tl::unexpected(read.error());
       return Corruption("Cannot restore journaled file ", file.location, ": its base ", location,
-                        " is missing");
+                        " is missing (`skade doctor --repair --drop-dangling` releases an "
+                        "entry that cannot be rebuilt)");
     }
     bytes = std::move(*read);
   }
@@ -92,20 +98,22 @@ Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file,
   return OkStatus();
 }
 
-Result<std::vector<UnrebuildableFile>> FindUnrebuildableFiles(
-    io::FileIO& io, std::vector<store::JournaledFile> files) {
+std::vector<UnrebuildableFile> FindUnrebuildableFiles(
+    io::FileIO& io, std::vector<store::JournaledFile> files,
+    const std::function<bool(const std::string&)>& may_read) {
   std::vector<std::string> damaged;
   for (const auto& file : files) {
-    SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file));
-    if (!intact) damaged.push_back(file.location);
+    if (!may_read(file.location)) continue;
+    auto intact = HoldsExactly(io, file);
+    if (intact && !*intact) damaged.push_back(file.location);
   }
-  JournalSnapshot journal(io, std::move(files));
+  JournalSnapshot journal(io, std::move(files), may_read);
   std::vector<UnrebuildableFile> lost;
   for (const auto& location : damaged) {
     auto contents = journal.Contents(*journal.Find(location));
-    if (contents) continue;
-    if (contents.error().kind != ErrorKind::kCorruption) return tl::unexpected(contents.error());
-    lost.push_back({location, contents.error().message});
+    if (!contents && contents.error().kind == ErrorKind::kCorruption) {
+      lost.push_back({location, contents.error().message});
+    }
   }
   return lost;
 }

@@ -33,6 +33,7 @@
 // deletes it: EmbeddedCatalog::ReleaseDeltasOn).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -51,7 +52,10 @@ namespace skade::catalog {
 /// version).
 class JournalSnapshot {
  public:
-  JournalSnapshot(io::FileIO& io, std::vector<store::JournaledFile> files);
+  /// `may_read`, when given, says which base files may be read from disk;
+  /// a base it refuses makes Contents fail with kForbidden.
+  JournalSnapshot(io::FileIO& io, std::vector<store::JournaledFile> files,
+                  std::function<bool(const std::string&)> may_read = {});
 
   /// The entry for `location`, or null.
   const store::JournaledFile* Find(const std::string& location) const;
@@ -69,6 +73,7 @@ class JournalSnapshot {
 
   io::FileIO& io_;
   std::vector<store::JournaledFile> files_;
+  std::function<bool(const std::string&)> may_read_;
   std::unordered_map<std::string, size_t> index_;            // location → files_ position
   std::optional<std::pair<std::string, std::string>> last_;  // location, text
 };
@@ -97,10 +102,15 @@ struct UnrebuildableFile {
   std::string reason;
 };
 
-/// The files of `files` (the store's journal) that are not intact on disk
-/// and cannot be rebuilt. The FileIO's errors other than a missing file.
-Result<std::vector<UnrebuildableFile>> FindUnrebuildableFiles(
-    io::FileIO& io, std::vector<store::JournaledFile> files);
+/// The files of `files` (the whole of the store's journal) that are not
+/// intact on disk and cannot be rebuilt, of those `may_read` allows; a base
+/// file it does not allow is never read, and an entry that would need one,
+/// or whose file or base cannot be read (a permission, a directory), is
+/// undetermined and not listed: only a base that is gone or different makes
+/// an entry lost.
+std::vector<UnrebuildableFile> FindUnrebuildableFiles(
+    io::FileIO& io, std::vector<store::JournaledFile> files,
+    const std::function<bool(const std::string&)>& may_read);
 
 /// Makes every file in `store`'s journal durable as journaled and releases
 /// it (see above). kIo (or the FileIO's error) if a file cannot be read,

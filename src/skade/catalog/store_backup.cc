@@ -510,11 +510,15 @@ Result<MetadataCheck> CheckBackupMetadata(const std::string& backup, const Backu
     if (!exists && !journaled.contains(location)) check.missing_history.push_back(location);
   }
   Report(progress, "metadata files", done, total);
-  std::vector<store::JournaledFile> allowed;
-  for (auto& file : journal) {
-    if (policy.Check(file.location)) allowed.push_back(std::move(file));
-  }
-  SKADE_ASSIGN_OR_RAISE(check.unrebuildable, FindUnrebuildableFiles(io, std::move(allowed)));
+  check.unrebuildable = FindUnrebuildableFiles(
+      io, std::move(journal),
+      [&policy](const std::string& location) { return static_cast<bool>(policy.Check(location)); });
+  // A current file whose entry cannot rebuild it is lost, not journaled.
+  std::erase_if(check.journaled_current, [&](const BackupManifest::Table& table) {
+    return std::any_of(
+        check.unrebuildable.begin(), check.unrebuildable.end(),
+        [&](const UnrebuildableFile& file) { return file.location == table.metadata_location; });
+  });
   return check;
 }
 

@@ -97,12 +97,11 @@ class Examination {
 
   Status Run() {
     SKADE_ASSIGN_OR_RAISE(auto journal, store_.ReadJournaledFiles());
-    std::vector<store::JournaledFile> allowed;  // never read outside the allowed roots
-    for (auto& file : journal) {
-      if (policy_.Check(file.location)) allowed.push_back(file);
-      journal_.emplace(file.location, std::move(file));
-    }
-    SKADE_ASSIGN_OR_RAISE(auto lost, FindUnrebuildableFiles(io_, std::move(allowed)));
+    for (const auto& file : journal) journal_.emplace(file.location, file);
+    // Never read outside the allowed roots.
+    auto lost = FindUnrebuildableFiles(
+        io_, std::move(journal),
+        [this](const std::string& location) { return static_cast<bool>(policy_.Check(location)); });
     for (auto& file : lost) unrebuildable_.emplace(file.location, std::move(file.reason));
     report_.journaled = journal_.size();
     SKADE_ASSIGN_OR_RAISE(auto pointers, store_.ReadTablePointers());
@@ -282,8 +281,11 @@ class Examination {
     std::vector<std::string> release;
     for (const auto& [location, reason] : unrebuildable_) release.push_back(location);
     SKADE_RETURN_NOT_OK(store_.ReleaseJournaledFiles(release));
+    // Only the journal's own problem is repaired by it: a table whose
+    // current file is damaged stays a problem.
     for (auto& problem : report_.problems) {
-      if (unrebuildable_.contains(problem.location) && problem.repair == DoctorRepair::kNone) {
+      if (unrebuildable_.contains(problem.location) && problem.repair == DoctorRepair::kNone &&
+          problem.kind == DoctorProblemKind::kJournaledFileDamaged) {
         problem.repair = DoctorRepair::kReleased;
       }
     }

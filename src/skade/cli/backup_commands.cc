@@ -150,7 +150,8 @@ Status Restore(const CliContext& given_context, const BackupArgs& args, bool war
   if (!check->unrebuildable.empty()) {
     std::cerr << "skade: " << check->unrebuildable.size()
               << " journaled files cannot be rebuilt and the catalog does not open with them; "
-                 "`skade doctor --repair --drop-dangling` releases them\n";
+                 "`skade doctor --repair --drop-dangling` releases them (and drops the pointer "
+                 "of a table whose current file one was)\n";
   }
   for (const auto& location : check->not_allowed) {
     std::cerr << "  not checked (outside the allowed locations): " << location << "\n";

@@ -36,10 +36,13 @@ tl::unexpected<Error> DotSegment(std::string_view location) {
 Result<Location> Location::ParseVerbatim(std::string_view location) {
   // A NUL would cut the path short where the OS reads it, and no storage
   // needs control characters in a name.
-  for (char c : location) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return InvalidArgument("Invalid location '", location,
-                             "': control characters are not allowed");
+  for (size_t i = 0; i < location.size(); ++i) {
+    auto c = static_cast<unsigned char>(location[i]);
+    if (c < 0x20 || c == 0x7f) {
+      // The location itself is not echoed: the byte would reach logs and terminals.
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      return InvalidArgument("Invalid location: control character 0x", kHex[c >> 4], kHex[c & 0xF],
+                             " at byte ", i);
     }
   }
   Location out;

@@ -35,7 +35,7 @@ struct Location {
 
   /// `location` split and normalised (see above). kInvalidArgument for a
   /// relative path (including `scheme:relative`), a "." / ".." segment, or
-  /// a control character (NUL included) anywhere.
+  /// an ASCII control character (NUL included) anywhere.
   static Result<Location> Parse(std::string_view location);
 
   /// `location` split but with the path exactly as written (only checked to
