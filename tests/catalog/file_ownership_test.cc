@@ -11,6 +11,7 @@
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/spec/table_properties.h"
+#include "skade/store/catalog_store.h"
 #include "testing/fast_append.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
@@ -20,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::IsError;
+using testing::IsErrorWithMessage;
 using testing::IsOk;
 
 void WriteText(const std::string& path, const std::string& text) {
@@ -30,12 +32,7 @@ void WriteText(const std::string& path, const std::string& text) {
 class FileOwnershipTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    EmbeddedCatalogOptions options;
-    options.warehouse = dir_.Sub("warehouse");
-    options.store_map_size = 1ull << 30;
-    auto opened = EmbeddedCatalog::Open(options);
-    ASSERT_TRUE(opened) << opened.error().ToString();
-    catalog_ = *opened;
+    Open();
     ASSERT_THAT(catalog_->CreateNamespace({"n"}, {}), IsOk());
     store_file_ = *io::LocalPath(catalog_->warehouse_location()) + "/.skade/catalog/data.mdb";
     ASSERT_TRUE(fs::exists(store_file_));
@@ -43,13 +40,30 @@ class FileOwnershipTest : public ::testing::Test {
     WriteText(outside_, "not the catalog's");
   }
 
-  LoadTableResult Create(const std::string& name, Properties properties = {}) {
+  void Open() {
+    catalog_.reset();
+    EmbeddedCatalogOptions options;
+    options.warehouse = dir_.Sub("warehouse");
+    options.store_map_size = 1ull << 30;
+    auto opened = EmbeddedCatalog::Open(options);
+    ASSERT_TRUE(opened) << opened.error().ToString();
+    catalog_ = *opened;
+  }
+
+  Result<LoadTableResult> TryCreate(const std::string& name,
+                                    std::optional<std::string> location = std::nullopt,
+                                    Properties properties = {}) {
     CreateTableRequest request;
     request.name = name;
     request.schema = std::make_shared<const spec::Schema>(
         0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+    request.location = std::move(location);
     request.properties = std::move(properties);
-    auto created = catalog_->CreateTable({"n"}, request);
+    return catalog_->CreateTable({"n"}, request);
+  }
+
+  LoadTableResult Create(const std::string& name, Properties properties = {}) {
+    auto created = TryCreate(name, std::nullopt, std::move(properties));
     EXPECT_TRUE(created) << created.error().ToString();
     return *created;
   }
@@ -146,6 +160,7 @@ TEST_F(FileOwnershipTest, MetadataCleanupDeletesOnlyTheTablesOwnFiles) {
   crafted->properties[spec::kPreviousVersionsMax] = "1";
   std::string location = created.metadata->location + "/metadata/00007-crafted.metadata.json";
   WriteText(*io::LocalPath(location), spec::TableMetadataToJson(*crafted));
+  ASSERT_THAT(catalog_->DropTable({{"n"}, "t"}, false), IsOk());  // its location is the copy's
   TableIdentifier id{{"n"}, "registered"};
   ASSERT_TRUE(catalog_->RegisterTable(id, location, false, {}));
   for (int i = 0; i < 3; ++i) {
@@ -198,6 +213,7 @@ TEST_F(FileOwnershipTest, AMetadataVersionThatCannotGrowIsBadInput) {
   std::string location =
       created.metadata->location + "/metadata/9223372036854775807-max.metadata.json";
   WriteText(*io::LocalPath(location), *catalog_->file_io().ReadFile(created.metadata_location));
+  ASSERT_THAT(catalog_->DropTable({{"n"}, "t"}, false), IsOk());  // its location is the copy's
   TableIdentifier id{{"n"}, "max"};
   ASSERT_TRUE(catalog_->RegisterTable(id, location, false, {}));
   EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", "v"}}}}}),
@@ -211,6 +227,66 @@ TEST_F(FileOwnershipTest, NoTableLocationInsideTheStore) {
       0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
   request.location = catalog_->warehouse_location() + "/.skade/catalog/x";
   EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kForbidden));
+}
+
+TEST_F(FileOwnershipTest, NoTableMayOwnAnotherTablesFiles) {
+  // The attack: a client gives its table a location that holds another's
+  // files (the namespace's directory, the victim's own), then purges it.
+  auto victim = Create("victim");
+  const std::string& mine = victim.metadata->location;
+  const std::string ns_directory = catalog_->warehouse_location() + "/n";
+  for (const std::string& location : {ns_directory, mine, mine + "/data", mine + "/metadata/"}) {
+    EXPECT_THAT(TryCreate("evil", location), IsErrorWithMessage(ErrorKind::kForbidden, "overlaps"))
+        << location;
+    EXPECT_FALSE(*catalog_->TableExists({{"n"}, "evil"}));
+  }
+  EXPECT_THAT(TryCreate("evil", std::nullopt, {{spec::kDataPath, mine + "/data"}}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(TryCreate("evil", std::nullopt, {{spec::kMetadataPath, ns_directory}}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "copy"}, victim.metadata_location, false, {}),
+              IsError(ErrorKind::kForbidden));
+  // Beside it is fine, as is a table's own data path inside its location.
+  ASSERT_TRUE(TryCreate("victim-2", mine + "-2"));
+  ASSERT_TRUE(
+      TryCreate("own-paths", std::nullopt, {{spec::kDataPath, ns_directory + "/own-paths/files"}}));
+
+  // Commits that would move a table onto another's files.
+  auto evil = Create("evil");
+  TableIdentifier id{{"n"}, "evil"};
+  EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetLocation{mine}}}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{spec::kDataPath, mine}}}}}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(
+      catalog_->CommitTable({id, {}, {spec::SetProperties{{{spec::kMetadataPath, ns_directory}}}}}),
+      IsError(ErrorKind::kForbidden));
+  EXPECT_EQ(catalog_->LoadTable(id)->metadata_location, evil.metadata_location);
+  // The victim's files are all still there.
+  EXPECT_TRUE(fs::exists(*io::LocalPath(victim.metadata_location)));
+
+  // A move elsewhere frees the old location; so does a drop.
+  ASSERT_TRUE(catalog_->CommitTable(
+      {id, {}, {spec::SetLocation{catalog_->warehouse_location() + "/moved/evil"}}}));
+  ASSERT_TRUE(TryCreate("after-move", evil.metadata->location));
+  ASSERT_THAT(catalog_->DropTable({{"n"}, "victim"}, false), IsOk());
+  ASSERT_TRUE(TryCreate("successor", mine));
+}
+
+TEST_F(FileOwnershipTest, TablesFromBeforeTheClaimsAreClaimedAtOpen) {
+  auto old = Create("old");
+  ASSERT_THAT(catalog_->DropTable({{"n"}, "old"}, false), IsOk());
+  {
+    // The table as a store from before claims has it: no locations recorded.
+    auto store = store::CatalogStore::Open(
+        *io::LocalPath(catalog_->warehouse_location()) + "/.skade/catalog", {});
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(
+        (*store)->SwapPointers({{{{"n"}, "old"}, std::nullopt, old.metadata_location, {}}}));
+    ASSERT_EQ((*store)->ReadUnclaimedTables()->size(), 1u);
+  }
+  Open();
+  EXPECT_THAT(TryCreate("evil", old.metadata->location + "/data"), IsError(ErrorKind::kForbidden));
 }
 
 }  // namespace

@@ -83,9 +83,21 @@ class RecordingStore : public CatalogStore {
   }
   Result<store::TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
                                            const std::string& metadata_location, bool overwrite,
-                                           const store::CommitOrigin& origin) override {
+                                           const store::CommitOrigin& origin,
+                                           const std::vector<std::string>& owned) override {
     Note("RegisterTable");
-    return inner_->RegisterTable(identifier, metadata_location, overwrite, origin);
+    return inner_->RegisterTable(identifier, metadata_location, overwrite, origin, owned);
+  }
+  Result<std::vector<std::pair<spec::TableIdentifier, store::TableRecord>>> ReadUnclaimedTables()
+      override {
+    Note("ReadUnclaimedTables");
+    return inner_->ReadUnclaimedTables();
+  }
+  Status ClaimTableLocations(const spec::TableIdentifier& identifier,
+                             const std::string& metadata_location,
+                             const std::vector<std::string>& locations) override {
+    Note("ClaimTableLocations");
+    return inner_->ClaimTableLocations(identifier, metadata_location, locations);
   }
   Result<std::vector<store::TableRecord>> SwapPointers(
       const std::vector<store::PointerSwap>& swaps) override {

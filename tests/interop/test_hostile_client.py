@@ -144,6 +144,8 @@ def test_metadata_cleanup_deletes_only_the_tables_files(client, skade_server, st
                               "write.metadata.previous-versions-max": "1"}
     crafted = pathlib.Path(urlparse(metadata["location"]).path) / "metadata" / "00009-x.metadata.json"
     crafted.write_text(json.dumps(metadata))
+    # Its location is t's, which only one table may own at a time.
+    assert client.call("DELETE", "/v1/namespaces/n/tables/t").status_code == 204
     assert client.call("POST", "/v1/namespaces/n/register",
                        {"name": "crafted", "metadata-location": str(crafted)}).status_code == 200
     for i in range(3):

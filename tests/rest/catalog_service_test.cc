@@ -203,6 +203,32 @@ TEST_F(CatalogServiceTest, ControlCharactersInLocationsAreBadRequests) {
   EXPECT_EQ(entries(), before);
 }
 
+// A table may not own another's files (nor a namespace's directory), which
+// its purge would delete: such a location is 403, whichever way it comes.
+TEST_F(CatalogServiceTest, LocationsOverlappingAnotherTableAreForbidden) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  CreateTable("n", "victim");
+  CreateTable("n", "t");
+  const std::string victim = StrCat("file://", dir_.path(), "/n/victim");
+  for (const std::string& location : {victim, StrCat("file://", dir_.path(), "/n")}) {
+    auto created =
+        Call("POST", "/v1/namespaces/n/tables",
+             StrCat(R"({"name":"evil","schema":)", kSchema, R"(,"location":")", location, R"("})"));
+    EXPECT_EQ(created.status, 403) << created.body;
+    EXPECT_EQ(ErrorType(created), "ForbiddenException");
+    EXPECT_NE(created.body.find("overlaps"), std::string::npos) << created.body;
+  }
+  for (const std::string& update :
+       {StrCat(R"({"action":"set-location","location":")", victim, R"("})"),
+        StrCat(R"({"action":"set-properties","updates":{"write.data.path":")", victim,
+               R"(/data"}})")}) {
+    auto committed = Call("POST", "/v1/namespaces/n/tables/t",
+                          StrCat(R"({"requirements":[],"updates":[)", update, "]}"));
+    EXPECT_EQ(committed.status, 403) << committed.body;
+  }
+  EXPECT_EQ(Call("GET", "/v1/namespaces/n/tables/evil").status, 404);
+}
+
 TEST_F(CatalogServiceTest, ETagsAndSnapshotModes) {
   ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
   CreateTable("n", "t");
@@ -302,8 +328,15 @@ TEST_F(CatalogServiceTest, RenameRegisterMetricsDropAndTransactions) {
       Call("POST", "/v1/namespaces/n/tables/zz/metrics", R"({"report-type":"scan-report"})").status,
       404);
 
+  // Registered once dropped: while a table owns them, its files are no other's.
+  CreateTable("n", "orig");
   std::string location =
-      *json::GetString(Body(Call("GET", "/v1/namespaces/n/tables/t2")), "metadata-location");
+      *json::GetString(Body(Call("GET", "/v1/namespaces/n/tables/orig")), "metadata-location");
+  EXPECT_EQ(Call("POST", "/v1/namespaces/n/register",
+                 R"({"name":"copy","metadata-location":")" + location + R"("})")
+                .status,
+            403);
+  EXPECT_EQ(Call("DELETE", "/v1/namespaces/n/tables/orig").status, 204);
   EXPECT_EQ(Call("POST", "/v1/namespaces/n/register",
                  R"({"name":"copy","metadata-location":")" + location + R"("})")
                 .status,

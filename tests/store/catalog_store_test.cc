@@ -240,10 +240,98 @@ TEST_P(CatalogStoreTest, RenameKeepsTheTableIdAndChecksBothEnds) {
 TEST_P(CatalogStoreTest, RegisterCreatesOrOverwrites) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   spec::TableIdentifier id{{"n"}, "t"};
-  ASSERT_TRUE(store_->RegisterTable(id, "m1", false, {}));
-  EXPECT_THAT(store_->RegisterTable(id, "m2", false, {}), IsError(ErrorKind::kAlreadyExists));
-  ASSERT_TRUE(store_->RegisterTable(id, "m2", true, {}));
+  ASSERT_TRUE(store_->RegisterTable(id, "m1", false, {}, {}));
+  EXPECT_THAT(store_->RegisterTable(id, "m2", false, {}, {}), IsError(ErrorKind::kAlreadyExists));
+  ASSERT_TRUE(store_->RegisterTable(id, "m2", true, {}, {}));
   EXPECT_EQ((*store_->GetTable(id))->metadata_location, "m2");
+}
+
+// A swap that creates `id` owning `locations`.
+PointerSwap CreateOwning(const spec::TableIdentifier& id, const std::string& metadata,
+                         std::vector<std::string> locations) {
+  PointerSwap swap{id, std::nullopt, metadata, {}};
+  swap.owned_locations = std::move(locations);
+  return swap;
+}
+
+TEST_P(CatalogStoreTest, TablesNeverOwnOverlappingLocations) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  const spec::TableIdentifier a{{"n"}, "a"}, b{{"n"}, "b"}, c{{"n"}, "c"};
+  // A table may own locations nested in its own (its data path).
+  ASSERT_TRUE(store_->SwapPointers({CreateOwning(a, "a0", {"s3://wh/n/a", "s3://wh/n/a/data"})}));
+  for (const char* overlapping :
+       {"s3://wh/n/a", "s3://wh/n", "s3://wh", "s3://wh/n/a/data/x", "s3://wh/n/a/metadata"}) {
+    EXPECT_THAT(store_->SwapPointers({CreateOwning(b, "b0", {"s3://wh/n/b", overlapping})}),
+                IsErrorWithMessage(ErrorKind::kForbidden, "overlaps"))
+        << overlapping;
+    EXPECT_FALSE(*store_->GetTable(b)) << overlapping;
+  }
+  // Whole segments: "a-b" is not under "a"; nor is another scheme's path.
+  ASSERT_TRUE(store_->SwapPointers({CreateOwning(b, "b0", {"s3://wh/n/a-b", "gs://wh/n/a"})}));
+  // The message names the other table's location.
+  EXPECT_THAT(store_->SwapPointers({CreateOwning(c, "c0", {"s3://wh/n"})}),
+              IsErrorWithMessage(ErrorKind::kForbidden, "s3://wh/n/a"));
+
+  // A commit that moves a table gives up what it owned and claims anew.
+  PointerSwap move{b, "b0", "b1", {}};
+  move.owned_locations = std::vector<std::string>{"s3://wh/n/a/x"};
+  EXPECT_THAT(store_->SwapPointers({move}), IsError(ErrorKind::kForbidden));
+  EXPECT_EQ(store_->GetTable(b)->value().metadata_location, "b0");
+  move.owned_locations = std::vector<std::string>{"s3://wh/moved/b"};
+  ASSERT_TRUE(store_->SwapPointers({move}));
+  ASSERT_TRUE(store_->SwapPointers({CreateOwning(c, "c0", {"s3://wh/n/a-b/c"})}));
+  // A commit that leaves them unset keeps them.
+  ASSERT_TRUE(store_->SwapPointers({{b, "b1", "b2", {}}}));
+  EXPECT_THAT(store_->SwapPointers({CreateOwning({{"n"}, "d"}, "d0", {"s3://wh/moved"})}),
+              IsError(ErrorKind::kForbidden));
+
+  // Register claims too, and dropping a table frees its locations.
+  EXPECT_THAT(store_->RegisterTable({{"n"}, "r"}, "r0", false, {}, {"s3://wh/n/a/data"}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_FALSE(*store_->GetTable({{"n"}, "r"}));
+  ASSERT_TRUE(store_->DropTable(a));
+  ASSERT_TRUE(store_->RegisterTable({{"n"}, "r"}, "r0", false, {}, {"s3://wh/n/a/data"}));
+  // Another instance (process) sees the same claims.
+  auto other = OpenInstance();
+  ASSERT_TRUE(other);
+  EXPECT_THAT((*other)->SwapPointers({CreateOwning(a, "a1", {"s3://wh/n/a"})}),
+              IsError(ErrorKind::kForbidden));
+}
+
+TEST_P(CatalogStoreTest, LongLocationsOverlapAsShortOnesDo) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  std::string deep = "s3://wh/" + std::string(300, 'x') + "/" + std::string(300, 'y');
+  ASSERT_TRUE(store_->SwapPointers({CreateOwning({{"n"}, "a"}, "a0", {deep + "/table"})}));
+  for (const std::string& overlapping :
+       {deep + "/table", deep, deep + "/table/data", "s3://wh/" + std::string(300, 'x')}) {
+    EXPECT_THAT(store_->SwapPointers({CreateOwning({{"n"}, "b"}, "b0", {overlapping})}),
+                IsError(ErrorKind::kForbidden))
+        << overlapping.size();
+  }
+  ASSERT_TRUE(store_->SwapPointers({CreateOwning({{"n"}, "b"}, "b0", {deep + "/table2"})}));
+}
+
+TEST_P(CatalogStoreTest, UnclaimedTablesAreListedUntilClaimed) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  const spec::TableIdentifier a{{"n"}, "a"}, b{{"n"}, "b"};
+  ASSERT_THAT(CreateTable(a, "a0"), IsOk());
+  ASSERT_TRUE(store_->SwapPointers({CreateOwning(b, "b0", {"s3://wh/n/b"})}));
+  auto unclaimed = store_->ReadUnclaimedTables();
+  ASSERT_TRUE(unclaimed);
+  ASSERT_EQ(unclaimed->size(), 1u);
+  EXPECT_EQ(unclaimed->front().first, a);
+  EXPECT_EQ(unclaimed->front().second.metadata_location, "a0");
+  // The claim holds only while the pointer is the one read.
+  EXPECT_THAT(store_->ClaimTableLocations(a, "stale", {"s3://wh/n/a"}),
+              IsError(ErrorKind::kCommitFailed));
+  EXPECT_THAT(store_->ClaimTableLocations(a, "a0", {"s3://wh/n/b/a"}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(store_->ClaimTableLocations({{"n"}, "gone"}, "a0", {"s3://wh/n/gone"}),
+              IsError(ErrorKind::kNoSuchTable));
+  ASSERT_THAT(store_->ClaimTableLocations(a, "a0", {"s3://wh/n/a"}), IsOk());
+  EXPECT_TRUE(store_->ReadUnclaimedTables()->empty());
+  EXPECT_THAT(store_->SwapPointers({CreateOwning({{"n"}, "c"}, "c0", {"s3://wh/n/a/c"})}),
+              IsError(ErrorKind::kForbidden));
 }
 
 TEST_P(CatalogStoreTest, ConcurrentSwapsLoseNothing) {
@@ -281,7 +369,7 @@ TEST_P(CatalogStoreTest, ChangesLogNamesEveryTableAWriteTouched) {
   uint64_t before = store_->LastVersion();
   ASSERT_THAT(store_->RenameTable(t0, {{"n"}, "renamed"}), IsOk());
   ASSERT_TRUE(store_->DropTable(t1));
-  ASSERT_TRUE(store_->RegisterTable({{"n"}, "registered"}, "r0", false, {}));
+  ASSERT_TRUE(store_->RegisterTable({{"n"}, "registered"}, "r0", false, {}, {}));
   auto changed = store_->ReadTablePointersChangedAfter(before);
   ASSERT_TRUE(changed);
   EXPECT_EQ(changed->version, store_->LastVersion());

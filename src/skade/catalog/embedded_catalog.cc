@@ -11,6 +11,7 @@
 #include "skade/catalog/append_rebase.h"
 #include "skade/catalog/journal_recovery.h"
 #include "skade/catalog/table_file_scope.h"
+#include "skade/catalog/table_location_claims.h"
 #include "skade/catalog/table_purge.h"
 #include "skade/io/file_io_registry.h"
 #include "skade/io/location.h"
@@ -73,6 +74,9 @@ struct EmbeddedCatalog::PreparedCommit {
   // The records of the REST requests this commit answers, written with the
   // swap (CommitTableRequest::idempotency).
   std::vector<IdempotencyRecord> idempotency_records;
+  // What the table owns from this commit on, when it is created or that
+  // changes (PointerSwap::owned_locations).
+  std::optional<std::vector<std::string>> owned_locations;
 };
 
 Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
@@ -143,6 +147,8 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   // an earlier process at immediate.
   if (options.recover_journal) {
     SKADE_RETURN_NOT_OK(RecoverJournaledFiles(*catalog->io_, *catalog->store_));
+    SKADE_RETURN_NOT_OK(
+        ClaimUnclaimedTables(*catalog->io_, *catalog->store_, *catalog->location_policy_));
   }
   SKADE_ASSIGN_OR_RAISE(catalog->mirror_, TablePointerMirror::Open(catalog->store_.get()));
   SKADE_ASSIGN_OR_RAISE(catalog->commit_log_index_,
@@ -340,6 +346,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
         "", metadata, std::make_shared<const std::string>(spec::TableMetadataToJson(*metadata))};
   }
   PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location};
+  commit.owned_locations = OwnedLocations(*metadata, *location_policy_);
   if (request.idempotency) commit.idempotency_records.push_back(*request.idempotency);
   commit.origins.push_back(request.origin);
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
@@ -467,7 +474,8 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
   std::lock_guard<std::mutex> lock(TableLock(identifier));
   const auto recorded = RecordedOrigins({&origin, 1});
   SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, overwrite,
-                                            recorded.empty() ? CommitOrigin{} : recorded.front()));
+                                            recorded.empty() ? CommitOrigin{} : recorded.front(),
+                                            OwnedLocations(*file.metadata, *location_policy_)));
   return LoadTableResult{metadata_location, std::move(file.metadata), std::move(file.json)};
 }
 
@@ -500,6 +508,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     if (first.idempotency) commit.idempotency_records.push_back(*first.idempotency);
     commit.origins.push_back(first.origin);
     commit.new_location = spec::NewMetadataLocation(*commit.metadata, 0);
+    commit.owned_locations = OwnedLocations(*commit.metadata, *location_policy_);
     for (const auto& snapshot : commit.metadata->snapshots) {
       commit.added_snapshot_ids.push_back(snapshot->snapshot_id);
       commit.snapshot_operations.push_back(snapshot->operation());
@@ -533,6 +542,9 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     return commit;
   }
   commit.metadata = std::move(at);
+  if (!SameOwnedRoots(*current.metadata, *commit.metadata)) {
+    commit.owned_locations = OwnedLocations(*commit.metadata, *location_policy_);
+  }
   int64_t version = spec::ParseMetadataVersion(record->metadata_location);
   if (version == std::numeric_limits<int64_t>::max()) {  // a registered file may say so
     return InvalidArgument("Cannot commit to ", first.identifier.ToString(), ": metadata version ",
@@ -664,6 +676,7 @@ store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) const {
       commit.cleanup_files};
   swap.snapshot_operations = commit.snapshot_operations;
   swap.origins = RecordedOrigins(commit.origins);
+  swap.owned_locations = commit.owned_locations;
   if (commit.journaled_bytes) {
     store::JournaledFile file{commit.new_location, *commit.journaled_bytes, std::nullopt, {}};
     // A gzip file shares nothing with its base's text.

@@ -104,8 +104,10 @@ struct EmbeddedCatalogOptions {
   /// Empty means the warehouse only. See location_policy.h.
   std::vector<std::string> allowed_locations;
   /// Open() first rewrites the journaled files a power loss took
-  /// (journal_recovery.h). Off only for tools that must change nothing, such
-  /// as `skade doctor` without --repair and `skade backup`.
+  /// (journal_recovery.h), then records the locations of tables the store
+  /// has none for (table_location_claims.h). Off only for tools that must
+  /// change nothing, such as `skade doctor` without --repair and `skade
+  /// backup`.
   bool recover_journal = true;
   /// The static index of the commit log behind LoadTableAt and ResolveMany:
   /// when it rebuilds, whether it keeps files beside the store.

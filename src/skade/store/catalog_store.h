@@ -137,19 +137,22 @@ class CatalogStore {
   virtual Result<StorePage<spec::TableIdentifier>> ListTables(const spec::Namespace& ns,
                                                               const std::string& page_token,
                                                               size_t page_size) = 0;
-  /// Removes the pointer and returns what it was; kNoSuchTable if missing.
+  /// Removes the pointer and the table's locations, and returns what the
+  /// pointer was; kNoSuchTable if missing.
   virtual Result<TableRecord> DropTable(const spec::TableIdentifier& identifier) = 0;
   /// Keeps the table id. kNoSuchTable, kNoSuchNamespace (for `to`'s),
   /// kAlreadyExists (`to` taken).
   virtual Status RenameTable(const spec::TableIdentifier& from,
                              const spec::TableIdentifier& to) = 0;
-  /// Points `identifier` at an existing metadata file. With `overwrite`, an
-  /// existing table keeps its id and gets the new pointer. Appends a
-  /// commit-log entry (CommitKind::kRegister, with `origin`) and advances
-  /// commit_seq.
+  /// Points `identifier` at an existing metadata file, owning
+  /// `owned_locations` (kForbidden if one overlaps another table's). With
+  /// `overwrite`, an existing table keeps its id and gets the new pointer
+  /// and locations. Appends a commit-log entry (CommitKind::kRegister, with
+  /// `origin`) and advances commit_seq.
   virtual Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
                                             const std::string& metadata_location, bool overwrite,
-                                            const CommitOrigin& origin) = 0;
+                                            const CommitOrigin& origin,
+                                            const std::vector<std::string>& owned_locations) = 0;
 
   /// Applies all swaps in one transaction, or none, in order: each table's
   /// pointer must still be at its expected location (else kCommitFailed,
@@ -174,6 +177,28 @@ class CatalogStore {
   /// commit, concurrent calls may share a transaction, but each succeeds or
   /// fails on its own, as if it had run alone after the ones before it.
   virtual Result<std::vector<TableRecord>> SwapPointers(const std::vector<PointerSwap>& swaps) = 0;
+
+  // --- Table locations ------------------------------------------------------
+  // A table owns the locations its files live under (the catalog passes its
+  // TableFileScope roots, normalised). No two tables own overlapping
+  // locations — equal, or one under the other by whole '/' segments — so a
+  // purge or a metadata cleanup of one never reaches another's files. A
+  // table claims them when created (PointerSwap::owned_locations,
+  // RegisterTable) and again when they change; dropping it releases them.
+
+  /// The tables whose locations were never recorded (made before the store
+  /// kept them, or by a swap without owned_locations), from one read
+  /// snapshot.
+  virtual Result<std::vector<std::pair<spec::TableIdentifier, TableRecord>>>
+  ReadUnclaimedTables() = 0;
+  /// Records `locations` as what `identifier` owns, if its pointer is still
+  /// `metadata_location` (else kCommitFailed, retryable; kNoSuchTable if it
+  /// is gone): how a catalog claims the locations of a table the store has
+  /// none for. kForbidden if one overlaps another table's. No commit-log
+  /// entry, no pointer change.
+  virtual Status ClaimTableLocations(const spec::TableIdentifier& identifier,
+                                     const std::string& metadata_location,
+                                     const std::vector<std::string>& locations) = 0;
 
   // --- Change tracking (for the pointer mirror) ---------------------------
   /// Every table pointer, from one read snapshot, and that snapshot's

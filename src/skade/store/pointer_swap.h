@@ -39,6 +39,11 @@ namespace skade::store {
 /// answer. The same record on several swaps of one call (a transaction's
 /// tables) is written once.
 ///
+/// `owned_locations`, when set, are the locations the table owns from this
+/// swap on, replacing what it owned (CatalogStore's table locations): the
+/// whole SwapPointers() call fails with kForbidden if one overlaps another
+/// table's. Unset, they stay as they were (a created table's unrecorded).
+///
 /// `snapshot_operations` (each added snapshot's operation, parallel to
 /// `added_snapshot_ids`) and `origins` (the requests it answers) go into the
 /// commit-log entry as they are (CommitLogRecord).
@@ -52,6 +57,7 @@ struct PointerSwap {
   std::vector<IdempotencyRecord> idempotency_records;
   std::vector<std::string> snapshot_operations;
   std::vector<CommitOrigin> origins;
+  std::optional<std::vector<std::string>> owned_locations;
 
   /// Asserts that `identifier` still points at `location`.
   static PointerSwap CompareOnly(spec::TableIdentifier identifier, std::string location) {

@@ -147,6 +147,9 @@ Result<std::unique_ptr<LmdbCatalogStore>> LmdbCatalogStore::Open(
   SKADE_ASSIGN_OR_RAISE(store->idempotency_, store->env_->OpenDatabase("idempotency"));
   SKADE_ASSIGN_OR_RAISE(store->idempotency_expiry_,
                         store->env_->OpenDatabase("idempotency_expiry"));
+  SKADE_ASSIGN_OR_RAISE(MDB_dbi claims, store->env_->OpenDatabase("location_claims"));
+  SKADE_ASSIGN_OR_RAISE(MDB_dbi table_locations, store->env_->OpenDatabase("table_locations"));
+  store->claims_ = LocationClaims(claims, table_locations);
   return store;
 }
 
@@ -171,7 +174,7 @@ Status LmdbCatalogStore::Commit(WriteTxn& txn, const std::vector<TableChange>& c
     std::vector<std::string> keys;
     keys.reserve(changes.size());
     for (const auto& change : changes) keys.push_back(change.table_key);
-    SKADE_RETURN_NOT_OK(txn.Put(table_changes_, TableChangesKey(txn_id), EncodeTableKeys(keys)));
+    SKADE_RETURN_NOT_OK(txn.Put(table_changes_, TableChangesKey(txn_id), EncodeStringList(keys)));
   }
   // A write transaction's id is one past the last committed one (LMDB).
   if (listener_ != nullptr) listener_->OnCommitting(txn_id - 1, txn_id);
@@ -340,6 +343,7 @@ Result<TableRecord> LmdbCatalogStore::DropTable(const spec::TableIdentifier& ide
     if (!value) return NoSuchTable(identifier);
     SKADE_ASSIGN_OR_RAISE(TableRecord record, DecodeTableRecord(*value));
     SKADE_RETURN_NOT_OK(txn.Delete(tables_, key));
+    SKADE_RETURN_NOT_OK(claims_.Release(txn, record.table_id));
     SKADE_RETURN_NOT_OK(Commit(txn, {{key, std::nullopt}}));
     return record;
   });
@@ -364,9 +368,9 @@ Status LmdbCatalogStore::RenameTable(const spec::TableIdentifier& from,
   });
 }
 
-Result<TableRecord> LmdbCatalogStore::RegisterTable(const spec::TableIdentifier& identifier,
-                                                    const std::string& metadata_location,
-                                                    bool overwrite, const CommitOrigin& origin) {
+Result<TableRecord> LmdbCatalogStore::RegisterTable(
+    const spec::TableIdentifier& identifier, const std::string& metadata_location, bool overwrite,
+    const CommitOrigin& origin, const std::vector<std::string>& owned_locations) {
   return Write([&](WriteTxn& txn) -> Result<TableRecord> {
     SKADE_ASSIGN_OR_RAISE(bool ns_exists, KeyExists(txn, namespaces_, NamespaceKey(identifier.ns)));
     if (!ns_exists) return NoSuchNamespace(identifier.ns);
@@ -382,6 +386,7 @@ Result<TableRecord> LmdbCatalogStore::RegisterTable(const spec::TableIdentifier&
       SKADE_RETURN_NOT_OK(txn.Put(meta_, kNextTableIdKey, EncodeU64(record.table_id)));
     }
     record.metadata_location = metadata_location;
+    SKADE_RETURN_NOT_OK(claims_.Claim(txn, record.table_id, identifier, owned_locations));
     SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
     SKADE_ASSIGN_OR_RAISE(uint64_t seq, ReadCounter(txn, meta_, kCommitSeqKey));
     ++seq;
@@ -394,6 +399,37 @@ Result<TableRecord> LmdbCatalogStore::RegisterTable(const spec::TableIdentifier&
     SKADE_RETURN_NOT_OK(PutCommit(txn, seq, commit));
     SKADE_RETURN_NOT_OK(Commit(txn, {{key, record}}));
     return record;
+  });
+}
+
+Result<std::vector<std::pair<spec::TableIdentifier, TableRecord>>>
+LmdbCatalogStore::ReadUnclaimedTables() {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  std::vector<std::pair<spec::TableIdentifier, TableRecord>> unclaimed;
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), tables_));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(""));
+  while (found) {
+    SKADE_ASSIGN_OR_RAISE(TableRecord record, DecodeTableRecord(cursor.value()));
+    SKADE_ASSIGN_OR_RAISE(bool recorded, claims_.Recorded(txn, record.table_id));
+    if (!recorded) unclaimed.emplace_back(TableIdentifierFromKey(cursor.key()), std::move(record));
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return unclaimed;
+}
+
+Status LmdbCatalogStore::ClaimTableLocations(const spec::TableIdentifier& identifier,
+                                             const std::string& metadata_location,
+                                             const std::vector<std::string>& locations) {
+  return Write([&](WriteTxn& txn) -> Status {
+    SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, TableKey(identifier)));
+    if (!value) return NoSuchTable(identifier);
+    SKADE_ASSIGN_OR_RAISE(TableRecord record, DecodeTableRecord(*value));
+    if (record.metadata_location != metadata_location) {
+      return MakeRetryableError(ErrorKind::kCommitFailed, "Table ", identifier.ToString(),
+                                " was changed concurrently");
+    }
+    SKADE_RETURN_NOT_OK(claims_.Claim(txn, record.table_id, identifier, locations));
+    return Commit(txn, {});
   });
 }
 
@@ -595,9 +631,10 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
     std::string key = TableKey(swap.identifier);
     if (swap.compare_only() && (!swap.expected_location || !swap.added_snapshot_ids.empty() ||
                                 !swap.journaled_files.empty() || !swap.released_files.empty() ||
-                                !swap.idempotency_records.empty())) {
+                                !swap.idempotency_records.empty() || swap.owned_locations)) {
       return InvalidArgument("A compare-only pointer swap for ", swap.identifier.ToString(),
-                             " needs an expected location and no snapshots, files or records");
+                             " needs an expected location and no snapshots, files, records or "
+                             "locations");
     }
     SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
     TableRecord record;
@@ -620,6 +657,10 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::ApplySwaps(WriteTxn& txn,
       }
     }
     record.metadata_location = swap.new_location;
+    if (swap.owned_locations) {
+      SKADE_RETURN_NOT_OK(
+          claims_.Claim(txn, record.table_id, swap.identifier, *swap.owned_locations));
+    }
     SKADE_RETURN_NOT_OK(txn.Put(tables_, key, EncodeTableRecord(record)));
     uint64_t seq = ++counters->commit_seq;
     SKADE_RETURN_NOT_OK(PutCommit(
@@ -772,7 +813,7 @@ Result<TablePointers> LmdbCatalogStore::ReadTablePointersChangedAfter(uint64_t v
   SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), table_changes_));
   SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(TableChangesKey(version + 1)));
   while (found) {
-    SKADE_ASSIGN_OR_RAISE(auto changed, DecodeTableKeys(cursor.value()));
+    SKADE_ASSIGN_OR_RAISE(auto changed, DecodeStringList(cursor.value(), "table change record"));
     keys.insert(std::make_move_iterator(changed.begin()), std::make_move_iterator(changed.end()));
     SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
   }

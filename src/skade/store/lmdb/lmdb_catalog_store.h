@@ -51,6 +51,7 @@
 
 #include "skade/store/catalog_store.h"
 #include "skade/store/lmdb/lmdb_env.h"
+#include "skade/store/lmdb/lmdb_location_claims.h"
 
 namespace skade::store::lmdb {
 
@@ -93,9 +94,15 @@ class LmdbCatalogStore : public CatalogStore {
   Status RenameTable(const spec::TableIdentifier& from, const spec::TableIdentifier& to) override;
   Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
                                     const std::string& metadata_location, bool overwrite,
-                                    const CommitOrigin& origin) override;
+                                    const CommitOrigin& origin,
+                                    const std::vector<std::string>& owned_locations) override;
   /// Group-committed with concurrent calls (see above).
   Result<std::vector<TableRecord>> SwapPointers(const std::vector<PointerSwap>& swaps) override;
+
+  Result<std::vector<std::pair<spec::TableIdentifier, TableRecord>>> ReadUnclaimedTables() override;
+  Status ClaimTableLocations(const spec::TableIdentifier& identifier,
+                             const std::string& metadata_location,
+                             const std::vector<std::string>& locations) override;
 
   Result<TablePointers> ReadTablePointers() override;
   Result<TablePointers> ReadTablePointersChangedAfter(uint64_t version) override;
@@ -204,6 +211,7 @@ class LmdbCatalogStore : public CatalogStore {
   MDB_dbi journal_ = 0;
   MDB_dbi idempotency_ = 0;
   MDB_dbi idempotency_expiry_ = 0;
+  LocationClaims claims_;
 
   std::mutex queue_mutex_;
   std::deque<SwapRequest*> queue_;  // front = the current leader's batch

@@ -284,22 +284,55 @@ Result<IdempotencyRecord> DecodeIdempotencyRecord(std::string_view key, std::str
   return record;
 }
 
-std::string EncodeTableKeys(const std::vector<std::string>& table_keys) {
+std::string EncodeStringList(const std::vector<std::string>& strings) {
   std::string out;
-  for (const auto& key : table_keys) AppendLengthPrefixed(&out, key);
+  for (const auto& string : strings) AppendLengthPrefixed(&out, string);
   return out;
 }
 
-Result<std::vector<std::string>> DecodeTableKeys(std::string_view bytes) {
-  std::vector<std::string> keys;
+Result<std::vector<std::string>> DecodeStringList(std::string_view bytes, std::string_view what) {
+  std::vector<std::string> strings;
   while (!bytes.empty()) {
-    std::string_view key;
-    if (!ConsumeLengthPrefixed(&bytes, &key)) {
-      return Corruption("Invalid table change record in the catalog store");
+    std::string_view string;
+    if (!ConsumeLengthPrefixed(&bytes, &string)) {
+      return Corruption("Invalid ", what, " in the catalog store");
     }
-    keys.emplace_back(key);
+    strings.emplace_back(string);
   }
-  return keys;
+  return strings;
+}
+
+std::string LocationClaimPrefix(std::string_view location) {
+  // Strictly shorter than the cut, so an inline prefix never equals the
+  // first bytes of a cut one.
+  std::string prefix(location.substr(0, kMaxInlineJournalKey));
+  prefix.push_back('\0');
+  if (location.size() < kMaxInlineJournalKey) return prefix;
+  AppendBigEndian(&prefix, Fnv1a(location, 0xcbf29ce484222325ull));
+  AppendBigEndian(&prefix, Fnv1a(location, 0x84222325cbf29ce4ull));
+  prefix.push_back('\0');
+  return prefix;
+}
+
+std::string LocationClaimKey(std::string_view location, LocationClaimKind kind, uint64_t table_id) {
+  std::string key = LocationClaimPrefix(location);
+  key.push_back(static_cast<char>(kind));
+  AppendBigEndian(&key, table_id);
+  return key;
+}
+
+Result<std::pair<LocationClaimKind, uint64_t>> DecodeLocationClaimKey(std::string_view key,
+                                                                      size_t prefix_size) {
+  if (key.size() != prefix_size + 9)
+    return Corruption("Invalid location claim in the catalog store");
+  return std::pair{static_cast<LocationClaimKind>(key[prefix_size]),
+                   ReadBigEndian(key.substr(prefix_size + 1))};
+}
+
+std::string TableLocationsKey(uint64_t table_id) {
+  std::string key;
+  AppendBigEndian(&key, table_id);
+  return key;
 }
 
 std::string EncodeU64(uint64_t value) {

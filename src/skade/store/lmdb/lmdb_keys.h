@@ -23,6 +23,15 @@
 //                record's key)                          value: empty
 //                (the records in expiry order, so pruning reads only what it
 //                deletes; exactly one entry per record)
+//   location_claims key: LocationClaimKey (a location, a claim kind, a
+//                table id)                              value: empty
+//                (kOwns: the table owns that location; kOwnsBelow: it owns
+//                one under it — one entry per ancestor, so a location's
+//                entries say at once whether any table owns it or anything
+//                under it; see lmdb_location_claims.h)
+//   table_locations key: table id (u64 BE)             value: the locations
+//                it owns (EncodeStringList); none for a table whose
+//                locations were never recorded
 //
 // Keys sort as table_key.h describes, so a namespace's children and tables
 // are found by prefix. The change version of the CatalogStore interface is
@@ -61,9 +70,11 @@ std::string TableHistoryKey(uint64_t table_id, int64_t committed_at_ms, uint64_t
 std::pair<uint64_t, uint64_t> DecodeTableHistoryKey(std::string_view key);
 std::string TableChangesKey(uint64_t txn_id);
 
-/// A table_changes value: each key length-prefixed (u32 BE).
-std::string EncodeTableKeys(const std::vector<std::string>& table_keys);
-Result<std::vector<std::string>> DecodeTableKeys(std::string_view bytes);
+/// A list of strings (a table_changes value: table keys; a table_locations
+/// value: locations), each length-prefixed (u32 BE). DecodeStringList's
+/// kCorruption names `what`.
+std::string EncodeStringList(const std::vector<std::string>& strings);
+Result<std::vector<std::string>> DecodeStringList(std::string_view bytes, std::string_view what);
 
 /// The journal key of `location`: the location itself when it fits an LMDB
 /// key, else its first bytes and a 128-bit hash of the whole (the value
@@ -93,6 +104,23 @@ struct JournaledDeltaHeader {
   std::string_view base;
 };
 Result<std::optional<JournaledDeltaHeader>> DecodeJournaledDelta(std::string_view bytes);
+
+/// How a location_claims entry ties a table to a location.
+enum class LocationClaimKind : uint8_t { kOwns = 0, kOwnsBelow = 1 };
+/// The common start of `location`'s location_claims keys: the location and
+/// a NUL when it is shorter than 400 bytes, else its first 400 bytes, a NUL,
+/// a 128-bit hash of the whole and a NUL (LMDB's keys end at 511 bytes).
+/// Locations hold no NUL, so one location's keys never start with
+/// another's prefix (unless their hashes collide).
+std::string LocationClaimPrefix(std::string_view location);
+/// LocationClaimPrefix(location), the kind (one byte), the table id (u64 BE).
+std::string LocationClaimKey(std::string_view location, LocationClaimKind kind, uint64_t table_id);
+/// The kind and table id of a location_claims key with prefix length
+/// `prefix_size`; kCorruption if the key is not that long plus 9 bytes.
+Result<std::pair<LocationClaimKind, uint64_t>> DecodeLocationClaimKey(std::string_view key,
+                                                                      size_t prefix_size);
+/// A table_locations key.
+std::string TableLocationsKey(uint64_t table_id);
 
 /// The idempotency_expiry key of a record: its expiry (u64 BE), then its key.
 std::string IdempotencyExpiryKey(const IdempotencyRecord& record);

@@ -1,0 +1,57 @@
+// LocationClaims: which table owns which locations, in the LMDB store
+// (CatalogStore's table locations; layout in lmdb_keys.h).
+//
+// A location is a string of '/'-separated segments (the catalog passes
+// normalised URIs). Two locations overlap when they are equal or one lies
+// under the other by whole segments. Each owned location L of table T has an
+// entry (L, kOwns, T) and, for each ancestor A of L, an entry (A, kOwnsBelow,
+// T). So whether another table owns L or anything under it is one seek to
+// L's entries, and whether another owns an ancestor of L is one seek per
+// ancestor to its kOwns entries: a check costs a few reads whatever the
+// number of tables.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "skade/spec/table_identifier.h"
+#include "skade/store/lmdb/lmdb_env.h"
+#include "skade/util/result.h"
+
+namespace skade::store::lmdb {
+
+class LocationClaims {
+ public:
+  LocationClaims() = default;
+  LocationClaims(MDB_dbi claims, MDB_dbi table_locations)
+      : claims_(claims), table_locations_(table_locations) {}
+
+  /// Makes `locations` what the table `table_id` owns, replacing what it
+  /// owned (nothing is written when they are the same). kForbidden, naming
+  /// `identifier` and the other table's location, if one overlaps a location
+  /// another table owns; kInvalidArgument for an empty location or one with
+  /// a NUL.
+  Status Claim(WriteTxn& txn, uint64_t table_id, const spec::TableIdentifier& identifier,
+               std::vector<std::string> locations) const;
+  /// Drops everything `table_id` owns (nothing if it owns nothing).
+  Status Release(WriteTxn& txn, uint64_t table_id) const;
+  /// Whether `table_id`'s locations were ever recorded (an empty list
+  /// counts).
+  Result<bool> Recorded(const ReadTxn& txn, uint64_t table_id) const;
+
+ private:
+  /// The locations `table_id` owns; nullopt if never recorded.
+  Result<std::optional<std::vector<std::string>>> Owned(const WriteTxn& txn,
+                                                        uint64_t table_id) const;
+  /// kForbidden if a table other than `table_id` owns a location
+  /// overlapping `location`.
+  Status CheckFree(const WriteTxn& txn, uint64_t table_id, const spec::TableIdentifier& identifier,
+                   const std::string& location) const;
+
+  MDB_dbi claims_ = 0;
+  MDB_dbi table_locations_ = 0;
+};
+
+}  // namespace skade::store::lmdb
