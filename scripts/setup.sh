@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git curl
   liblmdb-dev lmdb-utils libsimdjson-dev libboost-dev libexpected-dev libcli11-dev
-  libdeflate-dev libroaring-dev libxxhash-dev libabsl-dev liburcu-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev
+  libdeflate-dev libsnappy-dev libroaring-dev libxxhash-dev libabsl-dev liburcu-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format clang-14 libclang-rt-14-dev
   python3 python3-venv python3-pip
   openjdk-17-jdk-headless maven

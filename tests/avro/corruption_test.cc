@@ -118,7 +118,8 @@ TEST_P(CorruptionTest, DamagedManifestListsFailCleanly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, CorruptionTest,
-                         ::testing::Values(Codec::kNull, Codec::kDeflate, Codec::kZstandard),
+                         ::testing::Values(Codec::kNull, Codec::kDeflate, Codec::kZstandard,
+                                           Codec::kSnappy),
                          [](const auto& info) { return std::string(CodecName(info.param)); });
 
 TEST(CorruptionTest, RandomBytesAfterTheMagicFailCleanly) {

@@ -61,7 +61,7 @@ std::unique_ptr<ManifestListWriter> MakeWriter(int format_version, int64_t first
 }
 
 TEST(ManifestListTest, V2AssignsTheSnapshotSequenceNumberToNewManifests) {
-  for (Codec codec : {Codec::kNull, Codec::kDeflate, Codec::kZstandard}) {
+  for (Codec codec : {Codec::kNull, Codec::kDeflate, Codec::kZstandard, Codec::kSnappy}) {
     auto writer = MakeWriter(2, 0, codec);
     ManifestFile fresh = MakeManifest(0, kSnapshotId, ManifestContent::kData);
     ManifestFile older = MakeManifest(1, kParentId, ManifestContent::kData, 5);

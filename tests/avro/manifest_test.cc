@@ -121,7 +121,7 @@ TEST_P(ManifestRoundTripTest, EntriesAndMetadataRoundTrip) {
 INSTANTIATE_TEST_SUITE_P(VersionsAndCodecs, ManifestRoundTripTest,
                          ::testing::Combine(::testing::Values(1, 2, 3),
                                             ::testing::Values(Codec::kNull, Codec::kDeflate,
-                                                              Codec::kZstandard)),
+                                                              Codec::kZstandard, Codec::kSnappy)),
                          [](const auto& info) {
                            return "v" + std::to_string(std::get<0>(info.param)) + "_" +
                                   std::string(CodecName(std::get<1>(info.param)));

@@ -1,6 +1,7 @@
 #include "skade/avro/codec.h"
 
 #include <libdeflate.h>
+#include <snappy.h>
 
 #include <algorithm>
 
@@ -24,6 +25,21 @@ tl::unexpected<Error> TooLarge(size_t max_size) {
   return Corruption("Decompressed Avro block is larger than the limit of ", max_size, " bytes");
 }
 
+// Avro's snappy blocks end with the CRC32 (big-endian) of what they hold.
+constexpr size_t kSnappyChecksumBytes = 4;
+
+uint32_t Crc32(std::string_view data) { return libdeflate_crc32(0, data.data(), data.size()); }
+
+void AppendBigEndian32(std::string* out, uint32_t value) {
+  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(value >> shift));
+}
+
+uint32_t ReadBigEndian32(std::string_view bytes) {
+  uint32_t value = 0;
+  for (char c : bytes) value = (value << 8) | static_cast<uint8_t>(c);
+  return value;
+}
+
 }  // namespace
 
 std::string_view CodecName(Codec codec) {
@@ -34,6 +50,8 @@ std::string_view CodecName(Codec codec) {
       return "deflate";
     case Codec::kZstandard:
       return "zstandard";
+    case Codec::kSnappy:
+      return "snappy";
   }
   return "null";
 }
@@ -42,7 +60,8 @@ Result<Codec> ParseCodec(std::string_view name) {
   if (name == "null" || name.empty()) return Codec::kNull;
   if (name == "deflate" || name == "gzip") return Codec::kDeflate;
   if (name == "zstandard" || name == "zstd") return Codec::kZstandard;
-  if (name == "snappy" || name == "bzip2" || name == "xz" || name == "lz4") {
+  if (name == "snappy") return Codec::kSnappy;
+  if (name == "bzip2" || name == "xz" || name == "lz4") {
     return Unsupported("Avro codec not supported: ", name);
   }
   return InvalidArgument("Unknown Avro codec: ", name);
@@ -77,6 +96,11 @@ Status BlockCodec::Compress(std::string_view data, std::string* out) {
     }
     case Codec::kZstandard:
       *out = ZstdCompress(data, level_ == kDefaultLevel ? kDefaultZstdLevel : level_);
+      return OkStatus();
+    case Codec::kSnappy:
+      out->clear();
+      snappy::Compress(data.data(), data.size(), out);
+      AppendBigEndian32(out, Crc32(data));
       return OkStatus();
   }
   return InternalError("Unknown codec");
@@ -118,6 +142,23 @@ Status BlockCodec::Decompress(std::string_view data, size_t max_size, std::strin
       auto inflated = ZstdDecompress(data, max_size);
       if (!inflated) return Corruption(inflated.error().message, " in an Avro block");
       *out = std::move(*inflated);
+      return OkStatus();
+    }
+    case Codec::kSnappy: {
+      if (data.size() < kSnappyChecksumBytes) return Corruption("Truncated snappy Avro block");
+      std::string_view compressed = data.substr(0, data.size() - kSnappyChecksumBytes);
+      size_t size = 0;
+      if (!snappy::GetUncompressedLength(compressed.data(), compressed.size(), &size)) {
+        return Corruption("Invalid snappy data in Avro block");
+      }
+      if (size > max_size) return TooLarge(max_size);
+      out->resize(size);
+      if (!snappy::RawUncompress(compressed.data(), compressed.size(), out->data())) {
+        return Corruption("Invalid snappy data in Avro block");
+      }
+      if (Crc32(*out) != ReadBigEndian32(data.substr(compressed.size()))) {
+        return Corruption("Snappy Avro block does not match its checksum");
+      }
       return OkStatus();
     }
   }

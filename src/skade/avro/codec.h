@@ -4,7 +4,9 @@
 // `deflate` is raw RFC 1951 deflate without a zlib or gzip wrapper
 // (libdeflate); `zstandard` is one or more Zstandard frames per block
 // (libzstd; frames without a content size, as Java's streaming writer makes
-// them, are read too). Other codecs (snappy, bzip2, xz) are kUnsupported.
+// them, are read too); `snappy` is one raw Snappy block followed by the
+// big-endian CRC32 of the uncompressed bytes (libsnappy). Other codecs
+// (bzip2, xz) are kUnsupported.
 #pragma once
 
 #include <cstddef>
@@ -18,9 +20,9 @@ struct libdeflate_decompressor;
 
 namespace skade::avro {
 
-enum class Codec { kNull, kDeflate, kZstandard };
+enum class Codec { kNull, kDeflate, kZstandard, kSnappy };
 
-/// The `avro.codec` metadata value: "null", "deflate", "zstandard".
+/// The `avro.codec` metadata value: "null", "deflate", "zstandard", "snappy".
 std::string_view CodecName(Codec codec);
 
 /// Parses an `avro.codec` value. Iceberg's property spellings "gzip" and
@@ -33,7 +35,7 @@ Result<Codec> ParseCodec(std::string_view name);
 class BlockCodec {
  public:
   /// `level` is the codec's compression level (deflate 0-12, zstandard
-  /// 1-22), or kDefaultLevel for the codec's default.
+  /// 1-22; snappy has none), or kDefaultLevel for the codec's default.
   static constexpr int kDefaultLevel = -1;
 
   BlockCodec(Codec codec, int level);
