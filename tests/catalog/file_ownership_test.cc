@@ -265,12 +265,32 @@ TEST_F(FileOwnershipTest, NoTableMayOwnAnotherTablesFiles) {
   // The victim's files are all still there.
   EXPECT_TRUE(fs::exists(*io::LocalPath(victim.metadata_location)));
 
-  // A move elsewhere frees the old location; so does a drop.
-  ASSERT_TRUE(catalog_->CommitTable(
-      {id, {}, {spec::SetLocation{catalog_->warehouse_location() + "/moved/evil"}}}));
-  ASSERT_TRUE(TryCreate("after-move", evil.metadata->location));
+  // A table that moves keeps its old location (its snapshots still name
+  // files there); a drop frees them all.
+  ASSERT_TRUE(TryCreate("mover"));
+  TableIdentifier mover{{"n"}, "mover"};
+  std::string old_location = catalog_->LoadTable(mover)->metadata->location;
+  std::string moved = catalog_->warehouse_location() + "/moved/mover";
+  ASSERT_TRUE(catalog_->CommitTable({mover, {}, {spec::SetLocation{moved}}}));
+  EXPECT_THAT(TryCreate("squatter", old_location), IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(TryCreate("squatter", moved + "/x"), IsError(ErrorKind::kForbidden));
+  ASSERT_THAT(catalog_->DropTable(mover, false), IsOk());
+  ASSERT_TRUE(TryCreate("squatter", old_location));
   ASSERT_THAT(catalog_->DropTable({{"n"}, "victim"}, false), IsOk());
   ASSERT_TRUE(TryCreate("successor", mine));
+}
+
+TEST_F(FileOwnershipTest, ANameFreedByARenameGetsALocationOfItsOwn) {
+  // A renamed table keeps its files, so the name's default location is
+  // taken: a table created under the name again goes beside it.
+  auto first = Create("t");
+  ASSERT_THAT(catalog_->RenameTable({{"n"}, "t"}, {{"n"}, "t_old"}), IsOk());
+  auto second = TryCreate("t");
+  ASSERT_TRUE(second) << second.error().ToString();
+  EXPECT_TRUE(second->metadata->location.starts_with(first.metadata->location + "-"))
+      << second->metadata->location;
+  // An explicit location is taken as asked, or refused.
+  EXPECT_THAT(TryCreate("t2", first.metadata->location), IsError(ErrorKind::kForbidden));
 }
 
 TEST_F(FileOwnershipTest, TablesFromBeforeTheClaimsAreClaimedAtOpen) {

@@ -10,6 +10,7 @@ import pytest
 from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.exceptions import (
     CommitFailedException,
+    ForbiddenError,
     NamespaceAlreadyExistsError,
     NamespaceNotEmptyError,
     NoSuchNamespaceError,
@@ -158,6 +159,30 @@ def test_concurrent_appends_rebase_and_retry(module_server):
     table.update_schema().add_column("extra", LongType()).commit()
     with pytest.raises(CommitFailedException):
         stale.update_schema().add_column("other", LongType()).commit()
+
+
+def test_no_table_can_take_another_tables_files(module_server):
+    # A table given the directory of another's files (or of its namespace)
+    # would delete them when purged: PyIceberg gets a 403 and nothing is made.
+    catalog = catalog_for(module_server)
+    catalog.create_namespace("owned")
+    victim = catalog.create_table("owned.victim", SCHEMA)
+    victim.append(rows(0, 10))
+    namespace_directory = victim.location().rsplit("/", 1)[0]
+    for location in (victim.location(), victim.location() + "/data", namespace_directory):
+        with pytest.raises(ForbiddenError, match="overlaps"):
+            catalog.create_table("owned.evil", SCHEMA, location=location)
+        with pytest.raises(ForbiddenError, match="overlaps"):
+            catalog.create_table("owned.evil", SCHEMA, properties={"write.data.path": location})
+    assert not catalog.table_exists("owned.evil")
+    with pytest.raises(ForbiddenError):
+        catalog.register_table("owned.copy", victim.metadata_location)
+
+    # A purge of a table beside it leaves the victim whole.
+    beside = catalog.create_table("owned.beside", SCHEMA, location=victim.location() + "-beside")
+    beside.append(rows(100, 5))
+    catalog.purge_table("owned.beside")
+    assert sorted_ids(catalog.load_table("owned.victim").scan().to_arrow()) == list(range(10))
 
 
 def test_errors_are_typed(module_server):

@@ -31,6 +31,7 @@ class S3CatalogTest : public ::testing::TestWithParam<store::Durability> {
     options.store = dir_.Sub("store");
     options.store_map_size = 1ull << 30;
     options.durability = GetParam();
+    options.allowed_locations = allowed_;
     options.file_io_properties = S3Environment::server().Properties();
     auto opened = EmbeddedCatalog::Open(options);
     ASSERT_TRUE(opened) << opened.error().ToString();
@@ -52,6 +53,7 @@ class S3CatalogTest : public ::testing::TestWithParam<store::Durability> {
   }
 
   testing::TempDir dir_;
+  std::vector<std::string> allowed_;
   std::string bucket_;
   std::shared_ptr<EmbeddedCatalog> catalog_;
   std::shared_ptr<io::FileIO> io_;
@@ -61,7 +63,8 @@ TEST_P(S3CatalogTest, CreatesCommitsAndReloadsAcrossAReopen) {
   ASSERT_THAT(catalog_->CreateNamespace({"n"}, {}), IsOk());
   auto created = Create("t");
   EXPECT_EQ(created.metadata->location, "s3://" + bucket_ + "/warehouse/n/t");
-  EXPECT_TRUE(created.metadata_location.starts_with("s3://" + bucket_ + "/warehouse/n/t/metadata/"));
+  EXPECT_TRUE(
+      created.metadata_location.starts_with("s3://" + bucket_ + "/warehouse/n/t/metadata/"));
   auto snapshot = testing::FastAppend(*catalog_, {{"n"}, "t"});
   ASSERT_TRUE(snapshot) << snapshot.error().ToString();
   ASSERT_THAT(catalog_->Flush(), IsOk());
@@ -102,6 +105,29 @@ TEST_P(S3CatalogTest, KeepsTablesInsideTheAllowedLocations) {
   EXPECT_FALSE(catalog_->CreateTable({"n"}, request));
 }
 
+// A bucket root is a location like any other: a table there owns the
+// whole bucket, so no table under it may be made, nor it over one.
+TEST_P(S3CatalogTest, ATableAtABucketRootOverlapsTheTablesInIt) {
+  std::string other = "s3://" + NewBucket();
+  allowed_ = {other};
+  Open();
+  ASSERT_THAT(catalog_->CreateNamespace({"n"}, {}), IsOk());
+  auto create_at = [&](const std::string& name, const std::string& location) {
+    CreateTableRequest request;
+    request.name = name;
+    request.location = location;
+    request.schema = std::make_shared<const spec::Schema>(
+        0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+    return catalog_->CreateTable({"n"}, request);
+  };
+  ASSERT_TRUE(create_at("root", other + "/"));
+  EXPECT_THAT(create_at("victim", other + "/victim"), IsError(ErrorKind::kForbidden));
+  ASSERT_THAT(catalog_->DropTable({{"n"}, "root"}, false), IsOk());
+  ASSERT_TRUE(create_at("victim", other + "/victim"));
+  EXPECT_THAT(create_at("root", other), IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(create_at("root", other + "/"), IsError(ErrorKind::kForbidden));
+}
+
 TEST_P(S3CatalogTest, RegistersATableFromItsMetadataOnS3) {
   ASSERT_THAT(catalog_->CreateNamespace({"n"}, {}), IsOk());
   auto t = Create("t");
@@ -113,8 +139,7 @@ TEST_P(S3CatalogTest, RegistersATableFromItsMetadataOnS3) {
 
 INSTANTIATE_TEST_SUITE_P(Durability, S3CatalogTest,
                          ::testing::Values(store::Durability::kImmediate,
-                                           store::Durability::kEventual,
-                                           store::Durability::kNone));
+                                           store::Durability::kEventual, store::Durability::kNone));
 
 TEST(S3WarehouseTest, NeedsALocalStore) {
   s3::RegisterS3FileIO(io::FileIORegistry::Default());

@@ -26,6 +26,7 @@
 #include "skade/util/log.h"
 #include "skade/util/random.h"
 #include "skade/util/strings.h"
+#include "skade/util/uuid.h"
 
 namespace skade::catalog {
 
@@ -327,7 +328,20 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
   if (!ns_properties) return spec::NoSuchNamespace(ns);
   SKADE_ASSIGN_OR_RAISE(auto existing, FindTable(identifier));
   if (existing) return spec::TableAlreadyExists(identifier);
-  std::string location = request.location.value_or(DefaultTableLocation(identifier));
+  if (request.location) return CreateTableAt(identifier, request, *request.location);
+  auto created = CreateTableAt(identifier, request, DefaultTableLocation(identifier));
+  if (created || created.error().kind != ErrorKind::kForbidden || request.stage_create) {
+    return created;
+  }
+  // The default location belongs to another table (one renamed from this
+  // name keeps its files there): a location of this table's own beside it.
+  return CreateTableAt(identifier, request,
+                       StrCat(DefaultTableLocation(identifier), "-", NewUuid().substr(0, 8)));
+}
+
+Result<LoadTableResult> EmbeddedCatalog::CreateTableAt(const TableIdentifier& identifier,
+                                                       const CreateTableRequest& request,
+                                                       std::string location) {
   while (location.size() > 1 && location.ends_with('/')) location.pop_back();
   SKADE_ASSIGN_OR_RAISE(
       auto metadata,
@@ -346,7 +360,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
         "", metadata, std::make_shared<const std::string>(spec::TableMetadataToJson(*metadata))};
   }
   PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location};
-  commit.owned_locations = OwnedLocations(*metadata, *location_policy_);
+  SKADE_ASSIGN_OR_RAISE(commit.owned_locations, OwnedLocations(*metadata, *location_policy_));
   if (request.idempotency) commit.idempotency_records.push_back(*request.idempotency);
   commit.origins.push_back(request.origin);
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
@@ -471,11 +485,12 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
   }
   MetadataFile file = std::move(*read);
   SKADE_RETURN_NOT_OK(CheckLocations(*file.metadata, metadata_location));
+  SKADE_ASSIGN_OR_RAISE(auto owned, OwnedLocations(*file.metadata, *location_policy_));
   std::lock_guard<std::mutex> lock(TableLock(identifier));
   const auto recorded = RecordedOrigins({&origin, 1});
   SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, overwrite,
                                             recorded.empty() ? CommitOrigin{} : recorded.front(),
-                                            OwnedLocations(*file.metadata, *location_policy_)));
+                                            owned));
   return LoadTableResult{metadata_location, std::move(file.metadata), std::move(file.json)};
 }
 
@@ -508,7 +523,8 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
     if (first.idempotency) commit.idempotency_records.push_back(*first.idempotency);
     commit.origins.push_back(first.origin);
     commit.new_location = spec::NewMetadataLocation(*commit.metadata, 0);
-    commit.owned_locations = OwnedLocations(*commit.metadata, *location_policy_);
+    SKADE_ASSIGN_OR_RAISE(commit.owned_locations,
+                          OwnedLocations(*commit.metadata, *location_policy_));
     for (const auto& snapshot : commit.metadata->snapshots) {
       commit.added_snapshot_ids.push_back(snapshot->snapshot_id);
       commit.snapshot_operations.push_back(snapshot->operation());
@@ -543,7 +559,8 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
   }
   commit.metadata = std::move(at);
   if (!SameOwnedRoots(*current.metadata, *commit.metadata)) {
-    commit.owned_locations = OwnedLocations(*commit.metadata, *location_policy_);
+    SKADE_ASSIGN_OR_RAISE(commit.owned_locations,
+                          OwnedLocations(*commit.metadata, *location_policy_));
   }
   int64_t version = spec::ParseMetadataVersion(record->metadata_location);
   if (version == std::numeric_limits<int64_t>::max()) {  // a registered file may say so

@@ -214,6 +214,9 @@ class EmbeddedCatalog : public Catalog {
   struct PreparedCommit;
 
   EmbeddedCatalog() = default;
+  /// CreateTable once its request is checked, at `location`.
+  Result<LoadTableResult> CreateTableAt(const TableIdentifier& identifier,
+                                        const CreateTableRequest& request, std::string location);
   bool durable_files() const { return durability_ == store::Durability::kImmediate; }
   std::mutex& TableLock(const TableIdentifier& identifier);
   /// The table as the metadata file `location` of one of its commits (`what`

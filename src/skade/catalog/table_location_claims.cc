@@ -10,12 +10,21 @@
 
 namespace skade::catalog {
 
-std::vector<std::string> OwnedLocations(const spec::TableMetadata& metadata,
-                                        const LocationPolicy& policy) {
+Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metadata,
+                                                const LocationPolicy& policy) {
   std::vector<std::string> owned;
   TableFileScope scope(metadata, policy);
   for (const auto& root : scope.roots()) {
-    owned.push_back(root.ToString());
+    std::string_view scheme = root.scheme;
+    if (scheme == "s3a" || scheme == "s3n") scheme = "s3";
+    std::string_view path = root.path;
+    while (path.ends_with('/')) path.remove_suffix(1);
+    std::string location = StrCat(scheme, "://", root.authority, path);
+    if (location.size() > kMaxOwnedLocationBytes) {
+      return InvalidArgument("Location of table is longer than ", kMaxOwnedLocationBytes,
+                             " bytes: ", location.substr(0, 64), "...");
+    }
+    owned.push_back(std::move(location));
   }
   std::sort(owned.begin(), owned.end());
   owned.erase(std::unique(owned.begin(), owned.end()), owned.end());
@@ -34,15 +43,16 @@ Status ClaimUnclaimedTables(io::FileIO& io, store::CatalogStore& store,
   SKADE_ASSIGN_OR_RAISE(auto unclaimed, store.ReadUnclaimedTables());
   for (const auto& [identifier, record] : unclaimed) {
     auto file = ReadMetadataFile(io, record.metadata_location);
-    Status status = file ? store.ClaimTableLocations(identifier, record.metadata_location,
-                                                     OwnedLocations(*file->metadata, policy))
-                         : Status(tl::unexpected(file.error()));
+    auto owned = file ? OwnedLocations(*file->metadata, policy)
+                      : Result<std::vector<std::string>>(tl::unexpected(file.error()));
+    Status status = owned ? store.ClaimTableLocations(identifier, record.metadata_location, *owned)
+                          : Status(tl::unexpected(owned.error()));
     // A table that moved or went meanwhile is tried again at the next open
     // (or gone); anything else needs a person to look at it.
     if (!status && status.error().kind != ErrorKind::kCommitFailed &&
         status.error().kind != ErrorKind::kNoSuchTable) {
       LogWarning(StrCat("table ", identifier.ToString(),
-                        " owns no locations, so tables created later may share its files: ",
+                        " owns no locations yet, so tables created meanwhile may share its files: ",
                         status.error().message));
     }
   }

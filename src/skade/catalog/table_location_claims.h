@@ -19,20 +19,26 @@
 namespace skade::catalog {
 
 /// The locations `metadata`'s table owns: its TableFileScope roots (location,
-/// data and metadata paths, as written and as resolved), as URIs.
-std::vector<std::string> OwnedLocations(const spec::TableMetadata& metadata,
-                                        const LocationPolicy& policy);
+/// data and metadata paths, as written and as resolved), as the store
+/// compares them: `scheme://authority/path` without a trailing '/', with
+/// `s3a` and `s3n` as `s3` (one storage to the S3 FileIO).
+/// kInvalidArgument for one longer than kMaxOwnedLocationBytes.
+Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metadata,
+                                                const LocationPolicy& policy);
+/// No file system or object store has paths this long (Linux: 4096, S3 keys:
+/// 1024); the store's claims cost grows with the square of the length.
+inline constexpr size_t kMaxOwnedLocationBytes = 4096;
 
 /// Whether `before` and `after` have the same location, data path and
 /// metadata path (the inputs of OwnedLocations).
 bool SameOwnedRoots(const spec::TableMetadata& before, const spec::TableMetadata& after);
 
-/// Claims the locations of every table the store has none recorded for
-/// (tables from before it kept them), reading each one's current metadata.
-/// A table whose metadata cannot be read, or whose locations overlap
-/// another's (two tables that already share files), is logged and left
-/// unclaimed; it is tried again at the next open. Fails only if the store
-/// does.
+/// Records the locations of every table the store has none recorded for
+/// (tables from before it kept them), reading each one's current metadata;
+/// two that already overlap are both recorded (CatalogStore::
+/// ClaimTableLocations), so no new table overlaps either. A table whose
+/// metadata cannot be read is logged and tried again at the next open.
+/// Fails only if the store does.
 Status ClaimUnclaimedTables(io::FileIO& io, store::CatalogStore& store,
                             const LocationPolicy& policy);
 

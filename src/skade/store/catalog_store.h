@@ -144,11 +144,11 @@ class CatalogStore {
   /// kAlreadyExists (`to` taken).
   virtual Status RenameTable(const spec::TableIdentifier& from,
                              const spec::TableIdentifier& to) = 0;
-  /// Points `identifier` at an existing metadata file, owning
+  /// Points `identifier` at an existing metadata file, claiming
   /// `owned_locations` (kForbidden if one overlaps another table's). With
-  /// `overwrite`, an existing table keeps its id and gets the new pointer
-  /// and locations. Appends a commit-log entry (CommitKind::kRegister, with
-  /// `origin`) and advances commit_seq.
+  /// `overwrite`, an existing table keeps its id and gets the new pointer,
+  /// and claims the locations besides its own. Appends a commit-log entry (CommitKind::kRegister,
+  /// with `origin`) and advances commit_seq.
   virtual Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
                                             const std::string& metadata_location, bool overwrite,
                                             const CommitOrigin& origin,
@@ -180,21 +180,24 @@ class CatalogStore {
 
   // --- Table locations ------------------------------------------------------
   // A table owns the locations its files live under (the catalog passes its
-  // TableFileScope roots, normalised). No two tables own overlapping
-  // locations — equal, or one under the other by whole '/' segments — so a
-  // purge or a metadata cleanup of one never reaches another's files. A
-  // table claims them when created (PointerSwap::owned_locations,
-  // RegisterTable) and again when they change; dropping it releases them.
+  // TableFileScope roots, normalised: no trailing '/'). No table is given a
+  // location overlapping one another owns — equal, or one under the other by
+  // whole '/' segments — so a purge or a metadata cleanup of one never
+  // reaches another's files. A table claims locations when created
+  // (PointerSwap::owned_locations, RegisterTable) and when its roots change,
+  // and keeps all it ever claimed until it is dropped: its older snapshots
+  // may still name files in a location it moved away from.
 
   /// The tables whose locations were never recorded (made before the store
   /// kept them, or by a swap without owned_locations), from one read
   /// snapshot.
   virtual Result<std::vector<std::pair<spec::TableIdentifier, TableRecord>>>
   ReadUnclaimedTables() = 0;
-  /// Records `locations` as what `identifier` owns, if its pointer is still
+  /// Records `locations` as owned by `identifier`, if its pointer is still
   /// `metadata_location` (else kCommitFailed, retryable; kNoSuchTable if it
-  /// is gone): how a catalog claims the locations of a table the store has
-  /// none for. kForbidden if one overlaps another table's. No commit-log
+  /// is gone): how a catalog records the tables of an older store. Without
+  /// the overlap check — two such tables may already share files, and both
+  /// are recorded, so that no new table overlaps either. No commit-log
   /// entry, no pointer change.
   virtual Status ClaimTableLocations(const spec::TableIdentifier& identifier,
                                      const std::string& metadata_location,

@@ -39,10 +39,10 @@ namespace skade::store {
 /// answer. The same record on several swaps of one call (a transaction's
 /// tables) is written once.
 ///
-/// `owned_locations`, when set, are the locations the table owns from this
-/// swap on, replacing what it owned (CatalogStore's table locations): the
-/// whole SwapPointers() call fails with kForbidden if one overlaps another
-/// table's. Unset, they stay as they were (a created table's unrecorded).
+/// `owned_locations`, when set, are claimed for the table besides those it
+/// owns (CatalogStore's table locations): the whole SwapPointers() call
+/// fails with kForbidden if one overlaps another table's. A created table
+/// without them has its locations unrecorded.
 ///
 /// `snapshot_operations` (each added snapshot's operation, parallel to
 /// `added_snapshot_ids`) and `origins` (the requests it answers) go into the

@@ -428,7 +428,8 @@ Status LmdbCatalogStore::ClaimTableLocations(const spec::TableIdentifier& identi
       return MakeRetryableError(ErrorKind::kCommitFailed, "Table ", identifier.ToString(),
                                 " was changed concurrently");
     }
-    SKADE_RETURN_NOT_OK(claims_.Claim(txn, record.table_id, identifier, locations));
+    SKADE_RETURN_NOT_OK(
+        claims_.Claim(txn, record.table_id, identifier, locations, /*check_overlap=*/false));
     return Commit(txn, {});
   });
 }

@@ -95,29 +95,38 @@ Status LocationClaims::CheckFree(const WriteTxn& txn, uint64_t table_id,
 
 Status LocationClaims::Claim(WriteTxn& txn, uint64_t table_id,
                              const spec::TableIdentifier& identifier,
-                             std::vector<std::string> locations) const {
+                             const std::vector<std::string>& locations, bool check_overlap) const {
   for (const auto& location : locations) {
-    if (location.empty() || location.find('\0') != std::string::npos) {
-      return InvalidArgument("Invalid table location for ", identifier.ToString());
+    if (location.empty() || location.size() > kMaxLocationBytes || location.ends_with('/') ||
+        location.find('\0') != std::string::npos) {
+      return InvalidArgument("Invalid table location for ", identifier.ToString(), ": ",
+                             location.substr(0, 64));
     }
   }
-  std::sort(locations.begin(), locations.end());
-  locations.erase(std::unique(locations.begin(), locations.end()), locations.end());
-  SKADE_ASSIGN_OR_RAISE(auto owned, Owned(txn, table_id));
-  if (owned == locations) return OkStatus();
-  SKADE_RETURN_NOT_OK(Release(txn, table_id));
+  SKADE_ASSIGN_OR_RAISE(auto recorded, Owned(txn, table_id));
+  std::vector<std::string> owned = recorded.value_or(std::vector<std::string>{});
+  std::vector<std::string> added;
   for (const auto& location : locations) {
-    SKADE_RETURN_NOT_OK(CheckFree(txn, table_id, identifier, location));
+    if (std::find(owned.begin(), owned.end(), location) == owned.end() &&
+        std::find(added.begin(), added.end(), location) == added.end()) {
+      added.push_back(location);
+    }
   }
-  for (const auto& location : locations) {
+  if (added.empty() && recorded) return OkStatus();
+  for (const auto& location : added) {
+    if (check_overlap) SKADE_RETURN_NOT_OK(CheckFree(txn, table_id, identifier, location));
+  }
+  for (const auto& location : added) {
     SKADE_RETURN_NOT_OK(
         txn.Put(claims_, LocationClaimKey(location, LocationClaimKind::kOwns, table_id), {}));
     for (std::string_view ancestor : Ancestors(location)) {
       SKADE_RETURN_NOT_OK(txn.Put(
           claims_, LocationClaimKey(ancestor, LocationClaimKind::kOwnsBelow, table_id), {}));
     }
+    owned.push_back(location);
   }
-  return txn.Put(table_locations_, TableLocationsKey(table_id), EncodeStringList(locations));
+  std::sort(owned.begin(), owned.end());
+  return txn.Put(table_locations_, TableLocationsKey(table_id), EncodeStringList(owned));
 }
 
 Status LocationClaims::Release(WriteTxn& txn, uint64_t table_id) const {

@@ -24,17 +24,21 @@ namespace skade::store::lmdb {
 
 class LocationClaims {
  public:
+  /// Each ancestor of a location is one more entry, hashed in full: the cost
+  /// of a claim grows with the square of its length.
+  static constexpr size_t kMaxLocationBytes = 4096;
+
   LocationClaims() = default;
   LocationClaims(MDB_dbi claims, MDB_dbi table_locations)
       : claims_(claims), table_locations_(table_locations) {}
 
-  /// Makes `locations` what the table `table_id` owns, replacing what it
-  /// owned (nothing is written when they are the same). kForbidden, naming
-  /// `identifier` and the other table's location, if one overlaps a location
-  /// another table owns; kInvalidArgument for an empty location or one with
-  /// a NUL.
+  /// Adds `locations` to what the table `table_id` owns (nothing is
+  /// written when it owns them all). With `check_overlap`, kForbidden,
+  /// naming `identifier` and the other table's location, if one overlaps a
+  /// location another table owns. kInvalidArgument for an empty location,
+  /// one longer than kMaxLocationBytes, with a NUL, or ending in '/'.
   Status Claim(WriteTxn& txn, uint64_t table_id, const spec::TableIdentifier& identifier,
-               std::vector<std::string> locations) const;
+               const std::vector<std::string>& locations, bool check_overlap = true) const;
   /// Drops everything `table_id` owns (nothing if it owns nothing).
   Status Release(WriteTxn& txn, uint64_t table_id) const;
   /// Whether `table_id`'s locations were ever recorded (an empty list
