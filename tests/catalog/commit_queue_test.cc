@@ -8,9 +8,9 @@
 #include <atomic>
 #include <thread>
 
+#include "catalog/staged_append.h"
 #include "skade/io/forwarding_file_io.h"
 #include "skade/table/fast_append.h"
-#include "catalog/staged_append.h"
 #include "skade/table/snapshot_scan.h"
 #include "table/table_fixture.h"
 #include "testing/gate.h"
@@ -88,8 +88,7 @@ TEST_F(CommitQueueTest, CommitsArrivingDuringACommitShareTheNextMetadataFile) {
   const size_t files_before = MetadataFileCount(base);
 
   gate_->Arm();
-  std::vector<Result<catalog::LoadTableResult>> results(requests.size(),
-                                                        tl::unexpected(Error{}));
+  std::vector<Result<catalog::LoadTableResult>> results(requests.size(), tl::unexpected(Error{}));
   std::vector<std::thread> threads;
   threads.emplace_back([&] { results[0] = catalog_->CommitTable(requests[0]); });
   gate_->WaitUntilBlocked();
@@ -127,6 +126,37 @@ TEST_F(CommitQueueTest, CommitsArrivingDuringACommitShareTheNextMetadataFile) {
   auto files = CurrentDataFiles(result);
   ASSERT_TRUE(files);
   EXPECT_EQ(files->size(), static_cast<size_t>(kFollowers));
+}
+
+// A request whose location is refused fails alone, as one with a failed
+// requirement does: the merged commit is retried without it.
+TEST_F(CommitQueueTest, AForbiddenMoveInABatchFailsOnlyItsRequest) {
+  Table base = Create("t");
+  Table other = Create("other");
+  std::vector<catalog::CommitTableRequest> requests;
+  for (int i = 0; i < 4; ++i) requests.push_back(AppendRequest(base, StrCat("f", i)));
+  requests.push_back({base.identifier(), {}, {spec::SetLocation{other.metadata().location}}});
+
+  gate_->Arm();
+  std::vector<Result<catalog::LoadTableResult>> results(requests.size(), tl::unexpected(Error{}));
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { results[0] = catalog_->CommitTable(requests[0]); });
+  gate_->WaitUntilBlocked();
+  for (size_t i = 1; i < requests.size(); ++i) {
+    threads.emplace_back([&, i] { results[i] = catalog_->CommitTable(requests[i]); });
+  }
+  skade::testing::WaitUntil([&] { return catalog_->queued_commits() == requests.size() - 1; });
+  gate_->Release();
+  for (auto& thread : threads) thread.join();
+
+  EXPECT_THAT(results.back(), IsError(ErrorKind::kForbidden));
+  for (size_t i = 0; i + 1 < results.size(); ++i) {
+    ASSERT_TRUE(results[i]) << i << ": " << results[i].error().ToString();
+  }
+  auto loaded = catalog_->LoadTable(base.identifier());
+  ASSERT_TRUE(loaded);
+  EXPECT_EQ(loaded->metadata->snapshots.size(), 4u);
+  EXPECT_EQ(loaded->metadata->location, base.metadata().location);
 }
 
 }  // namespace

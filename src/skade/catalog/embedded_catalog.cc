@@ -810,13 +810,16 @@ Result<LoadTableResult> EmbeddedCatalog::CommitTable(const CommitTableRequest& r
 std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatch(
     std::span<const CommitTableRequest* const> requests) {
   auto answers = CommitBatchLocked(requests);
-  // Another process answered one of the batch's Idempotency-Keys meanwhile,
-  // which fails the whole swap: commit the requests one by one, so that only
-  // that request learns it (and replays the stored answer).
-  bool key_used = std::any_of(answers.begin(), answers.end(), [](const auto& answer) {
-    return !answer && answer.error().kind == ErrorKind::kIdempotencyKeyUsed;
+  // Some failures of the merged commit are one request's, not the batch's:
+  // another process answered one of its Idempotency-Keys meanwhile, or one
+  // moved the table where it may not be (a location outside the allowed
+  // roots or another table's). Commit the requests one by one, so that only
+  // that request learns it.
+  bool one_requests = std::any_of(answers.begin(), answers.end(), [](const auto& answer) {
+    return !answer && (answer.error().kind == ErrorKind::kIdempotencyKeyUsed ||
+                       answer.error().kind == ErrorKind::kForbidden);
   });
-  if (key_used && requests.size() > 1) {
+  if (one_requests && requests.size() > 1) {
     answers.clear();
     for (const CommitTableRequest* request : requests) {
       answers.push_back(std::move(CommitBatchLocked({&request, 1}).front()));
