@@ -293,6 +293,28 @@ TEST_F(FileOwnershipTest, ANameFreedByARenameGetsALocationOfItsOwn) {
   EXPECT_THAT(TryCreate("t2", first.metadata->location), IsError(ErrorKind::kForbidden));
 }
 
+TEST_F(FileOwnershipTest, APurgeLeavesFilesAnotherTableOwnsNow) {
+  // Two tables of an older store that share a location (or one made at a
+  // dropped table's location while its purge runs): purging one keeps
+  // what the other owns.
+  auto a = Create("a");
+  std::string data = a.metadata->location + "/data/f.parquet";
+  WriteText(*io::LocalPath(data), "a's rows");
+  CommitSnapshotNaming({{"n"}, "a"}, data);
+  std::string a_metadata = catalog_->LoadTable({{"n"}, "a"})->metadata_location;
+  {
+    auto store = store::CatalogStore::Open(
+        *io::LocalPath(catalog_->warehouse_location()) + "/.skade/catalog", {});
+    ASSERT_TRUE(store);
+    ASSERT_TRUE((*store)->SwapPointers({{{{"n"}, "b"}, std::nullopt, a_metadata, {}}}));
+  }
+  ASSERT_THAT(catalog_->DropTable({{"n"}, "b"}, true), IsOk());
+  EXPECT_TRUE(fs::exists(*io::LocalPath(data)));
+  EXPECT_TRUE(fs::exists(*io::LocalPath(a_metadata)));
+  EXPECT_TRUE(fs::exists(*io::LocalPath(a.metadata_location)));
+  EXPECT_TRUE(catalog_->LoadTable({{"n"}, "a"}));
+}
+
 TEST_F(FileOwnershipTest, TablesFromBeforeTheClaimsAreClaimedAtOpen) {
   auto old = Create("old");
   ASSERT_THAT(catalog_->DropTable({{"n"}, "old"}, false), IsOk());

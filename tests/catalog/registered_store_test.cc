@@ -93,6 +93,10 @@ class RecordingStore : public CatalogStore {
     Note("ReadUnclaimedTables");
     return inner_->ReadUnclaimedTables();
   }
+  Result<std::vector<bool>> FindOwnedLocations(const std::vector<std::string>& locations) override {
+    Note("FindOwnedLocations");
+    return inner_->FindOwnedLocations(locations);
+  }
   Status ClaimTableLocations(const spec::TableIdentifier& identifier,
                              const std::string& metadata_location,
                              const std::vector<std::string>& locations) override {

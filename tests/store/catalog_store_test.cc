@@ -319,6 +319,17 @@ TEST_P(CatalogStoreTest, LongLocationsOverlapAsShortOnesDo) {
   ASSERT_TRUE(store_->SwapPointers({CreateOwning({{"n"}, "b"}, "b0", {deep + "/table2"})}));
 }
 
+TEST_P(CatalogStoreTest, FilesInsideAnOwnedLocationAreFound) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  ASSERT_TRUE(store_->SwapPointers({CreateOwning({{"n"}, "a"}, "a0", {"s3://wh/n/a"})}));
+  auto owned = store_->FindOwnedLocations(
+      {"s3://wh/n/a", "s3://wh/n/a/data/f.parquet", "s3://wh/n/ab/f", "s3://wh/n", "gs://wh/n/a"});
+  ASSERT_TRUE(owned);
+  EXPECT_EQ(*owned, (std::vector<bool>{true, true, false, false, false}));
+  ASSERT_TRUE(store_->DropTable({{"n"}, "a"}));
+  EXPECT_EQ(*store_->FindOwnedLocations({"s3://wh/n/a/data/f.parquet"}), std::vector<bool>{false});
+}
+
 TEST_P(CatalogStoreTest, UnclaimedTablesAreListedUntilClaimed) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   const spec::TableIdentifier a{{"n"}, "a"}, b{{"n"}, "b"};

@@ -456,8 +456,29 @@ Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge)
                " skipped: journaled metadata files not released: ", released.error().message));
     return OkStatus();
   }
-  auto purged = PurgeTableFiles(*io_, *file->metadata, record.metadata_location,
-                                TableFileScope(*file->metadata, *location_policy_));
+  // Its locations were released with the drop: a table that owns one now
+  // was made there since (or shares it from an older store), and keeps it.
+  // (A path longer than any storage has is no file: left alone, not looked up.)
+  auto owned_elsewhere =
+      [this](const std::vector<std::string>& files) -> Result<std::vector<bool>> {
+    std::vector<std::string> forms;
+    std::vector<size_t> asked;
+    std::vector<bool> owned(files.size(), true);
+    for (size_t i = 0; i < files.size(); ++i) {
+      auto location = location_policy_->Normalize(files[i]);
+      if (!location) continue;
+      std::string form = ClaimForm(*location);
+      if (form.size() > kMaxOwnedLocationBytes) continue;
+      forms.push_back(std::move(form));
+      asked.push_back(i);
+    }
+    SKADE_ASSIGN_OR_RAISE(auto found, store_->FindOwnedLocations(forms));
+    for (size_t k = 0; k < asked.size(); ++k) owned[asked[k]] = found.at(k);
+    return owned;
+  };
+  auto purged =
+      PurgeTableFiles(*io_, *file->metadata, record.metadata_location,
+                      TableFileScope(*file->metadata, *location_policy_), owned_elsewhere);
   if (!purged) {
     LogWarning(StrCat("purge of ", identifier.ToString(), " incomplete: ", purged.error().message));
   }

@@ -10,16 +10,20 @@
 
 namespace skade::catalog {
 
+std::string ClaimForm(const io::Location& location) {
+  std::string_view scheme = location.scheme;
+  if (scheme == "s3a" || scheme == "s3n") scheme = "s3";
+  std::string_view path = location.path;
+  while (path.ends_with('/')) path.remove_suffix(1);
+  return StrCat(scheme, "://", location.authority, path);
+}
+
 Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metadata,
                                                 const LocationPolicy& policy) {
   std::vector<std::string> owned;
   TableFileScope scope(metadata, policy);
   for (const auto& root : scope.roots()) {
-    std::string_view scheme = root.scheme;
-    if (scheme == "s3a" || scheme == "s3n") scheme = "s3";
-    std::string_view path = root.path;
-    while (path.ends_with('/')) path.remove_suffix(1);
-    std::string location = StrCat(scheme, "://", root.authority, path);
+    std::string location = ClaimForm(root);
     if (location.size() > kMaxOwnedLocationBytes) {
       return InvalidArgument("Location of table is longer than ", kMaxOwnedLocationBytes,
                              " bytes: ", location.substr(0, 64), "...");

@@ -12,6 +12,7 @@
 
 #include "skade/catalog/location_policy.h"
 #include "skade/io/file_io.h"
+#include "skade/io/location.h"
 #include "skade/spec/table_metadata.h"
 #include "skade/store/catalog_store.h"
 #include "skade/util/result.h"
@@ -25,6 +26,9 @@ namespace skade::catalog {
 /// kInvalidArgument for one longer than kMaxOwnedLocationBytes.
 Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metadata,
                                                 const LocationPolicy& policy);
+/// `location` as the store's claims compare it (see OwnedLocations).
+std::string ClaimForm(const io::Location& location);
+
 /// No file system or object store has paths this long (Linux: 4096, S3 keys:
 /// 1024); the store's claims cost grows with the square of the length.
 inline constexpr size_t kMaxOwnedLocationBytes = 4096;

@@ -65,7 +65,8 @@ class PurgeCollector {
 
 Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const spec::TableMetadata& metadata,
                                     const std::string& metadata_location,
-                                    const TableFileScope& scope) {
+                                    const TableFileScope& scope,
+                                    const OwnedElsewhere& owned_elsewhere) {
   PurgeCollector collector(io, scope);
   for (const auto& snapshot : metadata.snapshots) {
     collector.AddManifestList(snapshot->manifest_list);
@@ -78,11 +79,19 @@ Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const spec::TableMetadata& m
   for (const auto entry : metadata.metadata_log) collector.Add(std::string(entry.metadata_file));
   collector.Add(metadata_location);
 
+  std::vector<std::string> files(collector.files().begin(), collector.files().end());
+  SKADE_ASSIGN_OR_RAISE(std::vector<bool> elsewhere, owned_elsewhere(files));
   PurgeResult result;
   result.skipped = collector.skipped();
   Status first_error = OkStatus();
   std::set<std::string> directories;
-  for (const auto& file : collector.files()) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string& file = files[i];
+    if (elsewhere.at(i)) {
+      LogWarning(StrCat("purge skipped ", file, ": another table owns its location"));
+      ++result.skipped;
+      continue;
+    }
     auto deleted = io.DeleteFile(file);
     if (deleted) {
       ++result.deleted;

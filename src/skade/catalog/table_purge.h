@@ -1,7 +1,9 @@
 // Deleting a dropped table's files (DROP TABLE … PURGE).
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "skade/catalog/table_file_scope.h"
 #include "skade/io/file_io.h"
@@ -16,8 +18,15 @@ struct PurgeResult {
   int64_t skipped = 0;
 };
 
+/// Which of `files` (as the metadata names them) another table owns now: a
+/// purge leaves those alone (see table_location_claims.h).
+using OwnedElsewhere =
+    std::function<Result<std::vector<bool>>(const std::vector<std::string>& files)>;
+
 /// Deletes every file reachable from `metadata` (whose own file is
-/// `metadata_location`) that lies in `scope`: data and delete files listed in
+/// `metadata_location`) that lies in `scope` and that `owned_elsewhere` does
+/// not claim for another table (one made at the location while the purge
+/// ran, or one of an older store that shares it): data and delete files listed in
 /// its manifests, the manifests, the manifest lists, statistics files, and
 /// the metadata files in metadata-log; then removes directories left empty
 /// under the table location. Every path comes from client-written metadata,
@@ -28,6 +37,7 @@ struct PurgeResult {
 /// returns the first other deletion error. Thread-safe (no shared state).
 Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const spec::TableMetadata& metadata,
                                     const std::string& metadata_location,
-                                    const TableFileScope& scope);
+                                    const TableFileScope& scope,
+                                    const OwnedElsewhere& owned_elsewhere);
 
 }  // namespace skade::catalog

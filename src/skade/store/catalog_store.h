@@ -203,6 +203,12 @@ class CatalogStore {
                                      const std::string& metadata_location,
                                      const std::vector<std::string>& locations) = 0;
 
+  /// For each of `locations` (in the claims' form), whether a table owns it
+  /// or a location above it, from one read snapshot: what a purge of a
+  /// dropped table must leave alone.
+  virtual Result<std::vector<bool>> FindOwnedLocations(
+      const std::vector<std::string>& locations) = 0;
+
   // --- Change tracking (for the pointer mirror) ---------------------------
   /// Every table pointer, from one read snapshot, and that snapshot's
   /// change version.

@@ -434,6 +434,18 @@ Status LmdbCatalogStore::ClaimTableLocations(const spec::TableIdentifier& identi
   });
 }
 
+Result<std::vector<bool>> LmdbCatalogStore::FindOwnedLocations(
+    const std::vector<std::string>& locations) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  std::vector<bool> owned;
+  owned.reserve(locations.size());
+  for (const auto& location : locations) {
+    SKADE_ASSIGN_OR_RAISE(bool found, claims_.Owned(txn.raw(), location));
+    owned.push_back(found);
+  }
+  return owned;
+}
+
 Result<StoreStats> LmdbCatalogStore::Stats() {
   LmdbEnvInfo info = env_->Info();
   StoreStats stats;

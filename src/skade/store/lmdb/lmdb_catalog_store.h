@@ -104,6 +104,8 @@ class LmdbCatalogStore : public CatalogStore {
                              const std::string& metadata_location,
                              const std::vector<std::string>& locations) override;
 
+  Result<std::vector<bool>> FindOwnedLocations(const std::vector<std::string>& locations) override;
+
   Result<TablePointers> ReadTablePointers() override;
   Result<TablePointers> ReadTablePointersChangedAfter(uint64_t version) override;
   /// LmdbEnv::LastTxnId(): no system call.

@@ -43,8 +43,8 @@ Result<bool> LocationClaims::Recorded(const ReadTxn& txn, uint64_t table_id) con
   return value.has_value();
 }
 
-Result<std::optional<std::vector<std::string>>> LocationClaims::Owned(const WriteTxn& txn,
-                                                                      uint64_t table_id) const {
+Result<std::optional<std::vector<std::string>>> LocationClaims::OwnedBy(const WriteTxn& txn,
+                                                                        uint64_t table_id) const {
   SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(table_locations_, TableLocationsKey(table_id)));
   if (!value) return std::optional<std::vector<std::string>>();
   SKADE_ASSIGN_OR_RAISE(auto owned, DecodeStringList(*value, "table locations record"));
@@ -79,18 +79,34 @@ Status LocationClaims::CheckFree(const WriteTxn& txn, uint64_t table_id,
   }
   // An ancestor another table owns.
   for (std::string_view ancestor : Ancestors(location)) {
-    std::string owns = LocationClaimPrefix(ancestor);
-    owns.push_back(static_cast<char>(LocationClaimKind::kOwns));
-    SKADE_ASSIGN_OR_RAISE(found, cursor.Seek(owns));
-    while (found && cursor.key().starts_with(owns)) {
-      SKADE_ASSIGN_OR_RAISE(auto claim, DecodeLocationClaimKey(cursor.key(), owns.size() - 1));
-      if (claim.second != table_id) {
-        return Overlaps(identifier, location, ancestor);
-      }
-      SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
-    }
+    SKADE_ASSIGN_OR_RAISE(auto owner, OwnerOf(txn.raw(), ancestor, table_id));
+    if (owner) return Overlaps(identifier, location, ancestor);
   }
   return OkStatus();
+}
+
+Result<std::optional<uint64_t>> LocationClaims::OwnerOf(MDB_txn* txn, std::string_view location,
+                                                        uint64_t table_id) const {
+  SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn, claims_));
+  std::string owns = LocationClaimPrefix(location);
+  owns.push_back(static_cast<char>(LocationClaimKind::kOwns));
+  SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(owns));
+  while (found && cursor.key().starts_with(owns)) {
+    SKADE_ASSIGN_OR_RAISE(auto claim, DecodeLocationClaimKey(cursor.key(), owns.size() - 1));
+    if (claim.second != table_id) return std::optional<uint64_t>(claim.second);
+    SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
+  }
+  return std::optional<uint64_t>();
+}
+
+Result<bool> LocationClaims::Owned(MDB_txn* txn, std::string_view location) const {
+  SKADE_ASSIGN_OR_RAISE(auto owner, OwnerOf(txn, location, 0));
+  if (owner) return true;
+  for (std::string_view ancestor : Ancestors(location)) {
+    SKADE_ASSIGN_OR_RAISE(owner, OwnerOf(txn, ancestor, 0));
+    if (owner) return true;
+  }
+  return false;
 }
 
 Status LocationClaims::Claim(WriteTxn& txn, uint64_t table_id,
@@ -103,7 +119,7 @@ Status LocationClaims::Claim(WriteTxn& txn, uint64_t table_id,
                              location.substr(0, 64));
     }
   }
-  SKADE_ASSIGN_OR_RAISE(auto recorded, Owned(txn, table_id));
+  SKADE_ASSIGN_OR_RAISE(auto recorded, OwnedBy(txn, table_id));
   std::vector<std::string> owned = recorded.value_or(std::vector<std::string>{});
   std::vector<std::string> added;
   for (const auto& location : locations) {
@@ -130,7 +146,7 @@ Status LocationClaims::Claim(WriteTxn& txn, uint64_t table_id,
 }
 
 Status LocationClaims::Release(WriteTxn& txn, uint64_t table_id) const {
-  SKADE_ASSIGN_OR_RAISE(auto owned, Owned(txn, table_id));
+  SKADE_ASSIGN_OR_RAISE(auto owned, OwnedBy(txn, table_id));
   if (!owned) return OkStatus();
   for (const auto& location : *owned) {
     SKADE_RETURN_NOT_OK(

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "skade/spec/table_identifier.h"
@@ -41,14 +42,21 @@ class LocationClaims {
                const std::vector<std::string>& locations, bool check_overlap = true) const;
   /// Drops everything `table_id` owns (nothing if it owns nothing).
   Status Release(WriteTxn& txn, uint64_t table_id) const;
+  /// Whether some table owns `location` or a location above it (`txn`: a
+  /// read or write transaction's raw()).
+  Result<bool> Owned(MDB_txn* txn, std::string_view location) const;
   /// Whether `table_id`'s locations were ever recorded (an empty list
   /// counts).
   Result<bool> Recorded(const ReadTxn& txn, uint64_t table_id) const;
 
  private:
   /// The locations `table_id` owns; nullopt if never recorded.
-  Result<std::optional<std::vector<std::string>>> Owned(const WriteTxn& txn,
-                                                        uint64_t table_id) const;
+  Result<std::optional<std::vector<std::string>>> OwnedBy(const WriteTxn& txn,
+                                                          uint64_t table_id) const;
+  /// Whether a table other than `table_id` (0: any) has a kOwns entry at
+  /// `location`; that table's id if so.
+  Result<std::optional<uint64_t>> OwnerOf(MDB_txn* txn, std::string_view location,
+                                          uint64_t table_id) const;
   /// kForbidden if a table other than `table_id` owns a location
   /// overlapping `location`.
   Status CheckFree(const WriteTxn& txn, uint64_t table_id, const spec::TableIdentifier& identifier,
