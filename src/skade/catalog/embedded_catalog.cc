@@ -75,8 +75,8 @@ struct EmbeddedCatalog::PreparedCommit {
   // The records of the REST requests this commit answers, written with the
   // swap (CommitTableRequest::idempotency).
   std::vector<IdempotencyRecord> idempotency_records;
-  // What the table owns from this commit on, when it is created or that
-  // changes (PointerSwap::owned_locations).
+  // The locations the table claims with this commit, when it is created or
+  // its roots change (PointerSwap::owned_locations).
   std::optional<std::vector<std::string>> owned_locations;
 };
 
@@ -458,27 +458,9 @@ Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge)
   }
   // Its locations were released with the drop: a table that owns one now
   // was made there since (or shares it from an older store), and keeps it.
-  // (A path longer than any storage has is no file: left alone, not looked up.)
-  auto owned_elsewhere =
-      [this](const std::vector<std::string>& files) -> Result<std::vector<bool>> {
-    std::vector<std::string> forms;
-    std::vector<size_t> asked;
-    std::vector<bool> owned(files.size(), true);
-    for (size_t i = 0; i < files.size(); ++i) {
-      auto location = location_policy_->Normalize(files[i]);
-      if (!location) continue;
-      std::string form = ClaimForm(*location);
-      if (form.size() > kMaxOwnedLocationBytes) continue;
-      forms.push_back(std::move(form));
-      asked.push_back(i);
-    }
-    SKADE_ASSIGN_OR_RAISE(auto found, store_->FindOwnedLocations(forms));
-    for (size_t k = 0; k < asked.size(); ++k) owned[asked[k]] = found.at(k);
-    return owned;
-  };
-  auto purged =
-      PurgeTableFiles(*io_, *file->metadata, record.metadata_location,
-                      TableFileScope(*file->metadata, *location_policy_), owned_elsewhere);
+  auto purged = PurgeTableFiles(*io_, *file->metadata, record.metadata_location,
+                                TableFileScope(*file->metadata, *location_policy_),
+                                FilesOwnedByTables(*store_, *location_policy_));
   if (!purged) {
     LogWarning(StrCat("purge of ", identifier.ToString(), " incomplete: ", purged.error().message));
   }
@@ -836,11 +818,11 @@ std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatch(
   // moved the table where it may not be (a location outside the allowed
   // roots or another table's). Commit the requests one by one, so that only
   // that request learns it.
-  bool one_requests = std::any_of(answers.begin(), answers.end(), [](const auto& answer) {
+  bool one_requests_failure = std::any_of(answers.begin(), answers.end(), [](const auto& answer) {
     return !answer && (answer.error().kind == ErrorKind::kIdempotencyKeyUsed ||
                        answer.error().kind == ErrorKind::kForbidden);
   });
-  if (one_requests && requests.size() > 1) {
+  if (one_requests_failure && requests.size() > 1) {
     answers.clear();
     for (const CommitTableRequest* request : requests) {
       answers.push_back(std::move(CommitBatchLocked({&request, 1}).front()));

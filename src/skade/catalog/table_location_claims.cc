@@ -35,6 +35,25 @@ Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metad
   return owned;
 }
 
+OwnedElsewhere FilesOwnedByTables(store::CatalogStore& store, const LocationPolicy& policy) {
+  return [&store, &policy](const std::vector<std::string>& files) -> Result<std::vector<bool>> {
+    std::vector<std::string> forms;
+    std::vector<size_t> asked;
+    std::vector<bool> owned(files.size(), true);
+    for (size_t i = 0; i < files.size(); ++i) {
+      auto location = policy.Normalize(files[i]);
+      if (!location) continue;
+      std::string form = ClaimForm(*location);
+      if (form.size() > kMaxOwnedLocationBytes) continue;
+      forms.push_back(std::move(form));
+      asked.push_back(i);
+    }
+    SKADE_ASSIGN_OR_RAISE(auto found, store.FindOwnedLocations(forms));
+    for (size_t k = 0; k < asked.size(); ++k) owned[asked[k]] = found.at(k);
+    return owned;
+  };
+}
+
 bool SameOwnedRoots(const spec::TableMetadata& before, const spec::TableMetadata& after) {
   for (const char* property : {spec::kDataPath, spec::kMetadataPath}) {
     if (before.Property(property, "") != after.Property(property, "")) return false;

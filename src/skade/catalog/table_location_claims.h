@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "skade/catalog/location_policy.h"
+#include "skade/catalog/table_purge.h"
 #include "skade/io/file_io.h"
 #include "skade/io/location.h"
 #include "skade/spec/table_metadata.h"
@@ -32,6 +33,11 @@ std::string ClaimForm(const io::Location& location);
 /// No file system or object store has paths this long (Linux: 4096, S3 keys:
 /// 1024); the store's claims cost grows with the square of the length.
 inline constexpr size_t kMaxOwnedLocationBytes = 4096;
+
+/// For a purge (OwnedElsewhere): which files lie in a location a table
+/// owns now, asked of `store` in one read. A path longer than any storage
+/// has is no file: it is left alone, not looked up.
+OwnedElsewhere FilesOwnedByTables(store::CatalogStore& store, const LocationPolicy& policy);
 
 /// Whether `before` and `after` have the same location, data path and
 /// metadata path (the inputs of OwnedLocations).
