@@ -56,7 +56,8 @@ fuzz: setup
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-14 \
 	  -DCMAKE_CXX_COMPILER=clang++-14 -DSKADE_BUILD_FUZZERS=ON -DSKADE_WITH_ARROW=OFF \
 	  -DSKADE_BUILD_BENCH=OFF -DSKADE_SANITIZE=address
-	cmake --build build-fuzz --target metadata_json_fuzz manifest_fuzz rest_request_fuzz expression_fuzz
+	cmake --build build-fuzz --target metadata_json_fuzz manifest_fuzz rest_request_fuzz expression_fuzz \
+	  copy_delta_fuzz
 	scripts/fuzz.sh build-fuzz/bin $(FUZZ_SECONDS)
 
 format:

@@ -8,7 +8,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
 for pair in metadata_json_fuzz:metadata manifest_fuzz:manifest rest_request_fuzz:rest \
-  expression_fuzz:expression; do
+  expression_fuzz:expression copy_delta_fuzz:copy_delta; do
   target=${pair%%:*} seeds=tests/fuzz/corpus/${pair##*:}
   mkdir -p "$work/$target"
   cp -r "$seeds"/. "$work/$target"/

@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include "skade/util/copy_delta.h"
 #include "skade/util/zstd.h"
 
 namespace skade::store {
@@ -17,7 +18,10 @@ bool Holds(const JournaledFile& file, std::string_view bytes) {
 
 Result<std::string> DeltaContents(const JournaledFile& file, std::string_view base_text) {
   if (!file.delta) return file.contents;
-  auto contents = ZstdDecompressWithPrefix(file.delta->frame, base_text, file.delta->size);
+  const JournaledFile::Delta& delta = *file.delta;
+  auto contents = delta.format == JournaledFile::Delta::Format::kCopy
+                      ? ApplyCopyDelta(delta.bytes, base_text, delta.size)
+                      : ZstdDecompressWithPrefix(delta.bytes, base_text, delta.size);
   const std::string base = file.base ? file.base->location : std::string();
   if (!contents) {
     return Corruption("Cannot restore journaled file ", file.location, " from its difference to ",

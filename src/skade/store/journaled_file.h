@@ -26,7 +26,7 @@ struct JournalBase {
 /// journaled file is never rewritten with other bytes.
 ///
 /// Written, `contents` are the bytes as written (compressed if the file is),
-/// and a `base` lets the store keep them as a zstd frame against the base's
+/// and a `base` lets the store keep them as their difference from the base's
 /// text (a metadata file differs from its predecessor by a few hundred
 /// bytes, so the entry is that small, and costs less to make than the whole
 /// file compressed). Read back, such an entry has `base` (location only) and
@@ -38,7 +38,12 @@ struct JournalBase {
 /// (EmbeddedCatalog::ReleaseDeltasOn).
 struct JournaledFile {
   struct Delta {
-    std::string frame;  // zstd, against the base's text as prefix
+    enum class Format : uint8_t {
+      kZstd,  // one zstd frame with the base's text as prefix
+      kCopy,  // copies from the base's text and new bytes (util/copy_delta.h)
+    };
+    Format format = Format::kCopy;
+    std::string bytes;
     uint64_t size = 0;  // of the contents
     uint64_t hash = 0;  // XXH3-64 of the contents
 
@@ -68,7 +73,7 @@ uint64_t JournalHash(std::string_view contents);
 bool Holds(const JournaledFile& file, std::string_view bytes);
 
 /// A delta entry's contents, from its base's text; kCorruption when `base_text`
-/// is not the text it was made against (or the frame is damaged).
+/// is not the text it was made against (or the delta is damaged).
 Result<std::string> DeltaContents(const JournaledFile& file, std::string_view base_text);
 
 }  // namespace skade::store

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "skade/util/zstd.h"
 #include "testing/matchers.h"
 
 namespace skade::store::lmdb {
@@ -137,21 +138,29 @@ TEST(KeysTest, AFileWithABaseIsStoredAsItsDifference) {
   EXPECT_EQ(decoded->location, file.location);
   EXPECT_TRUE(decoded->contents.empty());
   ASSERT_TRUE(decoded->base && decoded->delta);
+  EXPECT_EQ(decoded->delta->format, JournaledFile::Delta::Format::kCopy);
   EXPECT_EQ(decoded->base->location, file.base->location);
   EXPECT_EQ(decoded->size(), next.size());
   EXPECT_TRUE(Holds(*decoded, next));
   EXPECT_FALSE(Holds(*decoded, base));
   EXPECT_FALSE(Holds(*decoded, next.substr(0, next.size() - 1)));
   EXPECT_EQ(*DeltaContents(*decoded, base), next);
-  // Against any other text the frame's checksum (or its size) fails.
-  EXPECT_THAT(DeltaContents(*decoded, next), IsError(ErrorKind::kCorruption));
+  // Against another text whose bytes differ where the file's are copied
+  // from, the recorded hash (or size) fails: never other bytes.
+  std::string other = base;
+  other[base.size() / 2] ^= 1;
+  EXPECT_THAT(DeltaContents(*decoded, other), IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(DeltaContents(*decoded, std::string(base.size(), 'z')),
+              IsError(ErrorKind::kCorruption));
   EXPECT_THAT(DeltaContents(*decoded, ""), IsError(ErrorKind::kCorruption));
-  // Damage to the sizes or the frame is caught too.
+  // Damage to the sizes or the delta is caught too.
   for (size_t at : {value.size() - 30, value.size() - 5}) {
     std::string damaged = value;
     damaged[at] ^= 0x21;
     auto read = DecodeJournaledFile(damaged);
-    if (read) EXPECT_THAT(DeltaContents(*read, base), IsError(ErrorKind::kCorruption)) << at;
+    if (read) {
+      EXPECT_THAT(DeltaContents(*read, base), IsError(ErrorKind::kCorruption)) << at;
+    }
   }
 
   // A base that shares nothing makes no larger a value than the file kept
@@ -171,6 +180,19 @@ TEST(KeysTest, AFileWithABaseIsStoredAsItsDifference) {
   EXPECT_EQ(kept->contents, noise);
   JournaledFile small{"file:///w/d.json", "{}", JournalBase{"file:///w/b.json", base_text}};
   EXPECT_FALSE(DecodeJournaledFile(EncodeJournaledFile(small))->delta);
+
+  // The base's bytes in another order, in pieces shorter than a copy
+  // delta's blocks: zstd's delta finds them.
+  std::string shuffled;
+  for (size_t piece = 0; piece * 16 + 16 <= base.size(); piece += 7) {
+    shuffled += base.substr((piece * 16 * 13) % (base.size() - 16), 16);
+  }
+  JournaledFile reordered{"file:///w/e.json", shuffled, JournalBase{"file:///w/b.json", base_text}};
+  auto zstd_delta = DecodeJournaledFile(EncodeJournaledFile(reordered));
+  ASSERT_THAT(zstd_delta, IsOk());
+  ASSERT_TRUE(zstd_delta->delta);
+  EXPECT_EQ(zstd_delta->delta->format, JournaledFile::Delta::Format::kZstd);
+  EXPECT_EQ(*DeltaContents(*zstd_delta, base), shuffled);
 }
 
 TEST(KeysTest, JournalValuesOfEarlierVersionsStillDecode) {
@@ -185,6 +207,31 @@ TEST(KeysTest, JournalValuesOfEarlierVersionsStillDecode) {
   ASSERT_TRUE(decoded);
   EXPECT_EQ(decoded->location, location);
   EXPECT_EQ(decoded->contents, "{\"format-version\": 2}");
+
+  // A delta as one zstd frame against its base (encoding 2), as every delta
+  // was before copy deltas.
+  const std::string base = std::string(3000, 'b') + "{\"format-version\": 2}";
+  const std::string next = std::string(3000, 'b') + "{\"format-version\": 3}";
+  const std::string base_location = "file:///w/ns/t/metadata/00000-x.metadata.json";
+  std::string zstd_delta = "\xff\xff\xff\xff\x02";
+  for (std::string_view text : {std::string_view(location), std::string_view(base_location)}) {
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      zstd_delta.push_back(static_cast<char>((text.size() >> shift) & 0xFF));
+    }
+    zstd_delta += text;
+  }
+  for (uint64_t field : {uint64_t{next.size()}, JournalHash(next)}) {
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      zstd_delta.push_back(static_cast<char>((field >> shift) & 0xFF));
+    }
+  }
+  zstd_delta += ZstdCompressWithPrefix(next, base, 1);
+  auto delta = DecodeJournaledFile(zstd_delta);
+  ASSERT_THAT(delta, IsOk());
+  ASSERT_TRUE(delta->delta && delta->base);
+  EXPECT_EQ(delta->delta->format, JournaledFile::Delta::Format::kZstd);
+  EXPECT_EQ(delta->base->location, base_location);
+  EXPECT_EQ(*DeltaContents(*delta, base), next);
 }
 
 TEST(KeysTest, DamagedJournalValuesAreCorruption) {

@@ -81,22 +81,24 @@ Result<std::vector<std::string>> DecodeStringList(std::string_view bytes, std::s
 /// repeats the location, and readers check it).
 std::string JournalKey(std::string_view location);
 /// A journal value: the tag 0xFFFFFFFF, an encoding byte (0: the bytes as
-/// they are, 1: one zstd frame of them, 2: a delta), the location (u32 BE
-/// length), then the bytes so encoded. Metadata JSON shrinks ~8x at zstd's
+/// they are, 1: one zstd frame of them, 2 and 3: a delta), the location (u32
+/// BE length), then the bytes so encoded. Metadata JSON shrinks ~8x at zstd's
 /// level 1 for ~1.3 ns a byte, which the store's sync and the disk no longer
 /// carry. A delta (a file written with a JournaledFile::base) follows the
 /// location with the base's location (u32 BE length), the contents' size and
-/// XXH3-64 (u64 BE each), then one zstd frame made against the base's text:
-/// a metadata file's next version shrinks to a few hundred bytes, at about a
-/// third of the level-1 cost. Values of earlier versions — the location, then
-/// the bytes, no tag (a location is never 4 GiB long) — still decode.
+/// XXH3-64 (u64 BE each), then the difference from the base's text: a copy
+/// delta (util/copy_delta.h; 3) when nearly all of the file is in its base,
+/// as a metadata file's next version is (a few hundred bytes, at ~0.1 ns a
+/// byte), else one zstd frame made against that text (2). Values of earlier
+/// versions — the location, then the bytes, no tag (a location is never
+/// 4 GiB long) — still decode.
 std::string EncodeJournaledFile(const JournaledFile& file);
 /// kCorruption for a value that is not one of EncodeJournaledFile's, or
 /// whose bytes decompress to more than `max_file_bytes`.
 Result<JournaledFile> DecodeJournaledFile(std::string_view bytes,
                                           size_t max_file_bytes = size_t{1} << 30);
 
-/// A journal value's location and base when it is a delta (encoding 2),
+/// A journal value's location and base when it is a delta (encoding 2 or 3),
 /// read from its header alone; nullopt for other values. Views into
 /// `bytes`. kCorruption as DecodeJournaledFile for a damaged header.
 struct JournaledDeltaHeader {

@@ -1,0 +1,140 @@
+#include "skade/util/copy_delta.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+
+#include "testing/matchers.h"
+
+namespace skade {
+namespace {
+
+using testing::IsError;
+
+// A metadata file's shape: a header, then many alike entries, then a log.
+std::string Metadata(int snapshots, int64_t updated_ms) {
+  std::string text = "{\"format-version\": 2, \"last-updated-ms\": " + std::to_string(updated_ms) +
+                     ", \"snapshots\": [";
+  for (int i = 0; i < snapshots; ++i) {
+    text += "{\"snapshot-id\": " + std::to_string(1000003 * i) +
+            ", \"summary\": {\"operation\": \"append\"}, \"manifest-list\": "
+            "\"file:///w/ns/t/metadata/snap.avro\"},";
+  }
+  text += "], \"metadata-log\": [";
+  for (int i = std::max(0, snapshots - 100); i < snapshots; ++i) {
+    text += "{\"metadata-file\": \"file:///w/ns/t/metadata/" + std::to_string(i) + ".json\"},";
+  }
+  return text + "]}";
+}
+
+std::string Rebuilt(std::string_view delta, std::string_view base, size_t size) {
+  auto rebuilt = ApplyCopyDelta(delta, base, size);
+  EXPECT_TRUE(rebuilt) << rebuilt.error().ToString();
+  return rebuilt ? *rebuilt : std::string();
+}
+
+TEST(CopyDeltaTest, ANextMetadataVersionIsAFewHundredBytes) {
+  // The next version: a field near the start changed, a snapshot appended,
+  // the log's first entry dropped and one appended.
+  const std::string base = Metadata(1000, 1796432270948);
+  const std::string next = Metadata(1001, 1796432271003);
+  std::string delta = EncodeCopyDelta(base, next, next.size() / 8);
+  ASSERT_FALSE(delta.empty());
+  EXPECT_LT(delta.size(), 600u);
+  EXPECT_EQ(Rebuilt(delta, base, next.size()), next);
+}
+
+TEST(CopyDeltaTest, EqualTextsAreOneCopy) {
+  const std::string text = Metadata(10, 1);
+  std::string delta = EncodeCopyDelta(text, text, 0);
+  EXPECT_LE(delta.size(), 4u);
+  EXPECT_EQ(Rebuilt(delta, text, text.size()), text);
+  // An empty target is an empty delta.
+  EXPECT_EQ(EncodeCopyDelta(text, "", 0), "");
+  EXPECT_EQ(Rebuilt("", text, 0), "");
+}
+
+TEST(CopyDeltaTest, StopsWhenMoreIsNewThanAllowed) {
+  const std::string base = Metadata(100, 1);
+  std::string noise;
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 8192; ++i) noise.push_back(static_cast<char>(random()));
+  EXPECT_EQ(EncodeCopyDelta(base, noise, noise.size() / 8), "");
+  // Allowed, it is one insert of the whole.
+  std::string whole = EncodeCopyDelta(base, noise, noise.size());
+  EXPECT_LE(whole.size(), noise.size() + 4);
+  EXPECT_EQ(Rebuilt(whole, base, noise.size()), noise);
+  EXPECT_EQ(Rebuilt(EncodeCopyDelta("", noise, noise.size()), "", noise.size()), noise);
+}
+
+TEST(CopyDeltaTest, RandomEditsRoundTrip) {
+  std::mt19937_64 random(42);
+  for (int round = 0; round < 300; ++round) {
+    // Text with repeats (as JSON has), then random inserts, deletes and
+    // replacements anywhere, the ends included.
+    std::string base;
+    size_t base_size = random() % 20000;
+    while (base.size() < base_size) {
+      base += random() % 3 == 0 ? std::string(random() % 100, 'x')
+                                : "{\"id\": " + std::to_string(random() % 1000) + "}, ";
+    }
+    std::string target = base;
+    size_t new_bytes = 0;
+    int edits = random() % 12;
+    for (int edit = edits; edit > 0; --edit) {
+      size_t at = target.empty() ? 0 : random() % (target.size() + 1);
+      size_t length = std::min<size_t>(random() % 300, target.size() - at);
+      std::string inserted(random() % 300, '\0');
+      for (char& c : inserted) c = static_cast<char>(random());
+      new_bytes += inserted.size();
+      switch (random() % 3) {
+        case 0:
+          target.insert(at, inserted);
+          break;
+        case 1:
+          target.erase(at, length);
+          break;
+        default:
+          target.replace(at, length, inserted);
+      }
+    }
+    std::string delta = EncodeCopyDelta(base, target, SIZE_MAX);
+    ASSERT_EQ(Rebuilt(delta, base, target.size()), target) << "round " << round;
+    // What did not change is copied: the delta holds the new bytes and a
+    // few ops and resynchronizing bytes per edit.
+    EXPECT_LE(delta.size(), new_bytes + 128 * edits + 16) << "round " << round;
+  }
+}
+
+TEST(CopyDeltaTest, DamagedDeltasAreCorruption) {
+  const std::string base = Metadata(50, 1);
+  const std::string next = Metadata(51, 2);
+  const std::string delta = EncodeCopyDelta(base, next, next.size());
+  ASSERT_FALSE(delta.empty());
+  for (size_t cut = 0; cut < delta.size(); ++cut) {
+    EXPECT_THAT(ApplyCopyDelta(delta.substr(0, cut), base, next.size()),
+                IsError(ErrorKind::kCorruption))
+        << cut;
+  }
+  // Another size; a base too short for its copies.
+  EXPECT_THAT(ApplyCopyDelta(delta, base, next.size() - 1), IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(ApplyCopyDelta(delta, base, next.size() + 1), IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(ApplyCopyDelta(delta, base.substr(0, base.size() / 2), next.size()),
+              IsError(ErrorKind::kCorruption));
+  // A copy that reaches past the base's end (offset overflow included), an
+  // insert past the delta's end, a varint longer than 64 bits.
+  const std::string far_copy = "\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01";
+  EXPECT_THAT(ApplyCopyDelta(far_copy, base, 4), IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(ApplyCopyDelta("\x08\x08", "0123456789", 4), IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(ApplyCopyDelta("\x09"
+                             "ab",
+                             base, 4),
+              IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(ApplyCopyDelta("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", base, 4),
+              IsError(ErrorKind::kCorruption));
+  EXPECT_EQ(Rebuilt("\x08\x06", "0123456789", 4), "6789");
+}
+
+}  // namespace
+}  // namespace skade
