@@ -39,8 +39,9 @@ size_t CommonLength(const char* a, const char* b, size_t max) {
   return n;
 }
 
-// The base's blocks by a hash of their bytes: one slot each (a later block
-// takes the slot of an earlier one that hashes alike), half the slots free.
+// The base's blocks by a hash of their bytes: one slot each (the first block
+// keeps a slot that others hash to, so a run of repeated bytes is found at
+// its start and copied whole), half the slots free.
 class BlockIndex {
  public:
   explicit BlockIndex(std::string_view base) : base_(base) {
@@ -50,7 +51,8 @@ class BlockIndex {
     shift_ = 64 - std::countr_zero(slots);
     slots_.assign(slots, 0);
     for (size_t offset = 0; offset + kBlock <= base.size(); offset += kBlock) {
-      slots_[Slot(base.data() + offset)] = static_cast<uint32_t>(offset + 1);
+      uint32_t& slot = slots_[Slot(base.data() + offset)];
+      if (slot == 0) slot = static_cast<uint32_t>(offset + 1);
     }
   }
 
@@ -145,7 +147,9 @@ std::string EncodeCopyDelta(std::string_view base, std::string_view target,
 Result<std::string> ApplyCopyDelta(std::string_view delta, std::string_view base, size_t size) {
   auto corrupt = [](std::string_view what) { return Corruption("Invalid copy delta: ", what); };
   std::string out;
-  out.reserve(size);
+  // `size` is only what the delta claims: reserve no more than the bytes a
+  // delta of this length plausibly makes, and grow if it makes more.
+  out.reserve(std::min(size, base.size() + delta.size()));
   while (!delta.empty()) {
     uint64_t tag = 0;
     if (!ConsumeVarint(&delta, &tag)) return corrupt("a truncated or overlong op");
