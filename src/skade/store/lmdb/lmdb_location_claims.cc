@@ -79,32 +79,32 @@ Status LocationClaims::CheckFree(const WriteTxn& txn, uint64_t table_id,
   }
   // An ancestor another table owns.
   for (std::string_view ancestor : Ancestors(location)) {
-    SKADE_ASSIGN_OR_RAISE(auto owner, OwnerOf(txn.raw(), ancestor, table_id));
-    if (owner) return Overlaps(identifier, location, ancestor);
+    SKADE_ASSIGN_OR_RAISE(bool owned, OwnedByAnother(txn.raw(), ancestor, table_id));
+    if (owned) return Overlaps(identifier, location, ancestor);
   }
   return OkStatus();
 }
 
-Result<std::optional<uint64_t>> LocationClaims::OwnerOf(MDB_txn* txn, std::string_view location,
-                                                        uint64_t table_id) const {
+Result<bool> LocationClaims::OwnedByAnother(MDB_txn* txn, std::string_view location,
+                                            uint64_t table_id) const {
   SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn, claims_));
   std::string owns = LocationClaimPrefix(location);
   owns.push_back(static_cast<char>(LocationClaimKind::kOwns));
   SKADE_ASSIGN_OR_RAISE(bool found, cursor.Seek(owns));
   while (found && cursor.key().starts_with(owns)) {
     SKADE_ASSIGN_OR_RAISE(auto claim, DecodeLocationClaimKey(cursor.key(), owns.size() - 1));
-    if (claim.second != table_id) return std::optional<uint64_t>(claim.second);
+    if (claim.second != table_id) return true;
     SKADE_ASSIGN_OR_RAISE(found, cursor.Next());
   }
-  return std::optional<uint64_t>();
+  return false;
 }
 
 Result<bool> LocationClaims::Owned(MDB_txn* txn, std::string_view location) const {
-  SKADE_ASSIGN_OR_RAISE(auto owner, OwnerOf(txn, location, 0));
-  if (owner) return true;
+  SKADE_ASSIGN_OR_RAISE(bool owned, OwnedByAnother(txn, location, 0));
+  if (owned) return true;
   for (std::string_view ancestor : Ancestors(location)) {
-    SKADE_ASSIGN_OR_RAISE(owner, OwnerOf(txn, ancestor, 0));
-    if (owner) return true;
+    SKADE_ASSIGN_OR_RAISE(owned, OwnedByAnother(txn, ancestor, 0));
+    if (owned) return true;
   }
   return false;
 }

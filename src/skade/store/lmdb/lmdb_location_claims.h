@@ -54,9 +54,8 @@ class LocationClaims {
   Result<std::optional<std::vector<std::string>>> OwnedBy(const WriteTxn& txn,
                                                           uint64_t table_id) const;
   /// Whether a table other than `table_id` (0: any) has a kOwns entry at
-  /// `location`; that table's id if so.
-  Result<std::optional<uint64_t>> OwnerOf(MDB_txn* txn, std::string_view location,
-                                          uint64_t table_id) const;
+  /// `location`.
+  Result<bool> OwnedByAnother(MDB_txn* txn, std::string_view location, uint64_t table_id) const;
   /// kForbidden if a table other than `table_id` owns a location
   /// overlapping `location`.
   Status CheckFree(const WriteTxn& txn, uint64_t table_id, const spec::TableIdentifier& identifier,
