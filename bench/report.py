@@ -216,6 +216,32 @@ def group_commit_detail(record: dict) -> str:
     return "".join(f"; {part}" for part in parts)
 
 
+def group_commit_ceiling_row(meta: dict, on: dict, off: dict) -> tuple:
+    """What the machine allows the group-commit ratio: every byte a commit writes (its metadata
+    file, the store's pages) reaches the disk sooner or later, so a sustained rate is at most the
+    disk's sequential write bandwidth (scripts/bench.sh, at the start) ÷ the bytes written per
+    commit; and at most the cores ÷ the CPU time per commit. Both are measured on the grouped
+    run; the lower, ÷ the ungrouped rate, is the most the ratio can be here."""
+    title = ("Commit, 16 committers on different tables: the machine's ceiling (the lower of disk "
+             "write bandwidth ÷ bytes written per commit and cores ÷ CPU per commit) ÷ group commit "
+             "off's commits/s")
+    bandwidth = float(meta.get("write_mb_s_start") or 0)
+    written = (on or {}).get("client_write_bytes_per_op")
+    cpu_us = (on or {}).get("client_cpu_us_per_op")
+    if not (bandwidth and written and cpu_us and off):
+        return (title, "not measured (no bandwidth probe, bytes or CPU per commit in this run)",
+                "≥ 5× for the target to be reachable", "not measured")
+    disk = bandwidth * 1e6 / written
+    cpu = int(meta.get("cores", 2)) * 1e6 / cpu_us
+    ceiling = min(disk, cpu)
+    ratio = ceiling / off["ops_per_sec"]
+    detail = (f"{fmt_ratio(ratio)} ({fmt_ops(ceiling)} vs {fmt_ops(off['ops_per_sec'])} commits/s; "
+              f"disk {bandwidth:,.0f} MB/s ÷ {written / 1024:,.0f} KiB = {fmt_ops(disk)} commits/s, "
+              f"cores ÷ {cpu_us:,.0f} µs CPU = {fmt_ops(cpu)} commits/s)")
+    return (title, detail, "≥ 5× for the target to be reachable",
+            "within reach" if ratio >= 5 else "out of reach on this machine")
+
+
 def single_committer_row(run: Run, meta: dict) -> tuple:
     """Issue 11: one committer's commit p50 at durability=immediate within 2× of the physical floor,
     two durable writes (the store's commit syncs its pages and then its meta page), each costed at
@@ -275,6 +301,7 @@ def target_rows(run: Run, meta: dict) -> list:
     if off and GROUP_COMMIT_SAME_BUILD in off.get("notes", ""):
         row = row[:3] + ("⚠️ not measurable: this build has no group-commit option (same build both ways)",)
     rows.append(row)
+    rows.append(group_commit_ceiling_row(meta, on, off))
     rows.append(single_committer_row(run, meta))
     rows += coalesce_summary.target_rows(run.measured + run.failed, run.selected,
                                          run.find("skade-embedded", "commit", 16, "same_table", "on"))
@@ -738,7 +765,8 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
         f"- **Machine**: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores; load average "
         f"{meta.get('load_start', '?')} at start, {meta.get('load_end', '?')} at end"
         + (f"; durable 4 KiB file create median {meta['fsync_ms_start']} ms at start, "
-           f"{meta.get('fsync_ms_end', '?')} ms at end" if "fsync_ms_start" in meta else ""),
+           f"{meta.get('fsync_ms_end', '?')} ms at end" if "fsync_ms_start" in meta else "")
+        + (f"; sequential write {meta['write_mb_s_start']} MB/s" if "write_mb_s_start" in meta else ""),
         f"- **Catalog**: {options.get('tables', '?')} tables, {options.get('tables_per_namespace', '?')} per "
         f"namespace; N = {options.get('threads', '?')} threads; per scenario at most "
         f"{options.get('ops', '?'):,} read ops / {options.get('commit_ops', '?'):,} write ops and "

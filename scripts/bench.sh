@@ -689,11 +689,34 @@ print(f"{statistics.median(samples):.2f}")
 ' "$work"
 }
 
+# The work directory's sequential write bandwidth in MB/s: 512 MiB in 1 MiB writes, then
+# fdatasync, the best of 3. Every file a commit writes reaches the disk sooner or later, so a
+# sustained commit rate is at most this ÷ the bytes each commit writes (report.py's ceiling rows).
+write_mb_s() {
+  python3 -c '
+import os, sys, time
+path = os.path.join(sys.argv[1], "bandwidth-probe")
+chunk = os.urandom(1 << 20)
+best = 0.0
+for _ in range(3):
+    began = time.perf_counter()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    for _ in range(512):
+        os.write(fd, chunk)
+    os.fdatasync(fd)
+    os.close(fd)
+    best = max(best, 512 * (1 << 20) / 1e6 / (time.perf_counter() - began))
+    os.unlink(path)
+print(f"{best:.0f}")
+' "$work"
+}
+
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)
 load_start=$(load)
 fsync_start=$(fsync_ms)
+write_mb_s_start=$(write_mb_s || true)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-log "run $run_id ($mode: $tables tables, $threads threads, load $load_start, fsync ${fsync_start} ms) -> $results"
+log "run $run_id ($mode: $tables tables, $threads threads, load $load_start, fsync ${fsync_start} ms, write ${write_mb_s_start} MB/s) -> $results"
 
 wants skade-embedded && bench_skade_embedded
 wants skade-rest && bench_skade_rest
@@ -771,7 +794,7 @@ META_RUN_ID=$run_id META_MODE=$mode META_STARTED=$started META_FINISHED=$(date -
   META_GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || true) \
   META_GIT_BRANCH=$(git rev-parse --abbrev-ref HEAD 2>/dev/null || true) META_CPU=$cpu META_CORES=$cores \
   META_LOAD_START=$load_start META_LOAD_END=$(load) META_TARGETS=$targets \
-  META_FSYNC_MS_START=$fsync_start META_FSYNC_MS_END=$(fsync_ms) \
+  META_FSYNC_MS_START=$fsync_start META_FSYNC_MS_END=$(fsync_ms) META_WRITE_MB_S_START=$write_mb_s_start \
   META_OPTIONS="{\"tables\": $tables, \"tables_per_namespace\": $per_ns, \"threads\": $threads, \"ops\": $ops, \"commit_ops\": $commit_ops, \"seconds\": $seconds, \"warmup\": $warmup}" \
   python3 -c '
 import json, os, sys
