@@ -107,6 +107,11 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
     from report import fmt_us
     two_syncs = fmt_us(2 * float(meta["fsync_ms_start"]) * 1000)
     assert f"vs {two_syncs} µs" in single and ("pass" in single or "fail" in single), single
+    # The group-commit ceiling: the run's own bandwidth probe and the grouped run's bytes and CPU.
+    assert float(meta["write_mb_s_start"]) > 0, meta
+    ceiling = next(line for line in report.splitlines() if "the machine's ceiling" in line)
+    assert f"disk {float(meta['write_mb_s_start']):,.0f} MB/s ÷" in ceiling, ceiling
+    assert "KiB =" in ceiling and "µs CPU =" in ceiling and "reach" in ceiling, ceiling
     assert "nessie | not run | not selected" in report and "| polaris | not obtainable |" in report
     writers = rest_writer_rows(report)
     assert len(writers) == 9, writers
