@@ -691,7 +691,7 @@ print(f"{statistics.median(samples):.2f}")
 
 # The work directory's sequential write bandwidth in MB/s: 512 MiB in 1 MiB writes, then
 # fdatasync, the best of 3. Every file a commit writes reaches the disk sooner or later, so a
-# sustained commit rate is at most this ÷ the bytes each commit writes (report.py's ceiling rows).
+# sustained commit rate is at most this ÷ the bytes each commit writes (report.py's group-commit ceiling).
 write_mb_s() {
   python3 -c '
 import os, sys, time
