@@ -143,7 +143,7 @@ int Plan(const std::string& warehouse, const std::string& name, const std::strin
   size_t tasks = 0;
   scan::PlanStats stats;
   for (int r = 0; r < reps; ++r) {
-    scan::ManifestCache cache;
+    cache::ManifestCache cache;
     auto start = std::chrono::steady_clock::now();
     auto plan = Check(scan::PlanScan(loaded.metadata, loaded.metadata_location, catalog->file_io(),
                                      options, &cache),
@@ -152,7 +152,7 @@ int Plan(const std::string& warehouse, const std::string& name, const std::strin
     tasks = plan.tasks.size();
     stats = plan.stats;
   }
-  scan::ManifestCache cache;
+  cache::ManifestCache cache;
   (void)Check(scan::PlanScan(loaded.metadata, loaded.metadata_location, catalog->file_io(), options,
                              &cache),
               "plan");
@@ -181,7 +181,7 @@ int Scan(const std::string& warehouse, const std::string& name, const std::strin
   int64_t rows = 0, bytes = 0, tasks = 0;
   for (int r = 0; r < reps; ++r) {
     auto start = std::chrono::steady_clock::now();
-    scan::ManifestCache cache;
+    cache::ManifestCache cache;
     auto plan = Check(
         scan::PlanTableScan(*catalog, id, catalog->file_io(), Options(where, threads), &cache),
         "plan");

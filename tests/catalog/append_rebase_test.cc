@@ -4,25 +4,26 @@
 // anything that is not a pure append on an unchanged table still conflicts.
 // The clients here are table:: operations, which write real manifests and
 // manifest lists as Iceberg Java does.
+#include "skade/catalog/append_rebase.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "catalog/staged_append.h"
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
-#include "skade/catalog/append_rebase.h"
 #include "skade/table/delete_files.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/snapshot_scan.h"
-#include "catalog/staged_append.h"
 #include "table/table_fixture.h"
 
 namespace skade::table {
 namespace {
 
+using skade::testing::StagedRequest;
 using testing::IsError;
 using testing::IsOk;
-using skade::testing::StagedRequest;
 
 class AppendRebaseTest : public testing::TableTest {
  protected:
@@ -41,11 +42,11 @@ class AppendRebaseTest : public testing::TableTest {
     return Table(table.identifier(), *loaded, catalog_, io_);
   }
 
-  // The request of an append of x.parquet (5 rows) staged on `base`; the
-  // update stays alive (it deletes its files when destroyed).
-  catalog::CommitTableRequest StaleAppend(const Table& base) {
+  // The request of an append of `name`.parquet (5 rows) staged on `base`;
+  // the update stays alive (it deletes its files when destroyed).
+  catalog::CommitTableRequest StaleAppend(const Table& base, const std::string& name = "x") {
     auto& append = updates_.emplace_back(std::make_unique<FastAppend>(base));
-    append->AppendFile(File(base, "x", 5));
+    append->AppendFile(File(base, name, 5));
     return StagedRequest(base, *append);
   }
 
@@ -113,6 +114,34 @@ TEST_F(AppendRebaseTest, StaleAppendCommitsOnTopWithItsOwnSnapshotAndManifests) 
   }
 }
 
+TEST_F(AppendRebaseTest, TheNextRebaseReadsTheBranchsListsFromTheCache) {
+  // Two clients append to the version they loaded, after a third moved main.
+  Table base = Appended(Create("t"), "a");
+  auto first = StaleAppend(base, "x");
+  auto second = StaleAppend(base, "y");
+  Appended(base, "b");
+  ASSERT_TRUE(catalog_->CommitTable(first));
+
+  // The second's base list was the first rebase's base, and its head's list
+  // is the one the first rebase wrote: neither is read again.
+  const cache::ManifestCache& lists = *catalog_->manifest_cache_ptr();
+  cache::ManifestCache::Stats before = lists.stats();
+  auto committed = catalog_->CommitTable(second);
+  ASSERT_TRUE(committed) << committed.error().ToString();
+  EXPECT_EQ(lists.stats().misses, before.misses);
+  EXPECT_EQ(lists.stats().hits, before.hits + 2);
+
+  Table result(base.identifier(), *committed, catalog_, io_);
+  EXPECT_EQ(LiveFiles(result),
+            (std::vector<std::string>{"a.parquet", "b.parquet", "x.parquet", "y.parquet"}));
+  // The list built on the cached one is the one on disk.
+  auto head = committed->metadata->CurrentSnapshot();
+  auto list = avro::ReadManifestList(*io_->ReadFile(head->manifest_list));
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->manifests.size(), 4u);
+  for (const auto& manifest : list->manifests) EXPECT_TRUE(Exists(manifest.manifest_path));
+}
+
 TEST_F(AppendRebaseTest, OffByTablePropertyTheStaleAppendConflicts) {
   Table base = Appended(Create("t", nullptr, {{catalog::kRebaseAppendsProperty, "false"}}), "a");
   auto request = StaleAppend(base);
@@ -161,8 +190,8 @@ TEST_F(AppendRebaseTest, ManifestListOutsideTheTableIsNeverReadAndConflicts) {
   Table base = Appended(Create("t"), "a");
   auto request = StaleAppend(base);
   Appended(base, "b");
-  for (std::string location : {dir_.Sub("elsewhere.avro"), StrCat(base.metadata().location,
-                                                                   "/metadata/missing.avro")}) {
+  for (std::string location :
+       {dir_.Sub("elsewhere.avro"), StrCat(base.metadata().location, "/metadata/missing.avro")}) {
     auto snapshot = std::make_shared<spec::Snapshot>(
         *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot);
     snapshot->manifest_list = location;

@@ -40,8 +40,8 @@ class OperationsEndpointsTest : public ::testing::Test {
     ASSERT_TRUE(opened) << opened.error().ToString();
     catalog_ = *opened;
     registry_ = std::make_shared<metrics::Registry>();
-    scan::ManifestCacheOptions cache;
-    manifest_cache_ = std::make_shared<scan::ManifestCache>(cache);
+    cache::ManifestCacheOptions cache;
+    manifest_cache_ = std::make_shared<cache::ManifestCache>(cache);
     ASSERT_TRUE(RegisterCatalogMetrics(*registry_, *catalog_, manifest_cache_.get()));
     ReadinessOptions probe;
     probe.interval_ms = 3'600'000;
@@ -115,7 +115,7 @@ class OperationsEndpointsTest : public ::testing::Test {
   std::string store_ = dir_.Sub("store");
   std::shared_ptr<catalog::EmbeddedCatalog> catalog_;
   std::shared_ptr<metrics::Registry> registry_;
-  std::shared_ptr<scan::ManifestCache> manifest_cache_;
+  std::shared_ptr<cache::ManifestCache> manifest_cache_;
   std::shared_ptr<ReadinessProbe> readiness_;
   std::shared_ptr<CatalogService> service_;
   simdjson::dom::parser parser_;

@@ -163,7 +163,7 @@ class ScanPlanningRoutesTest : public testing::RestServiceTest {
   }
 
   const spec::TableIdentifier kTable{{"n"}, "t"};
-  std::shared_ptr<scan::ManifestCache> cache_ = std::make_shared<scan::ManifestCache>();
+  std::shared_ptr<cache::ManifestCache> cache_ = std::make_shared<cache::ManifestCache>();
   int files_ = 0;
 };
 

@@ -127,7 +127,7 @@ TEST_F(TableScanTest, PlansEveryFileThatMatchesAgainstBruteForce) {
     ASSERT_THAT(committed, IsOk());
     table = *committed;
   }
-  ManifestCache cache;
+  cache::ManifestCache cache;
   int64_t pruned = 0, planned = 0;
   for (int i = 0; i < 400; ++i) {
     ScanOptions options;
@@ -324,7 +324,7 @@ TEST_F(TableScanTest, ManifestCacheReadsEachManifestOnceAcrossConcurrentPlans) {
                  .AppendFile(Describe(table, "f" + std::to_string(i), {SimpleRow(i, "eu")}))
                  .Commit();
   }
-  ManifestCache cache;
+  cache::ManifestCache cache;
   std::vector<std::thread> threads;
   std::atomic<int> failures{0};
   for (int t = 0; t < 8; ++t) {
@@ -340,7 +340,7 @@ TEST_F(TableScanTest, ManifestCacheReadsEachManifestOnceAcrossConcurrentPlans) {
   EXPECT_EQ(failures.load(), 0);
   // One manifest list and five manifests, each read once.
   EXPECT_EQ(counting->TotalReads(), 6);
-  ManifestCache::Stats stats = cache.stats();
+  cache::ManifestCache::Stats stats = cache.stats();
   EXPECT_EQ(stats.entries, 6u);
   EXPECT_EQ(stats.misses, 6u);
   EXPECT_GT(stats.hits, 0u);
@@ -355,7 +355,7 @@ TEST_F(TableScanTest, ManifestCacheStaysWithinItsBound) {
                  .Commit();
   }
   // 4 KiB per shard: a few of these manifests each (one weighs ~2-3 KiB).
-  ManifestCache cache(ManifestCacheOptions{.capacity_bytes = 64 * 1024});
+  cache::ManifestCache cache(cache::ManifestCacheOptions{.capacity_bytes = 64 * 1024});
   for (int i = 0; i < 3; ++i) {
     auto plan = PlanScan(table.metadata_ptr(), table.metadata_location(), *io_, {}, &cache);
     ASSERT_THAT(plan, IsOk());

@@ -170,7 +170,14 @@ Status ManifestListWriter::Add(const spec::ManifestFile& manifest) {
       prepared.min_sequence_number = options_.sequence_number;
     }
   }
-  if (options_.format_version >= 3) {
+  if (options_.format_version == 1) {
+    // Not in a v1 list: read back as the spec's defaults.
+    prepared.sequence_number = 0;
+    prepared.min_sequence_number = 0;
+  }
+  if (options_.format_version < 3) {
+    prepared.first_row_id.reset();  // not in the schema before v3
+  } else {
     if (!is_data) {
       prepared.first_row_id.reset();
     } else if (!prepared.first_row_id) {
@@ -184,6 +191,16 @@ Status ManifestListWriter::Add(const spec::ManifestFile& manifest) {
   SKADE_RETURN_NOT_OK(writer_->EndDatum());
   manifests_.push_back(std::move(prepared));
   return OkStatus();
+}
+
+ManifestListMetadata ManifestListWriter::metadata() const {
+  ManifestListMetadata metadata;
+  metadata.format_version = options_.format_version;
+  metadata.snapshot_id = options_.snapshot_id;
+  metadata.parent_snapshot_id = options_.parent_snapshot_id;
+  if (options_.format_version >= 2) metadata.sequence_number = options_.sequence_number;
+  if (options_.format_version >= 3) metadata.first_row_id = options_.first_row_id;
+  return metadata;
 }
 
 Result<std::string> ManifestListWriter::Finish() { return writer_->Finish(); }

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "skade/avro/container_writer.h"
+#include "skade/avro/manifest_list_reader.h"
 #include "skade/io/file_io.h"
 #include "skade/spec/manifest_file.h"
 #include "skade/util/result.h"
@@ -55,8 +56,13 @@ class ManifestListWriter {
   /// kInvalidArgument and leave the writer usable.
   Status Add(const spec::ManifestFile& manifest);
 
-  /// The manifests as written, with assigned sequence numbers and row ids.
+  /// The manifests as written, with assigned sequence numbers and row ids:
+  /// what ReadManifestList reads back (v1 without sequence numbers, v1 and
+  /// v2 without row ids).
   const std::vector<spec::ManifestFile>& manifests() const { return manifests_; }
+
+  /// The file's metadata as ReadManifestList reads it back.
+  ManifestListMetadata metadata() const;
 
   /// v3: the row id after the last one assigned.
   int64_t next_row_id() const { return next_row_id_; }

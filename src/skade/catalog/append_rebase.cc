@@ -1,7 +1,9 @@
 #include "skade/catalog/append_rebase.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
-#include <map>
+#include <string_view>
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
@@ -110,19 +112,25 @@ Result<spec::SnapshotPtr> BranchHead(const spec::TableMetadata& current,
                     append.asserted->ref, " (", head->snapshot_id, ")");
 }
 
-// Where RebaseAppend reads: the table's files, and the lists earlier
-// rebases of the same batch will write.
+// Where RebaseAppend reads: the table's files, the lists earlier rebases of
+// the same batch will write, and the cache of parsed manifest lists.
 struct Files {
   io::FileIO& io;
   const TableFileScope& scope;
   const std::vector<UnsyncedFile>& pending;
+  cache::ManifestCache& lists;
 };
+
+const UnsyncedFile* Pending(const Files& files, const std::string& location) {
+  for (const UnsyncedFile& file : files.pending) {
+    if (file.location == location) return &file;
+  }
+  return nullptr;
+}
 
 // A client-named file, read only inside the table's scope.
 Result<std::string> ReadTableFile(const Files& files, const std::string& location) {
-  for (const UnsyncedFile& file : files.pending) {
-    if (file.location == location) return file.contents;
-  }
+  if (const UnsyncedFile* pending = Pending(files, location)) return pending->contents;
   auto allowed = files.scope.Check(location);
   if (!allowed) return NotRebased(allowed.error().message);
   auto bytes = files.io.ReadFileUpTo(location, kMaxMetadataReadBytes);
@@ -130,19 +138,49 @@ Result<std::string> ReadTableFile(const Files& files, const std::string& locatio
   return bytes;
 }
 
-Result<std::vector<spec::ManifestFile>> ReadManifests(const Files& files,
-                                                      const spec::Snapshot& snapshot) {
-  if (snapshot.manifest_list.empty()) {
+// A manifest list as written, parsed: the client's (read inside the
+// table's scope) or one of this batch's rebases.
+Result<std::shared_ptr<const avro::ManifestList>> ParseList(const Files& files,
+                                                            const std::string& location) {
+  SKADE_ASSIGN_OR_RAISE(std::string bytes, ReadTableFile(files, location));
+  auto list = avro::ReadManifestList(bytes);
+  if (!list) return NotRebased("cannot read ", location, ": ", list.error().message);
+  return std::make_shared<const avro::ManifestList>(std::move(*list));
+}
+
+// A committed snapshot's manifest list: from the cache, where the rebase
+// that wrote it (maybe one of this batch, not written yet) or the last one
+// that read it left it — each rebase reads its head's list and its base's,
+// which was a head before — else read into it. Inside the table's scope
+// either way.
+Result<std::shared_ptr<const avro::ManifestList>> CommittedList(const Files& files,
+                                                                const std::string& location) {
+  auto allowed = files.scope.Check(location);
+  if (!allowed) return NotRebased(allowed.error().message);
+  if (auto cached = files.lists.CachedManifestList(location)) return cached;
+  if (Pending(files, location)) return ParseList(files, location);
+  auto list = files.lists.ManifestList(files.io, location, kMaxMetadataReadBytes);
+  if (!list) return NotRebased("cannot read ", location, ": ", list.error().message);
+  return std::move(*list);
+}
+
+// Whose manifest list ReadManifests reads. The client's new one is not
+// cached: the rebase replaces it.
+enum class ListOf { kCommitted, kClient };
+
+Result<std::shared_ptr<const avro::ManifestList>> ReadManifests(const Files& files,
+                                                                const spec::Snapshot& snapshot,
+                                                                ListOf whose) {
+  const std::string& location = snapshot.manifest_list;
+  if (location.empty()) {
     return NotRebased("snapshot ", snapshot.snapshot_id, " has no manifest list");
   }
-  SKADE_ASSIGN_OR_RAISE(std::string bytes, ReadTableFile(files, snapshot.manifest_list));
-  auto list = avro::ReadManifestList(bytes);
-  if (!list) return NotRebased("cannot read ", snapshot.manifest_list, ": ", list.error().message);
+  SKADE_ASSIGN_OR_RAISE(auto list, whose == ListOf::kCommitted ? CommittedList(files, location)
+                                                               : ParseList(files, location));
   if (list->metadata.snapshot_id && *list->metadata.snapshot_id != snapshot.snapshot_id) {
-    return NotRebased(snapshot.manifest_list, " is not the manifest list of snapshot ",
-                      snapshot.snapshot_id);
+    return NotRebased(location, " is not the manifest list of snapshot ", snapshot.snapshot_id);
   }
-  return std::move(list->manifests);
+  return list;
 }
 
 // A manifest the appended snapshot wrote: data files it added, nothing else,
@@ -189,25 +227,25 @@ Status CheckNewManifest(const Files& files, const spec::TableMetadata& current,
 Result<std::vector<spec::ManifestFile>> NewManifests(const Files& files,
                                                      const spec::TableMetadata& current,
                                                      const AppendRequest& append) {
-  std::map<std::string, spec::ManifestFile> inherited;
+  std::shared_ptr<const avro::ManifestList> base;
+  absl::flat_hash_map<std::string_view, const spec::ManifestFile*> inherited;
   if (append.asserted->snapshot_id) {
-    spec::SnapshotPtr base = current.SnapshotById(*append.asserted->snapshot_id);
-    SKADE_ASSIGN_OR_RAISE(auto manifests, ReadManifests(files, *base));
-    for (auto& manifest : manifests) {
-      std::string path = manifest.manifest_path;
-      inherited.emplace(std::move(path), std::move(manifest));
+    spec::SnapshotPtr snapshot = current.SnapshotById(*append.asserted->snapshot_id);
+    SKADE_ASSIGN_OR_RAISE(base, ReadManifests(files, *snapshot, ListOf::kCommitted));
+    for (const spec::ManifestFile& manifest : base->manifests) {
+      inherited.emplace(manifest.manifest_path, &manifest);
     }
   }
-  SKADE_ASSIGN_OR_RAISE(auto listed, ReadManifests(files, *append.snapshot));
+  SKADE_ASSIGN_OR_RAISE(auto listed, ReadManifests(files, *append.snapshot, ListOf::kClient));
   std::vector<spec::ManifestFile> added;
-  for (auto& manifest : listed) {
+  for (const spec::ManifestFile& manifest : listed->manifests) {
     auto it = inherited.find(manifest.manifest_path);
     if (it == inherited.end()) {
       SKADE_RETURN_NOT_OK(CheckNewManifest(files, current, *append.snapshot, manifest));
-      added.push_back(std::move(manifest));
+      added.push_back(manifest);
       continue;
     }
-    if (it->second != manifest) {
+    if (*it->second != manifest) {
       return NotRebased("manifest ", manifest.manifest_path, " of the base snapshot was changed");
     }
     inherited.erase(it);
@@ -243,7 +281,7 @@ Result<RebasedAppend> Rebase(const CommitTableRequest& request, const spec::Tabl
   }
   SKADE_ASSIGN_OR_RAISE(spec::SnapshotPtr head, BranchHead(current, append));
   SKADE_ASSIGN_OR_RAISE(auto added, NewManifests(files, current, append));
-  SKADE_ASSIGN_OR_RAISE(auto existing, ReadManifests(files, *head));
+  SKADE_ASSIGN_OR_RAISE(auto existing, ReadManifests(files, *head, ListOf::kCommitted));
 
   auto rebased = std::make_shared<spec::Snapshot>(snapshot);
   rebased->parent_snapshot_id = head->snapshot_id;
@@ -268,12 +306,18 @@ Result<RebasedAppend> Rebase(const CommitTableRequest& request, const spec::Tabl
     manifest.first_row_id.reset();
     SKADE_RETURN_NOT_OK(writer->Add(manifest));
   }
-  for (const spec::ManifestFile& manifest : existing) SKADE_RETURN_NOT_OK(writer->Add(manifest));
+  for (const spec::ManifestFile& manifest : existing->manifests) {
+    SKADE_RETURN_NOT_OK(writer->Add(manifest));
+  }
   if (v3) {
     rebased->first_row_id = current.next_row_id;
     rebased->added_rows = writer->next_row_id() - current.next_row_id;
   }
   SKADE_ASSIGN_OR_RAISE(std::string bytes, writer->Finish());
+  // The next rebase reads it as its head's list.
+  files.lists.InsertManifestList(rebased->manifest_list,
+                                 std::make_shared<const avro::ManifestList>(
+                                     avro::ManifestList{writer->metadata(), writer->manifests()}));
 
   RebasedAppend result;
   result.updates.push_back(spec::AddSnapshot{rebased});
@@ -289,8 +333,9 @@ Result<RebasedAppend> Rebase(const CommitTableRequest& request, const spec::Tabl
 Result<RebasedAppend> RebaseAppend(const CommitTableRequest& request,
                                    const spec::TableMetadata& current, const Error& ref_failure,
                                    io::FileIO& io, const TableFileScope& scope,
-                                   const std::vector<UnsyncedFile>& pending) {
-  auto rebased = Rebase(request, current, Files{io, scope, pending});
+                                   const std::vector<UnsyncedFile>& pending,
+                                   cache::ManifestCache& lists) {
+  auto rebased = Rebase(request, current, Files{io, scope, pending, lists});
   if (rebased) return rebased;
   Error error = ref_failure;
   StrAppend(&error.message, "; not rebased: ", rebased.error().message);

@@ -34,13 +34,16 @@
 //     data manifests this snapshot added with only ADDED entries whose
 //     sequence numbers (and v3 row ids) are left to inheritance — so they
 //     take the rebased snapshot's.
-// Reads go through `io` (or `pending`); nothing is written here — the caller writes the
-// returned manifest list with the commit. Thread-safe (stateless).
+// Reads go through `io` (or `pending`); the committed snapshots' manifest
+// lists through `lists`, where each rebase leaves the list it made (the next
+// rebase's head). Nothing is written here — the caller writes the returned
+// manifest list with the commit. Thread-safe (stateless).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "skade/cache/manifest_cache.h"
 #include "skade/catalog/catalog.h"
 #include "skade/catalog/table_file_scope.h"
 #include "skade/io/file_io.h"
@@ -76,6 +79,7 @@ struct RebasedAppend {
 Result<RebasedAppend> RebaseAppend(const CommitTableRequest& request,
                                    const spec::TableMetadata& current, const Error& ref_failure,
                                    io::FileIO& io, const TableFileScope& scope,
-                                   const std::vector<UnsyncedFile>& pending);
+                                   const std::vector<UnsyncedFile>& pending,
+                                   cache::ManifestCache& lists);
 
 }  // namespace skade::catalog

@@ -129,6 +129,8 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   cache::MetadataCacheOptions cache_options;
   cache_options.capacity_bytes = options.metadata_cache_bytes;
   SKADE_ASSIGN_OR_RAISE(catalog->metadata_cache_, cache::MetadataCache::Make(cache_options));
+  catalog->manifest_cache_ =
+      options.manifest_cache ? options.manifest_cache : std::make_shared<cache::ManifestCache>();
   store::CatalogStoreOptions store_options;
   store_options.durability = options.durability;
   store_options.group_commit = options.group_commit;
@@ -599,7 +601,7 @@ Result<spec::TableMetadataPtr> EmbeddedCatalog::ApplyRequest(const CommitTableRe
     SKADE_ASSIGN_OR_RAISE(
         RebasedAppend rebased,
         RebaseAppend(request, *at, holds.error(), *io_, TableFileScope(*at, *location_policy_),
-                     commit->rebased_manifest_lists));
+                     commit->rebased_manifest_lists, *manifest_cache_));
     SKADE_ASSIGN_OR_RAISE(auto metadata, ApplyUpdates(rebased.updates, at, log_location, commit));
     commit->rebased_manifest_lists.push_back(std::move(rebased.manifest_list));
     commit->replaced_files.push_back(std::move(rebased.replaced_manifest_list));

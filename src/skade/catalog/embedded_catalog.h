@@ -38,6 +38,7 @@
 #include <span>
 #include <string>
 
+#include "skade/cache/manifest_cache.h"
 #include "skade/cache/metadata_cache.h"
 #include "skade/catalog/catalog.h"
 #include "skade/catalog/commit_log_retention.h"
@@ -97,6 +98,11 @@ struct EmbeddedCatalogOptions {
   io::FileIOProperties file_io_properties;
   /// Bytes of parsed metadata kept in memory, from 10 MiB to 1 GiB.
   size_t metadata_cache_bytes = 128ull << 20;
+  /// Parsed manifest lists: the server-side rebase of appends reads the
+  /// branch's lists here and leaves the ones it writes (append_rebase.h).
+  /// Share the process's scan-planning cache; null makes one of the default
+  /// size (filled only by rebases).
+  std::shared_ptr<cache::ManifestCache> manifest_cache;
   /// Coalesce concurrent commits to different tables into one store
   /// transaction and one sync. Off, every commit syncs on its own.
   bool group_commit = true;
@@ -203,6 +209,10 @@ class EmbeddedCatalog : public Catalog {
   /// from the store. Errors are also logged; the failed files are retried.
   Status Flush();
   const cache::MetadataCache& metadata_cache() const { return *metadata_cache_; }
+  /// EmbeddedCatalogOptions::manifest_cache, or the one Open made.
+  const std::shared_ptr<cache::ManifestCache>& manifest_cache_ptr() const {
+    return manifest_cache_;
+  }
   index::CommitLogIndex& commit_log_index() { return *commit_log_index_; }
   /// Commits waiting for a batch of their table (table_commit_queue.h).
   size_t queued_commits() const { return commit_queue_.waiting(); }
@@ -314,6 +324,7 @@ class EmbeddedCatalog : public Catalog {
   std::unique_ptr<TablePointerMirror> mirror_;
   std::unique_ptr<index::CommitLogIndex> commit_log_index_;
   std::unique_ptr<cache::MetadataCache> metadata_cache_;
+  std::shared_ptr<cache::ManifestCache> manifest_cache_;
   std::unique_ptr<MetadataFlusher> flusher_;
   std::unique_ptr<CommitLogRetention> retention_;
   std::array<std::mutex, 64> table_locks_;

@@ -11,8 +11,10 @@
 namespace skade::cli {
 
 Result<std::shared_ptr<catalog::EmbeddedCatalog>> CliContext::OpenCatalog(
-    bool long_running, bool recover_journal, int64_t commit_log_retention_ms) const {
+    bool long_running, bool recover_journal, int64_t commit_log_retention_ms,
+    std::shared_ptr<cache::ManifestCache> manifest_cache) const {
   catalog::EmbeddedCatalogOptions options;
+  options.manifest_cache = std::move(manifest_cache);
   options.commit_log_retention_ms = commit_log_retention_ms;
   options.commit_log_index.background = long_running;
   options.recover_journal = recover_journal;

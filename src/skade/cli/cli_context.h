@@ -32,10 +32,11 @@ struct CliContext {
   /// `recover_journal`, opening changes nothing in the warehouse
   /// (EmbeddedCatalogOptions::recover_journal). A positive
   /// `commit_log_retention_ms` runs the commit log's retention
-  /// (EmbeddedCatalogOptions::commit_log_retention_ms).
+  /// (EmbeddedCatalogOptions::commit_log_retention_ms). `manifest_cache`:
+  /// EmbeddedCatalogOptions::manifest_cache.
   Result<std::shared_ptr<catalog::EmbeddedCatalog>> OpenCatalog(
-      bool long_running = false, bool recover_journal = true,
-      int64_t commit_log_retention_ms = 0) const;
+      bool long_running = false, bool recover_journal = true, int64_t commit_log_retention_ms = 0,
+      std::shared_ptr<cache::ManifestCache> manifest_cache = nullptr) const;
 
   /// The warehouse FileIO's properties from the flags above.
   Result<io::FileIOProperties> FileIOProperties() const;

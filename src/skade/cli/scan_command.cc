@@ -116,7 +116,7 @@ Status Scan(const CliContext& context, const ScanArgs& args) {
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
   // Manifest paths come from whoever committed to the table (a REST client).
   options.file_policy = &catalog->location_policy();
-  scan::ManifestCache cache;
+  cache::ManifestCache cache;
   SKADE_ASSIGN_OR_RAISE(
       scan::ScanPlan plan,
       scan::PlanTableScan(*catalog, identifier, catalog->file_io(), options, &cache));

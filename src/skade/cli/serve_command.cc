@@ -53,7 +53,7 @@ struct ServeArgs {
   int vended_credentials_seconds = 3600;
   std::string vended_role_arn;
   int scan_tasks_per_response = rest::ScanPlanningOptions{}.tasks_per_response;
-  int manifest_cache_mb = static_cast<int>(scan::ManifestCacheOptions{}.capacity_bytes >> 20);
+  int manifest_cache_mb = static_cast<int>(cache::ManifestCacheOptions{}.capacity_bytes >> 20);
   std::string commit_log_retention = "0";
   std::string metrics_auth = "none";
   int shutdown_delay_seconds = 0;
@@ -218,10 +218,15 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   if (!retention) {
     return InvalidArgument("--commit-log-retention: ", retention.error().message);
   }
+  // One manifest cache for the process: every plan of every request and the
+  // catalog's rebases of appends share it.
+  cache::ManifestCacheOptions manifest_cache;
+  manifest_cache.capacity_bytes = static_cast<size_t>(args.manifest_cache_mb) << 20;
   SKADE_ASSIGN_OR_RAISE(
       auto catalog, context.OpenCatalog(
                         /*long_running=*/true, /*recover_journal=*/true,
-                        std::chrono::duration_cast<std::chrono::milliseconds>(*retention).count()));
+                        std::chrono::duration_cast<std::chrono::milliseconds>(*retention).count(),
+                        std::make_shared<cache::ManifestCache>(manifest_cache)));
   SKADE_ASSIGN_OR_RAISE(auto storage, StorageAccessFor(context, args));
   const bool vending = static_cast<bool>(storage.vendor);
   rest::ScanPlanningOptions scan_planning;
@@ -229,10 +234,7 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   // The catalog's own policy, kept alive by the catalog.
   scan_planning.file_policy =
       std::shared_ptr<const catalog::LocationPolicy>(catalog, &catalog->location_policy());
-  // One cache for the process: every plan of every request shares it.
-  scan::ManifestCacheOptions cache;
-  cache.capacity_bytes = static_cast<size_t>(args.manifest_cache_mb) << 20;
-  scan_planning.manifest_cache = std::make_shared<scan::ManifestCache>(cache);
+  scan_planning.manifest_cache = catalog->manifest_cache_ptr();
   scan_planning.tasks_per_response = static_cast<size_t>(args.scan_tasks_per_response);
   // Health and metrics (operations_endpoints.h): the registry reads the
   // catalog, its caches and (once started) the server at each scrape.

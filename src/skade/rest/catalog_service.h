@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 
+#include "skade/cache/manifest_cache.h"
 #include "skade/catalog/catalog.h"
 #include "skade/catalog/location_policy.h"
 #include "skade/rest/authenticator.h"
@@ -20,7 +21,6 @@
 #include "skade/rest/routes.h"
 #include "skade/rest/scan_plan_store.h"
 #include "skade/rest/storage_access.h"
-#include "skade/scan/manifest_cache.h"
 
 namespace skade::rest {
 
@@ -34,7 +34,7 @@ struct ScanPlanningOptions {
   /// `io`: the routes answer 501.
   std::shared_ptr<const catalog::LocationPolicy> file_policy;
   /// Shared with everything else in the process that plans; null: none.
-  std::shared_ptr<scan::ManifestCache> manifest_cache;
+  std::shared_ptr<cache::ManifestCache> manifest_cache;
   /// A plan of at most this many tasks is answered in full; a larger one is
   /// held (ScanPlanStore) and handed out as plan tasks of this many each.
   size_t tasks_per_response = 1000;

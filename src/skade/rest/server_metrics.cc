@@ -16,9 +16,9 @@ using metrics::MetricType;
 // One series per cache layer, from `read` of each cache's statistics.
 Status AddCacheFamily(metrics::Registry& registry, std::string name, std::string help,
                       MetricType type, const catalog::EmbeddedCatalog& catalog,
-                      const scan::ManifestCache* manifest_cache,
+                      const cache::ManifestCache* manifest_cache,
                       std::function<double(const cache::MetadataCache::Stats&)> metadata,
-                      std::function<double(const scan::ManifestCache::Stats&)> manifest) {
+                      std::function<double(const cache::ManifestCache::Stats&)> manifest) {
   return registry.AddCallback(
       std::move(name), std::move(help), type, {"cache"},
       [&catalog, manifest_cache, metadata, manifest] {
@@ -62,7 +62,7 @@ Status AddCommitLogGauge(metrics::Registry& registry, std::string name, std::str
 }  // namespace
 
 Status RegisterCatalogMetrics(metrics::Registry& registry, catalog::EmbeddedCatalog& catalog,
-                              const scan::ManifestCache* manifest_cache) {
+                              const cache::ManifestCache* manifest_cache) {
   SKADE_RETURN_NOT_OK(registry.AddCallback(
       "skade_build_info", "Always 1; the labels say which skade and which durability",
       MetricType::kGauge, {"version", "durability"}, [&catalog] {
@@ -141,7 +141,7 @@ Status RegisterCatalogMetrics(metrics::Registry& registry, catalog::EmbeddedCata
 
   // The caches.
   using MetadataStats = cache::MetadataCache::Stats;
-  using ManifestStats = scan::ManifestCache::Stats;
+  using ManifestStats = cache::ManifestCache::Stats;
   SKADE_RETURN_NOT_OK(AddCacheFamily(
       registry, "skade_cache_hits_total", "Cache lookups that found the entry, per cache layer",
       MetricType::kCounter, catalog, manifest_cache, [](const MetadataStats& s) { return s.hits; },

@@ -10,11 +10,11 @@
 // registry is.
 #pragma once
 
+#include "skade/cache/manifest_cache.h"
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/metrics/registry.h"
 #include "skade/rest/http/http_server.h"
 #include "skade/rest/readiness_probe.h"
-#include "skade/scan/manifest_cache.h"
 #include "skade/util/result.h"
 
 namespace skade::rest {
@@ -28,7 +28,7 @@ namespace skade::rest {
 /// {cache="metadata"|"manifest"}. `manifest_cache` may be null (no manifest
 /// series then).
 Status RegisterCatalogMetrics(metrics::Registry& registry, catalog::EmbeddedCatalog& catalog,
-                              const scan::ManifestCache* manifest_cache);
+                              const cache::ManifestCache* manifest_cache);
 
 /// skade_http_open_connections, skade_http_max_connections and
 /// skade_http_handler_pool_pending.

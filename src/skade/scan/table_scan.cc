@@ -202,7 +202,7 @@ class ReadScope {
 // `lists` keeps the manifest lists the pointers point into.
 Status ListManifests(const ScanPlan& plan, const std::vector<spec::SnapshotPtr>& appends,
                      const SnapshotIdSet& range, const ReadScope& scope, io::FileIO& io,
-                     ManifestCache& cache,
+                     cache::ManifestCache& cache,
                      std::vector<std::shared_ptr<const avro::ManifestList>>& lists,
                      std::vector<const spec::ManifestFile*>& manifests) {
   std::vector<spec::SnapshotPtr> snapshots =
@@ -233,7 +233,7 @@ Status ListManifests(const ScanPlan& plan, const std::vector<spec::SnapshotPtr>&
 }
 
 Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadata_location,
-                            io::FileIO& io, const ScanOptions& options, ManifestCache* cache,
+                            io::FileIO& io, const ScanOptions& options, cache::ManifestCache* cache,
                             spec::SchemaPtr table_schema) {
   int64_t started = MonotonicMicros();
   if (!metadata) return InvalidArgument("no table metadata to scan");
@@ -267,8 +267,8 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
     return plan;
   }
 
-  ManifestCache uncached(ManifestCacheOptions{.capacity_bytes = 0});
-  ManifestCache& manifests = cache ? *cache : uncached;
+  cache::ManifestCache uncached(cache::ManifestCacheOptions{.capacity_bytes = 0});
+  cache::ManifestCache& manifests = cache ? *cache : uncached;
   std::vector<std::shared_ptr<const avro::ManifestList>> lists;
   std::vector<const spec::ManifestFile*> listed;
   const ReadScope scope(options.file_policy);
@@ -392,12 +392,13 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
 }  // namespace
 
 Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_location,
-                          io::FileIO& io, const ScanOptions& options, ManifestCache* cache) {
+                          io::FileIO& io, const ScanOptions& options, cache::ManifestCache* cache) {
   return PlanScanIn(std::move(metadata), std::move(metadata_location), io, options, cache, nullptr);
 }
 
 Result<ScanPlan> PlanTableScan(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
-                               io::FileIO& io, const ScanOptions& options, ManifestCache* cache) {
+                               io::FileIO& io, const ScanOptions& options,
+                               cache::ManifestCache* cache) {
   SKADE_RETURN_NOT_OK(CheckOneTarget(options));
   SKADE_ASSIGN_OR_RAISE(catalog::LoadTableResult loaded, catalog.LoadTable(table));
   const spec::TableMetadata& current = *loaded.metadata;

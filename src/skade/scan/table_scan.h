@@ -24,11 +24,11 @@
 #include <string>
 #include <vector>
 
+#include "skade/cache/manifest_cache.h"
 #include "skade/catalog/catalog.h"
 #include "skade/catalog/location_policy.h"
 #include "skade/expr/expression.h"
 #include "skade/io/file_io.h"
-#include "skade/scan/manifest_cache.h"
 #include "skade/scan/scan_plan.h"
 #include "skade/util/result.h"
 
@@ -78,13 +78,14 @@ struct ScanOptions {
 /// it), kForbidden (a manifest outside ScanOptions::file_policy), FileIO
 /// errors.
 Result<ScanPlan> PlanScan(spec::TableMetadataPtr metadata, std::string metadata_location,
-                          io::FileIO& io, const ScanOptions& options, ManifestCache* cache);
+                          io::FileIO& io, const ScanOptions& options, cache::ManifestCache* cache);
 
 /// Loads `table` from `catalog` and plans a scan of it; a snapshot id no
 /// longer in the current metadata is resolved through the catalog's commit
 /// log (Catalog::LoadTableAt), a timestamp through LoadTableAsOf; the
 /// table's current schema is then still the one in the current metadata.
 Result<ScanPlan> PlanTableScan(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
-                               io::FileIO& io, const ScanOptions& options, ManifestCache* cache);
+                               io::FileIO& io, const ScanOptions& options,
+                               cache::ManifestCache* cache);
 
 }  // namespace skade::scan

@@ -1,4 +1,4 @@
-#include "skade/scan/manifest_cache.h"
+#include "skade/cache/manifest_cache.h"
 
 #include <absl/container/flat_hash_map.h>
 
@@ -6,11 +6,12 @@
 #include <condition_variable>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <variant>
 
 #include "skade/util/result.h"
 
-namespace skade::scan {
+namespace skade::cache {
 namespace {
 
 constexpr size_t kShards = 16;
@@ -133,6 +134,25 @@ class ManifestCache::Impl {
     return result;
   }
 
+  // The cached value for `key`, or nullopt (counted as a hit when found).
+  std::optional<Value> Find(const std::string& key) {
+    Shard& shard = shards_[absl::HashOf(key) % kShards];
+    std::unique_lock lock(shard.mutex);
+    auto it = shard.index.find(key);
+    if (it == shard.index.end()) return std::nullopt;
+    shard.lru.splice(shard.lru.begin(), shard.lru, it->second);
+    hits_.fetch_add(1, std::memory_order_relaxed);
+    return it->second->value;
+  }
+
+  // Caches `value` unless `key` is cached already (a load in flight keeps
+  // its own result: both are the one content of the location).
+  void Put(const std::string& key, Value value, size_t weight) {
+    Shard& shard = shards_[absl::HashOf(key) % kShards];
+    std::unique_lock lock(shard.mutex);
+    Insert(shard, key, std::move(value), weight + key.size());
+  }
+
   Stats stats() const {
     Stats stats;
     for (const Shard& shard : shards_) {
@@ -195,18 +215,43 @@ ManifestCache::ManifestCache(const ManifestCacheOptions& options)
     : impl_(std::make_unique<Impl>(options.capacity_bytes)) {}
 ManifestCache::~ManifestCache() = default;
 
-Result<std::shared_ptr<const avro::ManifestList>> ManifestCache::ManifestList(
-    io::FileIO& io, std::string_view location) {
+namespace {
+
+std::string ManifestListKey(std::string_view location) {
   std::string key = "L";
   key.append(location);
+  return key;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const avro::ManifestList>> ManifestCache::ManifestList(
+    io::FileIO& io, std::string_view location, std::optional<uint64_t> max_bytes) {
   SKADE_ASSIGN_OR_RAISE(
-      Value value, impl_->GetOrLoad(key, nullptr, [&]() -> Result<std::pair<Value, size_t>> {
-        SKADE_ASSIGN_OR_RAISE(std::string bytes, io.ReadFile(location));
-        SKADE_ASSIGN_OR_RAISE(avro::ManifestList list, avro::ReadManifestList(bytes));
-        auto shared = std::make_shared<const avro::ManifestList>(std::move(list));
-        return std::pair<Value, size_t>(shared, Weight(*shared));
-      }));
+      Value value,
+      impl_->GetOrLoad(
+          ManifestListKey(location), nullptr, [&]() -> Result<std::pair<Value, size_t>> {
+            SKADE_ASSIGN_OR_RAISE(std::string bytes, max_bytes
+                                                         ? io.ReadFileUpTo(location, *max_bytes)
+                                                         : io.ReadFile(location));
+            SKADE_ASSIGN_OR_RAISE(avro::ManifestList list, avro::ReadManifestList(bytes));
+            auto shared = std::make_shared<const avro::ManifestList>(std::move(list));
+            return std::pair<Value, size_t>(shared, Weight(*shared));
+          }));
   return std::get<std::shared_ptr<const avro::ManifestList>>(value);
+}
+
+std::shared_ptr<const avro::ManifestList> ManifestCache::CachedManifestList(
+    std::string_view location) {
+  std::optional<Value> value = impl_->Find(ManifestListKey(location));
+  if (!value) return nullptr;
+  return std::get<std::shared_ptr<const avro::ManifestList>>(*value);
+}
+
+void ManifestCache::InsertManifestList(std::string_view location,
+                                       std::shared_ptr<const avro::ManifestList> list) {
+  size_t weight = Weight(*list);
+  impl_->Put(ManifestListKey(location), std::move(list), weight);
 }
 
 Result<std::shared_ptr<const avro::Manifest>> ManifestCache::Manifest(
@@ -232,4 +277,4 @@ Result<std::shared_ptr<const avro::Manifest>> ManifestCache::Manifest(
 ManifestCache::Stats ManifestCache::stats() const { return impl_->stats(); }
 size_t ManifestCache::capacity_bytes() const { return impl_->capacity(); }
 
-}  // namespace skade::scan
+}  // namespace skade::cache

@@ -5,16 +5,19 @@
 // in bytes (each entry weighs an estimate of its parsed size), single-flight
 // (concurrent misses on one location read and parse it once), shared by
 // everything in a process that plans scans: the embedded API, the CLI and
-// the REST server. Eviction is by least recent use per shard. Manifests are
-// cached with the manifest list's values inherited (snapshot ids, sequence
-// numbers, first row ids: fixed once the manifest is committed, whichever
-// later snapshot lists it), keyed by location and the partition type they
-// were read with. Thread-safe.
+// the REST server; the catalog's server-side rebase of appends reads and
+// leaves its manifest lists here too (catalog/append_rebase.h). Eviction
+// is by least recent use per shard. Manifests are cached with the manifest
+// list's values inherited (snapshot ids, sequence numbers, first row ids:
+// fixed once the manifest is committed, whichever later snapshot lists it),
+// keyed by location and the partition type they were read with.
+// Thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +27,7 @@
 #include "skade/io/file_io.h"
 #include "skade/util/result.h"
 
-namespace skade::scan {
+namespace skade::cache {
 
 struct ManifestCacheOptions {
   /// 0 disables caching (every call reads; single-flight still applies).
@@ -46,9 +49,18 @@ class ManifestCache {
   ManifestCache(const ManifestCache&) = delete;
   ManifestCache& operator=(const ManifestCache&) = delete;
 
-  /// The manifest list at `location`, read through `io` on a miss.
-  Result<std::shared_ptr<const avro::ManifestList>> ManifestList(io::FileIO& io,
-                                                                 std::string_view location);
+  /// The manifest list at `location`, read through `io` on a miss; with
+  /// FileIO::ReadFileUpTo when `max_bytes` is given (a location a client
+  /// named).
+  Result<std::shared_ptr<const avro::ManifestList>> ManifestList(
+      io::FileIO& io, std::string_view location, std::optional<uint64_t> max_bytes = std::nullopt);
+  /// The manifest list cached for `location`, or null: no read.
+  std::shared_ptr<const avro::ManifestList> CachedManifestList(std::string_view location);
+  /// Caches `list` as the manifest list at `location`: one this process
+  /// wrote, or is about to write (a location names one content for good), so
+  /// its next reader need not read it back. An entry already there stays.
+  void InsertManifestList(std::string_view location,
+                          std::shared_ptr<const avro::ManifestList> list);
   /// The manifest `manifest` names, read with `options.partition_type`,
   /// with avro::InheritFromManifestFile applied (all entries, deleted ones
   /// too). `hit`, when given, says whether it came from the cache.
@@ -65,4 +77,4 @@ class ManifestCache {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace skade::scan
+}  // namespace skade::cache
