@@ -49,16 +49,29 @@ class CommitQueueTest : public testing::TableTest {
  protected:
   void SetUp() override {
     TableTest::SetUp();
+    Reopen(nullptr);
+  }
+
+  // The catalog again, on the same warehouse, with `manifest_cache`
+  // (EmbeddedCatalogOptions::manifest_cache).
+  void Reopen(std::shared_ptr<cache::ManifestCache> manifest_cache) {
     catalog_.reset();
     gate_ = std::make_shared<GateFileIO>(io::NewLocalFileIO());
     catalog::EmbeddedCatalogOptions options;
     options.warehouse = dir_.Sub("warehouse");
     options.store_map_size = 1ull << 30;
     options.file_io = gate_;
+    options.manifest_cache = std::move(manifest_cache);
     auto opened = catalog::EmbeddedCatalog::Open(options);
     ASSERT_TRUE(opened) << opened.error().ToString();
     catalog_ = *opened;
   }
+
+  // Eight appends built on one version of a new table: the first commits
+  // while the other seven queue, then those seven commit as one batch, each
+  // rebased on the one before it (whose manifest list is not written yet).
+  // The fourth fails its own requirement and alone.
+  void CommitOneAndABatchOfSeven();
 
   // The request a client sends for an append of `name` built on `base`
   // (the update stays alive: it deletes its files when destroyed).
@@ -78,7 +91,7 @@ class CommitQueueTest : public testing::TableTest {
   std::vector<std::unique_ptr<FastAppend>> updates_;
 };
 
-TEST_F(CommitQueueTest, CommitsArrivingDuringACommitShareTheNextMetadataFile) {
+void CommitQueueTest::CommitOneAndABatchOfSeven() {
   Table base = Create("t");
   constexpr int kFollowers = 7;
   std::vector<catalog::CommitTableRequest> requests;
@@ -126,6 +139,17 @@ TEST_F(CommitQueueTest, CommitsArrivingDuringACommitShareTheNextMetadataFile) {
   auto files = CurrentDataFiles(result);
   ASSERT_TRUE(files);
   EXPECT_EQ(files->size(), static_cast<size_t>(kFollowers));
+}
+
+TEST_F(CommitQueueTest, CommitsArrivingDuringACommitShareTheNextMetadataFile) {
+  CommitOneAndABatchOfSeven();
+}
+
+// Without the manifest cache each rebase in the batch reads the list the one
+// before it made from the batch's pending files, not from disk.
+TEST_F(CommitQueueTest, ABatchRebasesOnItsPendingListsWithoutTheManifestCache) {
+  Reopen(std::make_shared<cache::ManifestCache>(cache::ManifestCacheOptions{.capacity_bytes = 0}));
+  CommitOneAndABatchOfSeven();
 }
 
 // A request whose location is refused fails alone, as one with a failed
