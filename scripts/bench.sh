@@ -114,6 +114,11 @@ last_lines() { tail -n "${2:-5}" "$1" 2>/dev/null | tr '\n' ' ' | cut -c1-600; }
 common=(--run-id "$run_id" --tables "$tables" --tables-per-namespace "$per_ns" --threads "$threads"
   --ops "$ops" --commit-ops "$commit_ops" --seconds "$seconds" --warmup "$warmup")
 
+# settle: writes out what a populate phase left dirty in the page cache (metadata files, MinIO's
+# objects) before the measured phase, so that the kernel's writeback of it does not take a core from
+# the first scenarios. Every in-process driver does the same after populating (bench/README.md).
+settle() { sync; }
+
 # run_peer TARGET LOG COMMAND...: runs a driver that prints JSON lines, bounded in time; records a
 # failure when it produced nothing or exited non-zero.
 run_peer() {
@@ -176,6 +181,7 @@ bench_skade_rest() {
     return
   fi
   stop "$server_pid"
+  settle
   if ! start_skade "$warehouse" immediate; then
     record_failure skade-rest unavailable "skade serve did not restart: $(last_lines "$logs/skade-serve.log")"
     return
@@ -272,6 +278,7 @@ bench_rest_fixture() {
     return
   fi
   stop "$pid"
+  settle
   if ! pid=$(bench/peers/start-rest-fixture.sh "$port" "$warehouse" 2>>"$logs/rest-fixture-start.log"); then
     record_failure iceberg-rest-fixture unavailable "restart failed: $(last_lines "$logs/rest-fixture-start.log")"
     return
@@ -349,6 +356,7 @@ bench_nessie() {
     record_failure nessie unavailable "populate failed: $(last_lines "$logs/nessie-populate.log")"
     return
   fi
+  settle
   run_peer nessie "$logs/nessie.bench.log" "${s3_credentials[@]}" "$bin/skade_rest_bench" "${common[@]}" \
     "${rest[@]}" --phase measure --s3-endpoint "$s3_endpoint" --server-pid "$pid"
   stop "$pid"
@@ -385,6 +393,7 @@ bench_skade_rest_s3() {
     return
   fi
   stop "$server_pid"
+  settle
   if ! start_skade "$warehouse" immediate "${storage[@]}"; then
     record_failure skade-rest-s3 unavailable "skade serve did not restart: $(last_lines "$logs/skade-serve.log")"
     stop "$s3_pid"

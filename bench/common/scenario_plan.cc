@@ -10,6 +10,7 @@
 
 #include "common/bench_record.h"
 #include "common/measure.h"
+#include "common/population.h"
 #include "skade/util/strings.h"
 
 namespace skade::bench {
@@ -145,35 +146,36 @@ Status CheckExists(Result<bool> exists, const spec::TableIdentifier& identifier)
   return OkStatus();
 }
 
-void RunReadScenarios(CatalogTarget& target, const BenchOptions& options, ScenarioRunner& runner) {
+void RunReadScenarios(CatalogTarget& target, const BenchOptions& options,
+                      const Population& population, ScenarioRunner& runner) {
   const int tables = options.tables;
   const uint64_t cold_ops = std::min<uint64_t>(options.ops, tables);
   runner.Run({.scenario = "load_table_cold",
               .notes = "first load of each table after the catalog was (re)opened"},
              {1, cold_ops, 0, options.seconds}, [&](CatalogSession& s, int, uint64_t i) {
-               return s.LoadTable(options.PopulationTable(static_cast<int>(i)));
+               return s.LoadTable(population.table(static_cast<int>(i)));
              });
 
   // Untimed: make every table resident, whatever the cold scenario's time bound left out.
   if (auto session = target.NewSession(); session) {
-    for (int i = 0; i < tables; ++i) (void)(*session)->LoadTable(options.PopulationTable(i));
+    for (int i = 0; i < tables; ++i) (void)(*session)->LoadTable(population.table(i));
   }
   for (int threads : ReadThreadCounts(options)) {
     runner.Run({.scenario = "load_table_warm", .threads = threads},
                {threads, options.ops, options.warmup, options.seconds},
                [&](CatalogSession& s, int t, uint64_t i) {
-                 return s.LoadTable(options.PopulationTable(PickIndex(t, i, tables)));
+                 return s.LoadTable(population.table(PickIndex(t, i, tables)));
                });
   }
   if (auto session = target.NewSession();
-      session && (*session)->ResolveMetadata(options.PopulationTable(0))) {
+      session && (*session)->ResolveMetadata(population.table(0))) {
     for (int threads : ReadThreadCounts(options)) {
       runner.Run({.scenario = "resolve_metadata",
                   .threads = threads,
                   .notes = "the catalog's floor under load_table: pointer + cached metadata"},
                  {threads, options.ops, options.warmup, options.seconds},
                  [&](CatalogSession& s, int t, uint64_t i) {
-                   return s.ResolveMetadata(options.PopulationTable(PickIndex(t, i, tables)));
+                   return s.ResolveMetadata(population.table(PickIndex(t, i, tables)));
                  });
     }
   }
@@ -181,7 +183,7 @@ void RunReadScenarios(CatalogTarget& target, const BenchOptions& options, Scenar
     runner.Run({.scenario = "table_exists", .threads = threads},
                {threads, options.ops, options.warmup, options.seconds},
                [&](CatalogSession& s, int t, uint64_t i) {
-                 auto identifier = options.PopulationTable(PickIndex(t, i, tables));
+                 const auto& identifier = population.table(PickIndex(t, i, tables));
                  return CheckExists(s.TableExists(identifier), identifier);
                });
   }
@@ -189,7 +191,7 @@ void RunReadScenarios(CatalogTarget& target, const BenchOptions& options, Scenar
               .notes = StrCat(options.tables_per_namespace, " tables per namespace")},
              {1, options.ops, options.warmup, options.seconds},
              [&](CatalogSession& s, int t, uint64_t i) {
-               return s.ListTables(options.PopulationNamespace(PickIndex(t, i, tables)));
+               return s.ListTables(population.ns(PickIndex(t, i, tables)));
              });
   runner.Run(
       {.scenario = "list_namespaces", .notes = StrCat(options.namespaces() + 2, " namespaces")},
@@ -247,7 +249,8 @@ void RunCommitScenarios(const std::vector<ScenarioRunner*>& runners, const Bench
   }
 }
 
-void RunMixedScenario(const BenchOptions& options, ScenarioRunner& runner) {
+void RunMixedScenario(const BenchOptions& options, const Population& population,
+                      ScenarioRunner& runner) {
   enum Kind { kRead = 0, kCommit = 1 };
   auto kind_of = [](int t, uint64_t i) {
     return PickIndex(t, i ^ 0x5EED, 10) == 0 ? kCommit : kRead;
@@ -259,7 +262,7 @@ void RunMixedScenario(const BenchOptions& options, ScenarioRunner& runner) {
               .notes = "90% load_table (read_*), 10% append (commit_*), random tables"},
              {options.threads, options.ops, options.warmup, options.seconds},
              [&](CatalogSession& s, int t, uint64_t i) {
-               auto identifier = options.PopulationTable(PickIndex(t, i, options.tables));
+               const auto& identifier = population.table(PickIndex(t, i, options.tables));
                if (kind_of(t, i) == kCommit) return s.Append(identifier, appends.For(t, i));
                return s.LoadTable(identifier);
              },
@@ -269,7 +272,7 @@ void RunMixedScenario(const BenchOptions& options, ScenarioRunner& runner) {
   // with the catalog (bench/README.md "mixed_90_10").
   if (!options.Runs("mixed_90_10", "writer_only")) return;
   if (auto session = runner.target().NewSession(); session) {
-    Status staged = (*session)->StageAppend(options.PopulationTable(0));
+    Status staged = (*session)->StageAppend(population.table(0));
     if (!staged && staged.error().kind == ErrorKind::kUnsupported) return;
   }
   runner.Run({.scenario = "mixed_90_10",
@@ -281,7 +284,7 @@ void RunMixedScenario(const BenchOptions& options, ScenarioRunner& runner) {
                        "the writers' own share"},
              {options.threads, options.ops, options.warmup, options.seconds},
              [&](CatalogSession& s, int t, uint64_t i) {
-               auto identifier = options.PopulationTable(PickIndex(t, i, options.tables));
+               const auto& identifier = population.table(PickIndex(t, i, options.tables));
                if (kind_of(t, i) == kCommit) return s.StageAppend(identifier);
                return s.LoadTable(identifier);
              },
@@ -315,8 +318,9 @@ Status Populate(CatalogTarget& target, const BenchOptions& options) {
 
 void RunScenarios(CatalogTarget& target, const std::vector<CatalogTarget*>& commit_peers,
                   const BenchOptions& options, std::ostream& out) {
+  const Population population(options);
   ScenarioRunner runner(target, options, out);
-  RunReadScenarios(target, options, runner);
+  RunReadScenarios(target, options, population, runner);
   RunCreateScenario(options, runner);
   std::vector<std::unique_ptr<ScenarioRunner>> peer_runners;
   std::vector<ScenarioRunner*> commit_runners = {&runner};
@@ -325,7 +329,7 @@ void RunScenarios(CatalogTarget& target, const std::vector<CatalogTarget*>& comm
     commit_runners.push_back(peer_runners.back().get());
   }
   RunCommitScenarios(commit_runners, options);
-  RunMixedScenario(options, runner);
+  RunMixedScenario(options, population, runner);
 }
 
 }  // namespace skade::bench
