@@ -1,6 +1,6 @@
 // The benchmark catalog's table and namespace identifiers (BenchOptions'
 // layout), built once before any timed op: a scenario's latency is then the
-// catalog's call, not the harness formatting a name (a few hundred ns, half
+// catalog's call, not the harness formatting a name (0.2-0.4 µs, a third to a half
 // of an embedded warm load). Every driver does the same (bench/README.md).
 //
 // Immutable after construction; thread-safe to read.
