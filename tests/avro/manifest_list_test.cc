@@ -186,6 +186,89 @@ TEST(ManifestListTest, WrittenManifestsAndMetadataAreWhatTheReaderReadsBack) {
   }
 }
 
+ManifestListWriterOptions ChildOptions(int format_version) {
+  ManifestListWriterOptions options;
+  options.format_version = format_version;
+  options.snapshot_id = kSnapshotId + 1;
+  options.parent_snapshot_id = kSnapshotId;
+  options.sequence_number = 9;
+  options.first_row_id = 2000;
+  return options;
+}
+
+// A list that keeps its parent's manifests after its own copies their
+// blocks: a reader reads what it would from a list that encodes them again.
+TEST(ManifestListTest, CopiedBlocksReadBackAsTheManifestsTheyHold) {
+  for (int version : {1, 2, 3}) {
+    SCOPED_TRACE(version);
+    auto parent = MakeWriter(version, 500);
+    ASSERT_THAT(parent->Add(MakeManifest(1, kSnapshotId, ManifestContent::kData)), IsOk());
+    ASSERT_THAT(parent->Add(MakeManifest(3, kParentId, ManifestContent::kData, 4)), IsOk());
+    ASSERT_THAT(parent->Finish(), IsOk());
+    std::shared_ptr<const EncodedManifests> encoded = parent->encoded();
+    ASSERT_NE(encoded, nullptr);
+    EXPECT_EQ(encoded->block_count, 1);
+    EXPECT_EQ(encoded->manifest_count, 2u);
+
+    ManifestListWriterOptions options = ChildOptions(version);
+    EXPECT_FALSE(ManifestListWriter::CanCopy(*encoded, options));  // another sync marker
+    options.avro.sync_marker = encoded->sync_marker;
+    ASSERT_TRUE(ManifestListWriter::CanCopy(*encoded, options));
+    ManifestFile added = MakeManifest(5, kSnapshotId + 1, ManifestContent::kData);
+    auto child = ManifestListWriter::Make(options);
+    ASSERT_THAT(child, IsOk());
+    ASSERT_THAT((*child)->Add(added), IsOk());
+    ASSERT_THAT((*child)->AddEncoded(*encoded, parent->manifests()), IsOk());
+    auto bytes = (*child)->Finish();
+    ASSERT_THAT(bytes, IsOk());
+    EXPECT_NE(bytes->find(encoded->blocks), std::string::npos);
+    EXPECT_EQ((*child)->encoded()->block_count, 2);
+    EXPECT_EQ((*child)->encoded()->manifest_count, 3u);
+    auto list = ReadManifestList(*bytes);
+    ASSERT_THAT(list, IsOk());
+    EXPECT_EQ(list->manifests, (*child)->manifests());
+    EXPECT_EQ(list->metadata.snapshot_id, kSnapshotId + 1);
+
+    options.avro.sync_marker.reset();
+    auto again = ManifestListWriter::Make(options);
+    ASSERT_THAT(again, IsOk());
+    ASSERT_THAT((*again)->Add(added), IsOk());
+    for (const ManifestFile& manifest : parent->manifests()) {
+      ASSERT_THAT((*again)->Add(manifest), IsOk());
+    }
+    auto encoded_again = ReadManifestList(*(*again)->Finish());
+    ASSERT_THAT(encoded_again, IsOk());
+    EXPECT_EQ(encoded_again->manifests, list->manifests);
+  }
+}
+
+TEST(ManifestListTest, BlocksAreCopiedOnlyIntoAListOfTheSameShape) {
+  auto parent = MakeWriter(2);
+  ASSERT_THAT(parent->Add(MakeManifest(1, kSnapshotId, ManifestContent::kData)), IsOk());
+  ASSERT_THAT(parent->Finish(), IsOk());
+  const EncodedManifests& encoded = *parent->encoded();
+  ManifestListWriterOptions options = ChildOptions(2);
+  options.avro.sync_marker = encoded.sync_marker;
+  ASSERT_TRUE(ManifestListWriter::CanCopy(encoded, options));
+
+  ManifestListWriterOptions other_version = options;
+  other_version.format_version = 3;
+  EXPECT_FALSE(ManifestListWriter::CanCopy(encoded, other_version));
+  ManifestListWriterOptions other_codec = options;
+  other_codec.avro.codec = Codec::kZstandard;
+  EXPECT_FALSE(ManifestListWriter::CanCopy(encoded, other_codec));
+  EncodedManifests many_blocks = encoded;
+  many_blocks.block_count = EncodedManifests::kMaxCopiedBlocks;
+  EXPECT_FALSE(ManifestListWriter::CanCopy(many_blocks, options));
+
+  auto child = ManifestListWriter::Make(options);
+  ASSERT_THAT(child, IsOk());
+  EXPECT_THAT((*child)->AddEncoded(many_blocks, parent->manifests()),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT((*child)->AddEncoded(encoded, {}), IsError(ErrorKind::kInvalidArgument));
+  ASSERT_THAT((*child)->AddEncoded(encoded, parent->manifests()), IsOk());
+}
+
 TEST(ManifestListTest, HeaderKeysFollowIcebergJava) {
   ManifestListWriterOptions options;
   options.format_version = 3;

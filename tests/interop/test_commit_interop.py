@@ -26,6 +26,7 @@ import re
 import subprocess
 
 import duckdb
+import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -127,6 +128,17 @@ def test_stream_10k_json_lines_in_few_commits(catalog, ingest):
     assert len(table.metadata.snapshots) == commits
     assert sum(int(s.summary["skade.logical-writes"]) for s in table.metadata.snapshots) == 20
     assert scan(catalog, "coalesce.stream") == by_id(rows)
+
+    # Each commit after the first copies its parent's manifests as the blocks
+    # they were encoded in (avro::ManifestListWriter::AddEncoded): one block
+    # per commit, which fastavro reads as PyIceberg does.
+    current = table.current_snapshot()
+    with open(current.manifest_list.removeprefix("file://"), "rb") as f:
+        blocks = [list(block) for block in fastavro.block_reader(f)]
+    assert len(blocks) == commits
+    records = [record for block in blocks for record in block]
+    assert [(r["manifest_path"], r["sequence_number"]) for r in records] == [
+        (m.manifest_path, m.sequence_number) for m in current.manifests(table.io)]
 
 
 def test_stream_a_bad_line_fails_with_its_number_and_commits_the_lines_before_it(catalog, ingest):

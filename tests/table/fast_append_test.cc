@@ -106,6 +106,41 @@ TEST_F(FastAppendTest, SecondAppendReusesParentManifestsAndCarriesTotals) {
   EXPECT_EQ(Paths(*files), Paths({File(table, "b", 5), File(table, "a", 10)}));
 }
 
+// Each append through the committed handle copies its parent's manifests
+// as encoded blocks; past the limit one list encodes them all again. Every
+// list reads back as if each had been encoded whole.
+TEST_F(FastAppendTest, ChainedAppendsCopyTheParentsBlocksUpToTheLimit) {
+  Table table = Create("events", nullptr, {{"format-version", "3"}});
+  constexpr int kAppends = 2 * avro::EncodedManifests::kMaxCopiedBlocks + 3;
+  int64_t max_blocks = 0;
+  bool encoded_again = false;
+  for (int i = 0; i < kAppends; ++i) {
+    SCOPED_TRACE(i);
+    auto committed = FastAppend(table).AppendFile(File(table, "f" + std::to_string(i), 2)).Commit();
+    ASSERT_THAT(committed, IsOk());
+    table = *committed;
+    ASSERT_NE(table.written_list(), nullptr);
+    int64_t blocks = table.written_list()->encoded->block_count;
+    max_blocks = std::max(max_blocks, blocks);
+    encoded_again |= i > 0 && blocks == 1;
+
+    auto snapshot = table.metadata().CurrentSnapshot();
+    avro::ManifestList list = ReadList(*io_, *snapshot);
+    EXPECT_EQ(list.manifests, table.written_list()->manifests);
+    ASSERT_EQ(list.manifests.size(), static_cast<size_t>(i + 1));
+    for (int k = 0; k <= i; ++k) {
+      const spec::ManifestFile& manifest = list.manifests[static_cast<size_t>(i - k)];
+      EXPECT_EQ(manifest.sequence_number, k + 1);
+      EXPECT_EQ(manifest.first_row_id, 2 * k);
+    }
+  }
+  EXPECT_EQ(max_blocks, avro::EncodedManifests::kMaxCopiedBlocks);
+  EXPECT_TRUE(encoded_again);
+  auto files = CurrentDataFiles(table);
+  ASSERT_THAT(files, IsOk());
+  EXPECT_EQ(files->size(), static_cast<size_t>(kAppends));
+}
+
 TEST_F(FastAppendTest, PartitionedAppendCountsChangedPartitions) {
   Table table = Create("events", testing::RegionSpec());
   auto committed = FastAppend(table)

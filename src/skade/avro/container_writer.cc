@@ -49,7 +49,8 @@ ContainerWriter::ContainerWriter(const ContainerWriterOptions& options, std::str
       codec_(options.codec, options.compression_level),
       sync_(sync),
       file_(std::move(header)),
-      encoder_(&block_) {}
+      encoder_(&block_),
+      header_size_(file_.size()) {}
 
 Status ContainerWriter::EndDatum() {
   if (finished_) return InternalError("Avro container writer used after Finish()");
@@ -69,6 +70,16 @@ Status ContainerWriter::FlushBlock() {
   file_.append(reinterpret_cast<const char*>(sync_.data()), sync_.size());
   block_.clear();
   block_count_ = 0;
+  ++blocks_;
+  return OkStatus();
+}
+
+Status ContainerWriter::AppendBlocks(std::string_view blocks, int64_t count) {
+  if (finished_) return InternalError("Avro container writer used after Finish()");
+  SKADE_RETURN_NOT_OK(FlushBlock());
+  datum_start_ = 0;
+  file_.append(blocks);
+  blocks_ += count;
   return OkStatus();
 }
 

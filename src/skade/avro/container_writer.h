@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -59,9 +60,21 @@ class ContainerWriter {
   /// halfway).
   void DiscardDatum() { block_.resize(datum_start_); }
 
+  /// Ends the current block and appends `blocks`, whole blocks another file
+  /// of the same schema, codec and sync marker holds (its bytes after the
+  /// header), without decoding them; `count` is how many blocks they are.
+  Status AppendBlocks(std::string_view blocks, int64_t count);
+
   /// Writes the last block and returns the complete file. The writer cannot
   /// be used afterwards.
   Result<std::string> Finish();
+
+  /// The file's header: its first header_size() bytes.
+  size_t header_size() const { return header_size_; }
+  /// Blocks in the file so far.
+  int64_t blocks() const { return blocks_; }
+  const SyncMarker& sync_marker() const { return sync_; }
+  Codec codec() const { return options_.codec; }
 
  private:
   ContainerWriter(const ContainerWriterOptions& options, std::string header, SyncMarker sync);
@@ -75,7 +88,9 @@ class ContainerWriter {
   std::string compressed_;
   Encoder encoder_;
   size_t datum_start_ = 0;
-  int64_t block_count_ = 0;
+  size_t header_size_ = 0;
+  int64_t blocks_ = 0;
+  int64_t block_count_ = 0;  // datums in the current block
   bool finished_ = false;
 };
 

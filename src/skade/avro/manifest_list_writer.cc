@@ -193,6 +193,25 @@ Status ManifestListWriter::Add(const spec::ManifestFile& manifest) {
   return OkStatus();
 }
 
+bool ManifestListWriter::CanCopy(const EncodedManifests& encoded,
+                                 const ManifestListWriterOptions& options) {
+  return encoded.format_version == options.format_version && encoded.codec == options.avro.codec &&
+         options.avro.sync_marker && encoded.sync_marker == *options.avro.sync_marker &&
+         encoded.block_count < EncodedManifests::kMaxCopiedBlocks;
+}
+
+Status ManifestListWriter::AddEncoded(const EncodedManifests& encoded,
+                                      const std::vector<spec::ManifestFile>& manifests) {
+  if (!CanCopy(encoded, options_) || encoded.manifest_count != manifests.size()) {
+    return InvalidArgument("Cannot copy the blocks of another manifest list into this one");
+  }
+  // Their sequence numbers and row ids were assigned when they were first
+  // written, so encoding them again would make the same bytes.
+  SKADE_RETURN_NOT_OK(writer_->AppendBlocks(encoded.blocks, encoded.block_count));
+  manifests_.insert(manifests_.end(), manifests.begin(), manifests.end());
+  return OkStatus();
+}
+
 ManifestListMetadata ManifestListWriter::metadata() const {
   ManifestListMetadata metadata;
   metadata.format_version = options_.format_version;
@@ -203,7 +222,18 @@ ManifestListMetadata ManifestListWriter::metadata() const {
   return metadata;
 }
 
-Result<std::string> ManifestListWriter::Finish() { return writer_->Finish(); }
+Result<std::string> ManifestListWriter::Finish() {
+  SKADE_ASSIGN_OR_RAISE(std::string file, writer_->Finish());
+  auto encoded = std::make_shared<EncodedManifests>();
+  encoded->format_version = options_.format_version;
+  encoded->codec = writer_->codec();
+  encoded->sync_marker = writer_->sync_marker();
+  encoded->blocks = file.substr(writer_->header_size());
+  encoded->block_count = writer_->blocks();
+  encoded->manifest_count = manifests_.size();
+  encoded_ = std::move(encoded);
+  return file;
+}
 
 Status ManifestListWriter::WriteTo(io::FileIO& io, std::string_view location, bool durable) {
   SKADE_ASSIGN_OR_RAISE(std::string bytes, Finish());

@@ -36,6 +36,23 @@
 
 namespace skade::avro {
 
+/// The manifests of a finished list as its blocks hold them (the bytes after
+/// its header), kept so that a later list carrying all of them, in order,
+/// after its own can copy them instead of encoding and compressing them
+/// again (ManifestListWriter::AddEncoded). Each copy adds one block; past
+/// kMaxCopiedBlocks the next list encodes everything again, so the bytes a
+/// commit encodes do not grow with the table's manifests.
+struct EncodedManifests {
+  static constexpr int64_t kMaxCopiedBlocks = 32;
+
+  int format_version = 0;
+  Codec codec = Codec::kNull;
+  SyncMarker sync_marker{};
+  std::string blocks;
+  int64_t block_count = 0;
+  size_t manifest_count = 0;
+};
+
 struct ManifestListWriterOptions {
   int format_version = 2;
   int64_t snapshot_id = 0;
@@ -56,6 +73,18 @@ class ManifestListWriter {
   /// kInvalidArgument and leave the writer usable.
   Status Add(const spec::ManifestFile& manifest);
 
+  /// Whether a writer with `options` can AddEncoded(`encoded`): same format
+  /// version, codec and sync marker (set options.avro.sync_marker to
+  /// encoded.sync_marker), and fewer than kMaxCopiedBlocks blocks.
+  static bool CanCopy(const EncodedManifests& encoded, const ManifestListWriterOptions& options);
+
+  /// Appends the manifests `encoded` holds, copying its blocks: `manifests`
+  /// must be the list it was encoded from (as the writer that finished it
+  /// returned them in manifests()), which need no assignment. kInvalidArgument
+  /// unless CanCopy() and the counts match.
+  Status AddEncoded(const EncodedManifests& encoded,
+                    const std::vector<spec::ManifestFile>& manifests);
+
   /// The manifests as written, with assigned sequence numbers and row ids:
   /// what ReadManifestList reads back (v1 without sequence numbers, v1 and
   /// v2 without row ids).
@@ -71,6 +100,9 @@ class ManifestListWriter {
   /// afterwards.
   Result<std::string> Finish();
 
+  /// After Finish(): the file's manifests, for the next list to copy.
+  std::shared_ptr<const EncodedManifests> encoded() const { return encoded_; }
+
   /// Finish() and write the bytes to `location` through `io` (never
   /// overwriting; fsynced when `durable`).
   Status WriteTo(io::FileIO& io, std::string_view location, bool durable);
@@ -84,6 +116,7 @@ class ManifestListWriter {
   std::unique_ptr<ContainerWriter> writer_;
   std::vector<spec::ManifestFile> manifests_;
   int64_t next_row_id_;
+  std::shared_ptr<const EncodedManifests> encoded_;
 };
 
 }  // namespace skade::avro

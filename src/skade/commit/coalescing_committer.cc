@@ -7,6 +7,8 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <string>
+#include <unordered_map>
 
 #include "skade/commit/commit_properties.h"
 #include "skade/commit/pending_write_internal.h"
@@ -18,12 +20,15 @@
 #include "skade/store/table_key.h"
 #include "skade/table/table.h"
 #include "skade/table/transaction.h"
+#include "skade/table/written_manifest_list.h"
 
 namespace skade::commit {
 
 namespace {
 
 constexpr std::chrono::microseconds kMaxDelayCap = std::chrono::seconds(1);
+// Tables whose last manifest list the committer keeps in memory.
+constexpr size_t kMaxRememberedLists = 64;
 
 }  // namespace
 
@@ -65,6 +70,11 @@ class CoalescingCommitter::Impl {
   std::deque<PendingWrite*> queue_;  // guarded by mutex_; front = the leader
   int64_t buffered_bytes_ = 0;       // guarded by mutex_
   std::condition_variable room_;     // buffered_bytes_ went down
+
+  // The manifest list each table's last flush wrote, by table key: the next
+  // flush builds on it instead of reading the file back. Only a flush's
+  // leader touches it (one flush at a time); bounded by dropping them all.
+  std::unordered_map<std::string, std::shared_ptr<const table::WrittenManifestList>> last_lists_;
 
   std::atomic<int64_t> logical_writes_{0};
   std::atomic<int64_t> failed_writes_{0};
@@ -212,10 +222,16 @@ void CoalescingCommitter::Impl::FlushOrThrow(const std::vector<PendingWrite*>& b
     by_table[it->second].push_back(write);
   }
   std::vector<std::unique_ptr<TableFlush>> tables;
+  std::vector<std::string> table_keys;
   std::vector<table::Transaction*> transactions;
   for (auto& writes : by_table) {
     auto table =
         table::Table::Load(catalog_, catalog_->file_io_ptr(), writes.front()->table, durable());
+    if (auto last = last_lists_.find(writes.front()->table_key);
+        table && last != last_lists_.end()) {
+      // Used only while it is still main's list (SnapshotUpdate::Apply).
+      table = table->WithWrittenList(last->second);
+    }
     if (!table) {
       for (PendingWrite* write : writes) {
         DeleteFiles(catalog_->file_io(), write->OwnedLocations());
@@ -224,8 +240,10 @@ void CoalescingCommitter::Impl::FlushOrThrow(const std::vector<PendingWrite*>& b
       }
       continue;
     }
+    std::string key = writes.front()->table_key;
     auto flush = std::make_unique<TableFlush>(std::move(*table), std::move(writes));
     if (!flush->Stage()) continue;
+    table_keys.push_back(std::move(key));
     transactions.push_back(&flush->transaction());
     tables.push_back(std::move(flush));
   }
@@ -241,8 +259,11 @@ void CoalescingCommitter::Impl::FlushOrThrow(const std::vector<PendingWrite*>& b
     return;
   }
   ++physical_commits_;
-  for (size_t i = 0; i < tables.size(); ++i)
+  if (last_lists_.size() + tables.size() > kMaxRememberedLists) last_lists_.clear();
+  for (size_t i = 0; i < tables.size(); ++i) {
     tables[i]->Committed((*committed)[i], writes_in_commit);
+    if (const auto& list = (*committed)[i].written_list_ptr()) last_lists_[table_keys[i]] = list;
+  }
 }
 
 // --- The public face ----------------------------------------------------------

@@ -300,14 +300,18 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConformBatch(
   SKADE_RETURN_NOT_OK(ConformFields(batch->schema()->fields(), batch->column_data(),
                                     schema.fields(), batch->num_rows(), nullptr, "", &columns,
                                     &fields));
-  auto conformed_schema = arrow::schema(std::move(fields));
-  bool unchanged = conformed_schema->Equals(*batch->schema(), /*check_metadata=*/true) &&
-                   columns.size() == static_cast<size_t>(batch->num_columns());
+  // Field by field: Schema::Equals fingerprints the new schema, which costs
+  // more than conforming a batch of a few rows.
+  const arrow::Schema& in = *batch->schema();
+  bool unchanged = !in.HasMetadata() && fields.size() == static_cast<size_t>(in.num_fields()) &&
+                   columns.size() == fields.size();
   for (size_t i = 0; unchanged && i < columns.size(); ++i) {
-    unchanged = columns[i] == batch->column_data(static_cast<int>(i));
+    const int index = static_cast<int>(i);
+    unchanged = columns[i] == batch->column_data(index) &&
+                fields[i]->Equals(*in.field(index), /*check_metadata=*/true);
   }
   if (unchanged) return batch;
-  return arrow::RecordBatch::Make(std::move(conformed_schema), batch->num_rows(),
+  return arrow::RecordBatch::Make(arrow::schema(std::move(fields)), batch->num_rows(),
                                   std::move(columns));
 }
 

@@ -12,6 +12,21 @@
 
 namespace skade::table {
 
+namespace {
+
+// Whether `manifests` ends with `tail`, in order (a manifest's path names
+// one content for good).
+bool EndsWith(const std::vector<spec::ManifestFile>& manifests,
+              const std::vector<spec::ManifestFile>& tail) {
+  if (tail.size() > manifests.size()) return false;
+  return std::equal(tail.begin(), tail.end(), manifests.end() - static_cast<ptrdiff_t>(tail.size()),
+                    [](const spec::ManifestFile& a, const spec::ManifestFile& b) {
+                      return a.manifest_path == b.manifest_path;
+                    });
+}
+
+}  // namespace
+
 SnapshotUpdate::SnapshotUpdate(Table table)
     : table_(std::move(table)), snapshot_id_(NewSnapshotId()), commit_uuid_(NewUuid()) {}
 
@@ -67,6 +82,7 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
                                                 const WrittenManifestList* parent_list) {
   spec::SnapshotPtr parent = base.SnapshotForRef(spec::kMainBranch);
   std::vector<spec::ManifestFile> current;
+  const avro::EncodedManifests* encoded_current = nullptr;
   if (parent) {
     if (parent->manifest_list.empty()) {
       return Unsupported("Cannot build on snapshot ", parent->snapshot_id,
@@ -74,6 +90,7 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
     }
     if (parent_list != nullptr && parent_list->location == parent->manifest_list) {
       current = parent_list->manifests;
+      encoded_current = parent_list->encoded.get();
     } else {
       SKADE_ASSIGN_OR_RAISE(std::string bytes, io().ReadFile(parent->manifest_list));
       SKADE_ASSIGN_OR_RAISE(avro::ManifestList list, avro::ReadManifestList(bytes));
@@ -100,18 +117,30 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
   options.parent_snapshot_id = snapshot->parent_snapshot_id;
   options.sequence_number = snapshot->sequence_number;
   options.first_row_id = base.next_row_id;
+  // An update that keeps every current manifest, after its own, copies
+  // their encoded blocks instead of encoding them again.
+  size_t own = manifests.size();
+  if (encoded_current != nullptr && EndsWith(manifests, current)) {
+    options.avro.sync_marker = encoded_current->sync_marker;
+    if (avro::ManifestListWriter::CanCopy(*encoded_current, options)) {
+      own -= current.size();
+    } else {
+      options.avro.sync_marker.reset();
+    }
+  }
   SKADE_ASSIGN_OR_RAISE(auto writer, avro::ManifestListWriter::Make(options));
-  for (const spec::ManifestFile& manifest : manifests) SKADE_RETURN_NOT_OK(writer->Add(manifest));
+  for (size_t i = 0; i < own; ++i) SKADE_RETURN_NOT_OK(writer->Add(manifests[i]));
+  if (own < manifests.size()) SKADE_RETURN_NOT_OK(writer->AddEncoded(*encoded_current, current));
   if (base.format_version >= 3) {
     snapshot->first_row_id = base.next_row_id;
     snapshot->added_rows = writer->next_row_id() - base.next_row_id;
   }
   snapshot->manifest_list =
       spec::ManifestListLocation(base, snapshot_id_, ++attempt_, commit_uuid_);
+  SKADE_ASSIGN_OR_RAISE(std::string list_bytes, writer->Finish());
   // As written: with the sequence numbers and row ids the writer assigned.
   auto applied = std::make_shared<const WrittenManifestList>(
-      WrittenManifestList{snapshot->manifest_list, writer->manifests()});
-  SKADE_ASSIGN_OR_RAISE(std::string list_bytes, writer->Finish());
+      WrittenManifestList{snapshot->manifest_list, writer->manifests(), writer->encoded()});
   unsynced_manifest_list_ = StageTableFile(snapshot->manifest_list, std::move(list_bytes));
   written_manifest_lists_.push_back(snapshot->manifest_list);
   applied_list_ = std::move(applied);

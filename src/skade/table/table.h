@@ -63,6 +63,9 @@ class Table {
   }
   /// The last manifest list remembered, or null.
   const WrittenManifestList* written_list() const { return written_list_.get(); }
+  const std::shared_ptr<const WrittenManifestList>& written_list_ptr() const {
+    return written_list_;
+  }
 
   const spec::TableIdentifier& identifier() const { return identifier_; }
   const std::string& metadata_location() const { return metadata_location_; }

@@ -7,9 +7,11 @@
 // rewritten, so a location names one content for good.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "skade/avro/manifest_list_writer.h"
 #include "skade/spec/manifest_file.h"
 
 namespace skade::table {
@@ -17,6 +19,9 @@ namespace skade::table {
 struct WrittenManifestList {
   std::string location;
   std::vector<spec::ManifestFile> manifests;
+  /// The same manifests as the file's blocks hold them: the next list
+  /// copies them (avro::ManifestListWriter::AddEncoded).
+  std::shared_ptr<const avro::EncodedManifests> encoded;
 };
 
 }  // namespace skade::table
