@@ -767,6 +767,7 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
         + (f"; durable 4 KiB file create median {meta['fsync_ms_start']} ms at start, "
            f"{meta.get('fsync_ms_end', '?')} ms at end" if "fsync_ms_start" in meta else "")
         + (f"; sequential write {meta['write_mb_s_start']} MB/s" if "write_mb_s_start" in meta else ""),
+        *([f"- **Python peers**: {meta['peers']}"] if meta.get("peers") else []),
         f"- **Catalog**: {options.get('tables', '?')} tables, {options.get('tables_per_namespace', '?')} per "
         f"namespace; N = {options.get('threads', '?')} threads; per scenario at most "
         f"{options.get('ops', '?'):,} read ops / {options.get('commit_ops', '?'):,} write ops and "

@@ -798,8 +798,22 @@ bench_scan() {
 }
 wants scan && bench_scan
 
+# The Python peers' versions, dependencies included (they move PyIceberg's numbers too).
+peer_versions() {
+  "$python" -c '
+import importlib.metadata as m
+names = ["pyiceberg", "SQLAlchemy", "pydantic", "pyarrow", "duckdb"]
+versions = []
+for name in names:
+    try:
+        versions.append(f"{name} {m.version(name)}")
+    except m.PackageNotFoundError:
+        pass
+print(", ".join(versions))' 2>/dev/null || true
+}
+
 # The run's context, for the report: when, where, on which commit, under which load.
-META_RUN_ID=$run_id META_MODE=$mode META_STARTED=$started META_FINISHED=$(date -u +%Y-%m-%dT%H:%M:%SZ) \
+META_PEERS=$(peer_versions) META_RUN_ID=$run_id META_MODE=$mode META_STARTED=$started META_FINISHED=$(date -u +%Y-%m-%dT%H:%M:%SZ) \
   META_GIT_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || true) \
   META_GIT_BRANCH=$(git rev-parse --abbrev-ref HEAD 2>/dev/null || true) META_CPU=$cpu META_CORES=$cores \
   META_LOAD_START=$load_start META_LOAD_END=$(load) META_TARGETS=$targets \

@@ -26,19 +26,19 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# The project venv. Rebuilt when requirements-dev.txt changes.
+# The project venv. Rebuilt when requirements-dev.txt or constraints-dev.txt changes.
 if [[ ! -x .venv/bin/python ]]; then
   echo "setup: creating .venv"
   python3 -m venv .venv
 fi
 stamp=.venv/.requirements.sha256
-want=$(sha256sum requirements-dev.txt | cut -d' ' -f1)
+want=$(cat requirements-dev.txt constraints-dev.txt | sha256sum | cut -d' ' -f1)
 if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
   echo "setup: installing Python packages into .venv"
   # `python -m pip`, not .venv/bin/pip: the pip script's #! names the path the venv was created at,
   # so in a venv that was moved or copied it installs into the original instead.
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -r requirements-dev.txt
+  .venv/bin/python -m pip install -q -r requirements-dev.txt -c constraints-dev.txt
   echo "$want" > "$stamp"
 fi
 

@@ -95,8 +95,12 @@ def test_smoke_run_writes_records_and_report(bin_dir, tmp_path):
 
     meta = json.loads(results.with_name("smoke-test.meta.json").read_text())
     assert meta["mode"] == "smoke" and meta["options"]["tables"] == 20
+    # The Python peers' versions, their dependencies included, as the run found them.
+    from importlib.metadata import version
+    assert f"pyiceberg {version('pyiceberg')}, SQLAlchemy {version('SQLAlchemy')}" in meta["peers"]
 
     report = (tmp_path / "BENCHMARKS.md").read_text()
+    assert f"- **Python peers**: {meta['peers']}" in report
     for heading in ("## Targets", "## Against the design notes' numbers", "## Results by scenario",
                     "### `commit`", "## Targets and scenarios without numbers"):
         assert heading in report
