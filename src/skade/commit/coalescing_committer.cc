@@ -27,8 +27,10 @@ namespace skade::commit {
 namespace {
 
 constexpr std::chrono::microseconds kMaxDelayCap = std::chrono::seconds(1);
-// Tables whose last manifest list the committer keeps in memory.
+// Tables whose last manifest list the committer keeps in memory, and the
+// longest list it keeps (~250 bytes a manifest): a longer one is read back.
 constexpr size_t kMaxRememberedLists = 64;
+constexpr size_t kMaxRememberedManifests = 10000;
 
 }  // namespace
 
@@ -262,7 +264,12 @@ void CoalescingCommitter::Impl::FlushOrThrow(const std::vector<PendingWrite*>& b
   if (last_lists_.size() + tables.size() > kMaxRememberedLists) last_lists_.clear();
   for (size_t i = 0; i < tables.size(); ++i) {
     tables[i]->Committed((*committed)[i], writes_in_commit);
-    if (const auto& list = (*committed)[i].written_list_ptr()) last_lists_[table_keys[i]] = list;
+    const auto& list = (*committed)[i].written_list_ptr();
+    if (list && list->manifests.size() <= kMaxRememberedManifests) {
+      last_lists_[table_keys[i]] = list;
+    } else {
+      last_lists_.erase(table_keys[i]);
+    }
   }
 }
 
