@@ -139,6 +139,55 @@ TEST(ManifestTest, UnpartitionedManifestRoundTrips) {
   EXPECT_EQ(manifest->entries[0].data_file, MakeDataFile(1, 0, {}));
 }
 
+// Writers build a manifest's header once per schema, spec, version and
+// content, and keep a bounded number: every writer still writes its own,
+// through more shapes than are kept and back to ones seen before.
+TEST(ManifestTest, WritersOfManyShapesEachWriteTheirOwnHeader) {
+  std::vector<spec::PartitionSpecPtr> specs;
+  for (int32_t i = 0; i < 80; ++i) {
+    auto spec =
+        std::make_shared<spec::PartitionSpec>(i % 2 == 0 ? *Unpartitioned() : *CommonSpec());
+    spec->spec_id = i;
+    specs.push_back(std::move(spec));
+  }
+  spec::SchemaPtr other_schema = std::make_shared<spec::Schema>(
+      9, std::vector<spec::NestedField>{{1, "id", Type::Long(), false, {}, {}, {}},
+                                        {2, "name", Type::String(), false, {}, {}, {}},
+                                        {3, "ts", Type::TimestampTz(), false, {}, {}, {}}});
+  for (int round = 0; round < 2; ++round) {
+    for (int32_t i = 0; i < 80; ++i) {
+      const bool partitioned = i % 2 == 1;
+      ManifestWriterOptions options;
+      options.format_version = 1 + i % 3;
+      options.snapshot_id = kSnapshotId;
+      options.content = options.format_version >= 2 && i % 4 == 3 ? spec::ManifestContent::kDeletes
+                                                                  : spec::ManifestContent::kData;
+      spec::SchemaPtr schema = i % 5 == 0 ? other_schema : TestSchema();
+      auto writer = ManifestWriter::Make(schema, specs[i], options);
+      ASSERT_THAT(writer, IsOk());
+      DataFile file = MakeDataFile(i, i, {});
+      if (partitioned) file.partition = CommonPartition(*(*writer)->partition_type(), i);
+      if (options.content == spec::ManifestContent::kDeletes) {
+        file.content = DataFileContent::kPositionDeletes;
+      }
+      ASSERT_THAT((*writer)->Add(file), IsOk());
+      auto written = (*writer)->Finish("m.avro");
+      ASSERT_THAT(written, IsOk());
+      auto manifest = ReadManifest(written->bytes);
+      ASSERT_THAT(manifest, IsOk());
+      EXPECT_EQ(manifest->metadata.partition_spec_id, i);
+      EXPECT_EQ(manifest->metadata.format_version, options.format_version);
+      EXPECT_EQ(manifest->metadata.content, options.content);
+      EXPECT_EQ(manifest->metadata.schema_id, schema->schema_id());
+      EXPECT_EQ(manifest->metadata.schema_json, spec::SchemaToJson(*schema));
+      EXPECT_EQ(manifest->partition_type->fields().size(), partitioned ? 4u : 0u);
+      ASSERT_EQ(manifest->entries.size(), 1u);
+      EXPECT_EQ(manifest->entries[0].data_file.file_path, file.file_path);
+      EXPECT_EQ(manifest->entries[0].data_file.partition, file.partition);
+    }
+  }
+}
+
 TEST(ManifestTest, PartitionSummariesOfCommonTransforms) {
   auto writer = MakeWriter(2, CommonSpec());
   const spec::Type& type = *writer->partition_type();

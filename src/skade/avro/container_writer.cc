@@ -22,12 +22,18 @@ SyncMarker RandomSyncMarker() {
 Result<std::unique_ptr<ContainerWriter>> ContainerWriter::Make(
     const Node& schema, std::vector<std::pair<std::string, std::string>> metadata,
     const ContainerWriterOptions& options) {
+  return Make(SchemaToJson(schema), std::move(metadata), options);
+}
+
+Result<std::unique_ptr<ContainerWriter>> ContainerWriter::Make(
+    std::string schema_json, std::vector<std::pair<std::string, std::string>> metadata,
+    const ContainerWriterOptions& options) {
   for (const auto& [key, value] : metadata) {
     if (key == "avro.schema" || key == "avro.codec") {
       return InvalidArgument("Reserved Avro metadata key: ", key);
     }
   }
-  metadata.emplace_back("avro.schema", SchemaToJson(schema));
+  metadata.emplace_back("avro.schema", std::move(schema_json));
   metadata.emplace_back("avro.codec", std::string(CodecName(options.codec)));
 
   SyncMarker sync = options.sync_marker ? *options.sync_marker : RandomSyncMarker();

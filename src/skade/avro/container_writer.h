@@ -49,6 +49,11 @@ class ContainerWriter {
   static Result<std::unique_ptr<ContainerWriter>> Make(
       const Node& schema, std::vector<std::pair<std::string, std::string>> metadata,
       const ContainerWriterOptions& options);
+  /// The same, given the schema as its JSON (SchemaToJson), for callers
+  /// that write many files of one schema.
+  static Result<std::unique_ptr<ContainerWriter>> Make(
+      std::string schema_json, std::vector<std::pair<std::string, std::string>> metadata,
+      const ContainerWriterOptions& options);
 
   /// The encoder for the current datum. Valid until the next EndDatum().
   Encoder& encoder() { return encoder_; }

@@ -1,5 +1,9 @@
 #include "skade/avro/manifest_list_writer.h"
 
+#include <iterator>
+#include <map>
+#include <mutex>
+
 #include "skade/avro/manifest_schema.h"
 #include "skade/avro/type_conversion.h"
 #include "skade/spec/json_serde.h"
@@ -118,12 +122,33 @@ void WriteManifestFile(Encoder& encoder, const Node& record, const spec::Manifes
   }
 }
 
+// A format version's manifest_file schema, as Avro and as the JSON of both
+// forms: the same for every list, built once (a commit writes a list).
+struct ListShape {
+  NodePtr schema;
+  std::string avro_json;
+  std::string iceberg_json;
+};
+
+Result<std::shared_ptr<const ListShape>> ListShapeFor(int format_version) {
+  static std::mutex mutex;
+  static std::map<int, std::shared_ptr<const ListShape>> shapes;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto found = shapes.find(format_version); found != shapes.end()) return found->second;
+  SKADE_ASSIGN_OR_RAISE(spec::TypePtr type, ManifestFileType(format_version));
+  auto shape = std::make_shared<ListShape>();
+  SKADE_ASSIGN_OR_RAISE(shape->schema, ToAvroSchema(*type, "manifest_file"));
+  shape->avro_json = SchemaToJson(*shape->schema);
+  shape->iceberg_json = spec::SchemaToJson(spec::Schema(0, type->fields()));
+  shapes.emplace(format_version, shape);
+  return shape;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ManifestListWriter>> ManifestListWriter::Make(
     const ManifestListWriterOptions& options) {
-  SKADE_ASSIGN_OR_RAISE(spec::TypePtr type, ManifestFileType(options.format_version));
-  SKADE_ASSIGN_OR_RAISE(NodePtr schema, ToAvroSchema(*type, "manifest_file"));
+  SKADE_ASSIGN_OR_RAISE(auto shape, ListShapeFor(options.format_version));
   std::vector<std::pair<std::string, std::string>> metadata;
   metadata.emplace_back("snapshot-id", StrCat(options.snapshot_id));
   metadata.emplace_back("parent-snapshot-id", options.parent_snapshot_id
@@ -136,11 +161,11 @@ Result<std::unique_ptr<ManifestListWriter>> ManifestListWriter::Make(
     metadata.emplace_back("first-row-id", StrCat(options.first_row_id));
   }
   metadata.emplace_back("format-version", StrCat(options.format_version));
-  metadata.emplace_back("iceberg.schema", spec::SchemaToJson(spec::Schema(0, type->fields())));
+  metadata.emplace_back("iceberg.schema", shape->iceberg_json);
   SKADE_ASSIGN_OR_RAISE(auto writer,
-                        ContainerWriter::Make(*schema, std::move(metadata), options.avro));
+                        ContainerWriter::Make(shape->avro_json, std::move(metadata), options.avro));
   return std::unique_ptr<ManifestListWriter>(
-      new ManifestListWriter(options, std::move(schema), std::move(writer)));
+      new ManifestListWriter(options, shape->schema, std::move(writer)));
 }
 
 ManifestListWriter::ManifestListWriter(const ManifestListWriterOptions& options, NodePtr schema,
@@ -201,14 +226,15 @@ bool ManifestListWriter::CanCopy(const EncodedManifests& encoded,
 }
 
 Status ManifestListWriter::AddEncoded(const EncodedManifests& encoded,
-                                      const std::vector<spec::ManifestFile>& manifests) {
+                                      std::vector<spec::ManifestFile> manifests) {
   if (!CanCopy(encoded, options_) || encoded.manifest_count != manifests.size()) {
     return InvalidArgument("Cannot copy the blocks of another manifest list into this one");
   }
   // Their sequence numbers and row ids were assigned when they were first
   // written, so encoding them again would make the same bytes.
   SKADE_RETURN_NOT_OK(writer_->AppendBlocks(encoded.blocks, encoded.block_count));
-  manifests_.insert(manifests_.end(), manifests.begin(), manifests.end());
+  manifests_.insert(manifests_.end(), std::make_move_iterator(manifests.begin()),
+                    std::make_move_iterator(manifests.end()));
   return OkStatus();
 }
 

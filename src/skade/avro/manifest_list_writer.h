@@ -82,13 +82,14 @@ class ManifestListWriter {
   /// must be the list it was encoded from (as the writer that finished it
   /// returned them in manifests()), which need no assignment. kInvalidArgument
   /// unless CanCopy() and the counts match.
-  Status AddEncoded(const EncodedManifests& encoded,
-                    const std::vector<spec::ManifestFile>& manifests);
+  Status AddEncoded(const EncodedManifests& encoded, std::vector<spec::ManifestFile> manifests);
 
   /// The manifests as written, with assigned sequence numbers and row ids:
   /// what ReadManifestList reads back (v1 without sequence numbers, v1 and
   /// v2 without row ids).
   const std::vector<spec::ManifestFile>& manifests() const { return manifests_; }
+  /// The same, moved out (a list can hold thousands): after Finish().
+  std::vector<spec::ManifestFile> TakeManifests() { return std::move(manifests_); }
 
   /// The file's metadata as ReadManifestList reads it back.
   ManifestListMetadata metadata() const;

@@ -1,6 +1,9 @@
 #include "skade/avro/manifest_writer.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "skade/avro/literal_codec.h"
 #include "skade/avro/manifest_schema.h"
@@ -203,21 +206,32 @@ std::string PartitionFieldsJson(const spec::PartitionSpec& spec) {
   return writer.Take();
 }
 
-}  // namespace
-
-Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(spec::SchemaPtr schema,
-                                                             spec::PartitionSpecPtr spec,
-                                                             const ManifestWriterOptions& options) {
-  if (!schema || !spec) return InvalidArgument("A manifest writer needs a schema and a spec");
-  if (options.format_version == 1 && options.content != spec::ManifestContent::kData) {
-    return InvalidArgument("Format version 1 has no delete manifests");
-  }
-  SKADE_ASSIGN_OR_RAISE(spec::TypePtr partition_type, spec->PartitionType(*schema));
-  SKADE_ASSIGN_OR_RAISE(spec::TypePtr entry_type,
-                        ManifestEntryType(options.format_version, partition_type));
-  SKADE_ASSIGN_OR_RAISE(NodePtr entry_schema, ToAvroSchema(*entry_type, "manifest_entry"));
-
+// What a manifest's header depends on — the table schema, the spec, the
+// format version and the content — built once for many manifests (a commit
+// writes at least one): the partition type, the manifest_entry schema and
+// the header's metadata.
+struct EntryShape {
+  // Kept alive so that no other schema or spec takes their addresses (the key).
+  spec::SchemaPtr schema;
+  spec::PartitionSpecPtr spec;
+  spec::TypePtr partition_type;
+  NodePtr entry_schema;
+  std::string avro_json;
   std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+Result<std::shared_ptr<const EntryShape>> MakeEntryShape(const spec::SchemaPtr& schema,
+                                                         const spec::PartitionSpecPtr& spec,
+                                                         const ManifestWriterOptions& options) {
+  auto shape = std::make_shared<EntryShape>();
+  shape->schema = schema;
+  shape->spec = spec;
+  SKADE_ASSIGN_OR_RAISE(shape->partition_type, spec->PartitionType(*schema));
+  SKADE_ASSIGN_OR_RAISE(spec::TypePtr entry_type,
+                        ManifestEntryType(options.format_version, shape->partition_type));
+  SKADE_ASSIGN_OR_RAISE(shape->entry_schema, ToAvroSchema(*entry_type, "manifest_entry"));
+  shape->avro_json = SchemaToJson(*shape->entry_schema);
+  auto& metadata = shape->metadata;
   metadata.emplace_back("schema", spec::SchemaToJson(*schema));
   metadata.emplace_back("schema-id", StrCat(schema->schema_id()));
   metadata.emplace_back("partition-spec", PartitionFieldsJson(*spec));
@@ -229,11 +243,44 @@ Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(spec::SchemaPtr sch
   }
   metadata.emplace_back("iceberg.schema",
                         spec::SchemaToJson(spec::Schema(0, entry_type->fields())));
+  return shape;
+}
+
+// Shapes by their inputs; a few tables' worth, dropped all at once when full.
+Result<std::shared_ptr<const EntryShape>> EntryShapeFor(const spec::SchemaPtr& schema,
+                                                        const spec::PartitionSpecPtr& spec,
+                                                        const ManifestWriterOptions& options) {
+  constexpr size_t kMaxShapes = 64;
+  using Key = std::tuple<const void*, const void*, int, int>;
+  static std::mutex mutex;
+  static std::map<Key, std::shared_ptr<const EntryShape>> shapes;
+  Key key{schema.get(), spec.get(), options.format_version, static_cast<int>(options.content)};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = shapes.find(key); found != shapes.end()) return found->second;
+  }
+  SKADE_ASSIGN_OR_RAISE(auto shape, MakeEntryShape(schema, spec, options));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (shapes.size() >= kMaxShapes) shapes.clear();
+  shapes.emplace(key, shape);
+  return shape;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(spec::SchemaPtr schema,
+                                                             spec::PartitionSpecPtr spec,
+                                                             const ManifestWriterOptions& options) {
+  if (!schema || !spec) return InvalidArgument("A manifest writer needs a schema and a spec");
+  if (options.format_version == 1 && options.content != spec::ManifestContent::kData) {
+    return InvalidArgument("Format version 1 has no delete manifests");
+  }
+  SKADE_ASSIGN_OR_RAISE(auto shape, EntryShapeFor(schema, spec, options));
   SKADE_ASSIGN_OR_RAISE(auto writer,
-                        ContainerWriter::Make(*entry_schema, std::move(metadata), options.avro));
+                        ContainerWriter::Make(shape->avro_json, shape->metadata, options.avro));
   return std::unique_ptr<ManifestWriter>(
-      new ManifestWriter(std::move(schema), std::move(spec), options, std::move(partition_type),
-                         std::move(entry_schema), std::move(writer)));
+      new ManifestWriter(std::move(schema), std::move(spec), options, shape->partition_type,
+                         shape->entry_schema, std::move(writer)));
 }
 
 ManifestWriter::ManifestWriter(spec::SchemaPtr schema, spec::PartitionSpecPtr spec,

@@ -13,6 +13,37 @@ namespace skade::commit {
 
 namespace {
 
+// Small batches — a flush's writes, a row or a few each — concatenated into
+// batches of up to this many bytes: every batch costs the writers a schema
+// check and a Parquet write call, which cost more than a few rows.
+constexpr int64_t kMaxConcatenatedBytes = 1 << 20;
+
+std::vector<std::shared_ptr<arrow::RecordBatch>> ConcatenateSmall(
+    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches) {
+  std::vector<std::shared_ptr<arrow::RecordBatch>> out;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> group;
+  int64_t group_bytes = 0;
+  auto close_group = [&] {
+    auto one = group.size() > 1 ? data::ConcatenateBatches(group) : nullptr;
+    if (one && *one) {
+      out.push_back(std::move(*one));
+    } else {
+      // One batch, or batches whose schemas differ: as they are.
+      out.insert(out.end(), group.begin(), group.end());
+    }
+    group.clear();
+    group_bytes = 0;
+  };
+  for (const auto& batch : batches) {
+    int64_t bytes = data::BatchBytes(*batch);
+    if (!group.empty() && group_bytes + bytes > kMaxConcatenatedBytes) close_group();
+    group.push_back(batch);
+    group_bytes += bytes;
+  }
+  close_group();
+  return out;
+}
+
 // Writes `batches` as files of `schema` (the table's, or an upsert's key)
 // and appends the unsynced ones to `unsynced`.
 Result<std::vector<spec::DataFile>> WriteFiles(
@@ -49,7 +80,7 @@ Result<std::vector<spec::DataFile>> WriteFiles(
         writer, data::FanoutDataWriter::Make(sink.io, std::move(schema), metadata.Spec(), options,
                                              next_location));
   }
-  for (const auto& batch : batches) SKADE_RETURN_NOT_OK(writer->Write(batch));
+  for (const auto& batch : ConcatenateSmall(batches)) SKADE_RETURN_NOT_OK(writer->Write(batch));
   SKADE_ASSIGN_OR_RAISE(auto files, writer->Close());
   for (auto& [location, bytes] : buffered) {
     bool hand_over = bytes.size() <= sink.unsynced_limit;

@@ -1,6 +1,7 @@
 #include "skade/table/snapshot_update.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
@@ -81,7 +82,8 @@ std::vector<catalog::UnsyncedFile> SnapshotUpdate::UnsyncedFiles() const {
 Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
                                                 const WrittenManifestList* parent_list) {
   spec::SnapshotPtr parent = base.SnapshotForRef(spec::kMainBranch);
-  std::vector<spec::ManifestFile> current;
+  std::vector<spec::ManifestFile> read;  // the parent's list, when read from its file
+  const std::vector<spec::ManifestFile>* current = &read;
   const avro::EncodedManifests* encoded_current = nullptr;
   if (parent) {
     if (parent->manifest_list.empty()) {
@@ -89,19 +91,19 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
                          ": it lists its manifests inline (format v1 without a manifest list)");
     }
     if (parent_list != nullptr && parent_list->location == parent->manifest_list) {
-      current = parent_list->manifests;
+      current = &parent_list->manifests;
       encoded_current = parent_list->encoded.get();
     } else {
       SKADE_ASSIGN_OR_RAISE(std::string bytes, io().ReadFile(parent->manifest_list));
       SKADE_ASSIGN_OR_RAISE(avro::ManifestList list, avro::ReadManifestList(bytes));
-      current = std::move(list.manifests);
+      read = std::move(list.manifests);
     }
   }
 
   SnapshotSummaryBuilder summary;
   for (const auto& [key, value] : summary_properties_) summary.Set(key, value);
   SKADE_ASSIGN_OR_RAISE(std::vector<spec::ManifestFile> manifests,
-                        Manifests(base, current, &summary));
+                        Manifests(base, *current, &summary));
 
   auto snapshot = std::make_shared<spec::Snapshot>();
   snapshot->snapshot_id = snapshot_id_;
@@ -120,17 +122,22 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
   // An update that keeps every current manifest, after its own, copies
   // their encoded blocks instead of encoding them again.
   size_t own = manifests.size();
-  if (encoded_current != nullptr && EndsWith(manifests, current)) {
+  if (encoded_current != nullptr && EndsWith(manifests, *current)) {
     options.avro.sync_marker = encoded_current->sync_marker;
     if (avro::ManifestListWriter::CanCopy(*encoded_current, options)) {
-      own -= current.size();
+      own -= current->size();
     } else {
       options.avro.sync_marker.reset();
     }
   }
   SKADE_ASSIGN_OR_RAISE(auto writer, avro::ManifestListWriter::Make(options));
   for (size_t i = 0; i < own; ++i) SKADE_RETURN_NOT_OK(writer->Add(manifests[i]));
-  if (own < manifests.size()) SKADE_RETURN_NOT_OK(writer->AddEncoded(*encoded_current, current));
+  if (own < manifests.size()) {
+    // The parent's manifests, as Manifests() copied them: moved on.
+    std::vector<spec::ManifestFile> kept(std::make_move_iterator(manifests.begin() + own),
+                                         std::make_move_iterator(manifests.end()));
+    SKADE_RETURN_NOT_OK(writer->AddEncoded(*encoded_current, std::move(kept)));
+  }
   if (base.format_version >= 3) {
     snapshot->first_row_id = base.next_row_id;
     snapshot->added_rows = writer->next_row_id() - base.next_row_id;
@@ -140,7 +147,7 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
   SKADE_ASSIGN_OR_RAISE(std::string list_bytes, writer->Finish());
   // As written: with the sequence numbers and row ids the writer assigned.
   auto applied = std::make_shared<const WrittenManifestList>(
-      WrittenManifestList{snapshot->manifest_list, writer->manifests(), writer->encoded()});
+      WrittenManifestList{snapshot->manifest_list, writer->TakeManifests(), writer->encoded()});
   unsynced_manifest_list_ = StageTableFile(snapshot->manifest_list, std::move(list_bytes));
   written_manifest_lists_.push_back(snapshot->manifest_list);
   applied_list_ = std::move(applied);
