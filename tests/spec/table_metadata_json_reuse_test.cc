@@ -185,6 +185,33 @@ TEST(TableMetadataJsonReuseTest, RandomCommitSequencesWriteWhatAFreshWriterWrite
   }
 }
 
+// Appends keep the snapshot index of the version they were built from and
+// look up the snapshots appended since by scanning
+// (TableMetadata::FinalizeAppended): every snapshot is found, after many
+// appends past the scan's limit, expiries and format upgrades alike.
+TEST(TableMetadataJsonReuseTest, EverySnapshotIsFoundByItsId) {
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    SCOPED_TRACE(StrCat("seed ", seed));
+    RandomHistory history(seed, 2);
+    for (int step = 0; step < 150; ++step) {
+      auto metadata = history.Commit();
+      std::set<int64_t> ids;
+      for (const auto& snapshot : metadata->snapshots) {
+        ids.insert(snapshot->snapshot_id);
+        EXPECT_EQ(metadata->SnapshotById(snapshot->snapshot_id), snapshot);
+      }
+      if (metadata->current_snapshot_id) {
+        ASSERT_NE(metadata->CurrentSnapshot(), nullptr);
+        EXPECT_EQ(metadata->CurrentSnapshot()->snapshot_id, *metadata->current_snapshot_id);
+      }
+      // Expired and never made ids are not found.
+      for (int64_t id = 990; id < 1000 + 4 * (step + 1); ++id) {
+        if (!ids.contains(id)) EXPECT_EQ(metadata->SnapshotById(id), nullptr) << id;
+      }
+    }
+  }
+}
+
 TEST(TableMetadataJsonReuseTest, ParsedBaseIsWrittenFreshThenReused) {
   RandomHistory history(7, 2);
   for (int step = 0; step < 30; ++step) history.Commit();

@@ -23,6 +23,10 @@
 namespace skade::store {
 namespace {
 
+JournaledFile Journaled(std::string location, std::string bytes) {
+  return {std::move(location), std::make_shared<const std::string>(std::move(bytes))};
+}
+
 using testing::IsError;
 using testing::IsErrorWithMessage;
 using testing::IsOk;
@@ -524,7 +528,7 @@ TEST_P(CatalogStoreTest, SyncHoldsCommitsWhileItsCallbackRuns) {
 PointerSwap JournaledSwap(const spec::TableIdentifier& id, std::optional<std::string> expected,
                           const std::string& location) {
   PointerSwap swap{id, std::move(expected), location, {}, {}, {}};
-  swap.journaled_files.push_back({location, "bytes of " + location});
+  swap.journaled_files.push_back(Journaled(location, "bytes of " + location));
   return swap;
 }
 
@@ -541,7 +545,8 @@ TEST_P(CatalogStoreTest, SwapKeepsItsJournaledFilesUntilReleased) {
   ASSERT_THAT(store_->SwapPointers({JournaledSwap(id, "m0", "m1")}), IsOk());
   auto files = store_->ReadJournaledFiles();
   ASSERT_THAT(files, IsOk());
-  EXPECT_EQ(*files, (std::vector<JournaledFile>{{"m0", "bytes of m0"}, {"m1", "bytes of m1"}}));
+  EXPECT_EQ(*files, (std::vector<JournaledFile>{Journaled("m0", "bytes of m0"),
+                                                Journaled("m1", "bytes of m1")}));
   // Every instance sees them: they are the store's, not the writer's.
   auto other = OpenInstance();
   ASSERT_THAT(other, IsOk());
@@ -565,7 +570,7 @@ TEST_P(CatalogStoreTest, FilesWithABaseAreFoundByTheirBase) {
   auto swap = [&](std::optional<std::string> expected, const std::string& location,
                   std::optional<std::string> base) {
     PointerSwap swap{id, std::move(expected), location, {}, {}, {}};
-    JournaledFile file{location, text + location};
+    JournaledFile file = Journaled(location, text + location);
     if (base) file.base = JournalBase{*base, std::make_shared<const std::string>(text + *base)};
     swap.journaled_files.push_back(std::move(file));
     return store_->SwapPointers({swap});
@@ -602,7 +607,7 @@ TEST_P(CatalogStoreTest, FailedSwapKeepsNoJournaledFile) {
   EXPECT_THAT(store_->SwapPointers({JournaledSwap(a, "a0", "a3"), JournaledSwap(b, "stale", "b1")}),
               IsError(ErrorKind::kCommitFailed));
   PointerSwap compare_only = PointerSwap::CompareOnly(a, "a0");
-  compare_only.journaled_files.push_back({"a4", "x"});
+  compare_only.journaled_files.push_back(Journaled("a4", "x"));
   EXPECT_THAT(store_->SwapPointers({compare_only}), IsError(ErrorKind::kInvalidArgument));
   EXPECT_TRUE(store_->ReadJournaledFiles()->empty());
   EXPECT_EQ((*store_->GetTable(a))->metadata_location, "a0");
@@ -641,7 +646,7 @@ TEST_P(CatalogStoreTest, ConcurrentSwapsJournalExactlyTheFilesOfThoseThatCommitt
   ASSERT_THAT(files, IsOk());
   auto locations = Locations(*files);
   EXPECT_EQ(std::set<std::string>(locations.begin(), locations.end()), committed);
-  for (const auto& file : *files) EXPECT_EQ(file.contents, "bytes of " + file.location);
+  for (const auto& file : *files) EXPECT_EQ(file.bytes(), "bytes of " + file.location);
 }
 
 TEST_P(CatalogStoreTest, SwapReleasesFilesInItsTransaction) {
@@ -689,7 +694,7 @@ TEST_P(CatalogStoreTest, RestoreSeesOnlyFilesStillJournaledAndReleasesThem) {
                   }),
               IsOk());
   writer.join();
-  EXPECT_EQ(restored, (std::vector<JournaledFile>{{"m1", "bytes of m1"}}));
+  EXPECT_EQ(restored, (std::vector<JournaledFile>{Journaled("m1", "bytes of m1")}));
   EXPECT_FALSE(committed_during_restore) << "a write committed while commits were held";
   EXPECT_EQ(Locations(*store_->ReadJournaledFiles()), (std::vector<std::string>{"m2"}));
 }
@@ -703,8 +708,9 @@ TEST_P(CatalogStoreTest, JournaledFilesMayHaveLongLocations) {
               IsOk());
   EXPECT_EQ(Locations(*store_->ReadJournaledFiles()).size(), 2u);
   ASSERT_THAT(store_->ReleaseJournaledFiles({prefix + "a.json"}), IsOk());
-  EXPECT_EQ(*store_->ReadJournaledFiles(),
-            (std::vector<JournaledFile>{{prefix + "b.json", "bytes of " + prefix + "b.json"}}));
+  EXPECT_EQ(
+      *store_->ReadJournaledFiles(),
+      (std::vector<JournaledFile>{Journaled(prefix + "b.json", "bytes of " + prefix + "b.json")}));
 }
 
 // --- Idempotency records --------------------------------------------------------

@@ -45,6 +45,18 @@ TEST(CopyDeltaTest, ANextMetadataVersionIsAFewHundredBytes) {
   EXPECT_EQ(Rebuilt(delta, base, next.size()), next);
 }
 
+TEST(CopyDeltaTest, ALongHistorysNextVersionIsStillSmall) {
+  // A base of megabytes is indexed at a stride of blocks: the delta stays a
+  // few hundred bytes per edit, the edits' own bytes and some around them.
+  const std::string base = Metadata(10000, 1796432270948);
+  const std::string next = Metadata(10001, 1796432271003);
+  ASSERT_GT(base.size(), 1u << 20);
+  std::string delta = EncodeCopyDelta(base, next, next.size() / 8);
+  ASSERT_FALSE(delta.empty());
+  EXPECT_LT(delta.size(), 2000u);
+  EXPECT_EQ(Rebuilt(delta, base, next.size()), next);
+}
+
 TEST(CopyDeltaTest, EqualTextsAreOneCopy) {
   const std::string text = Metadata(10, 1);
   std::string delta = EncodeCopyDelta(text, text, 0);

@@ -130,7 +130,7 @@ const UnsyncedFile* Pending(const Files& files, const std::string& location) {
 
 // A client-named file, read only inside the table's scope.
 Result<std::string> ReadTableFile(const Files& files, const std::string& location) {
-  if (const UnsyncedFile* pending = Pending(files, location)) return pending->contents;
+  if (const UnsyncedFile* pending = Pending(files, location)) return *pending->contents;
   auto allowed = files.scope.Check(location);
   if (!allowed) return NotRebased(allowed.error().message);
   auto bytes = files.io.ReadFileUpTo(location, kMaxMetadataReadBytes);
@@ -323,7 +323,8 @@ Result<RebasedAppend> Rebase(const CommitTableRequest& request, const spec::Tabl
   result.updates.push_back(spec::AddSnapshot{rebased});
   result.updates.push_back(*append.set_ref);
   for (auto& update : append.property_updates) result.updates.push_back(std::move(update));
-  result.manifest_list = {rebased->manifest_list, std::move(bytes)};
+  result.manifest_list = {rebased->manifest_list,
+                          std::make_shared<const std::string>(std::move(bytes))};
   result.replaced_manifest_list = snapshot.manifest_list;
   return result;
 }

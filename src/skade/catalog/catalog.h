@@ -97,7 +97,8 @@ struct ChangePage {
 /// commit instead of the writer paying a sync for each file.
 struct UnsyncedFile {
   std::string location;
-  std::string contents;
+  /// Never null; shared by the request, the commit and the store's swap.
+  std::shared_ptr<const std::string> contents;
 };
 
 struct CommitTableRequest {

@@ -653,9 +653,9 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   for (const UnsyncedFile& list : commit.rebased_manifest_lists) {
     SKADE_RETURN_NOT_OK(location_policy_->Check(list.location));
     // Journaled with the swap like the metadata file, or durable before it.
-    bool journaled = journal_max_bytes_ > 0 && list.contents.size() <= journal_max_bytes_;
+    bool journaled = journal_max_bytes_ > 0 && list.contents->size() <= journal_max_bytes_;
     SKADE_RETURN_NOT_OK(
-        io_->WriteFile(list.location, list.contents, durable_files() && !journaled));
+        io_->WriteFile(list.location, *list.contents, durable_files() && !journaled));
     if (journaled) commit.unsynced_files.push_back(list);
   }
   EncodedMetadataFile file = EncodeMetadataFile(*commit.metadata, commit.new_location);
@@ -700,7 +700,7 @@ store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) const {
   swap.origins = RecordedOrigins(commit.origins);
   swap.owned_locations = commit.owned_locations;
   if (commit.journaled_bytes) {
-    store::JournaledFile file{commit.new_location, *commit.journaled_bytes, std::nullopt, {}};
+    store::JournaledFile file{commit.new_location, commit.journaled_bytes, std::nullopt, {}};
     // A gzip file shares nothing with its base's text.
     if (commit.base_location && commit.base_json &&
         commit.journaled_bytes.get() == commit.json.get()) {
@@ -741,7 +741,7 @@ Status EmbeddedCatalog::CheckUnsyncedLocations(const CommitTableRequest& request
 Status EmbeddedCatalog::TakeUnsyncedFiles(const CommitTableRequest& request,
                                           PreparedCommit* commit) {
   for (const UnsyncedFile& file : request.unsynced_files) {
-    if (journal_max_bytes_ > 0 && file.contents.size() <= journal_max_bytes_) {
+    if (journal_max_bytes_ > 0 && file.contents->size() <= journal_max_bytes_) {
       commit->unsynced_files.push_back(file);
       continue;
     }

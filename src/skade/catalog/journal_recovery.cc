@@ -51,7 +51,7 @@ Result<std::string> JournalSnapshot::Contents(const store::JournaledFile& file) 
 }
 
 Result<std::string> JournalSnapshot::Bytes(const store::JournaledFile& file, size_t depth) {
-  if (!file.delta) return file.contents;
+  if (!file.delta) return std::string(file.bytes());
   SKADE_ASSIGN_OR_RAISE(std::string base, BaseText(file, depth));
   return store::DeltaContents(file, base);
 }

@@ -85,7 +85,9 @@ Result<std::vector<spec::DataFile>> WriteFiles(
   for (auto& [location, bytes] : buffered) {
     bool hand_over = bytes.size() <= sink.unsynced_limit;
     SKADE_RETURN_NOT_OK(sink.io->WriteFile(location, bytes, !hand_over));
-    if (hand_over) unsynced->push_back({location, std::move(bytes)});
+    if (hand_over) {
+      unsynced->push_back({location, std::make_shared<const std::string>(std::move(bytes))});
+    }
   }
   return files;
 }

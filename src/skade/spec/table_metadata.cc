@@ -14,18 +14,12 @@ void TableMetadata::Finalize() {
 
 void TableMetadata::FinalizeAppended(size_t appended) {
   const size_t indexed = snapshot_index_ ? snapshot_index_->size() : 0;
-  if (appended > snapshots.size() || indexed != snapshots.size() - appended) {
-    Finalize();  // not the copy of a finalized metadata after all
+  // Not the copy of a finalized metadata after all, or a tail that is no
+  // longer short: index every snapshot.
+  if (!snapshot_index_ || appended > snapshots.size() || indexed > snapshots.size() - appended ||
+      snapshots.size() - indexed > kMaxUnindexedSnapshots) {
+    Finalize();
     return;
-  }
-  if (appended > 0) {
-    auto index = std::make_shared<SnapshotIndex>();
-    index->reserve(snapshots.size());
-    index->insert(snapshot_index_->begin(), snapshot_index_->end());
-    for (size_t i = snapshots.size() - appended; i < snapshots.size(); ++i) {
-      index->emplace(snapshots[i]->snapshot_id, snapshots[i]);
-    }
-    snapshot_index_ = std::move(index);
   }
   current_schema_ = SchemaById(current_schema_id);
 }
@@ -59,6 +53,10 @@ SortOrderPtr TableMetadata::SortOrderById(int32_t id) const {
 
 SnapshotPtr TableMetadata::SnapshotById(int64_t id) const {
   if (!snapshot_index_) return nullptr;
+  // The newest first: the current snapshot is usually the last appended.
+  for (size_t i = snapshots.size(); i > snapshot_index_->size(); --i) {
+    if (snapshots[i - 1]->snapshot_id == id) return snapshots[i - 1];
+  }
   auto it = snapshot_index_->find(id);
   return it == snapshot_index_->end() ? nullptr : it->second;
 }

@@ -136,12 +136,16 @@ struct TableMetadata {
   using SnapshotIndex = absl::flat_hash_map<int64_t, SnapshotPtr>;
 
   // Finalize() for a copy of a finalized metadata whose snapshots only had
-  // `appended` snapshots added at the end since: extends the copied index
-  // instead of indexing every snapshot again (TableMetadataBuilder).
+  // `appended` snapshots added at the end since: keeps the copied index, and
+  // SnapshotById scans the snapshots past it, until there are more than
+  // kMaxUnindexedSnapshots of them (TableMetadataBuilder). An append then
+  // costs no copy of an index of the whole history.
   void FinalizeAppended(size_t appended);
+  static constexpr size_t kMaxUnindexedSnapshots = 32;
 
-  // Shared by copies (an index is never changed once built), so copying a
-  // table's metadata does not copy an index of its whole history.
+  // Indexes the first size() snapshots; the ones after those were appended
+  // since it was built. Shared by copies (an index is never changed
+  // once built), so copying a table's metadata does not copy it.
   std::shared_ptr<const SnapshotIndex> snapshot_index_;
   SchemaPtr current_schema_;
   SerializedFormMemo serialized_form_memo_;

@@ -93,15 +93,24 @@ void WriteArrayReusing(JsonWriter& writer, const Items& items,
   const size_t content_start = writer.str().size();
   out->start = content_start - document_start;
   out->ends.reserve(items.size());
-  // Built only when the next element is not where the previous run ended
-  // (e.g. after old snapshots were expired); appends never need it.
+  // An element is looked for where the previous run ended and a few places
+  // past it (a log that dropped its oldest entries). The index of every
+  // element is built only after more misses than an append makes (one, at
+  // its new element; indexing a long history for it cost more than the
+  // whole rest of a commit): e.g. after old snapshots were expired.
+  constexpr size_t kProbes = 4;
+  constexpr int kMissesBeforeIndex = 8;
   absl::flat_hash_map<Key, size_t> index;
+  int misses = 0;
   size_t guess = 0;
   auto find = [&](const Item& item) -> std::optional<size_t> {
     if (previous == nullptr) return std::nullopt;
     const auto& known = previous->items;
-    if (guess < known.size() && ReuseKey(known[guess]) == ReuseKey(item)) return guess;
+    for (size_t i = guess; i < std::min(known.size(), guess + kProbes); ++i) {
+      if (ReuseKey(known[i]) == ReuseKey(item)) return i;
+    }
     if (index.empty()) {
+      if (++misses <= kMissesBeforeIndex) return std::nullopt;
       index.reserve(known.size());
       for (size_t i = 0; i < known.size(); ++i) index.try_emplace(ReuseKey(known[i]), i);
     }

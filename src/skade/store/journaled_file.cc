@@ -12,12 +12,12 @@ uint64_t JournalHash(std::string_view contents) {
 }
 
 bool Holds(const JournaledFile& file, std::string_view bytes) {
-  if (!file.delta) return bytes == file.contents;
+  if (!file.delta) return bytes == file.bytes();
   return bytes.size() == file.delta->size && JournalHash(bytes) == file.delta->hash;
 }
 
 Result<std::string> DeltaContents(const JournaledFile& file, std::string_view base_text) {
-  if (!file.delta) return file.contents;
+  if (!file.delta) return std::string(file.bytes());
   const JournaledFile::Delta& delta = *file.delta;
   auto contents = delta.format == JournaledFile::Delta::Format::kCopy
                       ? ApplyCopyDelta(delta.bytes, base_text, delta.size)

@@ -51,15 +51,21 @@ struct JournaledFile {
   };
 
   std::string location;
-  std::string contents;
+  /// Shared with the writer (a metadata file's text is also the metadata
+  /// cache's), so a swap carries a file of megabytes without copying it.
+  /// Null when read back as a delta.
+  std::shared_ptr<const std::string> contents;
   std::optional<JournalBase> base;
   std::optional<Delta> delta;
 
+  /// The contents; empty when read back as a delta.
+  std::string_view bytes() const { return contents ? std::string_view(*contents) : ""; }
+
   /// The file's size, whole or a delta.
-  uint64_t size() const { return delta ? delta->size : contents.size(); }
+  uint64_t size() const { return delta ? delta->size : bytes().size(); }
 
   bool operator==(const JournaledFile& other) const {
-    return location == other.location && contents == other.contents && delta == other.delta &&
+    return location == other.location && bytes() == other.bytes() && delta == other.delta &&
            base.has_value() == other.base.has_value() &&
            (!base || base->location == other.base->location);
   }

@@ -58,7 +58,9 @@ std::optional<catalog::UnsyncedFile> SnapshotUpdate::StageTableFile(const std::s
   bool hand_over =
       table_.durable_files() && bytes.size() <= table_.catalog().UnsyncedFileLimit(table_.io());
   std::optional<catalog::UnsyncedFile> unsynced;
-  if (hand_over) unsynced = catalog::UnsyncedFile{location, bytes};
+  if (hand_over) {
+    unsynced = catalog::UnsyncedFile{location, std::make_shared<const std::string>(bytes)};
+  }
   files_to_write_.push_back({location, std::move(bytes), table_.durable_files() && !hand_over});
   return unsynced;
 }

@@ -19,6 +19,10 @@ constexpr size_t kBlock = 32;
 // A shorter common run at the current position is not worth an op: the
 // search looks for the base's next block instead.
 constexpr size_t kMinCopy = 8;
+// The blocks a base is indexed by, about, and the most blocks' length
+// between two indexed ones.
+constexpr size_t kMaxIndexedBlocks = 4096;
+constexpr size_t kMaxIndexStride = 8 * kBlock;
 
 enum OpKind : uint64_t { kCopy = 0, kInsert = 1 };
 
@@ -42,15 +46,23 @@ size_t CommonLength(const char* a, const char* b, size_t max) {
 // The base's blocks by a hash of their bytes: one slot each (the first block
 // keeps a slot that others hash to, so a run of repeated bytes is found at
 // its start and copied whole), half the slots free.
+//
+// A large base is indexed at a stride of several blocks, so the index costs
+// about the same for any base (it was most of a commit's delta time for a
+// long history): the target finds its way back at the first indexed block
+// after an edit, and the bytes between the edit and that block are found by
+// extending the copy backwards.
 class BlockIndex {
  public:
   explicit BlockIndex(std::string_view base) : base_(base) {
-    size_t blocks = base.size() / kBlock;
+    size_t stride = std::clamp(base.size() / kMaxIndexedBlocks / kBlock * kBlock + kBlock, kBlock,
+                               kMaxIndexStride);
+    size_t blocks = base.size() / stride;
     size_t slots = 64;
     while (slots < 2 * blocks) slots <<= 1;
     shift_ = 64 - std::countr_zero(slots);
     slots_.assign(slots, 0);
-    for (size_t offset = 0; offset + kBlock <= base.size(); offset += kBlock) {
+    for (size_t offset = 0; offset + kBlock <= base.size(); offset += stride) {
       uint32_t& slot = slots_[Slot(base.data() + offset)];
       if (slot == 0) slot = static_cast<uint32_t>(offset + 1);
     }

@@ -8,6 +8,10 @@
 namespace skade::store::lmdb {
 namespace {
 
+std::shared_ptr<const std::string> Shared(std::string bytes) {
+  return std::make_shared<const std::string>(std::move(bytes));
+}
+
 using testing::IsError;
 using testing::IsOk;
 
@@ -101,17 +105,17 @@ TEST(KeysTest, JournaledFilesAreStoredCompressed) {
     metadata += "{\"snapshot-id\": " + std::to_string(1000003 * i) +
                 ", \"manifest-list\": \"file:///w/ns/t/metadata/snap.avro\"},";
   }
-  JournaledFile file{"file:///w/ns/t/metadata/00007-x.metadata.json", metadata};
+  JournaledFile file{"file:///w/ns/t/metadata/00007-x.metadata.json", Shared(metadata)};
   const std::string value = EncodeJournaledFile(file);
   EXPECT_LT(value.size(), metadata.size() / 5);
   EXPECT_EQ(*DecodeJournaledFile(value), file);
 
   // Small or incompressible files are kept as they are.
-  JournaledFile small{"file:///w/a.avro", "tiny"};
+  JournaledFile small{"file:///w/a.avro", Shared("tiny")};
   EXPECT_EQ(*DecodeJournaledFile(EncodeJournaledFile(small)), small);
   std::string noise;
   for (int i = 0; i < 4096; ++i) noise.push_back(static_cast<char>((i * 2654435761u) >> 13));
-  JournaledFile incompressible{"file:///w/b.avro", noise};
+  JournaledFile incompressible{"file:///w/b.avro", Shared(noise)};
   const std::string raw = EncodeJournaledFile(incompressible);
   EXPECT_LE(raw.size(), noise.size() + 64);
   EXPECT_EQ(*DecodeJournaledFile(raw), incompressible);
@@ -119,9 +123,9 @@ TEST(KeysTest, JournaledFilesAreStoredCompressed) {
   // Avro and Parquet files compress their own contents: kept as they are,
   // even when zstd would shrink them (a manifest's header is JSON).
   for (std::string magic : {std::string("Obj\x01", 4), std::string("PAR1")}) {
-    JournaledFile container{"file:///w/ns/t/metadata/m.avro", magic + metadata};
+    JournaledFile container{"file:///w/ns/t/metadata/m.avro", Shared(magic + metadata)};
     const std::string kept = EncodeJournaledFile(container);
-    EXPECT_GE(kept.size(), container.contents.size()) << magic;
+    EXPECT_GE(kept.size(), container.bytes().size()) << magic;
     EXPECT_EQ(*DecodeJournaledFile(kept), container);
   }
 }
@@ -137,15 +141,16 @@ TEST(KeysTest, AFileWithABaseIsStoredAsItsDifference) {
   next.replace(10, 7, "7777777");
   next += "{\"snapshot-id\": 42}";
   auto base_text = std::make_shared<const std::string>(base);
-  JournaledFile file{"file:///w/ns/t/metadata/00008-y.metadata.json", next,
+  JournaledFile file{"file:///w/ns/t/metadata/00008-y.metadata.json", Shared(next),
                      JournalBase{"file:///w/ns/t/metadata/00007-x.metadata.json", base_text}};
   const std::string value = EncodeJournaledFile(file);
-  EXPECT_LT(value.size(), 400u) << "whole: " << EncodeJournaledFile({file.location, next}).size();
+  EXPECT_LT(value.size(), 400u) << "whole: "
+                                << EncodeJournaledFile({file.location, Shared(next)}).size();
 
   auto decoded = DecodeJournaledFile(value);
   ASSERT_THAT(decoded, IsOk());
   EXPECT_EQ(decoded->location, file.location);
-  EXPECT_TRUE(decoded->contents.empty());
+  EXPECT_TRUE(decoded->bytes().empty());
   ASSERT_TRUE(decoded->base && decoded->delta);
   EXPECT_EQ(decoded->delta->format, JournaledFile::Delta::Format::kCopy);
   EXPECT_EQ(decoded->base->location, file.base->location);
@@ -180,14 +185,15 @@ TEST(KeysTest, AFileWithABaseIsStoredAsItsDifference) {
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;
     noise.push_back(static_cast<char>(state));
   }
-  JournaledFile unrelated{"file:///w/c.json", noise, JournalBase{"file:///w/b.json", base_text}};
+  JournaledFile unrelated{"file:///w/c.json", Shared(noise),
+                          JournalBase{"file:///w/b.json", base_text}};
   const std::string unrelated_value = EncodeJournaledFile(unrelated);
   EXPECT_LE(unrelated_value.size(), noise.size() + 64);
   auto kept = DecodeJournaledFile(unrelated_value);
   ASSERT_THAT(kept, IsOk());
   EXPECT_FALSE(kept->delta);
-  EXPECT_EQ(kept->contents, noise);
-  JournaledFile small{"file:///w/d.json", "{}", JournalBase{"file:///w/b.json", base_text}};
+  EXPECT_EQ(kept->bytes(), noise);
+  JournaledFile small{"file:///w/d.json", Shared("{}"), JournalBase{"file:///w/b.json", base_text}};
   EXPECT_FALSE(DecodeJournaledFile(EncodeJournaledFile(small))->delta);
 
   // The base's bytes in another order, in pieces shorter than a copy
@@ -196,7 +202,8 @@ TEST(KeysTest, AFileWithABaseIsStoredAsItsDifference) {
   for (size_t piece = 0; piece * 16 + 16 <= base.size(); piece += 7) {
     shuffled += base.substr((piece * 16 * 13) % (base.size() - 16), 16);
   }
-  JournaledFile reordered{"file:///w/e.json", shuffled, JournalBase{"file:///w/b.json", base_text}};
+  JournaledFile reordered{"file:///w/e.json", Shared(shuffled),
+                          JournalBase{"file:///w/b.json", base_text}};
   auto zstd_delta = DecodeJournaledFile(EncodeJournaledFile(reordered));
   ASSERT_THAT(zstd_delta, IsOk());
   ASSERT_TRUE(zstd_delta->delta);
@@ -215,7 +222,7 @@ TEST(KeysTest, JournalValuesOfEarlierVersionsStillDecode) {
   auto decoded = DecodeJournaledFile(legacy);
   ASSERT_TRUE(decoded);
   EXPECT_EQ(decoded->location, location);
-  EXPECT_EQ(decoded->contents, "{\"format-version\": 2}");
+  EXPECT_EQ(decoded->bytes(), "{\"format-version\": 2}");
 
   // A delta as one zstd frame against its base (encoding 2), as every delta
   // was before copy deltas.
@@ -244,7 +251,7 @@ TEST(KeysTest, JournalValuesOfEarlierVersionsStillDecode) {
 }
 
 TEST(KeysTest, DamagedJournalValuesAreCorruption) {
-  JournaledFile file{"file:///w/m.json", std::string(64 << 10, 'm')};
+  JournaledFile file{"file:///w/m.json", Shared(std::string(64 << 10, 'm'))};
   const std::string value = EncodeJournaledFile(file);
   for (size_t cut : {size_t{3}, size_t{7}, value.size() / 2, value.size() - 1}) {
     EXPECT_THAT(DecodeJournaledFile(value.substr(0, cut)), IsError(ErrorKind::kCorruption)) << cut;
@@ -257,7 +264,7 @@ TEST(KeysTest, DamagedJournalValuesAreCorruption) {
   EXPECT_THAT(DecodeJournaledFile(garbled), IsError(ErrorKind::kCorruption));
   // More than the caller's bound, compressed or not.
   EXPECT_THAT(DecodeJournaledFile(value, 1 << 10), IsError(ErrorKind::kCorruption));
-  EXPECT_THAT(DecodeJournaledFile(EncodeJournaledFile({"file:///w/s", "0123456789"}), 4),
+  EXPECT_THAT(DecodeJournaledFile(EncodeJournaledFile({"file:///w/s", Shared("0123456789")}), 4),
               IsError(ErrorKind::kCorruption));
 }
 

@@ -147,18 +147,18 @@ std::string JournalKey(std::string_view location) {
 std::string EncodeDelta(const JournaledFile& file, JournalEncoding* encoding) {
   const std::string& base = *file.base->text;
   std::string delta =
-      EncodeCopyDelta(base, file.contents, file.contents.size() / kMaxCopyDeltaInsertShare);
+      EncodeCopyDelta(base, file.bytes(), file.bytes().size() / kMaxCopyDeltaInsertShare);
   *encoding = JournalEncoding::kCopyDelta;
   if (delta.empty()) {
-    delta = ZstdCompressWithPrefix(file.contents, base, kJournalDeltaLevel);
+    delta = ZstdCompressWithPrefix(file.bytes(), base, kJournalDeltaLevel);
     *encoding = JournalEncoding::kZstdDelta;
   }
-  if (delta.empty() || delta.size() >= file.contents.size()) return {};
+  if (delta.empty() || delta.size() >= file.bytes().size()) return {};
   std::string out;
   out.reserve(20 + file.base->location.size() + delta.size());
   AppendLengthPrefixed(&out, file.base->location);
-  AppendBigEndian(&out, file.contents.size());
-  AppendBigEndian(&out, JournalHash(file.contents));
+  AppendBigEndian(&out, file.bytes().size());
+  AppendBigEndian(&out, JournalHash(file.bytes()));
   out.append(delta);
   return out;
 }
@@ -166,7 +166,7 @@ std::string EncodeDelta(const JournaledFile& file, JournalEncoding* encoding) {
 std::string EncodeJournaledFile(const JournaledFile& file) {
   auto encoding = JournalEncoding::kRaw;
   std::string encoded;
-  std::string_view contents = file.contents;
+  std::string_view contents = file.bytes();
   bool self_compressed = contents.starts_with(kAvroMagic) || contents.starts_with(kParquetMagic);
   if (contents.size() >= kMinCompressedJournalBytes && !self_compressed) {
     if (file.base && file.base->text) {
@@ -175,15 +175,15 @@ std::string EncodeJournaledFile(const JournaledFile& file) {
       if (!encoded.empty()) encoding = delta_encoding;
     }
     if (encoding == JournalEncoding::kRaw) {
-      encoded = ZstdCompress(file.contents, kJournalZstdLevel);
-      if (!encoded.empty() && encoded.size() < file.contents.size()) {
+      encoded = ZstdCompress(contents, kJournalZstdLevel);
+      if (!encoded.empty() && encoded.size() < contents.size()) {
         encoding = JournalEncoding::kZstd;
       }
     }
   }
   // Small files gain too little to pay the frame and the call; Avro and
   // Parquet files, and incompressible ones, are kept as they are.
-  std::string_view payload = encoding == JournalEncoding::kRaw ? file.contents : encoded;
+  std::string_view payload = encoding == JournalEncoding::kRaw ? contents : encoded;
   std::string out;
   out.reserve(9 + file.location.size() + payload.size());
   AppendU32(&out, kTaggedJournalValue);
@@ -237,7 +237,7 @@ Result<JournaledFile> DecodeJournaledFile(std::string_view bytes, size_t max_fil
   switch (header.encoding) {
     case JournalEncoding::kRaw:
       if (bytes.size() > max_file_bytes) return InvalidJournalValue();
-      return JournaledFile{std::move(location), std::string(bytes)};
+      return JournaledFile{std::move(location), std::make_shared<const std::string>(bytes)};
     case JournalEncoding::kZstdDelta:
     case JournalEncoding::kCopyDelta: {
       // Kept as it is: expanding it takes the base (DeltaContents).
@@ -260,7 +260,8 @@ Result<JournaledFile> DecodeJournaledFile(std::string_view bytes, size_t max_fil
     return Corruption("Invalid journaled file ", location,
                       " in the catalog store: ", contents.error().message);
   }
-  return JournaledFile{std::move(location), std::move(*contents)};
+  return JournaledFile{std::move(location),
+                       std::make_shared<const std::string>(std::move(*contents))};
 }
 
 Result<std::optional<JournaledDeltaHeader>> DecodeJournaledDelta(std::string_view bytes) {
