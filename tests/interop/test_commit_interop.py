@@ -119,8 +119,12 @@ def data_files(table):
 
 def test_stream_10k_json_lines_in_few_commits(catalog, ingest):
     rows = [event(i) for i in range(10_000)]
-    proc = ingest("--stream", "--create", "--batch-rows", 500, "coalesce.stream",
-                  stdin="".join(json_line(row) + "\n" for row in rows))
+    # Without a delay, writes coalesce only while a commit is in flight, and
+    # a commit can be quicker than parsing the next 500 lines: whether any
+    # two meet would depend on the machine. A leader that waits up to a
+    # second for company meets the batches the reader parses meanwhile.
+    proc = ingest("--stream", "--create", "--batch-rows", 500, "--max-delay-ms", 1000,
+                  "coalesce.stream", stdin="".join(json_line(row) + "\n" for row in rows))
     got_rows, writes, commits = summary_counts(proc.stdout)
     assert (got_rows, writes) == (10_000, 20)
     assert commits < writes
@@ -249,7 +253,8 @@ def write_small_files(directory, groups, rows_per_file, first=0):
 def test_coalesce_50_small_files_in_far_fewer_commits(catalog, ingest, tmp_path):
     catalog.create_table("coalesce.files", schema=EVENTS)
     paths, rows = write_small_files(tmp_path / "in", 50, 40)
-    proc = ingest("--coalesce", "coalesce.files", *paths)
+    # A leader waits up to half a second for company (see the --stream test).
+    proc = ingest("--coalesce", "--max-delay-ms", 500, "coalesce.files", *paths)
     got_rows, writes, commits = summary_counts(proc.stdout)
     assert (got_rows, writes) == (2000, 50)
     assert commits <= 25, proc.stdout
