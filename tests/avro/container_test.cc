@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "skade/avro/codec.h"
 #include "skade/avro/container_reader.h"
 #include "skade/avro/container_writer.h"
 #include "skade/avro/value_reader.h"
@@ -212,6 +216,51 @@ TEST(ContainerTest, SnappyBlocksAreCheckedAgainstTheirChecksum) {
   EXPECT_THAT(codec.Decompress(block.substr(0, 3), 1000, &out), IsError(ErrorKind::kCorruption));
   EXPECT_THAT(codec.Decompress(block, 5, &out),
               IsErrorWithMessage(ErrorKind::kCorruption, "limit"));
+}
+
+// Deflate contexts are per thread and level: codecs of different levels
+// used in turn on one thread must each compress at their own level, and
+// codecs on several threads at once must not share one.
+TEST(ContainerTest, DeflateLevelsAndThreadsKeepTheirOwnContexts) {
+  std::string data;
+  for (int i = 0; i < 4000; ++i) data += "manifest-entry-" + std::to_string(i % 97) + ";";
+  BlockCodec stored(Codec::kDeflate, 0);
+  BlockCodec fast(Codec::kDeflate, 1);
+  BlockCodec best(Codec::kDeflate, 12);
+  std::string by_stored, by_fast, by_best, back;
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_THAT(fast.Compress(data, &by_fast), IsOk());
+    ASSERT_THAT(best.Compress(data, &by_best), IsOk());
+    ASSERT_THAT(stored.Compress(data, &by_stored), IsOk());
+    EXPECT_GE(by_stored.size(), data.size());  // level 0 stores
+    EXPECT_LT(by_best.size(), by_fast.size());
+    for (const std::string* block : {&by_stored, &by_fast, &by_best}) {
+      ASSERT_THAT(best.Decompress(*block, data.size(), &back), IsOk());
+      EXPECT_EQ(back, data);
+    }
+  }
+  for (int level : {-2, 13}) {
+    BlockCodec invalid(Codec::kDeflate, level);
+    EXPECT_THAT(invalid.Compress(data, &back), IsErrorWithMessage(ErrorKind::kInternal, "level"));
+  }
+
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::string mine = data + std::to_string(t);
+      BlockCodec codec(Codec::kDeflate, BlockCodec::kDefaultLevel);
+      std::string block, out;
+      for (int i = 0; i < 200; ++i) {
+        if (!codec.Compress(mine, &block) || !codec.Decompress(block, mine.size(), &out) ||
+            out != mine) {
+          ++mismatches;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST(ContainerTest, CodecNames) {

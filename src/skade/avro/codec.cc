@@ -4,6 +4,8 @@
 #include <snappy.h>
 
 #include <algorithm>
+#include <array>
+#include <memory>
 
 #include "skade/util/strings.h"
 #include "skade/util/zstd.h"
@@ -27,6 +29,36 @@ tl::unexpected<Error> TooLarge(size_t max_size) {
 
 // Avro's snappy blocks end with the CRC32 (big-endian) of what they hold.
 constexpr size_t kSnappyChecksumBytes = 4;
+
+struct DeflateDeleter {
+  void operator()(libdeflate_compressor* compressor) const {
+    libdeflate_free_compressor(compressor);
+  }
+  void operator()(libdeflate_decompressor* decompressor) const {
+    libdeflate_free_decompressor(decompressor);
+  }
+};
+
+// A compressor holds hundreds of KB of tables, which a fresh one faults in
+// page by page: a commit writing a small manifest paid more for that than
+// for compressing. One per thread and level, reused (as util/zstd.cc does).
+constexpr int kMaxDeflateLevel = 12;
+
+libdeflate_compressor* ThreadDeflateCompressor(int level) {
+  thread_local std::array<std::unique_ptr<libdeflate_compressor, DeflateDeleter>,
+                          kMaxDeflateLevel + 1>
+      compressors;
+  if (level < 0 || level > kMaxDeflateLevel) return nullptr;
+  auto& compressor = compressors[static_cast<size_t>(level)];
+  if (!compressor) compressor.reset(libdeflate_alloc_compressor(level));
+  return compressor.get();
+}
+
+libdeflate_decompressor* ThreadDeflateDecompressor() {
+  thread_local std::unique_ptr<libdeflate_decompressor, DeflateDeleter> decompressor(
+      libdeflate_alloc_decompressor());
+  return decompressor.get();
+}
 
 uint32_t Crc32(std::string_view data) { return libdeflate_crc32(0, data.data(), data.size()); }
 
@@ -69,27 +101,20 @@ Result<Codec> ParseCodec(std::string_view name) {
 
 BlockCodec::BlockCodec(Codec codec, int level) : codec_(codec), level_(level) {}
 
-BlockCodec::~BlockCodec() {
-  if (deflate_compressor_ != nullptr) libdeflate_free_compressor(deflate_compressor_);
-  if (deflate_decompressor_ != nullptr) libdeflate_free_decompressor(deflate_decompressor_);
-}
-
 Status BlockCodec::Compress(std::string_view data, std::string* out) {
   switch (codec_) {
     case Codec::kNull:
       out->assign(data);
       return OkStatus();
     case Codec::kDeflate: {
-      if (deflate_compressor_ == nullptr) {
-        deflate_compressor_ =
-            libdeflate_alloc_compressor(level_ == kDefaultLevel ? kDefaultDeflateLevel : level_);
-        if (deflate_compressor_ == nullptr) {
-          return InternalError("Cannot create a deflate compressor at level ", level_);
-        }
+      libdeflate_compressor* compressor =
+          ThreadDeflateCompressor(level_ == kDefaultLevel ? kDefaultDeflateLevel : level_);
+      if (compressor == nullptr) {
+        return InternalError("Cannot create a deflate compressor at level ", level_);
       }
-      out->resize(libdeflate_deflate_compress_bound(deflate_compressor_, data.size()));
-      size_t size = libdeflate_deflate_compress(deflate_compressor_, data.data(), data.size(),
-                                                out->data(), out->size());
+      out->resize(libdeflate_deflate_compress_bound(compressor, data.size()));
+      size_t size = libdeflate_deflate_compress(compressor, data.data(), data.size(), out->data(),
+                                                out->size());
       if (size == 0) return InternalError("deflate compression failed");
       out->resize(size);
       return OkStatus();
@@ -113,12 +138,8 @@ Status BlockCodec::Decompress(std::string_view data, size_t max_size, std::strin
       out->assign(data);
       return OkStatus();
     case Codec::kDeflate: {
-      if (deflate_decompressor_ == nullptr) {
-        deflate_decompressor_ = libdeflate_alloc_decompressor();
-        if (deflate_decompressor_ == nullptr) {
-          return InternalError("Cannot create a deflate decompressor");
-        }
-      }
+      libdeflate_decompressor* decompressor = ThreadDeflateDecompressor();
+      if (decompressor == nullptr) return InternalError("Cannot create a deflate decompressor");
       // libdeflate needs room for the whole output; the size is not stored,
       // so grow until it fits or the limit is reached.
       size_t capacity = FirstOutputGuess(data.size(), max_size);
@@ -126,7 +147,7 @@ Status BlockCodec::Decompress(std::string_view data, size_t max_size, std::strin
         out->resize(capacity);
         size_t actual = 0;
         libdeflate_result result = libdeflate_deflate_decompress(
-            deflate_decompressor_, data.data(), data.size(), out->data(), capacity, &actual);
+            decompressor, data.data(), data.size(), out->data(), capacity, &actual);
         if (result == LIBDEFLATE_SUCCESS) {
           out->resize(actual);
           return OkStatus();

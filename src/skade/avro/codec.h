@@ -15,9 +15,6 @@
 
 #include "skade/util/result.h"
 
-struct libdeflate_compressor;
-struct libdeflate_decompressor;
-
 namespace skade::avro {
 
 enum class Codec { kNull, kDeflate, kZstandard, kSnappy };
@@ -30,8 +27,8 @@ std::string_view CodecName(Codec codec);
 /// anything else is kInvalidArgument.
 Result<Codec> ParseCodec(std::string_view name);
 
-/// Compresses and decompresses blocks with one codec, reusing its
-/// compression contexts across blocks. Not thread-safe; use one per file.
+/// Compresses and decompresses blocks with one codec. The compression
+/// contexts are the calling thread's, reused across blocks and files.
 class BlockCodec {
  public:
   /// `level` is the codec's compression level (deflate 0-12, zstandard
@@ -39,9 +36,6 @@ class BlockCodec {
   static constexpr int kDefaultLevel = -1;
 
   BlockCodec(Codec codec, int level);
-  ~BlockCodec();
-  BlockCodec(const BlockCodec&) = delete;
-  BlockCodec& operator=(const BlockCodec&) = delete;
 
   Codec codec() const { return codec_; }
 
@@ -55,8 +49,6 @@ class BlockCodec {
  private:
   Codec codec_;
   int level_;
-  libdeflate_compressor* deflate_compressor_ = nullptr;
-  libdeflate_decompressor* deflate_decompressor_ = nullptr;
 };
 
 }  // namespace skade::avro

@@ -24,6 +24,19 @@ Result<std::vector<int>> ColumnIndices(const arrow::Schema& schema,
   return indices;
 }
 
+// Field by field: arrow::Schema::Equals compares fingerprints, computed once
+// per Schema object, and a flush's small batches each bring their own
+// object, so fingerprinting them cost more than concatenating their rows.
+bool SameSchema(const arrow::Schema& a, const arrow::Schema& b) {
+  if (&a == &b) return true;
+  if (a.num_fields() != b.num_fields() || a.HasMetadata() != b.HasMetadata()) return false;
+  if (a.HasMetadata() && !a.metadata()->Equals(*b.metadata())) return false;
+  for (int i = 0; i < a.num_fields(); ++i) {
+    if (!a.field(i)->Equals(*b.field(i), /*check_metadata=*/true)) return false;
+  }
+  return true;
+}
+
 // The row's key as bytes: each value's length-prefixed text, "\0" for null,
 // so distinct keys never collide.
 Result<std::string> KeyOf(const std::vector<std::shared_ptr<arrow::Array>>& columns, int64_t row) {
@@ -53,11 +66,26 @@ Result<std::shared_ptr<arrow::RecordBatch>> ConcatenateBatches(
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches) {
   if (batches.empty()) return InvalidArgument("Cannot concatenate no batches");
   if (batches.size() == 1) return batches.front();
-  return CatchArrowExceptions("Cannot concatenate record batches",
-                              [&]() -> Result<std::shared_ptr<arrow::RecordBatch>> {
-                                return FromArrowResult(arrow::ConcatenateRecordBatches(batches),
-                                                       "Cannot concatenate record batches");
-                              });
+  const std::shared_ptr<arrow::Schema>& schema = batches.front()->schema();
+  int64_t rows = 0;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    if (!SameSchema(*schema, *batches[i]->schema())) {
+      return InvalidArgument("Cannot concatenate record batches: batch ", i,
+                             "'s schema differs from the first's");
+    }
+    rows += batches[i]->num_rows();
+  }
+  return CatchArrowExceptions(
+      "Cannot concatenate record batches", [&]() -> Result<std::shared_ptr<arrow::RecordBatch>> {
+        arrow::ArrayVector columns;
+        arrow::ArrayVector pieces(batches.size());
+        for (int column = 0; column < schema->num_fields(); ++column) {
+          for (size_t i = 0; i < batches.size(); ++i) pieces[i] = batches[i]->column(column);
+          SKADE_ASSIGN_OR_RAISE_ARROW(auto joined, arrow::Concatenate(pieces));
+          columns.push_back(std::move(joined));
+        }
+        return arrow::RecordBatch::Make(schema, rows, std::move(columns));
+      });
 }
 
 Result<std::shared_ptr<arrow::RecordBatch>> LastRowPerKey(
