@@ -38,8 +38,12 @@ struct Services {
 
 Services& Get() {
   static Services* services = [] {
-    std::string dir = (std::filesystem::temp_directory_path() / "skade-rest-fuzz").string();
-    std::filesystem::remove_all(dir);
+    // This process's own warehouse, removed when the fuzzer exits normally
+    // (a crash leaves it for the post-mortem).
+    static std::string dir =
+        (std::filesystem::temp_directory_path() / "skade-rest-fuzz.XXXXXX").string();
+    if (mkdtemp(dir.data()) == nullptr) std::abort();
+    std::atexit([] { std::filesystem::remove_all(dir); });
     skade::catalog::EmbeddedCatalogOptions options;
     options.warehouse = dir;
     options.durability = skade::store::Durability::kNone;

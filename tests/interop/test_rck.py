@@ -7,6 +7,7 @@ does not pass fails this test."""
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -23,13 +24,33 @@ KIT_SKIPS = {
 }
 
 
+KIT_ROOT = pathlib.Path("/tmp")
+
+
+def kit_table_dirs(before):
+    """Directories the kit's fixed locations made under /tmp during the run:
+    new since `before`, and holding nothing but tables' metadata/ and data/."""
+    made = []
+    for entry in sorted(set(KIT_ROOT.iterdir()) - before):
+        if entry.is_symlink() or not entry.is_dir():
+            continue
+        inside = [path.relative_to(entry).parts for path in entry.rglob("*")]
+        if all(len(parts) == 1 or parts[1] in ("metadata", "data") for parts in inside):
+            made.append(entry)
+    return made
+
+
 @pytest.fixture
 def rck_server(bin_dir, tmp_path):
     # The kit creates tables at fixed locations under file:/tmp (e.g.
-    # file:/tmp/ns/tbl), outside the warehouse: allow them explicitly.
+    # file:/tmp/ns/tbl), outside the warehouse: allow them explicitly, and
+    # remove what it made there afterwards.
+    before = set(KIT_ROOT.iterdir())
     server = SkadeServer(bin_dir, tmp_path / "warehouse", ["--allow-location", "/tmp"])
     yield server
     assert server.stop() == 0
+    for directory in kit_table_dirs(before):
+        shutil.rmtree(directory)
 
 
 def test_rest_compatibility_kit(rck_server, tmp_path):
