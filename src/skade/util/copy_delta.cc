@@ -55,8 +55,8 @@ size_t CommonLength(const char* a, const char* b, size_t max) {
 class BlockIndex {
  public:
   explicit BlockIndex(std::string_view base) : base_(base) {
-    size_t stride = std::clamp(base.size() / kMaxIndexedBlocks / kBlock * kBlock + kBlock, kBlock,
-                               kMaxIndexStride);
+    size_t stride =
+        std::min(base.size() / kMaxIndexedBlocks / kBlock * kBlock + kBlock, kMaxIndexStride);
     size_t blocks = base.size() / stride;
     size_t slots = 64;
     while (slots < 2 * blocks) slots <<= 1;

@@ -146,19 +146,19 @@ std::string JournalKey(std::string_view location) {
 // when the base does not make it smaller than the contents.
 std::string EncodeDelta(const JournaledFile& file, JournalEncoding* encoding) {
   const std::string& base = *file.base->text;
-  std::string delta =
-      EncodeCopyDelta(base, file.bytes(), file.bytes().size() / kMaxCopyDeltaInsertShare);
+  std::string_view contents = file.bytes();
+  std::string delta = EncodeCopyDelta(base, contents, contents.size() / kMaxCopyDeltaInsertShare);
   *encoding = JournalEncoding::kCopyDelta;
   if (delta.empty()) {
-    delta = ZstdCompressWithPrefix(file.bytes(), base, kJournalDeltaLevel);
+    delta = ZstdCompressWithPrefix(contents, base, kJournalDeltaLevel);
     *encoding = JournalEncoding::kZstdDelta;
   }
-  if (delta.empty() || delta.size() >= file.bytes().size()) return {};
+  if (delta.empty() || delta.size() >= contents.size()) return {};
   std::string out;
   out.reserve(20 + file.base->location.size() + delta.size());
   AppendLengthPrefixed(&out, file.base->location);
-  AppendBigEndian(&out, file.bytes().size());
-  AppendBigEndian(&out, JournalHash(file.bytes()));
+  AppendBigEndian(&out, contents.size());
+  AppendBigEndian(&out, JournalHash(contents));
   out.append(delta);
   return out;
 }
