@@ -6,7 +6,10 @@
 #include <thread>
 
 #include "commit/committer_test_util.h"
+#include "skade/avro/manifest_list_reader.h"
 #include "skade/ingest/ingest.h"
+#include "skade/spec/table_properties.h"
+#include "skade/table/snapshot_scan.h"
 
 namespace skade::commit::testing {
 namespace {
@@ -30,6 +33,24 @@ std::vector<Result<CommitReceipt>> AppendConcurrently(CoalescingCommitter& commi
     });
   }
   for (auto& thread : threads) thread.join();
+  return receipts;
+}
+
+// Appends id 0 to `table` and holds its flush in the data-file write (`gate`)
+// until `more` writes (ids 1, 2, …, one thread each) queue behind it, then
+// lets all through: the first flush commits id 0, the next the rest.
+// Returns the queued writes' receipts in id order.
+std::vector<Result<CommitReceipt>> AppendBehindAHeldFlush(CoalescingCommitter& committer,
+                                                          Gate& gate, const std::string& table,
+                                                          int more) {
+  std::thread first([&] { ASSERT_TRUE(committer.Append({{"db"}, table}, Events({{0, "zero"}}))); });
+  gate.WaitUntilHeld();
+  std::vector<Result<CommitReceipt>> receipts;
+  std::thread rest([&] { receipts = AppendConcurrently(committer, table, 1, more); });
+  while (committer.stats().queued_writes < more + 1) std::this_thread::yield();
+  gate.Release();
+  first.join();
+  rest.join();
   return receipts;
 }
 
@@ -59,14 +80,7 @@ TEST_F(CommitterTest, WritesThatArriveDuringAFlushShareTheNextOne) {
   OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
   Create("t");
   MakeCommitter();
-  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "zero"}}))); });
-  gate.WaitUntilHeld();
-  std::vector<Result<CommitReceipt>> receipts;
-  std::thread rest([&] { receipts = AppendConcurrently(*committer_, "t", 1, 24); });
-  WaitForQueued(25);
-  gate.Release();
-  first.join();
-  rest.join();
+  std::vector<Result<CommitReceipt>> receipts = AppendBehindAHeldFlush(*committer_, gate, "t", 24);
 
   for (const auto& receipt : receipts) {
     ASSERT_TRUE(receipt) << receipt.error().ToString();
@@ -91,14 +105,7 @@ TEST_F(CommitterTest, PerTransactionHistoryChainsOneSnapshotPerWriteInOneMetadat
   OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
   Create("t", nullptr, {{kHistoryModeProperty, "per-transaction"}});
   MakeCommitter();
-  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "zero"}}))); });
-  gate.WaitUntilHeld();
-  std::vector<Result<CommitReceipt>> receipts;
-  std::thread rest([&] { receipts = AppendConcurrently(*committer_, "t", 1, 10); });
-  WaitForQueued(11);
-  gate.Release();
-  first.join();
-  rest.join();
+  std::vector<Result<CommitReceipt>> receipts = AppendBehindAHeldFlush(*committer_, gate, "t", 10);
 
   std::set<int64_t> snapshot_ids;
   for (const auto& receipt : receipts) {
@@ -120,6 +127,33 @@ TEST_F(CommitterTest, PerTransactionHistoryChainsOneSnapshotPerWriteInOneMetadat
   }
   // Two metadata commits after the create: the first flush and the second.
   EXPECT_THAT(table.metadata().metadata_log, SizeIs(2));
+  EXPECT_THAT(VisibleRows(table), SizeIs(11));
+}
+
+// Merging reads the manifests it merges: in a chain of snapshots in one
+// metadata commit, those of the earlier snapshots are written first.
+TEST_F(CommitterTest, PerTransactionChainsMergeManifestsAsTheyGrow) {
+  Gate gate(".parquet");
+  OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
+  Create("t", nullptr,
+         {{kHistoryModeProperty, "per-transaction"}, {spec::kManifestMinCountToMerge, "3"}});
+  MakeCommitter();
+  std::vector<Result<CommitReceipt>> receipts = AppendBehindAHeldFlush(*committer_, gate, "t", 10);
+  for (const auto& receipt : receipts) ASSERT_TRUE(receipt) << receipt.error().ToString();
+
+  table::Table table = Load("t");
+  ASSERT_THAT(table.metadata().snapshots, SizeIs(11));
+  auto bytes = table.io().ReadFile(table.metadata().CurrentSnapshot()->manifest_list);
+  ASSERT_TRUE(bytes) << bytes.error().ToString();
+  auto list = avro::ReadManifestList(*bytes);
+  ASSERT_TRUE(list) << list.error().ToString();
+  EXPECT_LE(list->manifests.size(), 3u);
+  // Every snapshot of the chain reads its own rows.
+  for (const auto& snapshot : table.metadata().snapshots) {
+    auto entries = table::LiveEntries(table, *snapshot);
+    ASSERT_TRUE(entries) << entries.error().ToString();
+    EXPECT_EQ(static_cast<int64_t>(entries->size()), snapshot->sequence_number);
+  }
   EXPECT_THAT(VisibleRows(table), SizeIs(11));
 }
 

@@ -264,6 +264,10 @@ def test_coalesce_50_small_files_in_far_fewer_commits(catalog, ingest, tmp_path)
 
 # --- the readers on coalesced tables ------------------------------------------
 
+# Manifests merge once 2 of them are committed (Iceberg's property; default
+# 100), so that every reader below also reads merged manifests.
+MERGE_OFTEN = {"commit.manifest.min-count-to-merge": "2"}
+
 READ_CASES = [("merged", False), ("merged", True), ("per-transaction", False),
               ("per-transaction", True)]
 
@@ -277,7 +281,7 @@ def coalesced(catalog, ingest, tmp_path_factory):
         name = f"coalesce.read_{mode.replace('-', '_')}_{'part' if partitioned else 'flat'}"
         catalog.create_table(name, schema=EVENTS,
                              partition_spec=BY_DAY_AND_REGION if partitioned else PartitionSpec(),
-                             properties={"skade.commit.history-mode": mode})
+                             properties={"skade.commit.history-mode": mode, **MERGE_OFTEN})
         paths, rows = write_small_files(tmp_path_factory.mktemp("read"), 12, 25)
         ingest("--coalesce", name, *paths)
         more = [event(10_000 + i) for i in range(600)]
@@ -287,10 +291,27 @@ def coalesced(catalog, ingest, tmp_path_factory):
     return tables
 
 
+def assert_merged_manifests_keep_history(table):
+    """The current snapshot lists few manifests, merged ones (EXISTING
+    entries) among them once the third snapshot found two committed, and
+    every live file keeps the snapshot and sequence number that added it —
+    as PyIceberg reads them."""
+    manifests = table.current_snapshot().manifests(table.io)
+    assert len(manifests) <= 4, [m.manifest_path for m in manifests]
+    if len(table.metadata.snapshots) >= 3:
+        assert any(m.existing_files_count > 0 for m in manifests)
+    sequence_numbers = {s.snapshot_id: s.sequence_number for s in table.metadata.snapshots}
+    for manifest in manifests:
+        for entry in manifest.fetch_manifest_entry(table.io, discard_deleted=True):
+            assert entry.sequence_number == sequence_numbers[entry.snapshot_id], entry
+            assert entry.file_sequence_number == sequence_numbers[entry.snapshot_id], entry
+
+
 def test_pyiceberg_and_duckdb_read_coalesced_tables(catalog, coalesced):
     for name, (mode, rows) in coalesced.items():
         table = catalog.load_table(name)
         assert scan(catalog, name) == rows, name
+        assert_merged_manifests_keep_history(table)
         writes = sum(int(s.summary["skade.logical-writes"]) for s in table.metadata.snapshots)
         assert writes == 12 + 6
         if mode == "per-transaction":
@@ -349,11 +370,17 @@ def upserted(catalog, ingest, tmp_path_factory):
     base = {i: event(i) for i in range(1000)}
     ingest("--stream", "--create", "--upsert-key", "id", "coalesce.upsert_stream",
            stdin="".join(json_line(row) + "\n" for row in base.values()))
+    with catalog.load_table("coalesce.upsert_stream").transaction() as transaction:
+        transaction.set_properties(MERGE_OFTEN)
     changes = [event(i, name="changed") for i in range(0, 1000, 3)]
     changes += [event(2000 + i) for i in range(50)]          # new keys
     changes += [event(3, name="changed twice")]              # a later row of a key wins
     ingest("--stream", "--upsert-key", "id", "--batch-rows", 100, "coalesce.upsert_stream",
            stdin="".join(json_line(row) + "\n" for row in changes))
+    # A third commit at least: it merges the manifests of the first two.
+    last = event(7, name="last")
+    ingest("--stream", "--upsert-key", "id", "coalesce.upsert_stream", stdin=json_line(last) + "\n")
+    changes.append(last)
     for row in changes:
         base[row["id"]] = row
     tables["coalesce.upsert_stream"] = (None, by_id(base.values()))
@@ -363,17 +390,21 @@ def upserted(catalog, ingest, tmp_path_factory):
     catalog.create_table("coalesce.upsert_files", schema=EVENTS,
                          partition_spec=PartitionSpec(
                              PartitionField(2, 1000, IdentityTransform(), "region")),
-                         properties={"skade.commit.history-mode": "per-transaction"})
+                         properties={"skade.commit.history-mode": "per-transaction",
+                                     **MERGE_OFTEN})
     directory = tmp_path_factory.mktemp("upsert")
     state, paths = {}, []
-    for f in range(10):
+    for f in range(12):
         part = [event(i, name=f"file-{f}") for i in range(f * 20, f * 20 + 60)]
         path = directory / f"u-{f:02d}.parquet"
         pq.write_table(events_arrow(part), path)
         paths.append(path)
         for row in part:
             state[(row["region"], row["id"])] = row
-    ingest("--coalesce", "--upsert-key", "region,id", "coalesce.upsert_files", *paths)
+    ingest("--coalesce", "--upsert-key", "region,id", "coalesce.upsert_files", *paths[:10])
+    # Two more commits at least: the last merges the manifests of earlier ones.
+    for path in paths[10:]:
+        ingest("--coalesce", "--upsert-key", "region,id", "coalesce.upsert_files", path)
     tables["coalesce.upsert_files"] = (None, by_id(state.values()))
     return tables
 
@@ -382,6 +413,9 @@ def test_spark_reads_upserts(spark, catalog, upserted):
     for name, (_, rows) in upserted.items():
         snapshots = catalog.load_table(name).metadata.snapshots
         assert any(int(s.summary.get("added-equality-delete-files", 0)) > 0 for s in snapshots)
+        # Spark applies a delete file to rows of lower sequence numbers only:
+        # merged manifests must keep them for the rows below to come out.
+        assert_merged_manifests_keep_history(catalog.load_table(name))
         assert spark_rows(spark, name) == rows, name
 
 

@@ -80,7 +80,7 @@ Status TableFlush::StageRun(Run& run) {
                                 write->delete_files.end());
   }
   if (run.kind == PendingWrite::Kind::kAppend) {
-    table::FastAppend& append = transaction_.NewFastAppend();
+    table::MergeAppend& append = transaction_.NewMergeAppend();
     for (auto& file : encoded.data_files) append.AppendFile(std::move(file));
     run.update = &append;
   } else {

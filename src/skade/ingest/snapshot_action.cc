@@ -40,7 +40,7 @@ void SnapshotAction::Stage(table::Transaction& transaction, std::vector<spec::Da
     for (spec::DataFile& file : files) overwrite_files.AddFile(std::move(file));
     update = &overwrite_files;
   } else {
-    table::FastAppend& append = transaction.NewFastAppend();
+    table::MergeAppend& append = transaction.NewMergeAppend();
     for (spec::DataFile& file : files) append.AppendFile(std::move(file));
     update = &append;
   }

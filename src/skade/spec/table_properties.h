@@ -20,6 +20,10 @@ inline constexpr char kParquetPageSizeBytes[] = "write.parquet.page-size-bytes";
 inline constexpr char kTargetFileSizeBytes[] = "write.target-file-size-bytes";
 inline constexpr char kMetricsDefault[] = "write.metadata.metrics.default";
 inline constexpr char kMetricsColumnPrefix[] = "write.metadata.metrics.column.";
+// Manifest merging on append and row-delta commits (table/manifest_merge_internal.h).
+inline constexpr char kManifestMergeEnabled[] = "commit.manifest-merge.enabled";
+inline constexpr char kManifestMinCountToMerge[] = "commit.manifest.min-count-to-merge";
+inline constexpr char kManifestTargetSizeBytes[] = "commit.manifest.target-size-bytes";
 
 /// Properties that describe the metadata itself and are never stored in the
 /// properties map (the REST create path strips them).

@@ -1,6 +1,6 @@
 #include "skade/avro/manifest_list_reader.h"
-#include "skade/avro/manifest_reader.h"
 #include "skade/table/conflict_validator_internal.h"
+#include "skade/table/table_manifest_internal.h"
 
 namespace skade::table {
 
@@ -47,18 +47,11 @@ Status ConflictValidator::ValidateSnapshot(const spec::TableMetadata& current, i
     if (manifest.added_snapshot_id != snapshot.snapshot_id) continue;
     const bool data = manifest.content == spec::ManifestContent::kData;
     if (data && isolation_ != IsolationLevel::kSerializable) continue;
-    spec::PartitionSpecPtr spec = current.SpecById(manifest.partition_spec_id);
-    if (!spec) {
-      return Corruption("Manifest ", manifest.manifest_path, " names unknown partition spec ",
-                        manifest.partition_spec_id);
-    }
-    avro::ManifestReaderOptions options;
-    SKADE_ASSIGN_OR_RAISE(options.partition_type, spec->PartitionType(*current.Schema()));
-    SKADE_ASSIGN_OR_RAISE(auto entries, avro::ReadManifestEntries(io, manifest, options));
-    for (const spec::ManifestEntry& entry : entries) {
+    SKADE_ASSIGN_OR_RAISE(TableManifest read, ReadTableManifest(current, io, manifest));
+    for (const spec::ManifestEntry& entry : read.entries) {
       if (entry.status != spec::ManifestEntryStatus::kAdded) continue;
       if (entry.snapshot_id.value_or(snapshot.snapshot_id) != snapshot.snapshot_id) continue;
-      if (!filter_.Matches(*spec, entry.data_file)) continue;
+      if (!filter_.Matches(*read.spec, entry.data_file)) continue;
       return CommitFailed("Found conflicting ", data ? "data" : "delete",
                           " files that can contain records matching ", filter_.description(), ": ",
                           entry.data_file.file_path, " added by concurrent snapshot ",

@@ -1,6 +1,6 @@
-#include "skade/avro/manifest_reader.h"
 #include "skade/avro/manifest_writer.h"
 #include "skade/table/manifest_filter_internal.h"
+#include "skade/table/table_manifest_internal.h"
 
 namespace skade::table {
 
@@ -27,14 +27,9 @@ Result<ManifestFilter::Filtered> ManifestFilter::FilterManifest(const spec::Tabl
                                                                 io::FileIO& io, int64_t snapshot_id,
                                                                 const spec::ManifestFile& manifest,
                                                                 const StoreManifest& store) {
-  spec::PartitionSpecPtr spec = base.SpecById(manifest.partition_spec_id);
-  if (!spec) {
-    return Corruption("Manifest ", manifest.manifest_path, " names unknown partition spec ",
-                      manifest.partition_spec_id);
-  }
-  avro::ManifestReaderOptions read_options;
-  SKADE_ASSIGN_OR_RAISE(read_options.partition_type, spec->PartitionType(*base.Schema()));
-  SKADE_ASSIGN_OR_RAISE(auto entries, avro::ReadManifestEntries(io, manifest, read_options));
+  SKADE_ASSIGN_OR_RAISE(TableManifest read, ReadTableManifest(base, io, manifest));
+  const spec::PartitionSpecPtr& spec = read.spec;
+  const std::vector<spec::ManifestEntry>& entries = read.entries;
 
   Filtered filtered;
   bool any_match = false;

@@ -12,6 +12,9 @@
 // lower sequence numbers only (spec: "Scan Planning"), so rows committed in
 // the same snapshot are never deleted by it.
 //
+// The parent's manifests are merged as the table's commit.manifest.*
+// properties say (manifest_merge_internal.h), as Java's RowDelta does.
+//
 // Concurrent commits are not validated against (snapshot isolation, like
 // an append): rows another writer adds with the same key between this
 // update's start and its commit are not deleted.
@@ -35,6 +38,7 @@ class RowDelta : public SnapshotUpdate {
 
  protected:
   std::string_view operation() const override;
+  bool MergesManifests() const override { return true; }
   Result<std::vector<spec::ManifestFile>> Manifests(const spec::TableMetadata& base,
                                                     const std::vector<spec::ManifestFile>& current,
                                                     SnapshotSummaryBuilder* summary) override;

@@ -46,6 +46,10 @@ std::optional<int64_t> SnapshotUpdate::StartingSnapshotId() const {
   return main ? std::optional(main->snapshot_id) : std::nullopt;
 }
 
+bool SnapshotUpdate::ReadsCurrentManifests() const {
+  return MergesManifests() && ManifestMergePolicy::Of(table_.metadata()).enabled;
+}
+
 Status SnapshotUpdate::Validate(const spec::TableMetadata& /*current*/) { return OkStatus(); }
 
 SnapshotUpdate& SnapshotUpdate::AddUnsyncedFile(catalog::UnsyncedFile file) {
@@ -106,6 +110,20 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
   for (const auto& [key, value] : summary_properties_) summary.Set(key, value);
   SKADE_ASSIGN_OR_RAISE(std::vector<spec::ManifestFile> manifests,
                         Manifests(base, *current, &summary));
+  if (MergesManifests() && EndsWith(manifests, *current)) {
+    SKADE_ASSIGN_OR_RAISE(
+        auto merged,
+        // The policy of the version the update started on, as
+        // ReadsCurrentManifests() saw it: a rebase keeps it.
+        merger_.Merge(base, io(), snapshot_id_, *current,
+                      ManifestMergePolicy::Of(table_.metadata()),
+                      [&](std::string_view bytes) { return StageNewManifest(base, bytes); }));
+    if (merged) {
+      manifests.resize(manifests.size() - current->size());
+      manifests.insert(manifests.end(), std::make_move_iterator(merged->begin()),
+                       std::make_move_iterator(merged->end()));
+    }
+  }
 
   auto snapshot = std::make_shared<spec::Snapshot>();
   snapshot->snapshot_id = snapshot_id_;

@@ -1,6 +1,6 @@
 // SnapshotUpdate: the shared machinery of the actions that produce one
-// snapshot (FastAppend, OverwriteFiles, DeleteFiles), as Iceberg Java's
-// SnapshotProducer.
+// snapshot (FastAppend, MergeAppend, OverwriteFiles, DeleteFiles, RowDelta),
+// as Iceberg Java's SnapshotProducer.
 //
 // An update has a fixed snapshot id and commit uuid. Apply(base) stages it
 // on the main branch of a table version: the action encodes its new
@@ -56,6 +56,7 @@
 #include "skade/spec/manifest_file.h"
 #include "skade/spec/snapshot.h"
 #include "skade/spec/table_metadata.h"
+#include "skade/table/manifest_merge_internal.h"
 #include "skade/table/snapshot_summary.h"
 #include "skade/table/table.h"
 #include "skade/table/written_manifest_list.h"
@@ -100,10 +101,11 @@ class SnapshotUpdate {
   /// handed to the commit (UnsyncedFiles()).
   std::vector<io::NewFile> TakeFilesToWrite() { return std::exchange(files_to_write_, {}); }
 
-  /// Whether Apply() reads the manifests its parent lists (to filter them),
-  /// so that they must be written first: StageUpdates writes what the
-  /// earlier updates of a commit staged before applying such an update.
-  virtual bool ReadsCurrentManifests() const { return false; }
+  /// Whether Apply() reads the manifests its parent lists (to filter or
+  /// merge them), so that they must be written first: StageUpdates writes
+  /// what the earlier updates of a commit staged before applying such an
+  /// update.
+  virtual bool ReadsCurrentManifests() const;
 
   /// The manifest list the last Apply() staged, or null before one.
   const std::shared_ptr<const WrittenManifestList>& applied_list() const { return applied_list_; }
@@ -127,6 +129,11 @@ class SnapshotUpdate {
 
   /// "append", "overwrite", "delete".
   virtual std::string_view operation() const = 0;
+
+  /// Whether Apply() merges the parent's manifests when the table's
+  /// properties ask (manifest_merge_internal.h). Only for updates whose
+  /// Manifests() lists the parent's manifests unchanged after their own.
+  virtual bool MergesManifests() const { return false; }
 
   /// The manifests of the new snapshot on `base`, whose main branch lists
   /// `current` (empty for the first snapshot), new manifests first. Records
@@ -156,6 +163,7 @@ class SnapshotUpdate {
   int attempt_ = 0;
   int manifest_count_ = 0;
   std::map<std::string, std::string> summary_properties_;
+  ManifestMerger merger_;
   std::vector<std::string> written_manifests_;
   std::vector<std::string> written_manifest_lists_;
   std::vector<catalog::UnsyncedFile> unsynced_inputs_;

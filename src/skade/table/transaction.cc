@@ -4,33 +4,19 @@
 
 namespace skade::table {
 
-FastAppend& Transaction::NewFastAppend() {
-  auto update = std::make_unique<FastAppend>(table_);
-  FastAppend& ref = *update;
-  updates_.push_back(std::move(update));
-  return ref;
-}
+FastAppend& Transaction::NewFastAppend() { return Add<FastAppend>(); }
+
+MergeAppend& Transaction::NewMergeAppend() { return Add<MergeAppend>(); }
 
 OverwriteFiles& Transaction::NewOverwrite(PartitionFilter filter) {
-  auto update = std::make_unique<OverwriteFiles>(table_, std::move(filter));
-  OverwriteFiles& ref = *update;
-  updates_.push_back(std::move(update));
-  return ref;
+  return Add<OverwriteFiles>(std::move(filter));
 }
 
 DeleteFiles& Transaction::NewDelete(PartitionFilter filter) {
-  auto update = std::make_unique<DeleteFiles>(table_, std::move(filter));
-  DeleteFiles& ref = *update;
-  updates_.push_back(std::move(update));
-  return ref;
+  return Add<DeleteFiles>(std::move(filter));
 }
 
-RowDelta& Transaction::NewRowDelta() {
-  auto update = std::make_unique<RowDelta>(table_);
-  RowDelta& ref = *update;
-  updates_.push_back(std::move(update));
-  return ref;
-}
+RowDelta& Transaction::NewRowDelta() { return Add<RowDelta>(); }
 
 std::vector<SnapshotUpdate*> Transaction::Updates() const {
   std::vector<SnapshotUpdate*> updates;

@@ -13,10 +13,12 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "skade/table/delete_files.h"
 #include "skade/table/fast_append.h"
+#include "skade/table/merge_append.h"
 #include "skade/table/overwrite_files.h"
 #include "skade/table/partition_filter.h"
 #include "skade/table/row_delta.h"
@@ -34,6 +36,7 @@ class Transaction {
   Transaction& operator=(Transaction&&) = default;
 
   FastAppend& NewFastAppend();
+  MergeAppend& NewMergeAppend();
   OverwriteFiles& NewOverwrite(PartitionFilter filter);
   DeleteFiles& NewDelete(PartitionFilter filter);
   RowDelta& NewRowDelta();
@@ -50,6 +53,14 @@ class Transaction {
   friend Result<std::vector<Table>> CommitTransactions(const std::vector<Transaction*>&);
 
   std::vector<SnapshotUpdate*> Updates() const;
+
+  template <typename Update, typename... Args>
+  Update& Add(Args&&... args) {
+    auto update = std::make_unique<Update>(table_, std::forward<Args>(args)...);
+    Update& ref = *update;
+    updates_.push_back(std::move(update));
+    return ref;
+  }
 
   Table table_;
   std::vector<std::unique_ptr<SnapshotUpdate>> updates_;

@@ -111,6 +111,12 @@ TEST(LmdbBackupTest, CopiesOneSnapshotWhileWritersCommit) {
     auto seq = store.CommitSeq();
     ASSERT_THAT(seq, IsOk());
     seqs_seen.push_back(*seq);
+    // Let the writers commit before the next copy, however the threads are
+    // scheduled: the copies are taken while the store moves.
+    for (auto now = seq; *now == *seq; now = store.CommitSeq()) {
+      ASSERT_THAT(now, IsOk());
+      std::this_thread::yield();
+    }
   }
   stop = true;
   for (auto& writer : writers) writer.join();
