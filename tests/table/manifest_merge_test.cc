@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_reader.h"
 #include "skade/spec/table_properties.h"
+#include "skade/table/manifest_merge_internal.h"
 #include "skade/table/merge_append.h"
 #include "skade/table/row_delta.h"
 #include "skade/table/snapshot_scan.h"
@@ -168,8 +170,8 @@ TEST_F(ManifestMergeTest, RowIdsOfMergedFilesStayAsCommitted) {
 }
 
 TEST_F(ManifestMergeTest, FormatV1TablesMergeToo) {
-  Table table = Create("events", nullptr,
-                       {{"format-version", "1"}, {spec::kManifestMinCountToMerge, "2"}});
+  Table table =
+      Create("events", nullptr, {{"format-version", "1"}, {spec::kManifestMinCountToMerge, "2"}});
   table = AppendEach<MergeAppend>(table, {"a", "b", "c"});
   std::vector<spec::ManifestFile> manifests = Manifests(table);
   ASSERT_EQ(manifests.size(), 2u);
@@ -234,6 +236,38 @@ TEST_F(ManifestMergeTest, AnUnreadableManifestFailsTheCommitAndChangesNothing) {
   EXPECT_EQ(reloaded->metadata_location(), table.metadata_location());
   // The update's own manifest is cleaned up.
   EXPECT_EQ(MetadataFiles(*reloaded), files_before);
+}
+
+// Manifest lengths come from a manifest list a client may have written; a
+// huge or negative length or target must not overflow the bin weights into
+// a merge of manifests that do not fit together.
+TEST_F(ManifestMergeTest, HostileLengthsAndTargetsNeverPackManifestsTogether) {
+  Table table = Create("events", nullptr, {{spec::kManifestMergeEnabled, "false"}});
+  table = AppendEach<MergeAppend>(table, {"a", "b", "c"});
+  std::vector<spec::ManifestFile> manifests = Manifests(table);
+  ASSERT_EQ(manifests.size(), 3u);
+  StoreManifest store = [](std::string_view) -> Result<std::string> {
+    return MakeError(ErrorKind::kInternal, "nothing is to be stored");
+  };
+  ManifestMergePolicy policy;
+  policy.min_count_to_merge = 2;
+  const int64_t snapshot_id = 99;
+
+  // Each manifest longer than any target is a bin alone.
+  for (auto& manifest : manifests) manifest.manifest_length = std::numeric_limits<int64_t>::max();
+  auto merged =
+      ManifestMerger{}.Merge(table.metadata(), *io_, snapshot_id, manifests, policy, store);
+  ASSERT_THAT(merged, IsOk());
+  EXPECT_FALSE(merged->has_value());
+
+  // A target below one byte leaves every manifest alone.
+  for (auto& manifest : manifests) manifest.manifest_length = std::numeric_limits<int64_t>::min();
+  for (int64_t target : {int64_t{0}, int64_t{-1}, std::numeric_limits<int64_t>::min()}) {
+    policy.target_size_bytes = target;
+    merged = ManifestMerger{}.Merge(table.metadata(), *io_, snapshot_id, manifests, policy, store);
+    ASSERT_THAT(merged, IsOk());
+    EXPECT_FALSE(merged->has_value()) << target;
+  }
 }
 
 TEST_F(ManifestMergeTest, ARebasedMergeLeavesNoUnreferencedManifest) {

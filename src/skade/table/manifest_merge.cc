@@ -27,14 +27,18 @@ namespace {
 using Bin = std::vector<size_t>;
 
 // `group` (indices, newest first) packed from its oldest end into bins of
-// at most `target` bytes; bins come back newest first.
+// at most `target` bytes; bins come back newest first. Lengths come from a
+// manifest list anyone may have written: each is clamped to [1, target] so
+// the running weight stays in [0, target] and cannot overflow (a target
+// below 1 leaves every manifest alone).
 std::vector<Bin> PackFromEnd(const std::vector<spec::ManifestFile>& manifests, const Bin& group,
                              int64_t target) {
+  target = std::max<int64_t>(target, 1);
   std::vector<Bin> bins;
   int64_t weight = 0;
   for (auto it = group.rbegin(); it != group.rend(); ++it) {
-    int64_t length = manifests[*it].manifest_length;
-    if (bins.empty() || weight + length > target) {
+    int64_t length = std::clamp<int64_t>(manifests[*it].manifest_length, 1, target);
+    if (bins.empty() || length > target - weight) {
       bins.emplace_back();
       weight = 0;
     }
