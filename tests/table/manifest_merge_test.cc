@@ -15,6 +15,7 @@
 #include "skade/table/row_delta.h"
 #include "skade/table/snapshot_scan.h"
 #include "table_fixture.h"
+#include "testing/read_overlap_file_io.h"
 
 namespace skade::table {
 namespace {
@@ -147,6 +148,24 @@ TEST_F(ManifestMergeTest, FullOlderBinsMergeAtOnceAndTheNewestWaitsForMinCount) 
   EXPECT_EQ(after[2].manifest_path, before[1].manifest_path);
   EXPECT_EQ(after[3].existing_files_count, 2);
   EXPECT_EQ(after[3].added_snapshot_id, table.metadata().CurrentSnapshot()->snapshot_id);
+  EXPECT_EQ(Entries(table).size(), 5u);
+}
+
+// A bin's manifests are read several at once (one at a time, a merge of a
+// hundred manifests on an object store waits seconds).
+TEST_F(ManifestMergeTest, ABinsManifestsAreReadConcurrently) {
+  auto io = std::make_shared<skade::testing::ReadOverlapFileIO>(io_, "-m0.avro");
+  io_ = io;
+  Table table = Create("events", nullptr, {{spec::kManifestMergeEnabled, "false"}});
+  table = AppendEach<MergeAppend>(table, {"a", "b", "c", "d"});
+  table = SetProperties(
+      table, {{spec::kManifestMergeEnabled, "true"}, {spec::kManifestMinCountToMerge, "4"}});
+  EXPECT_FALSE(io->overlapped());
+  table = AppendEach<MergeAppend>(table, {"e"});
+  EXPECT_TRUE(io->overlapped());
+  std::vector<spec::ManifestFile> after = Manifests(table);
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[1].existing_files_count, 4);
   EXPECT_EQ(Entries(table).size(), 5u);
 }
 

@@ -8,6 +8,7 @@
 #include "skade/table/snapshot_scan.h"
 #include "skade/table/transaction.h"
 #include "table_fixture.h"
+#include "testing/read_overlap_file_io.h"
 
 namespace skade::table {
 namespace {
@@ -113,6 +114,24 @@ TEST_F(OverwriteDeleteTest, DeleteByPartitionTuple) {
   EXPECT_EQ(list->manifests[1].added_snapshot_id, remove.snapshot_id());
   EXPECT_EQ(list->manifests[1].deleted_files_count, 1);
   EXPECT_EQ(list->manifests[1].existing_files_count, 1);
+}
+
+// A delete reads every manifest of the snapshot; against an object store one
+// at a time adds up to seconds, so they are read several at once.
+TEST_F(OverwriteDeleteTest, ManifestsAreReadConcurrently) {
+  auto io = std::make_shared<skade::testing::ReadOverlapFileIO>(io_, "-m0.avro");
+  io_ = io;
+  Table table = Populated();
+  table = *FastAppend(table).AppendFile(File(table, "d", 7, "us")).Commit();
+  DeleteFiles remove(table, PartitionFilter::Tuples(0, {{spec::Literal::String("us")}}));
+  auto committed = remove.Commit();
+  ASSERT_THAT(committed, IsOk());
+  EXPECT_TRUE(io->overlapped());
+  EXPECT_EQ(committed->metadata().CurrentSnapshot()->summary.at("deleted-data-files"), "2");
+  auto files = CurrentDataFiles(*committed);
+  ASSERT_THAT(files, IsOk());
+  EXPECT_THAT(Paths(*files), UnorderedElementsAre(File(table, "a", 10, "eu").file_path,
+                                                  File(table, "c", 5, "eu").file_path));
 }
 
 TEST_F(OverwriteDeleteTest, OverwriteEverythingThenDeleteEverything) {

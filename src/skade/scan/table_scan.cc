@@ -3,9 +3,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
-#include <atomic>
 #include <optional>
-#include <thread>
 
 #include "skade/avro/manifest_reader.h"
 #include "skade/expr/bound_expression.h"
@@ -16,6 +14,7 @@
 #include "skade/scan/appends_between.h"
 #include "skade/scan/delete_file_index.h"
 #include "skade/util/clock.h"
+#include "skade/util/parallel_for.h"
 #include "skade/util/strings.h"
 
 namespace skade::scan {
@@ -120,35 +119,6 @@ Result<std::vector<int32_t>> ProjectedIds(const spec::Schema& schema, const Scan
     ids.push_back(field->id);
   }
   return ids;
-}
-
-// Runs body(i) for i in [0, n) on up to `threads` threads (the caller's
-// among them); returns the first error.
-template <typename Body>
-Status ParallelFor(size_t n, int threads, Body body) {
-  size_t workers = std::min<size_t>(n, threads > 0 ? threads : std::thread::hardware_concurrency());
-  if (workers <= 1) {
-    for (size_t i = 0; i < n; ++i) SKADE_RETURN_NOT_OK(body(i));
-    return OkStatus();
-  }
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::vector<Status> errors(workers);
-  auto run = [&](size_t worker) {
-    for (size_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < n;) {
-      Status status = body(i);
-      if (!status.has_value()) {
-        errors[worker] = std::move(status);
-        failed.store(true);
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(run, w);
-  run(0);
-  for (std::thread& thread : pool) thread.join();
-  for (Status& status : errors) SKADE_RETURN_NOT_OK(status);
-  return OkStatus();
 }
 
 // Per spec: the evaluators of the filter projected onto it, built once.

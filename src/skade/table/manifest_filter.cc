@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "skade/avro/manifest_writer.h"
 #include "skade/table/manifest_filter_internal.h"
 #include "skade/table/table_manifest_internal.h"
@@ -8,15 +10,31 @@ Result<std::vector<spec::ManifestFile>> ManifestFilter::Filter(
     const spec::TableMetadata& base, io::FileIO& io, int64_t snapshot_id,
     const std::vector<spec::ManifestFile>& current, const StoreManifest& store,
     SnapshotSummaryBuilder* summary) {
+  // The manifests not seen yet, read a chunk at a time: a chunk's worth of
+  // parsed manifests is what this holds in memory at once.
+  std::vector<const spec::ManifestFile*> unseen;
+  for (const spec::ManifestFile& manifest : current) {
+    if (!cache_.contains(manifest.manifest_path)) unseen.push_back(&manifest);
+  }
+  constexpr size_t kChunk = 4 * kParallelManifestReads;
+  for (size_t start = 0; start < unseen.size(); start += kChunk) {
+    std::vector<const spec::ManifestFile*> chunk(
+        unseen.begin() + static_cast<ptrdiff_t>(start),
+        unseen.begin() + static_cast<ptrdiff_t>(std::min(unseen.size(), start + kChunk)));
+    SKADE_ASSIGN_OR_RAISE(
+        std::vector<TableManifest> read,
+        ReadTableManifests(base, io, chunk, [](const spec::ManifestFile&, const Error& error) {
+          return tl::unexpected(error);
+        }));
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      SKADE_ASSIGN_OR_RAISE(Filtered filtered,
+                            FilterManifest(base, snapshot_id, *chunk[i], read[i], store));
+      cache_.emplace(chunk[i]->manifest_path, std::move(filtered));
+    }
+  }
   std::vector<spec::ManifestFile> manifests;
   for (const spec::ManifestFile& manifest : current) {
-    auto cached = cache_.find(manifest.manifest_path);
-    if (cached == cache_.end()) {
-      SKADE_ASSIGN_OR_RAISE(Filtered filtered,
-                            FilterManifest(base, io, snapshot_id, manifest, store));
-      cached = cache_.emplace(manifest.manifest_path, std::move(filtered)).first;
-    }
-    const Filtered& filtered = cached->second;
+    const Filtered& filtered = cache_.at(manifest.manifest_path);
     for (const spec::DataFile& file : filtered.removed) summary->RemovedFile(file);
     manifests.push_back(filtered.rewritten ? *filtered.rewritten : manifest);
   }
@@ -24,10 +42,10 @@ Result<std::vector<spec::ManifestFile>> ManifestFilter::Filter(
 }
 
 Result<ManifestFilter::Filtered> ManifestFilter::FilterManifest(const spec::TableMetadata& base,
-                                                                io::FileIO& io, int64_t snapshot_id,
+                                                                int64_t snapshot_id,
                                                                 const spec::ManifestFile& manifest,
+                                                                const TableManifest& read,
                                                                 const StoreManifest& store) {
-  SKADE_ASSIGN_OR_RAISE(TableManifest read, ReadTableManifest(base, io, manifest));
   const spec::PartitionSpecPtr& spec = read.spec;
   const std::vector<spec::ManifestEntry>& entries = read.entries;
 

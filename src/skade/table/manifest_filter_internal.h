@@ -6,8 +6,9 @@
 // DELETED entries of the new snapshot, other live files EXISTING, and old
 // DELETED entries are dropped; manifests without a match are kept as they
 // are. Manifests are immutable, so the outcome per manifest is cached by
-// location and a rebase only reads manifests it has not seen. Not
-// thread-safe.
+// location and a rebase only reads manifests it has not seen. Manifests
+// are read kParallelManifestReads at a time (table_manifest_internal.h) and
+// rewritten in order. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "skade/table/new_manifests_internal.h"
 #include "skade/table/partition_filter.h"
 #include "skade/table/snapshot_summary.h"
+#include "skade/table/table_manifest_internal.h"
 
 namespace skade::table {
 
@@ -44,8 +46,8 @@ class ManifestFilter {
     std::vector<spec::DataFile> removed;
   };
 
-  Result<Filtered> FilterManifest(const spec::TableMetadata& base, io::FileIO& io,
-                                  int64_t snapshot_id, const spec::ManifestFile& manifest,
+  Result<Filtered> FilterManifest(const spec::TableMetadata& base, int64_t snapshot_id,
+                                  const spec::ManifestFile& manifest, const TableManifest& read,
                                   const StoreManifest& store);
 
   PartitionFilter filter_;

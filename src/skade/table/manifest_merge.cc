@@ -99,22 +99,22 @@ Result<std::optional<spec::ManifestFile>> ManifestMerger::MergeBin(
     key.append(manifest->manifest_path).push_back('\n');
   if (auto done = merged_.find(key); done != merged_.end()) return done->second;
 
-  std::unique_ptr<avro::ManifestWriter> writer;
-  for (const spec::ManifestFile* manifest : bin) {
-    auto read = ReadTableManifest(base, io, *manifest);
-    if (!read) {
-      return MakeError(read.error().kind, "Cannot merge manifest ", manifest->manifest_path, " (",
-                       base.location, "): ", read.error().message, " (table property ",
-                       spec::kManifestMergeEnabled, "=false commits without merging)");
-    }
-    if (!writer) {
-      avro::ManifestWriterOptions options;
-      options.format_version = base.format_version;
-      options.snapshot_id = snapshot_id;
-      options.content = manifest->content;
-      SKADE_ASSIGN_OR_RAISE(writer, avro::ManifestWriter::Make(base.Schema(), read->spec, options));
-    }
-    for (const spec::ManifestEntry& entry : read->entries) {
+  SKADE_ASSIGN_OR_RAISE(
+      std::vector<TableManifest> read,
+      ReadTableManifests(
+          base, io, bin, [&](const spec::ManifestFile& manifest, const Error& error) {
+            return MakeError(error.kind, "Cannot merge manifest ", manifest.manifest_path, " (",
+                             base.location, "): ", error.message, " (table property ",
+                             spec::kManifestMergeEnabled, "=false commits without merging)");
+          }));
+  avro::ManifestWriterOptions options;
+  options.format_version = base.format_version;
+  options.snapshot_id = snapshot_id;
+  options.content = bin.front()->content;
+  SKADE_ASSIGN_OR_RAISE(auto writer,
+                        avro::ManifestWriter::Make(base.Schema(), read.front().spec, options));
+  for (const TableManifest& manifest : read) {
+    for (const spec::ManifestEntry& entry : manifest.entries) {
       // Files deleted by earlier snapshots are history, not content.
       if (entry.status == spec::ManifestEntryStatus::kDeleted) continue;
       SKADE_RETURN_NOT_OK(writer->Existing(entry));
