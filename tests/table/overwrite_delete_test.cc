@@ -2,6 +2,7 @@
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_reader.h"
+#include "skade/spec/table_properties.h"
 #include "skade/table/delete_files.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/overwrite_files.h"
@@ -132,6 +133,74 @@ TEST_F(OverwriteDeleteTest, ManifestsAreReadConcurrently) {
   ASSERT_THAT(files, IsOk());
   EXPECT_THAT(Paths(*files), UnorderedElementsAre(File(table, "a", 10, "eu").file_path,
                                                   File(table, "c", 5, "eu").file_path));
+}
+
+// Overwrites and deletes merge the manifests they keep unchanged, as
+// appends do; what they rewrite (with this snapshot's DELETED entries) and
+// add stays apart.
+TEST_F(OverwriteDeleteTest, OverwritesAndDeletesMergeTheManifestsTheyKeep) {
+  Table table =
+      Create("events", testing::RegionSpec(),
+             {{spec::kManifestMergeEnabled, "false"}, {spec::kManifestMinCountToMerge, "2"}});
+  for (const auto& [name, region] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "eu"}, {"b", "us"}, {"c", "eu"}, {"e", "ap"}}) {
+    table = *FastAppend(table).AppendFile(File(table, name, 10, region)).Commit();
+  }
+  auto appended = LiveEntries(table, *table.metadata().CurrentSnapshot());
+  ASSERT_THAT(appended, IsOk());
+  std::map<std::string, spec::ManifestEntry> before;
+  for (const auto& entry : *appended) before[entry.data_file.file_path] = entry;
+  catalog::CommitTableRequest enable{table.identifier(), {}, {}};
+  enable.updates.push_back(spec::SetProperties{{{spec::kManifestMergeEnabled, "true"}}});
+  ASSERT_THAT(catalog_->CommitTable(enable), IsOk());
+  table = *table.Refresh();
+
+  OverwriteFiles overwrite(table, PartitionFilter::Tuples(0, {{spec::Literal::String("us")}}));
+  overwrite.AddFile(File(table, "d", 7, "us"));
+  auto overwritten = overwrite.Commit();
+  ASSERT_THAT(overwritten, IsOk());
+  auto list = avro::ReadManifestList(
+      *io_->ReadFile(overwritten->metadata().CurrentSnapshot()->manifest_list));
+  ASSERT_THAT(list, IsOk());
+  // d's, b's rewritten one (b DELETED), then a, c and e merged into one.
+  ASSERT_EQ(list->manifests.size(), 3u);
+  EXPECT_EQ(list->manifests[0].added_files_count, 1);
+  EXPECT_EQ(list->manifests[1].deleted_files_count, 1);
+  EXPECT_EQ(list->manifests[1].existing_files_count, 0);
+  EXPECT_EQ(list->manifests[2].existing_files_count, 3);
+  EXPECT_EQ(list->manifests[2].added_snapshot_id, overwrite.snapshot_id());
+  // The kept files keep the snapshots and sequence numbers that added them.
+  auto live = LiveEntries(*overwritten, *overwritten->metadata().CurrentSnapshot());
+  ASSERT_THAT(live, IsOk());
+  ASSERT_EQ(live->size(), 4u);
+  for (const auto& entry : *live) {
+    if (entry.data_file.file_path == File(table, "d", 7, "us").file_path) continue;
+    const spec::ManifestEntry& was = before.at(entry.data_file.file_path);
+    EXPECT_EQ(entry.snapshot_id, was.snapshot_id);
+    EXPECT_EQ(entry.sequence_number, was.sequence_number);
+    EXPECT_EQ(entry.file_sequence_number, was.file_sequence_number);
+  }
+
+  // A delete merges the same way: it rewrites the merged manifest (e is
+  // DELETED) and keeps d's and b's, which merge into one listing d (b's
+  // DELETED entry is the overwrite's history, not content).
+  DeleteFiles remove(*overwritten, PartitionFilter::Tuples(0, {{spec::Literal::String("ap")}}));
+  auto removed = remove.Commit();
+  ASSERT_THAT(removed, IsOk());
+  list =
+      avro::ReadManifestList(*io_->ReadFile(removed->metadata().CurrentSnapshot()->manifest_list));
+  ASSERT_THAT(list, IsOk());
+  ASSERT_EQ(list->manifests.size(), 2u);
+  EXPECT_EQ(list->manifests[0].deleted_files_count, 1);
+  EXPECT_EQ(list->manifests[0].existing_files_count, 2);
+  EXPECT_EQ(list->manifests[1].existing_files_count, 1);
+  EXPECT_EQ(list->manifests[1].deleted_files_count, 0);
+  auto files = CurrentDataFiles(*removed);
+  ASSERT_THAT(files, IsOk());
+  EXPECT_THAT(Paths(*files), UnorderedElementsAre(File(table, "a", 10, "eu").file_path,
+                                                  File(table, "c", 10, "eu").file_path,
+                                                  File(table, "d", 7, "us").file_path));
+  EXPECT_EQ(removed->metadata().CurrentSnapshot()->summary.at("deleted-data-files"), "1");
 }
 
 TEST_F(OverwriteDeleteTest, OverwriteEverythingThenDeleteEverything) {

@@ -15,6 +15,10 @@
 // matched partitions conflict; kSerializable also fails on concurrent data
 // files there (for a delete whose filter came from reading the table).
 //
+// The manifests it keeps unchanged merge as MergeAppend's do
+// (manifest_merge_internal.h; Iceberg Java's overwrites and deletes merge
+// too).
+//
 // Not thread-safe. See snapshot_update.h for commit, retries and clean-up.
 #pragma once
 
@@ -41,6 +45,7 @@ class DeleteFiles : public SnapshotUpdate {
   bool ReadsCurrentManifests() const override { return true; }
 
  protected:
+  bool MergesManifests() const override { return true; }
   std::string_view operation() const override { return spec::kOperationDelete; }
   Result<std::vector<spec::ManifestFile>> Manifests(const spec::TableMetadata& base,
                                                     const std::vector<spec::ManifestFile>& current,

@@ -20,6 +20,10 @@
 // update is applied to, so a rebase also removes matching files that a
 // concurrent commit added.
 //
+// The manifests it keeps unchanged merge as MergeAppend's do
+// (manifest_merge_internal.h; Iceberg Java's overwrites and deletes merge
+// too).
+//
 // Not thread-safe. See snapshot_update.h for commit, retries and clean-up.
 #pragma once
 
@@ -51,6 +55,7 @@ class OverwriteFiles : public SnapshotUpdate {
   bool ReadsCurrentManifests() const override { return true; }
 
  protected:
+  bool MergesManifests() const override { return true; }
   std::string_view operation() const override { return spec::kOperationOverwrite; }
   Result<std::vector<spec::ManifestFile>> Manifests(const spec::TableMetadata& base,
                                                     const std::vector<spec::ManifestFile>& current,

@@ -1,5 +1,7 @@
 #include "skade/table/snapshot_update.h"
 
+#include <absl/container/flat_hash_set.h>
+
 #include <algorithm>
 #include <iterator>
 
@@ -110,16 +112,26 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
   for (const auto& [key, value] : summary_properties_) summary.Set(key, value);
   SKADE_ASSIGN_OR_RAISE(std::vector<spec::ManifestFile> manifests,
                         Manifests(base, *current, &summary));
-  if (MergesManifests() && EndsWith(manifests, *current)) {
+  if (MergesManifests()) {
+    // Only the parent's manifests this update keeps as they are may merge
+    // (not its own, nor the ones a filter rewrote, which are not written
+    // yet). After a merge the others go first, as they are.
+    absl::flat_hash_set<std::string_view> parents;
+    for (const spec::ManifestFile& manifest : *current) parents.insert(manifest.manifest_path);
+    std::vector<spec::ManifestFile> kept;
+    for (const spec::ManifestFile& manifest : manifests) {
+      if (parents.contains(manifest.manifest_path)) kept.push_back(manifest);
+    }
     SKADE_ASSIGN_OR_RAISE(
         auto merged,
         // The policy of the version the update started on, as
         // ReadsCurrentManifests() saw it: a rebase keeps it.
-        merger_.Merge(base, io(), snapshot_id_, *current,
-                      ManifestMergePolicy::Of(table_.metadata()),
+        merger_.Merge(base, io(), snapshot_id_, kept, ManifestMergePolicy::Of(table_.metadata()),
                       [&](std::string_view bytes) { return StageNewManifest(base, bytes); }));
     if (merged) {
-      manifests.resize(manifests.size() - current->size());
+      std::erase_if(manifests, [&](const spec::ManifestFile& manifest) {
+        return parents.contains(manifest.manifest_path);
+      });
       manifests.insert(manifests.end(), std::make_move_iterator(merged->begin()),
                        std::make_move_iterator(merged->end()));
     }

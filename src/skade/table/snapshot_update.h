@@ -130,9 +130,9 @@ class SnapshotUpdate {
   /// "append", "overwrite", "delete".
   virtual std::string_view operation() const = 0;
 
-  /// Whether Apply() merges the parent's manifests when the table's
-  /// properties ask (manifest_merge_internal.h). Only for updates whose
-  /// Manifests() lists the parent's manifests unchanged after their own.
+  /// Whether Apply() merges the parent's manifests that Manifests() keeps
+  /// unchanged, when the table's properties ask (manifest_merge_internal.h);
+  /// the merged ones then follow the others.
   virtual bool MergesManifests() const { return false; }
 
   /// The manifests of the new snapshot on `base`, whose main branch lists
