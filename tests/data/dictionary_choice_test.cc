@@ -67,6 +67,21 @@ TEST(DictionaryChoiceTest, OnlyTheFirstPageOfRowsIsJudged) {
   EXPECT_THAT(PlainColumns(*batch, 10100), IsEmpty());
 }
 
+TEST(DictionaryChoiceTest, ASlicedBatchIsJudgedOnItsOwnRows) {
+  // One value repeated for 100 rows, then unique ones: the slice past the
+  // repeats is judged on the unique values.
+  std::vector<int64_t> numbers(100, 7);
+  std::vector<std::string> words(100, "same");
+  for (int64_t i = 0; i < 100; ++i) {
+    numbers.push_back(Sequence(100)[i]);
+    words.push_back("event-" + std::to_string(i));
+  }
+  auto batch = Batch(
+      {{"n", Build<arrow::Int64Builder>(numbers)}, {"w", Build<arrow::StringBuilder>(words)}});
+  EXPECT_THAT(PlainColumns(*batch, 100), IsEmpty());
+  EXPECT_THAT(PlainColumns(*batch->Slice(100), 100), ElementsAre("n", "w"));
+}
+
 TEST(DictionaryChoiceTest, NullsCountAsNoValue) {
   arrow::Int64Builder mostly_null;
   ASSERT_TRUE(mostly_null.AppendNulls(1000).ok());
