@@ -185,6 +185,47 @@ TEST(TableMetadataJsonReuseTest, RandomCommitSequencesWriteWhatAFreshWriterWrite
   }
 }
 
+// Where the writer copies the previous version's text it says so
+// (CopiedText), and the store's journal copies those runs without comparing
+// them (util/copy_delta.h): every run it reports holds exactly those bytes.
+TEST(TableMetadataJsonReuseTest, CopiedRunsHoldThePreviousVersionsBytes) {
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
+    SCOPED_TRACE(StrCat("seed ", seed));
+    RandomHistory history(seed, 1 + static_cast<int>(seed % 3));
+    std::shared_ptr<const std::string> previous = TableMetadataToSharedJson(*history.current());
+    size_t copied_bytes = 0;
+    for (int step = 0; step < 60; ++step) {
+      SCOPED_TRACE(StrCat("commit ", history.commits()));
+      auto metadata = history.Commit();
+      CopiedText copied;
+      auto json = TableMetadataToSharedJson(*metadata, &copied);
+      if (copied.from) {
+        EXPECT_EQ(copied.from, previous);
+        size_t target_end = 0;
+        size_t base_end = 0;
+        for (const CopySpan& run : copied.runs) {
+          ASSERT_GE(run.target, target_end);
+          ASSERT_GE(run.base, base_end);
+          ASSERT_LE(run.target + run.length, json->size());
+          ASSERT_LE(run.base + run.length, previous->size());
+          EXPECT_EQ(json->substr(run.target, run.length), previous->substr(run.base, run.length));
+          target_end = run.target + run.length;
+          base_end = run.base + run.length;
+          copied_bytes += run.length;
+        }
+        std::string delta = EncodeCopyDeltaAlong(*previous, *json, copied.runs, SIZE_MAX);
+        auto rebuilt = ApplyCopyDelta(delta, *previous, json->size());
+        ASSERT_THAT(rebuilt, IsOk());
+        EXPECT_EQ(*rebuilt, *json);
+      } else {
+        EXPECT_TRUE(copied.runs.empty());
+      }
+      previous = json;
+    }
+    EXPECT_GT(copied_bytes, 0u);
+  }
+}
+
 // Appends keep the snapshot index of the version they were built from and
 // look up the snapshots appended since by scanning
 // (TableMetadata::FinalizeAppended): every snapshot is found, after many

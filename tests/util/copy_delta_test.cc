@@ -128,6 +128,73 @@ TEST(CopyDeltaTest, RandomEditsRoundTrip) {
   }
 }
 
+TEST(CopyDeltaTest, RunsTheWriterCopiedAreTakenWithoutComparing) {
+  const std::string base = Metadata(1000, 1796432270948);
+  const std::string next = Metadata(1001, 1796432271003);
+  // The snapshots both versions share, as a serializer copying them knows.
+  const size_t base_start = base.find("[{");
+  const size_t next_start = next.find("[{");
+  const size_t shared = base.find("], \"metadata-log\"") - base_start;
+  std::vector<CopySpan> copied{{next_start, base_start, shared}};
+  std::string delta = EncodeCopyDeltaAlong(base, next, copied, next.size() / 8);
+  ASSERT_FALSE(delta.empty());
+  EXPECT_LT(delta.size(), 600u);
+  EXPECT_EQ(Rebuilt(delta, base, next.size()), next);
+
+  // Trusted, not checked: a run that claims other bytes is copied as claimed.
+  std::string edited = next;
+  edited[next_start + 10] = '#';
+  std::string trusting = EncodeCopyDeltaAlong(base, edited, copied, next.size() / 8);
+  EXPECT_EQ(Rebuilt(trusting, base, edited.size()), next);
+}
+
+TEST(CopyDeltaTest, RunsOutOfOrderOrRangeAreIgnored) {
+  const std::string base = Metadata(100, 1796432270948);
+  const std::string next = Metadata(101, 1796432271003);
+  const size_t at = next.find("[{");
+  for (const std::vector<CopySpan>& copied :
+       std::vector<std::vector<CopySpan>>{{{at, at, 10}, {at + 5, at + 20, 10}},  // targets overlap
+                                          {{at, at + 20, 10}, {at + 20, at, 10}},  // bases go back
+                                          {{at, base.size() - 5, 10}},  // beyond the base
+                                          {{next.size() - 5, at, 10}},  // beyond the target
+                                          {{SIZE_MAX - 2, 0, 10}},
+                                          {{0, SIZE_MAX - 2, 10}}}) {  // wrapping
+    std::string delta = EncodeCopyDeltaAlong(base, next, copied, next.size() / 8);
+    EXPECT_EQ(delta, EncodeCopyDelta(base, next, next.size() / 8));
+    EXPECT_EQ(Rebuilt(delta, base, next.size()), next);
+  }
+}
+
+TEST(CopyDeltaTest, RandomCopiedRunsRoundTrip) {
+  std::mt19937_64 random(7);
+  for (int round = 0; round < 300; ++round) {
+    std::string base;
+    while (base.size() < random() % 5000) {
+      base += "{\"id\": " + std::to_string(random() % 1000) + "}, ";
+    }
+    // Target: new bytes and runs of the base at increasing offsets.
+    std::string target;
+    std::vector<CopySpan> copied;
+    size_t from = 0;
+    size_t new_bytes = 0;
+    for (int piece = random() % 10; piece > 0; --piece) {
+      std::string fresh(random() % 50, '\0');
+      for (char& c : fresh) c = static_cast<char>(random());
+      target += fresh;
+      new_bytes += fresh.size();
+      if (from >= base.size()) continue;
+      size_t skip = random() % (base.size() - from + 1);
+      size_t length = random() % (base.size() - from - skip + 1);
+      copied.push_back({target.size(), from + skip, length});
+      target += base.substr(from + skip, length);
+      from += skip + length;
+    }
+    std::string delta = EncodeCopyDeltaAlong(base, target, copied, SIZE_MAX);
+    ASSERT_EQ(Rebuilt(delta, base, target.size()), target) << "round " << round;
+    EXPECT_LE(delta.size(), new_bytes + 32 * (2 * copied.size() + 1)) << "round " << round;
+  }
+}
+
 TEST(CopyDeltaTest, DamagedDeltasAreCorruption) {
   const std::string base = Metadata(50, 1);
   const std::string next = Metadata(51, 2);

@@ -64,8 +64,10 @@ struct EmbeddedCatalog::PreparedCommit {
   // Set by WritePrepared when the file is journaled: its bytes as written.
   std::shared_ptr<const std::string> journaled_bytes;
   // The base file's JSON text, which the journal may keep the new file as a
-  // difference from (store::JournaledFile::base).
+  // difference from (store::JournaledFile::base), and where `json` copies a
+  // text (set by WritePrepared).
   std::shared_ptr<const std::string> base_json;
+  spec::CopiedText json_copies;
   // The request's unsynced files that go into the journal with the swap.
   std::vector<UnsyncedFile> unsynced_files;
   // Manifest lists of rebased appends (append_rebase.h), written with the
@@ -664,6 +666,7 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   SKADE_RETURN_NOT_OK(
       io_->WriteFile(commit.new_location, *file.bytes, durable_files() && !journaled));
   commit.json = std::move(file.json);
+  commit.json_copies = std::move(file.copied);
   if (journaled) commit.journaled_bytes = std::move(file.bytes);
   // Cached before the pointer swap, so the first read after the commit hits.
   // Safe: the location is new and the file complete, and nothing looks it up
@@ -704,7 +707,10 @@ store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) const {
     // A gzip file shares nothing with its base's text.
     if (commit.base_location && commit.base_json &&
         commit.journaled_bytes.get() == commit.json.get()) {
-      file.base = store::JournalBase{*commit.base_location, commit.base_json};
+      file.base = store::JournalBase{*commit.base_location, commit.base_json, {}};
+      // Where the serializer copied the base's text, the journal copies it
+      // without comparing the two.
+      if (commit.json_copies.from == commit.base_json) file.base->copied = commit.json_copies.runs;
     }
     swap.journaled_files.push_back(std::move(file));
   }

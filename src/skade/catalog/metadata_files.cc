@@ -37,7 +37,7 @@ Result<std::string> MetadataText(std::string bytes, const std::string& location)
 EncodedMetadataFile EncodeMetadataFile(const spec::TableMetadata& metadata,
                                        const std::string& location) {
   EncodedMetadataFile file;
-  file.json = spec::TableMetadataToSharedJson(metadata);
+  file.json = spec::TableMetadataToSharedJson(metadata, &file.copied);
   file.bytes = spec::IsGzipMetadataLocation(location)
                    ? std::make_shared<const std::string>(Gzip(*file.json))
                    : file.json;

@@ -9,6 +9,7 @@
 #include "skade/cache/metadata_file.h"
 #include "skade/io/file_io.h"
 #include "skade/spec/table_metadata.h"
+#include "skade/spec/table_metadata_json.h"
 #include "skade/util/result.h"
 
 namespace skade::catalog {
@@ -37,6 +38,7 @@ Result<std::string> MetadataText(std::string bytes, const std::string& location)
 struct EncodedMetadataFile {
   std::shared_ptr<const std::string> json;
   std::shared_ptr<const std::string> bytes;
+  spec::CopiedText copied;  // where `json` copies the previous version's
 };
 
 /// Serializes `metadata` for a new file at `location`.

@@ -81,12 +81,13 @@ namespace {
 // element's text depends only on its reuse key (and the format version,
 // which the caller checks).
 // `previous_text` is the document `previous` is in; `document_start` is
-// where the document being written starts in `writer`.
+// where the document being written starts in `writer`. Each run of text
+// copied from `previous_text` is appended to `copied`.
 template <typename Items, typename Write>
 void WriteArrayReusing(JsonWriter& writer, const Items& items,
                        const internal::SerializedArray<Items>* previous,
                        std::string_view previous_text, size_t document_start, Write write,
-                       internal::SerializedArray<Items>* out) {
+                       internal::SerializedArray<Items>* out, std::vector<CopySpan>* copied) {
   using Item = typename Items::value_type;
   using Key = decltype(ReuseKey(items.front()));
   writer.StartArray();
@@ -127,7 +128,9 @@ void WriteArrayReusing(JsonWriter& writer, const Items& items,
         ++last;
       }
       const size_t begin = previous->Begin(*first);
-      writer.Raw(previous_text.substr(previous->start + begin, previous->ends[last] - begin));
+      const size_t length = previous->ends[last] - begin;
+      copied->push_back({before - document_start, previous->start + begin, length});
+      writer.Raw(previous_text.substr(previous->start + begin, length));
       for (size_t i = *first; i <= last; ++i) {
         out->ends.push_back(before - content_start + (previous->ends[i] - begin));
       }
@@ -144,11 +147,14 @@ void WriteArrayReusing(JsonWriter& writer, const Items& items,
 }
 
 // Writes the document and returns what the next version can reuse from it
-// (all but `document`, which the caller sets to the text written).
+// (all but `document`, which the caller sets to the text written). Where
+// it copied the previous document's text goes to `copied`, if given.
 std::shared_ptr<internal::MetadataJsonParts> WriteDocument(JsonWriter& writer,
-                                                           const TableMetadata& metadata) {
+                                                           const TableMetadata& metadata,
+                                                           CopiedText* copied = nullptr) {
   const int version = metadata.format_version;
   const auto previous = metadata.serialized_form_memo().parts();
+  std::vector<CopySpan> runs;
   const std::string_view previous_text = previous ? *previous->document : std::string_view();
   auto parts = std::make_shared<internal::MetadataJsonParts>();
   parts->format_version = version;
@@ -227,7 +233,7 @@ std::shared_ptr<internal::MetadataJsonParts> WriteDocument(JsonWriter& writer,
       previous && previous->format_version == version ? &previous->snapshots : nullptr,
       previous_text, document_start,
       [&](const SnapshotPtr& snapshot) { WriteSnapshot(writer, *snapshot, version); },
-      &parts->snapshots);
+      &parts->snapshots, &runs);
 
   writer.Key("statistics");
   writer.StartArray();
@@ -243,14 +249,18 @@ std::shared_ptr<internal::MetadataJsonParts> WriteDocument(JsonWriter& writer,
   WriteArrayReusing(
       writer, metadata.snapshot_log, previous ? &previous->snapshot_log : nullptr, previous_text,
       document_start, [&](const SnapshotLogEntry& entry) { WriteSnapshotLogEntry(writer, entry); },
-      &parts->snapshot_log);
+      &parts->snapshot_log, &runs);
   writer.Key("metadata-log");
   WriteArrayReusing(
       writer, metadata.metadata_log, previous ? &previous->metadata_log : nullptr, previous_text,
       document_start,
       [&](const MetadataLog::Entry& entry) { WriteMetadataLogEntry(writer, entry); },
-      &parts->metadata_log);
+      &parts->metadata_log, &runs);
   writer.EndObject();
+  if (copied != nullptr) {
+    *copied = CopiedText{};
+    if (previous && !runs.empty()) *copied = CopiedText{previous->document, std::move(runs)};
+  }
   return parts;
 }
 
@@ -270,9 +280,10 @@ std::string TableMetadataToJson(const TableMetadata& metadata) {
   return writer.Take();
 }
 
-std::shared_ptr<const std::string> TableMetadataToSharedJson(const TableMetadata& metadata) {
+std::shared_ptr<const std::string> TableMetadataToSharedJson(const TableMetadata& metadata,
+                                                             CopiedText* copied) {
   JsonWriter writer;
-  auto parts = WriteDocument(writer, metadata);
+  auto parts = WriteDocument(writer, metadata, copied);
   auto document = std::make_shared<const std::string>(writer.Take());
   parts->document = document;
   metadata.serialized_form_memo().set_parts(std::move(parts));

@@ -16,8 +16,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "skade/spec/table_metadata.h"
+#include "skade/util/copy_delta.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/result.h"
 
@@ -34,10 +36,19 @@ namespace skade::spec {
 /// written; `next-row-id` only for v3. Never fails.
 void WriteTableMetadata(JsonWriter& writer, const TableMetadata& metadata);
 std::string TableMetadataToJson(const TableMetadata& metadata);
+/// Where a written text copies the text of the version it was built from.
+struct CopiedText {
+  std::shared_ptr<const std::string> from;  // null: nothing was copied
+  std::vector<CopySpan> runs;               // in order, ranges of `from`
+};
+
 /// The same text, shared: the metadata's memo refers to this string instead
 /// of keeping a copy of it — what a metadata file's writer wants, since the
-/// metadata cache keeps that text anyway.
-std::shared_ptr<const std::string> TableMetadataToSharedJson(const TableMetadata& metadata);
+/// metadata cache keeps that text anyway. With `copied`, also where the
+/// text copies the previous version's (for the store's journal, which keeps
+/// a metadata file as its difference from that one: util/copy_delta.h).
+std::shared_ptr<const std::string> TableMetadataToSharedJson(const TableMetadata& metadata,
+                                                             CopiedText* copied = nullptr);
 
 /// `metadata` with only the snapshots that a branch or tag references (REST
 /// `loadTable?snapshots=refs`); every other field, snapshot-log included, as

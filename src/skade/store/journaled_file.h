@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "skade/util/copy_delta.h"
 #include "skade/util/result.h"
 
 namespace skade::store {
@@ -18,6 +20,9 @@ namespace skade::store {
 struct JournalBase {
   std::string location;
   std::shared_ptr<const std::string> text;  // given when written; null when read back
+  /// Given when written, if known: the runs of the contents its writer
+  /// copied from `text` (util/copy_delta.h EncodeCopyDeltaAlong).
+  std::vector<CopySpan> copied;
 };
 
 /// A file a pointer swap depends on, kept in the swap's transaction

@@ -111,21 +111,24 @@ bool ConsumeVarint(std::string_view* in, uint64_t* value) {
 
 }  // namespace
 
-std::string EncodeCopyDelta(std::string_view base, std::string_view target,
-                            size_t max_insert_bytes) {
-  if (base.size() >= std::numeric_limits<uint32_t>::max()) return {};
-  std::string out;
+namespace {
+
+// Appends to `out` the ops that make `target` from `base`, whose first byte
+// is byte `base_offset` of the whole base the copies address; counts the
+// bytes inserted into `*inserted`. False once more than `max_insert_bytes`
+// are inserted in all (the search stops there).
+bool AppendCopyDelta(std::string* out, std::string_view base, size_t base_offset,
+                     std::string_view target, size_t max_insert_bytes, size_t* inserted) {
   std::optional<BlockIndex> index;  // built at the first edit
-  size_t inserted = 0;
-  size_t at = 0;    // in target: what precedes is encoded
-  size_t from = 0;  // in base: where target[at] may continue
+  size_t at = 0;                    // in target: what precedes is encoded
+  size_t from = 0;                  // in base: where target[at] may continue
   while (at < target.size()) {
     size_t run = from < base.size() ? CommonLength(target.data() + at, base.data() + from,
                                                    std::min(target.size() - at, base.size() - from))
                                     : 0;
     if (run >= kMinCopy || (run > 0 && at + run == target.size())) {
-      AppendVarint(&out, run << 1 | kCopy);
-      AppendVarint(&out, from);
+      AppendVarint(out, run << 1 | kCopy);
+      AppendVarint(out, base_offset + from);
       at += run;
       from += run;
       continue;
@@ -135,7 +138,7 @@ std::string EncodeCopyDelta(std::string_view base, std::string_view target,
     size_t next = at;
     size_t found = std::string_view::npos;
     for (; next + kBlock <= target.size(); ++next) {
-      if (next - at + inserted > max_insert_bytes) return {};
+      if (next - at + *inserted > max_insert_bytes) return false;
       found = index->Find(target.data() + next);
       if (found != std::string_view::npos) break;
     }
@@ -145,14 +148,60 @@ std::string EncodeCopyDelta(std::string_view base, std::string_view target,
       while (next > at && found > 0 && target[next - 1] == base[found - 1]) --next, --found;
     }
     if (next > at) {
-      inserted += next - at;
-      if (inserted > max_insert_bytes) return {};
-      AppendVarint(&out, (next - at) << 1 | kInsert);
-      out.append(target.substr(at, next - at));
+      *inserted += next - at;
+      if (*inserted > max_insert_bytes) return false;
+      AppendVarint(out, (next - at) << 1 | kInsert);
+      out->append(target.substr(at, next - at));
     }
     at = next;
     from = found == std::string_view::npos ? base.size() : found;
   }
+  return true;
+}
+
+}  // namespace
+
+std::string EncodeCopyDelta(std::string_view base, std::string_view target,
+                            size_t max_insert_bytes) {
+  if (base.size() >= std::numeric_limits<uint32_t>::max()) return {};
+  std::string out;
+  size_t inserted = 0;
+  if (!AppendCopyDelta(&out, base, 0, target, max_insert_bytes, &inserted)) return {};
+  return out;
+}
+
+std::string EncodeCopyDeltaAlong(std::string_view base, std::string_view target,
+                                 const std::vector<CopySpan>& copied, size_t max_insert_bytes) {
+  if (base.size() >= std::numeric_limits<uint32_t>::max()) return {};
+  size_t target_end = 0;
+  size_t base_end = 0;
+  for (const CopySpan& span : copied) {
+    bool fits = span.target >= target_end && span.base >= base_end &&
+                span.length <= target.size() - std::min(target.size(), span.target) &&
+                span.length <= base.size() - std::min(base.size(), span.base) &&
+                span.target <= target.size() && span.base <= base.size();
+    if (!fits) return EncodeCopyDelta(base, target, max_insert_bytes);
+    target_end = span.target + span.length;
+    base_end = span.base + span.length;
+  }
+  std::string out;
+  size_t inserted = 0;
+  size_t at = 0;    // in target
+  size_t from = 0;  // in base
+  auto gap_to = [&](size_t target_stop, size_t base_stop) {
+    return AppendCopyDelta(&out, base.substr(from, base_stop - from), from,
+                           target.substr(at, target_stop - at), max_insert_bytes, &inserted);
+  };
+  for (const CopySpan& span : copied) {
+    if (!gap_to(span.target, span.base)) return {};
+    if (span.length > 0) {
+      AppendVarint(&out, span.length << 1 | kCopy);
+      AppendVarint(&out, span.base);
+    }
+    at = span.target + span.length;
+    from = span.base + span.length;
+  }
+  if (!gap_to(target.size(), base.size())) return {};
   return out;
 }
 

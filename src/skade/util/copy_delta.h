@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "skade/util/result.h"
 
@@ -23,6 +24,24 @@ namespace skade {
 /// another encoding is the better one, and the search stops early).
 std::string EncodeCopyDelta(std::string_view base, std::string_view target,
                             size_t max_insert_bytes);
+
+/// A run of a target's bytes that its writer copied from the base: equal to
+/// the base's `length` bytes at `base`, by construction.
+struct CopySpan {
+  size_t target = 0;
+  size_t base = 0;
+  size_t length = 0;
+};
+
+/// EncodeCopyDelta, told where the target copies the base: `copied` runs
+/// (in target order, with increasing, non-overlapping base ranges) become
+/// copies without being compared, and each stretch between two runs is
+/// encoded against the base's bytes between their copies of it — a metadata
+/// file of a long history costs its edits, not a comparison of its whole
+/// length. Runs that are out of order or out of range are ignored (the
+/// whole target is encoded as EncodeCopyDelta does).
+std::string EncodeCopyDeltaAlong(std::string_view base, std::string_view target,
+                                 const std::vector<CopySpan>& copied, size_t max_insert_bytes);
 
 /// Rebuilds the target of EncodeCopyDelta from the same `base`; `size` is the
 /// target's size, recorded beside the delta. kCorruption for a delta that

@@ -211,6 +211,31 @@ TEST(KeysTest, AFileWithABaseIsStoredAsItsDifference) {
   EXPECT_EQ(*DeltaContents(*zstd_delta, base), shuffled);
 }
 
+// A base with the runs its writer copied (the catalog passes the metadata
+// serializer's): those are copies in the delta, the rest found around them.
+TEST(KeysTest, AFileWithCopiedRunsIsStoredAsItsDifference) {
+  std::string header = "{\"format-version\": 2, \"last-updated-ms\": 1796432270948, ";
+  std::string entries;
+  for (int i = 0; i < 2000; ++i) {
+    entries += "{\"snapshot-id\": " + std::to_string(1000003 * i) + "},";
+  }
+  const std::string base = header + entries + "]}";
+  std::string next_header = header;
+  next_header.replace(40, 7, "7777777");
+  const std::string next = next_header + entries + "{\"snapshot-id\": 42}]}";
+  JournalBase journal_base{"file:///w/b.json",
+                           std::make_shared<const std::string>(base),
+                           {{next_header.size(), header.size(), entries.size()}}};
+  JournaledFile file{"file:///w/n.json", Shared(next), journal_base};
+  const std::string value = EncodeJournaledFile(file);
+  EXPECT_LT(value.size(), 400u);
+  auto decoded = DecodeJournaledFile(value);
+  ASSERT_THAT(decoded, IsOk());
+  ASSERT_TRUE(decoded->delta);
+  EXPECT_EQ(decoded->delta->format, JournaledFile::Delta::Format::kCopy);
+  EXPECT_EQ(*DeltaContents(*decoded, base), next);
+}
+
 TEST(KeysTest, JournalValuesOfEarlierVersionsStillDecode) {
   // Before compression: the location (u32 BE length), then the bytes.
   std::string location = "file:///w/ns/t/metadata/00001-y.metadata.json";

@@ -147,7 +147,10 @@ std::string JournalKey(std::string_view location) {
 std::string EncodeDelta(const JournaledFile& file, JournalEncoding* encoding) {
   const std::string& base = *file.base->text;
   std::string_view contents = file.bytes();
-  std::string delta = EncodeCopyDelta(base, contents, contents.size() / kMaxCopyDeltaInsertShare);
+  const size_t max_insert = contents.size() / kMaxCopyDeltaInsertShare;
+  std::string delta = file.base->copied.empty()
+                          ? EncodeCopyDelta(base, contents, max_insert)
+                          : EncodeCopyDeltaAlong(base, contents, file.base->copied, max_insert);
   *encoding = JournalEncoding::kCopyDelta;
   if (delta.empty()) {
     delta = ZstdCompressWithPrefix(contents, base, kJournalDeltaLevel);
@@ -249,7 +252,7 @@ Result<JournaledFile> DecodeJournaledFile(std::string_view bytes, size_t max_fil
       if (delta.size > max_file_bytes) return InvalidJournalValue();
       return JournaledFile{std::move(location),
                            {},
-                           JournalBase{std::string(header.base), nullptr},
+                           JournalBase{std::string(header.base), nullptr, {}},
                            std::move(delta)};
     }
     case JournalEncoding::kZstd:
