@@ -10,10 +10,14 @@
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_reader.h"
 #include "skade/spec/table_properties.h"
+#include "skade/table/delete_files.h"
+#include "skade/table/fast_append.h"
 #include "skade/table/manifest_merge_internal.h"
 #include "skade/table/merge_append.h"
+#include "skade/table/overwrite_files.h"
 #include "skade/table/row_delta.h"
 #include "skade/table/snapshot_scan.h"
+#include "skade/table/transaction.h"
 #include "table_fixture.h"
 #include "testing/read_overlap_file_io.h"
 
@@ -286,6 +290,50 @@ TEST_F(ManifestMergeTest, HostileLengthsAndTargetsNeverPackManifestsTogether) {
     merged = ManifestMerger{}.Merge(table.metadata(), *io_, snapshot_id, manifests, policy, store);
     ASSERT_THAT(merged, IsOk());
     EXPECT_FALSE(merged->has_value()) << target;
+  }
+}
+
+// In a transaction an update's parent lists the earlier update's own
+// manifest, whose entries inherit the sequence number the retried commit
+// gives that snapshot: a merge (or filter) made on the first attempt must
+// not be reused with the old number, or equality deletes committed meanwhile
+// would apply to rows added after them.
+TEST_F(ManifestMergeTest, ARetriedTransactionMergesWithTheSequenceNumbersItCommits) {
+  for (int second = 0; second < 3; ++second) {
+    SCOPED_TRACE(StrCat("second update ", second));
+    Table table = Create(StrCat("events", second), testing::RegionSpec(),
+                         {{spec::kManifestMinCountToMerge, "2"}});
+    table = *FastAppend(table).AppendFile(File(table, "a", 10, "eu")).Commit();
+    Transaction transaction(table);
+    transaction.NewFastAppend().AppendFile(File(table, "f", 10, "eu"));
+    const auto nothing = PartitionFilter::Tuples(0, {{spec::Literal::String("none")}});
+    if (second == 0) transaction.NewMergeAppend().AppendFile(File(table, "g", 10, "eu"));
+    if (second == 1) transaction.NewDelete(nothing);
+    if (second == 2) transaction.NewOverwrite(nothing).AddFile(File(table, "g", 10, "us"));
+    // Equality deletes land before the transaction commits: it retries.
+    Table other = table;
+    for (int i = 0; i < 2; ++i) {
+      spec::DataFile deletes = File(other, StrCat("deletes-", i), 1, "eu");
+      deletes.content = spec::DataFileContent::kEqualityDeletes;
+      deletes.equality_ids = {1};
+      RowDelta delta(other);
+      delta.AddDeletes(deletes);
+      auto committed = delta.Commit();
+      ASSERT_THAT(committed, IsOk());
+      other = *committed;
+    }
+    auto committed = transaction.Commit();
+    ASSERT_THAT(committed, IsOk());
+    // f's snapshot is the transaction's first: the parent of the current one.
+    const spec::TableMetadata& metadata = committed->metadata();
+    spec::SnapshotPtr added_f =
+        metadata.SnapshotById(*metadata.CurrentSnapshot()->parent_snapshot_id);
+    ASSERT_TRUE(added_f);
+    auto entries = Entries(*committed);
+    ASSERT_TRUE(entries.count("f.parquet"));
+    EXPECT_EQ(entries["f.parquet"].snapshot_id, added_f->snapshot_id);
+    EXPECT_EQ(entries["f.parquet"].sequence_number, added_f->sequence_number);
+    EXPECT_EQ(entries["f.parquet"].file_sequence_number, added_f->sequence_number);
   }
 }
 

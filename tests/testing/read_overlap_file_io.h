@@ -2,7 +2,7 @@
 // its caller reads files concurrently. Each read (ReadFile, ReadFileUpTo) of
 // a location containing `pattern` waits until another such read is in
 // flight, until two have overlapped once. A caller that reads one file at a
-// time is only slowed down (each such read gives up waiting after a second)
+// time is only slowed down (each such read gives up waiting after 10 s)
 // and overlapped() stays false: no hang, and nothing timed is asserted.
 // Thread-safe.
 #pragma once
@@ -46,7 +46,7 @@ class ReadOverlapFileIO : public io::ForwardingFileIO {
       std::unique_lock<std::mutex> lock(io_.mutex_);
       if (++io_.in_flight_ >= 2) io_.overlapped_ = true;
       io_.changed_.notify_all();
-      io_.changed_.wait_for(lock, std::chrono::seconds(1), [&] { return io_.overlapped_; });
+      io_.changed_.wait_for(lock, std::chrono::seconds(10), [&] { return io_.overlapped_; });
     }
     ~InFlight() {
       if (!counted_) return;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <stdexcept>
 #include <vector>
 
 namespace skade {
@@ -38,6 +39,18 @@ TEST(ParallelForTest, ReturnsTheErrorAndStopsTakingIndices) {
     EXPECT_EQ(done.error().message, "index 0");
     // One thread stops at the error; more may finish what they had started.
     if (threads == 1) EXPECT_EQ(started.load(), 1);
+  }
+}
+
+TEST(ParallelForTest, AnExceptionIsAnErrorNotATermination) {
+  for (int threads : {1, 4}) {
+    Status done = ParallelFor(16, threads, [&](size_t i) -> Status {
+      if (i == 3) throw std::runtime_error("no memory for index 3");
+      return OkStatus();
+    });
+    ASSERT_FALSE(done.has_value());
+    EXPECT_EQ(done.error().kind, ErrorKind::kInternal);
+    EXPECT_EQ(done.error().message, "no memory for index 3");
   }
 }
 

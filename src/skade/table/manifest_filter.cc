@@ -14,9 +14,9 @@ Result<std::vector<spec::ManifestFile>> ManifestFilter::Filter(
   // parsed manifests is what this holds in memory at once.
   std::vector<const spec::ManifestFile*> unseen;
   for (const spec::ManifestFile& manifest : current) {
-    if (!cache_.contains(manifest.manifest_path)) unseen.push_back(&manifest);
+    if (!cache_.contains(ManifestReadKey(manifest))) unseen.push_back(&manifest);
   }
-  constexpr size_t kChunk = 4 * kParallelManifestReads;
+  constexpr size_t kChunk = kParallelManifestReads;
   for (size_t start = 0; start < unseen.size(); start += kChunk) {
     std::vector<const spec::ManifestFile*> chunk(
         unseen.begin() + static_cast<ptrdiff_t>(start),
@@ -29,12 +29,12 @@ Result<std::vector<spec::ManifestFile>> ManifestFilter::Filter(
     for (size_t i = 0; i < chunk.size(); ++i) {
       SKADE_ASSIGN_OR_RAISE(Filtered filtered,
                             FilterManifest(base, snapshot_id, *chunk[i], read[i], store));
-      cache_.emplace(chunk[i]->manifest_path, std::move(filtered));
+      cache_.emplace(ManifestReadKey(*chunk[i]), std::move(filtered));
     }
   }
   std::vector<spec::ManifestFile> manifests;
   for (const spec::ManifestFile& manifest : current) {
-    const Filtered& filtered = cache_.at(manifest.manifest_path);
+    const Filtered& filtered = cache_.at(ManifestReadKey(manifest));
     for (const spec::DataFile& file : filtered.removed) summary->RemovedFile(file);
     manifests.push_back(filtered.rewritten ? *filtered.rewritten : manifest);
   }

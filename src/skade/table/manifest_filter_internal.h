@@ -6,7 +6,8 @@
 // DELETED entries of the new snapshot, other live files EXISTING, and old
 // DELETED entries are dropped; manifests without a match are kept as they
 // are. Manifests are immutable, so the outcome per manifest is cached by
-// location and a rebase only reads manifests it has not seen. Manifests
+// location (and the list entry's inherited values, ManifestReadKey) and a
+// rebase only reads manifests it has not seen. Manifests
 // are read kParallelManifestReads at a time (table_manifest_internal.h) and
 // rewritten in order. Not thread-safe.
 #pragma once
@@ -51,7 +52,7 @@ class ManifestFilter {
                                   const StoreManifest& store);
 
   PartitionFilter filter_;
-  std::map<std::string, Filtered> cache_;
+  std::map<std::string, Filtered> cache_;  // by ManifestReadKey
 };
 
 }  // namespace skade::table

@@ -96,7 +96,7 @@ Result<std::optional<spec::ManifestFile>> ManifestMerger::MergeBin(
     const std::vector<const spec::ManifestFile*>& bin, const StoreManifest& store) {
   std::string key;
   for (const spec::ManifestFile* manifest : bin)
-    key.append(manifest->manifest_path).push_back('\n');
+    key.append(ManifestReadKey(*manifest)).push_back('\n');
   if (auto done = merged_.find(key); done != merged_.end()) return done->second;
 
   SKADE_ASSIGN_OR_RAISE(

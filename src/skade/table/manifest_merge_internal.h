@@ -18,8 +18,10 @@
 // snapshot's own new manifests join a merge in a later commit — so nothing
 // it adds is read back before it is written.
 //
-// A merge is remembered by its bin, so a rebase that meets the same bin
-// reuses the manifest it wrote. Not thread-safe.
+// A merge is remembered by its bin (each member's ManifestReadKey), so a
+// rebase that meets the same bin reuses the manifest it wrote — but not one
+// whose members' sequence numbers changed (an earlier update of the same
+// transaction, retried). Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -63,7 +65,7 @@ class ManifestMerger {
       const spec::TableMetadata& base, io::FileIO& io, int64_t snapshot_id,
       const std::vector<const spec::ManifestFile*>& bin, const StoreManifest& store);
 
-  std::map<std::string, std::optional<spec::ManifestFile>> merged_;  // by the bin's paths
+  std::map<std::string, std::optional<spec::ManifestFile>> merged_;  // by the bin's read keys
 };
 
 }  // namespace skade::table
