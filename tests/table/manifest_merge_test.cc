@@ -63,6 +63,22 @@ class ManifestMergeTest : public TableTest {
     return by_name;
   }
 
+  // Commits `count` equality delete files (on id, in `region`) on top of
+  // `table`, as other writers would while a transaction is being staged.
+  void CommitEqualityDeletes(const Table& table, const std::string& region, int count) {
+    Table other = table;
+    for (int i = 0; i < count; ++i) {
+      spec::DataFile deletes = File(other, StrCat("deletes-", i), 1, region);
+      deletes.content = spec::DataFileContent::kEqualityDeletes;
+      deletes.equality_ids = {1};
+      RowDelta delta(other);
+      delta.AddDeletes(deletes);
+      auto committed = delta.Commit();
+      ASSERT_THAT(committed, IsOk());
+      other = *committed;
+    }
+  }
+
   Table SetProperties(const Table& table, std::map<std::string, std::string> properties) {
     catalog::CommitTableRequest request{table.identifier(), {}, {}};
     request.updates.push_back(spec::SetProperties{std::move(properties)});
@@ -311,17 +327,7 @@ TEST_F(ManifestMergeTest, ARetriedTransactionMergesWithTheSequenceNumbersItCommi
     if (second == 1) transaction.NewDelete(nothing);
     if (second == 2) transaction.NewOverwrite(nothing).AddFile(File(table, "g", 10, "us"));
     // Equality deletes land before the transaction commits: it retries.
-    Table other = table;
-    for (int i = 0; i < 2; ++i) {
-      spec::DataFile deletes = File(other, StrCat("deletes-", i), 1, "eu");
-      deletes.content = spec::DataFileContent::kEqualityDeletes;
-      deletes.equality_ids = {1};
-      RowDelta delta(other);
-      delta.AddDeletes(deletes);
-      auto committed = delta.Commit();
-      ASSERT_THAT(committed, IsOk());
-      other = *committed;
-    }
+    CommitEqualityDeletes(table, "eu", 2);
     auto committed = transaction.Commit();
     ASSERT_THAT(committed, IsOk());
     // f's snapshot is the transaction's first: the parent of the current one.
@@ -335,6 +341,30 @@ TEST_F(ManifestMergeTest, ARetriedTransactionMergesWithTheSequenceNumbersItCommi
     EXPECT_EQ(entries["f.parquet"].sequence_number, added_f->sequence_number);
     EXPECT_EQ(entries["f.parquet"].file_sequence_number, added_f->sequence_number);
   }
+}
+
+// The same for a filter: a delete that rewrites the earlier update's own
+// manifest keeps its other files with the sequence number they commit with.
+TEST_F(ManifestMergeTest, ARetriedTransactionFiltersWithTheSequenceNumbersItCommits) {
+  Table table = Create("events", testing::RegionSpec(), {{spec::kManifestMergeEnabled, "false"}});
+  table = *FastAppend(table).AppendFile(File(table, "a", 10, "eu")).Commit();
+  Transaction transaction(table);
+  transaction.NewFastAppend()
+      .AppendFile(File(table, "f", 10, "eu"))
+      .AppendFile(File(table, "h", 10, "us"));
+  transaction.NewDelete(PartitionFilter::Tuples(0, {{spec::Literal::String("eu")}}));
+  CommitEqualityDeletes(table, "us", 2);
+  auto committed = transaction.Commit();
+  ASSERT_THAT(committed, IsOk());
+  const spec::TableMetadata& metadata = committed->metadata();
+  spec::SnapshotPtr added_h =
+      metadata.SnapshotById(*metadata.CurrentSnapshot()->parent_snapshot_id);
+  ASSERT_TRUE(added_h);
+  auto entries = Entries(*committed);
+  ASSERT_EQ(entries.size(), 3u);  // h and the two delete files
+  ASSERT_TRUE(entries.count("h.parquet"));
+  EXPECT_EQ(entries["h.parquet"].sequence_number, added_h->sequence_number);
+  EXPECT_EQ(entries["h.parquet"].file_sequence_number, added_h->sequence_number);
 }
 
 TEST_F(ManifestMergeTest, ARebasedMergeLeavesNoUnreferencedManifest) {
