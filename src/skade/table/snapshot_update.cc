@@ -116,22 +116,32 @@ Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
     // Only the parent's manifests this update keeps as they are may merge
     // (not its own, nor the ones a filter rewrote, which are not written
     // yet). After a merge the others go first, as they are.
+    // Appends and row deltas keep the whole list after their own: it merges
+    // as it is, without copying it (the committer's every flush).
+    const bool keeps_all = EndsWith(manifests, *current);
     absl::flat_hash_set<std::string_view> parents;
-    for (const spec::ManifestFile& manifest : *current) parents.insert(manifest.manifest_path);
     std::vector<spec::ManifestFile> kept;
-    for (const spec::ManifestFile& manifest : manifests) {
-      if (parents.contains(manifest.manifest_path)) kept.push_back(manifest);
+    if (!keeps_all) {
+      for (const spec::ManifestFile& manifest : *current) parents.insert(manifest.manifest_path);
+      for (const spec::ManifestFile& manifest : manifests) {
+        if (parents.contains(manifest.manifest_path)) kept.push_back(manifest);
+      }
     }
     SKADE_ASSIGN_OR_RAISE(
         auto merged,
         // The policy of the version the update started on, as
         // ReadsCurrentManifests() saw it: a rebase keeps it.
-        merger_.Merge(base, io(), snapshot_id_, kept, ManifestMergePolicy::Of(table_.metadata()),
+        merger_.Merge(base, io(), snapshot_id_, keeps_all ? *current : kept,
+                      ManifestMergePolicy::Of(table_.metadata()),
                       [&](std::string_view bytes) { return StageNewManifest(base, bytes); }));
     if (merged) {
-      std::erase_if(manifests, [&](const spec::ManifestFile& manifest) {
-        return parents.contains(manifest.manifest_path);
-      });
+      if (keeps_all) {
+        manifests.resize(manifests.size() - current->size());
+      } else {
+        std::erase_if(manifests, [&](const spec::ManifestFile& manifest) {
+          return parents.contains(manifest.manifest_path);
+        });
+      }
       manifests.insert(manifests.end(), std::make_move_iterator(merged->begin()),
                        std::make_move_iterator(merged->end()));
     }
