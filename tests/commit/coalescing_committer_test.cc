@@ -10,6 +10,7 @@
 #include "skade/ingest/ingest.h"
 #include "skade/spec/table_properties.h"
 #include "skade/table/snapshot_scan.h"
+#include "testing/gate.h"
 
 namespace skade::commit::testing {
 namespace {
@@ -98,6 +99,50 @@ TEST_F(CommitterTest, WritesThatArriveDuringAFlushShareTheNextOne) {
   ASSERT_THAT(rows, SizeIs(25));
   EXPECT_EQ(rows[0].name, "zero");
   for (int64_t id = 1; id < 25; ++id) EXPECT_EQ(rows[id].name, Name(id));
+}
+
+// Writers that loop come back together after a flush: the first one back
+// waits for the others instead of committing alone. Flush 0 (id 0) is held
+// until writers A and B queue; their flush 1 is slow (400 ms), so the window
+// after it (a quarter of it) leaves B, which writes again only once A's next
+// write is queued, ample time. Without the wait A would commit alone.
+TEST_F(CommitterTest, WritersThatComeBackAfterAFlushShareTheirNextCommit) {
+  Gate gate(".parquet");
+  std::atomic<int> data_files{0};
+  OpenWithIO(
+      std::make_shared<HookedFileIO>([&, held = gate.Hook()](std::string_view location) -> Status {
+        SKADE_RETURN_NOT_OK(held(location));
+        if (location.find(".parquet") != std::string_view::npos && ++data_files == 2) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        }
+        return OkStatus();
+      }));
+  Create("t");
+  MakeCommitter();
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "zero"}}))); });
+  gate.WaitUntilHeld();
+  Result<CommitReceipt> again_a = CommitReceipt{}, again_b = CommitReceipt{};
+  std::thread a([&] {
+    ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{1, Name(1)}})));
+    again_a = committer_->Append({{"db"}, "t"}, Events({{3, Name(3)}}));
+  });
+  std::thread b([&] {
+    ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{2, Name(2)}})));
+    skade::testing::WaitUntil([&] { return committer_->stats().queued_writes >= 1; });
+    again_b = committer_->Append({{"db"}, "t"}, Events({{4, Name(4)}}));
+  });
+  while (committer_->stats().queued_writes < 3) std::this_thread::yield();
+  gate.Release();
+  first.join();
+  a.join();
+  b.join();
+
+  ASSERT_TRUE(again_a) << again_a.error().ToString();
+  ASSERT_TRUE(again_b) << again_b.error().ToString();
+  EXPECT_EQ(again_a->writes_in_commit, 2);
+  EXPECT_EQ(again_a->snapshot_id, again_b->snapshot_id);
+  EXPECT_EQ(committer_->stats().physical_commits, 3);
+  EXPECT_THAT(VisibleRows(Load("t")), SizeIs(5));
 }
 
 TEST_F(CommitterTest, PerTransactionHistoryChainsOneSnapshotPerWriteInOneMetadataCommit) {

@@ -27,6 +27,12 @@ namespace skade::commit {
 namespace {
 
 constexpr std::chrono::microseconds kMaxDelayCap = std::chrono::seconds(1);
+// How long after a flush its writers' next writes are awaited, as a share of
+// the flush's duration: what the wait adds to a write's latency stays a
+// fraction of one commit; what it saves them (a commit of their own) is one.
+// A stalled flush (a slow object store) does not stretch it past the cap.
+constexpr int kReturnWindowShareOfFlush = 4;
+constexpr std::chrono::milliseconds kReturnWindowCap{100};
 // Tables whose last manifest list the committer keeps in memory, and the
 // longest list it keeps (~250 bytes a manifest): a longer one is read back.
 constexpr size_t kMaxRememberedLists = 64;
@@ -61,6 +67,13 @@ class CoalescingCommitter::Impl {
   Status Prepare(PendingWrite* write, const std::shared_ptr<arrow::RecordBatch>& batch);
   // The queue: waits until a flush has taken `write`, or leads one.
   Result<CommitReceipt> Submit(PendingWrite* write);
+  // Counts a write in (preparing_, returning_); LeavePreparing counts out
+  // one that will not reach the queue.
+  void EnterPreparing();
+  void LeavePreparing();
+  // The leader's wait for writes about to join (see preparing_).
+  template <typename Full>
+  void AwaitReturning(std::unique_lock<std::mutex>& lock, PendingWrite* leader, const Full& full);
   // One physical commit of `batch` (the front of the queue). Never throws.
   void Flush(const std::vector<PendingWrite*>& batch);
   void FlushOrThrow(const std::vector<PendingWrite*>& batch);
@@ -72,6 +85,20 @@ class CoalescingCommitter::Impl {
   std::deque<PendingWrite*> queue_;  // guarded by mutex_; front = the leader
   int64_t buffered_bytes_ = 0;       // guarded by mutex_
   std::condition_variable room_;     // buffered_bytes_ went down
+  // Writers that loop (write, wait for the acknowledgement, write again)
+  // come back together after each flush. A leader that started at once
+  // would commit the first of them alone and leave the rest for the next
+  // commit: half the writers per commit. So within a short window after a
+  // flush (a quarter of its duration, at most 100 ms), a leader waits while
+  // writes are being prepared (inside Write(), not queued yet) or fewer
+  // writes have arrived than the flush acknowledged. Past the window, or
+  // with nobody to wait for, it leads at once: an idle committer adds no
+  // latency.
+  int preparing_ = 0;      // guarded by mutex_
+  size_t returning_ = 0;   // guarded by mutex_; acknowledged, not yet back
+  bool awaiting_ = false;  // guarded by mutex_; a leader in AwaitReturning
+  std::chrono::steady_clock::time_point last_flush_end_;  // guarded by mutex_
+  std::chrono::steady_clock::duration last_flush_{0};     // guarded by mutex_
 
   // The manifest list each table's last flush wrote, by table key: the next
   // flush builds on it instead of reading the file back. Only a flush's
@@ -132,9 +159,14 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Write(
   write.options = options;
   write.data_files = std::move(files);
   write.key_columns = key_columns;
+  EnterPreparing();
   Status prepared = Prepare(&write, batch);
-  if (!prepared) return fail(prepared.error());
+  if (!prepared) {
+    LeavePreparing();
+    return fail(prepared.error());
+  }
   if (batch && batch->num_rows() == 0 && options.requirements.empty()) {
+    LeavePreparing();
     // Checked, and nothing to commit: where the table is now.
     auto loaded = catalog_->LoadTable(table);
     if (!loaded) return fail(loaded.error());
@@ -155,19 +187,46 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Write(
   return result;
 }
 
+void CoalescingCommitter::Impl::EnterPreparing() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++preparing_;
+  if (returning_ > 0) --returning_;
+}
+
+void CoalescingCommitter::Impl::LeavePreparing() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --preparing_;
+  if (awaiting_) queue_.front()->wake.notify_one();
+}
+
+template <typename Full>
+void CoalescingCommitter::Impl::AwaitReturning(std::unique_lock<std::mutex>& lock,
+                                               PendingWrite* leader, const Full& full) {
+  auto nobody = [&] { return preparing_ == 0 && returning_ == 0; };
+  if (nobody()) return;
+  awaiting_ = true;
+  auto window = std::min<std::chrono::steady_clock::duration>(
+      last_flush_ / kReturnWindowShareOfFlush, kReturnWindowCap);
+  leader->wake.wait_until(lock, last_flush_end_ + window, [&] { return nobody() || full(); });
+  awaiting_ = false;
+}
+
 Result<CommitReceipt> CoalescingCommitter::Impl::Submit(PendingWrite* write) {
   std::unique_lock<std::mutex> lock(mutex_);
+  --preparing_;
   room_.wait(lock, [&] {
     return queue_.empty() || buffered_bytes_ + write->bytes <= options_.max_buffered_bytes;
   });
   buffered_bytes_ += write->bytes;
   queue_.push_back(write);
   // With a delay, a waiting leader may now have enough to flush.
-  if (options_.max_delay.count() > 0 && queue_.size() > 1) queue_.front()->wake.notify_one();
+  if ((options_.max_delay.count() > 0 || awaiting_) && queue_.size() > 1) {
+    queue_.front()->wake.notify_one();
+  }
   write->wake.wait(lock, [&] { return write->done || queue_.front() == write; });
   if (write->done) return std::move(write->result);
 
-  // The leader. Wait for company only if asked to.
+  // The leader. Wait for writes about to join, and for more only if asked.
   auto full = [&] {
     int64_t bytes = 0;
     for (const PendingWrite* queued : queue_) bytes += queued->bytes;
@@ -175,6 +234,8 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Submit(PendingWrite* write) {
   };
   if (options_.max_delay.count() > 0) {
     write->wake.wait_for(lock, options_.max_delay, full);
+  } else {
+    AwaitReturning(lock, write, full);
   }
   std::vector<PendingWrite*> batch;
   int64_t batch_bytes = 0;
@@ -187,8 +248,12 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Submit(PendingWrite* write) {
     batch_bytes += queued->bytes;
   }
   lock.unlock();
+  auto began = std::chrono::steady_clock::now();
   Flush(batch);
   lock.lock();
+  last_flush_end_ = std::chrono::steady_clock::now();
+  last_flush_ = last_flush_end_ - began;
+  returning_ = batch.size();
   for (PendingWrite* taken : batch) {
     queue_.pop_front();
     buffered_bytes_ -= taken->bytes;
