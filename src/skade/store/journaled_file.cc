@@ -1,15 +1,9 @@
 #include "skade/store/journaled_file.h"
 
-#include <xxhash.h>
-
 #include "skade/util/copy_delta.h"
 #include "skade/util/zstd.h"
 
 namespace skade::store {
-
-uint64_t JournalHash(std::string_view contents) {
-  return XXH3_64bits(contents.data(), contents.size());
-}
 
 bool Holds(const JournaledFile& file, std::string_view bytes) {
   if (!file.delta) return bytes == file.bytes();
