@@ -89,8 +89,9 @@ namespace skade::commit {
 
 struct CoalescingCommitterOptions {
   /// How long a leader waits for more writes before it flushes, unless
-  /// max_ops or max_bytes are reached first. 0 (the default): flush at once.
-  /// Capped at one second.
+  /// max_ops or max_bytes are reached first. 0 (the default): flush at once,
+  /// or after the short wait for the last flush's writers (above). Capped at
+  /// one second; a delay replaces that wait.
   std::chrono::microseconds max_delay{0};
   /// Most writes in one flush.
   size_t max_ops = 10000;
