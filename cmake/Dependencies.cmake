@@ -12,6 +12,14 @@ pkg_check_modules(LMDB REQUIRED IMPORTED_TARGET lmdb)
 pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 pkg_check_modules(SNAPPY REQUIRED IMPORTED_TARGET snappy)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# Debian's x86-64 libxxhash also exports XXH3 entry points that pick the
+# CPU's widest vector unit at run time (store/journaled_file.cc).
+include(CheckSymbolExists)
+set(CMAKE_REQUIRED_INCLUDES ${XXHASH_INCLUDE_DIRS})
+set(CMAKE_REQUIRED_LIBRARIES ${XXHASH_LINK_LIBRARIES})
+check_symbol_exists(XXH3_64bits_dispatch "xxh_x86dispatch.h" SKADE_HAVE_XXH3_DISPATCH)
+unset(CMAKE_REQUIRED_INCLUDES)
+unset(CMAKE_REQUIRED_LIBRARIES)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 
