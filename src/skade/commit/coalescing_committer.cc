@@ -94,9 +94,10 @@ class CoalescingCommitter::Impl {
   // writes have arrived than the flush acknowledged. Past the window, or
   // with nobody to wait for, it leads at once: an idle committer adds no
   // latency.
-  int preparing_ = 0;      // guarded by mutex_
-  size_t returning_ = 0;   // guarded by mutex_; acknowledged, not yet back
-  bool awaiting_ = false;  // guarded by mutex_; a leader in AwaitReturning
+  int preparing_ = 0;         // guarded by mutex_
+  size_t returning_ = 0;      // guarded by mutex_; acknowledged, not yet back
+  bool awaiting_ = false;     // guarded by mutex_; a leader in AwaitReturning
+  int waiting_for_room_ = 0;  // guarded by mutex_; writes blocked on room_
   std::chrono::steady_clock::time_point last_flush_end_;  // guarded by mutex_
   std::chrono::steady_clock::duration last_flush_{0};     // guarded by mutex_
 
@@ -159,14 +160,20 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Write(
   write.options = options;
   write.data_files = std::move(files);
   write.key_columns = key_columns;
+  // Counted as preparing until Submit() queues it, or it leaves here (an
+  // error, an exception, nothing to commit).
   EnterPreparing();
+  bool submitted = false;
+  struct Leave {
+    Impl* impl;
+    const bool& submitted;
+    ~Leave() {
+      if (!submitted) impl->LeavePreparing();
+    }
+  } leave{this, submitted};
   Status prepared = Prepare(&write, batch);
-  if (!prepared) {
-    LeavePreparing();
-    return fail(prepared.error());
-  }
+  if (!prepared) return fail(prepared.error());
   if (batch && batch->num_rows() == 0 && options.requirements.empty()) {
-    LeavePreparing();
     // Checked, and nothing to commit: where the table is now.
     auto loaded = catalog_->LoadTable(table);
     if (!loaded) return fail(loaded.error());
@@ -178,6 +185,7 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Write(
     }
     return receipt;
   }
+  submitted = true;
   auto result = Submit(&write);
   if (!result) {
     ++failed_writes_;
@@ -202,7 +210,8 @@ void CoalescingCommitter::Impl::LeavePreparing() {
 template <typename Full>
 void CoalescingCommitter::Impl::AwaitReturning(std::unique_lock<std::mutex>& lock,
                                                PendingWrite* leader, const Full& full) {
-  auto nobody = [&] { return preparing_ == 0 && returning_ == 0; };
+  // A writer blocked on a full buffer cannot join: flushing is what frees it.
+  auto nobody = [&] { return (preparing_ == 0 && returning_ == 0) || waiting_for_room_ > 0; };
   if (nobody()) return;
   awaiting_ = true;
   auto window = std::min<std::chrono::steady_clock::duration>(
@@ -214,9 +223,15 @@ void CoalescingCommitter::Impl::AwaitReturning(std::unique_lock<std::mutex>& loc
 Result<CommitReceipt> CoalescingCommitter::Impl::Submit(PendingWrite* write) {
   std::unique_lock<std::mutex> lock(mutex_);
   --preparing_;
-  room_.wait(lock, [&] {
+  auto has_room = [&] {
     return queue_.empty() || buffered_bytes_ + write->bytes <= options_.max_buffered_bytes;
-  });
+  };
+  if (!has_room()) {
+    ++waiting_for_room_;
+    if (awaiting_) queue_.front()->wake.notify_one();
+    room_.wait(lock, has_room);
+    --waiting_for_room_;
+  }
   buffered_bytes_ += write->bytes;
   queue_.push_back(write);
   // With a delay, a waiting leader may now have enough to flush.
@@ -228,9 +243,7 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Submit(PendingWrite* write) {
 
   // The leader. Wait for writes about to join, and for more only if asked.
   auto full = [&] {
-    int64_t bytes = 0;
-    for (const PendingWrite* queued : queue_) bytes += queued->bytes;
-    return queue_.size() >= options_.max_ops || bytes >= options_.max_bytes;
+    return queue_.size() >= options_.max_ops || buffered_bytes_ >= options_.max_bytes;
   };
   if (options_.max_delay.count() > 0) {
     write->wake.wait_for(lock, options_.max_delay, full);

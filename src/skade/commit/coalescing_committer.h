@@ -7,15 +7,16 @@
 // landed, or its own error.
 //
 // Batching is LevelDB's write queue (DBImpl::Write): a write that finds no
-// flush in flight becomes the leader and commits at once — no added latency
-// when idle; writes that arrive while a flush runs wait, and the first of
-// them leads the next flush with all the others (up to max_ops and
-// max_bytes). Writers that loop — write, wait, write again — come back
-// together after each flush; so for a quarter of a flush's duration after
-// it (at most 100 ms), a leader waits while writes are being prepared or fewer have arrived
-// than that flush acknowledged (else the first back commits alone and the
-// others make the next commit: half the writers per commit). With nobody
-// to wait for, or past that window, it leads at once.
+// flush in flight becomes the leader; writes that arrive while a flush runs
+// wait, and the first of them leads the next flush with all the others (up
+// to max_ops and max_bytes). Writers that loop — write, wait, write again —
+// come back together after each flush; so for a quarter of a flush's
+// duration after it (at most 100 ms), a leader waits while writes are being
+// prepared or fewer have arrived than that flush acknowledged (else the
+// first back commits alone and the others make the next commit: half the
+// writers per commit). It stops waiting when a writer blocks on the full
+// buffer. Otherwise a leader commits at once: no added latency when idle
+// (no flush within that window).
 // A flush is ONE physical commit across all the tables it
 // touches: each table gets one new metadata file, and every pointer swap
 // lands in one store transaction and one sync (table::CommitTransactions →
