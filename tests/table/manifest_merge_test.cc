@@ -79,6 +79,20 @@ class ManifestMergeTest : public TableTest {
     }
   }
 
+  // `file` is an entry of `committed` that the transaction's first snapshot
+  // (the current one's parent) added, with that snapshot's sequence number.
+  void ExpectAddedByTheFirstOfTwoSnapshots(const Table& committed, const std::string& file) {
+    const spec::TableMetadata& metadata = committed.metadata();
+    spec::SnapshotPtr first =
+        metadata.SnapshotById(*metadata.CurrentSnapshot()->parent_snapshot_id);
+    ASSERT_TRUE(first);
+    auto entries = Entries(committed);
+    ASSERT_TRUE(entries.count(file)) << file;
+    EXPECT_EQ(entries[file].snapshot_id, first->snapshot_id);
+    EXPECT_EQ(entries[file].sequence_number, first->sequence_number);
+    EXPECT_EQ(entries[file].file_sequence_number, first->sequence_number);
+  }
+
   Table SetProperties(const Table& table, std::map<std::string, std::string> properties) {
     catalog::CommitTableRequest request{table.identifier(), {}, {}};
     request.updates.push_back(spec::SetProperties{std::move(properties)});
@@ -330,16 +344,7 @@ TEST_F(ManifestMergeTest, ARetriedTransactionMergesWithTheSequenceNumbersItCommi
     CommitEqualityDeletes(table, "eu", 2);
     auto committed = transaction.Commit();
     ASSERT_THAT(committed, IsOk());
-    // f's snapshot is the transaction's first: the parent of the current one.
-    const spec::TableMetadata& metadata = committed->metadata();
-    spec::SnapshotPtr added_f =
-        metadata.SnapshotById(*metadata.CurrentSnapshot()->parent_snapshot_id);
-    ASSERT_TRUE(added_f);
-    auto entries = Entries(*committed);
-    ASSERT_TRUE(entries.count("f.parquet"));
-    EXPECT_EQ(entries["f.parquet"].snapshot_id, added_f->snapshot_id);
-    EXPECT_EQ(entries["f.parquet"].sequence_number, added_f->sequence_number);
-    EXPECT_EQ(entries["f.parquet"].file_sequence_number, added_f->sequence_number);
+    ExpectAddedByTheFirstOfTwoSnapshots(*committed, "f.parquet");
   }
 }
 
@@ -356,15 +361,8 @@ TEST_F(ManifestMergeTest, ARetriedTransactionFiltersWithTheSequenceNumbersItComm
   CommitEqualityDeletes(table, "us", 2);
   auto committed = transaction.Commit();
   ASSERT_THAT(committed, IsOk());
-  const spec::TableMetadata& metadata = committed->metadata();
-  spec::SnapshotPtr added_h =
-      metadata.SnapshotById(*metadata.CurrentSnapshot()->parent_snapshot_id);
-  ASSERT_TRUE(added_h);
-  auto entries = Entries(*committed);
-  ASSERT_EQ(entries.size(), 3u);  // h and the two delete files
-  ASSERT_TRUE(entries.count("h.parquet"));
-  EXPECT_EQ(entries["h.parquet"].sequence_number, added_h->sequence_number);
-  EXPECT_EQ(entries["h.parquet"].file_sequence_number, added_h->sequence_number);
+  ASSERT_EQ(Entries(*committed).size(), 3u);  // h and the two delete files
+  ExpectAddedByTheFirstOfTwoSnapshots(*committed, "h.parquet");
 }
 
 TEST_F(ManifestMergeTest, ARebasedMergeLeavesNoUnreferencedManifest) {
