@@ -588,6 +588,8 @@ async fn run(cfg: Arc<Config>) -> Result<(), Error> {
         for ident in &tables {
             create_table(catalog.as_ref(), ident).await?;
         }
+        // Each write case starts with the page cache clean, as every driver does (bench/README.md).
+        std::process::Command::new("sync").status()?;
         let (c, tables, n) = (
             catalog.clone(),
             Arc::new(tables),
@@ -615,6 +617,7 @@ async fn run(cfg: Arc<Config>) -> Result<(), Error> {
         );
     }
 
+    std::process::Command::new("sync").status()?;
     let (c, ids, n) = (catalog.clone(), idents.clone(), Arc::new(AtomicU64::new(0)));
     let conflicts = n.clone();
     let result = measure(
