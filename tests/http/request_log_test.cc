@@ -164,7 +164,7 @@ TEST_F(RequestLogTest, TransportErrorsCarryTheRequestId) {
        "Content-Length: 1\r\n\r\nx",
        400, "dup-1"},
       {"GET /a HTTP/1.1\r\nX-Request-ID: nohost-1\r\n\r\n", 400, "nohost-1"},
-      {"BREW /a HTTP/1.1\r\nHost: t\r\n\r\n", 501, ""},
+      {"BREW /a HTTP/1.1\r\nHost: t\r\n\r\n", 405, ""},
       // Nothing readable, or an id smuggled in by line folding: a new one.
       {"GET /a HTTP/9.9\r\nHost: t\r\n\r\n", 400, ""},
       {"GET /a HTTP/1.1\r\nHost: t\r\nX-Request-ID: good\r\n X-Injected: 1\r\n\r\n", 400, ""},

@@ -237,9 +237,15 @@ INSTANTIATE_TEST_SUITE_P(
 class UnsupportedMethodTest : public RequestValidationTest,
                               public ::testing::WithParamInterface<const char*> {};
 
-TEST_P(UnsupportedMethodTest, Is501) {
-  ExpectRejected(port(), StrCat(GetParam(), " HTTP/1.1\r\nHost: t\r\n\r\n"), 501,
-                 "UnsupportedOperationException");
+// A client's mistake, not the server's: 405 (never a 5xx), with the methods
+// the server does answer.
+TEST_P(UnsupportedMethodTest, Is405WithTheServedMethods) {
+  const std::string request = StrCat(GetParam(), " HTTP/1.1\r\nHost: t\r\n\r\n");
+  ExpectRejected(port(), request, 405, "MethodNotAllowedException");
+  TestClient client(port());
+  auto response = client.Exchange(request);
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->Header("allow"), "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS");
   EXPECT_EQ(handler_calls(), 0);
 }
 

@@ -129,6 +129,15 @@ TEST(LocalFileIOTest, APathThatCannotBeAFileIsInvalid) {
     EXPECT_THAT(io->WriteFile(path, "y", true), IsError(ErrorKind::kInvalidArgument)) << path;
   }
   EXPECT_THAT(io->ReadFile(dir.Sub("file/below")), IsError(ErrorKind::kInvalidArgument));
+
+  // A loop of symbolic links is the path's fault too (a client that can
+  // write the warehouse may plant one), not the server's.
+  std::filesystem::create_symlink(dir.Sub("loop"), dir.Sub("loop"));
+  EXPECT_THAT(io->CreateDirectories(dir.Sub("loop/t/metadata")),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io->WriteFile(dir.Sub("loop/f"), "y", true), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io->ReadFile(dir.Sub("loop/f")), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io->ReadFile(dir.Sub("loop")), IsError(ErrorKind::kInvalidArgument));
 }
 
 TEST(LocalFileIOTest, ParentLocation) {

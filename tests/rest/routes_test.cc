@@ -242,6 +242,27 @@ TEST_F(RoutesOverServiceTest, NotFoundAndMethodNotAllowedFollowTheTable) {
     auto patch = As(writer_, "PATCH", path, "{}");
     EXPECT_EQ(patch.status, 405) << path;
     EXPECT_EQ(ErrorType(patch), "MethodNotAllowedException") << path;
+    // The 405 names the methods the path has (RFC 9110 15.5.6), HEAD
+    // wherever GET is; and HEAD is answered there, as GET without a body.
+    std::set<std::string> methods;
+    for (const Route& other : Routes()) {
+      if (other.pattern == route.pattern) methods.insert(std::string(other.method));
+    }
+    const bool head_is_get = methods.contains("GET") && !methods.contains("HEAD");
+    if (head_is_get) methods.insert("HEAD");
+    std::set<std::string> allowed;
+    for (const auto& [name, value] : patch.headers) {
+      if (name != "Allow") continue;
+      for (std::string method : Split(value, ',')) {
+        allowed.insert(std::string(StripWhitespace(method)));
+      }
+    }
+    EXPECT_EQ(allowed, methods) << path;
+    if (head_is_get) {
+      auto head = As(writer_, "HEAD", path);
+      EXPECT_NE(head.status, 405) << path;
+      EXPECT_EQ(head.status, As(writer_, "GET", path).status) << path;
+    }
     const bool is_public = route.access == RouteAccess::kPublic;
     EXPECT_EQ(As(reader_, "PATCH", path, "{}").status, is_public ? 405 : 403) << path;
     if (HasPrefix(route)) {

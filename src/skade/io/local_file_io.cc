@@ -41,8 +41,9 @@ tl::unexpected<Error> ErrnoError(std::string_view what, const std::string& path,
   if (err == ENOENT) return MakeError(ErrorKind::kNotFound, "File does not exist: ", path);
   if (err == EEXIST) return MakeError(ErrorKind::kAlreadyExists, "File already exists: ", path);
   // The path itself is wrong (every path comes from a location a client may
-  // have named): a name too long, or a file where a directory must be.
-  if (err == ENAMETOOLONG || err == ENOTDIR || err == EISDIR) {
+  // have named): a name too long, a file where a directory must be, or a
+  // loop of symbolic links.
+  if (err == ENAMETOOLONG || err == ENOTDIR || err == EISDIR || err == ELOOP) {
     return InvalidArgument(what, " ", path, ": ", std::strerror(err));
   }
   return IoError(what, " ", path, ": ", std::strerror(err));
@@ -109,7 +110,8 @@ Status EnsureDirectory(const fs::path& directory) {
   std::error_code exists_ec;  // (the throwing overloads would escape as exceptions)
   if (ec && !fs::is_directory(directory, exists_ec)) {
     if (ec == std::errc::filename_too_long || ec == std::errc::not_a_directory ||
-        ec == std::errc::file_exists) {  // a file where a directory must be
+        ec == std::errc::file_exists ||  // a file where a directory must be
+        ec == std::errc::too_many_symbolic_link_levels) {
       return InvalidArgument("Cannot create directory ", directory.string(), ": ", ec.message());
     }
     return IoError("Cannot create directory ", directory.string(), ": ", ec.message());

@@ -203,8 +203,11 @@ Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request, std::s
   // whatever the method.
   SKADE_RETURN_NOT_OK(DecodeParameters(match, call));
   if (match.route == nullptr) {
-    return MakeError(ErrorKind::kMethodNotAllowed, "Method ", request.method,
-                     " is not allowed on this route");
+    HttpResponse response = ErrorResponse(MakeError(ErrorKind::kMethodNotAllowed, "Method ",
+                                                    request.method, " is not allowed on this route")
+                                              .value());
+    response.headers.emplace_back("Allow", AllowedMethods(*match.path_route));
+    return response;
   }
   const RouteHandler handler = match.route->handler;
   if (match.route->access == RouteAccess::kWrite && idempotency_.enabled() &&

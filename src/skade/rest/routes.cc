@@ -55,6 +55,14 @@ bool Bind(const std::vector<std::string>& parts, bool with_prefix,
   return i == segments.size();
 }
 
+// The route with `path_route`'s pattern and `method`, or null.
+const Route* RouteFor(std::string_view method, const Route& path_route) {
+  for (const Route& route : Routes()) {
+    if (route.pattern == path_route.pattern && route.method == method) return &route;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::span<const Route> Routes() {
@@ -150,9 +158,26 @@ RouteMatch MatchRoute(std::string_view method, const std::vector<std::string>& s
       match.path_route = compiled.route;
       if (compiled.route->method == method) match.route = compiled.route;
     }
-    if (match.path_route != nullptr) return match;
+    if (match.path_route != nullptr) {
+      // HEAD is GET without the body (RFC 9110 9.3.2) where no route of its
+      // own answers it.
+      if (match.route == nullptr && method == "HEAD")
+        match.route = RouteFor("GET", *match.path_route);
+      return match;
+    }
   }
   return {};
+}
+
+std::string AllowedMethods(const Route& path_route) {
+  std::vector<std::string> methods;
+  for (const Route& route : Routes()) {
+    if (route.pattern == path_route.pattern) methods.emplace_back(route.method);
+  }
+  if (RouteFor("GET", path_route) != nullptr && RouteFor("HEAD", path_route) == nullptr) {
+    methods.emplace_back("HEAD");
+  }
+  return Join(methods, ", ");
 }
 
 Status DecodeParameters(const RouteMatch& match, RouteCall& call) {

@@ -85,8 +85,13 @@ struct RouteMatch {
 };
 
 /// Matches a request's raw path segments, first without a prefix and then
-/// with one. The views in `parameters` point into `segments`.
+/// with one. The views in `parameters` point into `segments`. HEAD matches
+/// the GET route of a path that has no HEAD route.
 RouteMatch MatchRoute(std::string_view method, const std::vector<std::string>& segments);
+
+/// The methods that routes with `path_route`'s path answer, as a 405's
+/// `Allow` header lists them ("GET, HEAD, POST"); HEAD wherever GET is.
+std::string AllowedMethods(const Route& path_route);
 
 /// Decodes the matched parameters into `call`: `{namespace}` as a namespace
 /// segment, `{table}` as a valid table name, `{snapshot-id}` as a

@@ -12,14 +12,18 @@
 
 namespace skade::rest {
 
+/// The methods the transport passes to handlers, as an `Allow` header lists
+/// them.
+inline constexpr std::string_view kServedMethods = "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS";
+
 /// One complete, validated HTTP/1.x request.
 ///
 /// The transport owns it and reuses its storage for the connection's next
 /// request: a handler may read it only during its call and must copy whatever
 /// it keeps.
 struct HttpRequest {
-  /// One of GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS (the transport answers
-  /// any other method with 501 itself).
+  /// One of kServedMethods (the transport answers any other method with 405
+  /// itself).
   std::string method;
   /// The raw request-target in origin form: path, then "?" and the query if
   /// any, exactly as sent (not percent-decoded). An absolute-form target

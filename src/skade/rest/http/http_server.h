@@ -42,9 +42,10 @@
 //                                `max_header_bytes`. The connection is closed.
 //   500 InternalServerError      the handler threw, or returned an invalid
 //                                response; the message reveals nothing of it.
-//   501 UnsupportedOperationException
+//   405 MethodNotAllowedException
 //                                a method other than GET, HEAD, POST, PUT,
-//                                DELETE, PATCH, OPTIONS. The connection is closed.
+//                                DELETE, PATCH, OPTIONS (the `Allow` header
+//                                lists those). The connection is closed.
 // Request ids: every response carries "X-Request-ID": the request's
 // HttpRequest::request_id (the client's own X-Request-ID when it is a
 // plausible id, else a new UUID; also on the transport's error answers, whose
@@ -166,7 +167,7 @@ struct HttpServerOptions {
   /// Open connections at most; see max_connections().
   int max_connections = 1024;
   /// One line per answered request (see HttpLogFormat), the transport's own
-  /// error answers (400, 413, 431, 500, 501, 503) included; a connection
+  /// error answers (400, 405, 413, 431, 500, 503) included; a connection
   /// turned away at the connection limit is not a request and only counted in
   /// a periodic error line. The time runs from the complete request to the
   /// response handed to the kernel. Errors (a handler that threw, a failing

@@ -172,6 +172,7 @@ void HttpSession::Reject() {
   AssignRequestId(&request_);
   const RequestRejection& rejection = parser_->rejection();
   response_ = ErrorModelResponse(rejection.status, rejection.type, rejection.message);
+  if (rejection.status == 405) response_.headers.emplace_back("Allow", kServedMethods);
   SendResponse(ConnectionMode::kClose);
 }
 

@@ -151,7 +151,8 @@ void RequestParser::on_request_impl(http::verb method, boost::beast::string_view
     case http::verb::options:
       break;
     default:
-      Reject(501, "UnsupportedOperationException", "Method not implemented");
+      Reject(405, "MethodNotAllowedException",
+             StrCat("Method not supported; this server answers ", kServedMethods));
       ec = http::error::bad_method;
       return;
   }
