@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "catalog/staged_append.h"
 #include "skade/avro/manifest_list_reader.h"
@@ -17,6 +18,7 @@
 #include "skade/table/fast_append.h"
 #include "skade/table/snapshot_scan.h"
 #include "table/table_fixture.h"
+#include "testing/fast_append.h"
 
 namespace skade::table {
 namespace {
@@ -67,6 +69,31 @@ class AppendRebaseTest : public testing::TableTest {
     }
     std::sort(names.begin(), names.end());
     return names;
+  }
+
+  // The manifests of the list `request`'s snapshot names.
+  std::vector<spec::ManifestFile> ClientManifests(const catalog::CommitTableRequest& request) {
+    const auto& snapshot = *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot;
+    auto list = avro::ReadManifestList(*io_->ReadFile(snapshot.manifest_list));
+    EXPECT_TRUE(list);
+    return list ? list->manifests : std::vector<spec::ManifestFile>{};
+  }
+
+  // Makes `request`'s snapshot name a list of `manifests` instead, written
+  // beside the client's (its name plus `suffix`).
+  void ListInstead(catalog::CommitTableRequest& request,
+                   const std::vector<spec::ManifestFile>& manifests, const std::string& suffix) {
+    const auto& snapshot = *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot;
+    avro::ManifestListWriterOptions options;
+    options.snapshot_id = snapshot.snapshot_id;
+    options.parent_snapshot_id = snapshot.parent_snapshot_id;
+    options.sequence_number = snapshot.sequence_number;
+    auto writer = *avro::ManifestListWriter::Make(options);
+    for (const auto& manifest : manifests) ASSERT_THAT(writer->Add(manifest), IsOk());
+    ASSERT_THAT(writer->WriteTo(*io_, snapshot.manifest_list + suffix, false), IsOk());
+    auto replaced = std::make_shared<spec::Snapshot>(snapshot);
+    replaced->manifest_list = snapshot.manifest_list + suffix;
+    request.updates[0] = spec::AddSnapshot{replaced};
   }
 
   std::vector<std::unique_ptr<FastAppend>> updates_;
@@ -172,6 +199,27 @@ TEST_F(AppendRebaseTest, SchemaChangedSinceTheClientLoadedConflicts) {
   ExpectConflict(request, "schema");
 }
 
+// A table another client left at the largest sequence number has no next
+// one: a stale append gets 409 saying so (the rebase does not overflow), and
+// the table's own writers a clear error.
+TEST_F(AppendRebaseTest, NothingFollowsTheLargestSequenceNumber) {
+  Table base = Appended(Create("t"), "a");
+  auto request = StaleAppend(base);
+  auto last =
+      skade::testing::FastAppendRequest(base.identifier(), base.metadata(), NewSnapshotId());
+  auto snapshot = std::make_shared<spec::Snapshot>(
+      *std::get<spec::AddSnapshot>(last.updates[0].value()).snapshot);
+  snapshot->sequence_number = std::numeric_limits<int64_t>::max();
+  snapshot->manifest_list = base.metadata().CurrentSnapshot()->manifest_list;
+  last.updates[0] = spec::AddSnapshot{snapshot};
+  ASSERT_TRUE(catalog_->CommitTable(last));
+
+  ExpectConflict(request, "the table's last sequence number is the largest there is");
+  FastAppend append(Load(base));
+  append.AppendFile(File(base, "c", 1));
+  EXPECT_THAT(append.Commit(), IsError(ErrorKind::kInvalidArgument));
+}
+
 TEST_F(AppendRebaseTest, BranchResetBehindTheClientsBaseConflicts) {
   Table first = Appended(Create("t"), "a");
   Table base = Appended(first, "b");
@@ -208,21 +256,31 @@ TEST_F(AppendRebaseTest, ListThatDropsABaseManifestConflicts) {
   auto request = StaleAppend(base);
   Appended(base, "b");
   // The client's own list, less the base's manifest: a rewrite, not an append.
-  const auto& snapshot = *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot;
-  auto list = avro::ReadManifestList(*io_->ReadFile(snapshot.manifest_list));
-  ASSERT_TRUE(list);
-  avro::ManifestListWriterOptions options;
-  options.snapshot_id = snapshot.snapshot_id;
-  options.parent_snapshot_id = snapshot.parent_snapshot_id;
-  options.sequence_number = snapshot.sequence_number;
-  auto writer = *avro::ManifestListWriter::Make(options);
-  ASSERT_THAT(writer->Add(list->manifests.front()), IsOk());
-  ASSERT_THAT(writer->WriteTo(*io_, snapshot.manifest_list + ".dropped", false), IsOk());
-  auto dropped = std::make_shared<spec::Snapshot>(snapshot);
-  dropped->manifest_list = snapshot.manifest_list + ".dropped";
-  request.updates[0] = spec::AddSnapshot{dropped};
+  auto manifests = ClientManifests(request);
+  ASSERT_NO_FATAL_FAILURE(ListInstead(request, {manifests.front()}, ".dropped"));
 
   ExpectConflict(request, "drops or rewrites");
+}
+
+TEST_F(AppendRebaseTest, ListThatNamesANewManifestTwiceConflicts) {
+  Table base = Appended(Create("t"), "a");
+  auto request = StaleAppend(base);
+  Appended(base, "b");
+  // The client's list with its new manifest twice: its rows would count twice.
+  auto manifests = ClientManifests(request);
+  manifests.insert(manifests.begin(), manifests.front());
+  ASSERT_NO_FATAL_FAILURE(ListInstead(request, manifests, ".twice"));
+  ExpectConflict(request, "is listed twice");
+
+  // However it is spelled: a bare path and file:// name the same file.
+  auto respelled = StaleAppend(base, "z");
+  manifests = ClientManifests(respelled);
+  manifests.insert(manifests.begin(), manifests.front());
+  std::string& path = manifests.front().manifest_path;
+  path = path.starts_with("file://") ? path.substr(std::string_view("file://").size())
+                                     : StrCat("file://", path);
+  ASSERT_NO_FATAL_FAILURE(ListInstead(respelled, manifests, ".twice"));
+  ExpectConflict(respelled, "is listed twice");
 }
 
 TEST_F(AppendRebaseTest, V3RowIdsStartAtTheTablesNextRowId) {

@@ -185,6 +185,18 @@ TEST_F(FileOwnershipTest, RegisterChecksTheLocationBeforeReading) {
   EXPECT_EQ(present.error().message.find("nope"), std::string::npos);
   EXPECT_THAT(catalog_->RegisterTable({{"n"}, "c"}, "file://" + store_file_, false, {}),
               IsError(ErrorKind::kForbidden));
+  // Nor through a link inside the warehouse, to the file or to its directory.
+  const std::string links = *io::LocalPath(catalog_->warehouse_location()) + "/links";
+  fs::create_directories(links);
+  fs::create_symlink(existing, links + "/00001-x.metadata.json");
+  fs::create_symlink(dir_.Sub("outside"), links + "/outside");
+  for (const std::string& link :
+       {links + "/00001-x.metadata.json", links + "/outside/00001-x.metadata.json"}) {
+    EXPECT_THAT(catalog_->RegisterTable({{"n"}, "d"}, "file://" + link, false, {}),
+                IsError(ErrorKind::kForbidden))
+        << link;
+  }
+  EXPECT_FALSE(*catalog_->TableExists({{"n"}, "d"}));
 }
 
 TEST_F(FileOwnershipTest, RegisterOfANonRegularOrBadFileIsBadInput) {
@@ -227,6 +239,43 @@ TEST_F(FileOwnershipTest, NoTableLocationInsideTheStore) {
       0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
   request.location = catalog_->warehouse_location() + "/.skade/catalog/x";
   EXPECT_THAT(catalog_->CreateTable({"n"}, request), IsError(ErrorKind::kForbidden));
+}
+
+// The warehouse is every table's: no table may own it, nor anything above it,
+// nor put its data or metadata in the store's directory. Refused before
+// anything is written: no directories appear.
+TEST_F(FileOwnershipTest, NoTableRootAtTheWarehouseOrInTheStore) {
+  const std::string warehouse = catalog_->warehouse_location();
+  const std::string parent = io::ParentLocation(warehouse);
+  const std::string store = warehouse + "/.skade";
+  for (const std::string& location : {warehouse, warehouse + "/"}) {
+    EXPECT_THAT(TryCreate("root", location),
+                IsErrorWithMessage(ErrorKind::kForbidden, "where other tables live"))
+        << location;
+  }
+  EXPECT_THAT(TryCreate("root", parent), IsError(ErrorKind::kForbidden));
+  EXPECT_FALSE(fs::exists(*io::LocalPath(warehouse + "/data")));
+  EXPECT_FALSE(fs::exists(*io::LocalPath(warehouse + "/metadata")));
+  for (const char* property : {spec::kDataPath, spec::kMetadataPath}) {
+    EXPECT_THAT(TryCreate("root", std::nullopt, {{property, warehouse}}),
+                IsError(ErrorKind::kForbidden))
+        << property;
+    EXPECT_THAT(TryCreate("root", std::nullopt, {{property, store + "/files"}}),
+                IsError(ErrorKind::kForbidden))
+        << property;
+  }
+  EXPECT_FALSE(*catalog_->TableExists({{"n"}, "root"}));
+
+  auto table = Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetLocation{warehouse}}}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{spec::kDataPath, store}}}}}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(
+      catalog_->CommitTable({id, {}, {spec::SetProperties{{{spec::kMetadataPath, warehouse}}}}}),
+      IsError(ErrorKind::kForbidden));
+  EXPECT_EQ(catalog_->LoadTable(id)->metadata_location, table.metadata_location);
 }
 
 TEST_F(FileOwnershipTest, NoTableMayOwnAnotherTablesFiles) {

@@ -65,6 +65,22 @@ TEST_F(TableFileScopeTest, AFileWhoseDirectoryResolvesOutsideIsNotOwned) {
   TableFileScope scope(metadata_, policy);
   EXPECT_THAT(scope.Check("s3://bucket/wh/ns/t/link/f"), IsError(ErrorKind::kForbidden));
   EXPECT_THAT(scope.Check("s3://bucket/wh/ns/t/data/f"), IsOk());
+  EXPECT_THAT(scope.CheckRead("s3://bucket/wh/ns/t/link/f"), IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(scope.CheckRead("s3://bucket/wh/ns/t/data/f"), IsOk());
+}
+
+// A file that is itself a link: a delete removes the link (in scope), a
+// read would follow it (out of scope).
+TEST_F(TableFileScopeTest, AReadDoesNotFollowTheFilesOwnLinkOutside) {
+  io_->Alias("s3://bucket/wh/ns/t/metadata/list.avro", "s3://bucket/outside/list.avro");
+  LocationPolicy policy("s3://bucket/wh", {}, io_);
+  TableFileScope scope(metadata_, policy);
+  EXPECT_THAT(scope.Check("s3://bucket/wh/ns/t/metadata/list.avro"), IsOk());
+  EXPECT_THAT(scope.CheckRead("s3://bucket/wh/ns/t/metadata/list.avro"),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(scope.CheckRead("s3://bucket/wh/ns/t/metadata/other.avro"), IsOk());
+  EXPECT_THAT(scope.CheckRead("s3://bucket/wh/ns/u/metadata/x.avro"),
+              IsError(ErrorKind::kForbidden));
 }
 
 }  // namespace

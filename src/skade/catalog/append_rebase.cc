@@ -1,14 +1,17 @@
 #include "skade/catalog/append_rebase.h"
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
 #include "skade/avro/manifest_reader.h"
 #include "skade/catalog/metadata_files.h"
+#include "skade/catalog/table_location_claims.h"
 #include "skade/spec/snapshot_totals.h"
 #include "skade/spec/table_locations.h"
 #include "skade/util/strings.h"
@@ -131,7 +134,7 @@ const UnsyncedFile* Pending(const Files& files, const std::string& location) {
 // A client-named file, read only inside the table's scope.
 Result<std::string> ReadTableFile(const Files& files, const std::string& location) {
   if (const UnsyncedFile* pending = Pending(files, location)) return *pending->contents;
-  auto allowed = files.scope.Check(location);
+  auto allowed = files.scope.CheckRead(location);
   if (!allowed) return NotRebased(allowed.error().message);
   auto bytes = files.io.ReadFileUpTo(location, kMaxMetadataReadBytes);
   if (!bytes) return NotRebased("cannot read ", location, ": ", bytes.error().message);
@@ -155,7 +158,7 @@ Result<std::shared_ptr<const avro::ManifestList>> ParseList(const Files& files,
 // either way.
 Result<std::shared_ptr<const avro::ManifestList>> CommittedList(const Files& files,
                                                                 const std::string& location) {
-  auto allowed = files.scope.Check(location);
+  auto allowed = files.scope.CheckRead(location);
   if (!allowed) return NotRebased(allowed.error().message);
   if (auto cached = files.lists.CachedManifestList(location)) return cached;
   if (Pending(files, location)) return ParseList(files, location);
@@ -238,9 +241,15 @@ Result<std::vector<spec::ManifestFile>> NewManifests(const Files& files,
   }
   SKADE_ASSIGN_OR_RAISE(auto listed, ReadManifests(files, *append.snapshot, ListOf::kClient));
   std::vector<spec::ManifestFile> added;
+  absl::flat_hash_set<std::string> new_paths;  // as parsed: one file, however spelled
   for (const spec::ManifestFile& manifest : listed->manifests) {
     auto it = inherited.find(manifest.manifest_path);
     if (it == inherited.end()) {
+      // Listed twice, its rows would count twice in the list skade writes.
+      auto parsed = io::Location::Parse(manifest.manifest_path);
+      if (!new_paths.insert(parsed ? ClaimForm(*parsed) : manifest.manifest_path).second) {
+        return NotRebased("manifest ", manifest.manifest_path, " is listed twice");
+      }
       SKADE_RETURN_NOT_OK(CheckNewManifest(files, current, *append.snapshot, manifest));
       added.push_back(manifest);
       continue;
@@ -278,6 +287,9 @@ Result<RebasedAppend> Rebase(const CommitTableRequest& request, const spec::Tabl
   const bool v3 = current.format_version >= 3;
   if (v3 != (snapshot.first_row_id.has_value() && snapshot.added_rows.has_value())) {
     return NotRebased("its snapshot was not written for format v", current.format_version);
+  }
+  if (current.last_sequence_number == std::numeric_limits<int64_t>::max()) {
+    return NotRebased("the table's last sequence number is the largest there is");
   }
   SKADE_ASSIGN_OR_RAISE(spec::SnapshotPtr head, BranchHead(current, append));
   SKADE_ASSIGN_OR_RAISE(auto added, NewManifests(files, current, append));

@@ -356,6 +356,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTableAt(const TableIdentifier& id
           request.properties));
   std::string first_location = spec::NewMetadataLocation(*metadata, 0);
   SKADE_RETURN_NOT_OK(CheckLocations(*metadata, first_location));
+  SKADE_ASSIGN_OR_RAISE(auto owned_locations, OwnedLocations(*metadata, *location_policy_));
   // A staged table's too: its client writes data, manifests and a manifest
   // list before the commit that creates it.
   SKADE_RETURN_NOT_OK(CreateTableDirectories(*metadata));
@@ -364,7 +365,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTableAt(const TableIdentifier& id
         "", metadata, std::make_shared<const std::string>(spec::TableMetadataToJson(*metadata))};
   }
   PreparedCommit commit{identifier, std::nullopt, metadata, nullptr, first_location};
-  SKADE_ASSIGN_OR_RAISE(commit.owned_locations, OwnedLocations(*metadata, *location_policy_));
+  commit.owned_locations = std::move(owned_locations);
   if (request.idempotency) commit.idempotency_records.push_back(*request.idempotency);
   commit.origins.push_back(request.origin);
   SKADE_RETURN_NOT_OK(WritePrepared(commit));
@@ -482,8 +483,9 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
                                                        bool overwrite, const CommitOrigin& origin) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   // Checked before anything is read, so a client learns nothing about files
-  // outside the allowed roots (the same 403 whether or not one exists).
-  SKADE_RETURN_NOT_OK(location_policy_->Check(metadata_location));
+  // outside the allowed roots (the same 403 whether or not one exists), nor
+  // through a link inside them.
+  SKADE_RETURN_NOT_OK(location_policy_->CheckRead(metadata_location));
   auto read = ReadMetadata(metadata_location);
   if (!read) {
     // The file is the client's choice: an unreadable one is bad input.
@@ -619,6 +621,10 @@ Result<spec::TableMetadataPtr> EmbeddedCatalog::ApplyUpdates(
   SKADE_RETURN_NOT_OK(builder.ApplyAll(updates));
   if (!builder.HasChanges()) return at;
   SKADE_ASSIGN_OR_RAISE(auto metadata, builder.Build());
+  // Here, not with the batch's claims: a bad root fails its request alone.
+  if (!SameOwnedRoots(*at, *metadata)) {
+    SKADE_RETURN_NOT_OK(CheckOwnRoots(*metadata, *location_policy_));
+  }
   for (const auto& change : builder.changes()) {
     if (auto* added = std::get_if<spec::AddSnapshot>(&change.value())) {
       commit->added_snapshot_ids.push_back(added->snapshot->snapshot_id);

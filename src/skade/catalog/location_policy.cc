@@ -62,6 +62,17 @@ Status LocationPolicy::Check(const io::Location& location) const {
   return CheckNormalized(location, location.ToString());
 }
 
+Status LocationPolicy::CheckRead(const std::string& location) const {
+  SKADE_ASSIGN_OR_RAISE(io::Location normalized, Normalize(location));
+  SKADE_RETURN_NOT_OK(CheckNormalized(normalized, location));
+  auto resolved = io_->ResolveLocation(normalized);
+  if (!resolved) {
+    return MakeError(ErrorKind::kForbidden, "Location ", location, " cannot be resolved");
+  }
+  // Where the link leads is not said: it may be outside the roots.
+  return CheckNormalized(*resolved, location);
+}
+
 Status LocationPolicy::CheckNormalized(const io::Location& location,
                                        std::string_view as_written) const {
   if (location.IsUnder(reserved_)) {

@@ -51,6 +51,10 @@ class LocationPolicy {
   Status Check(const std::string& location) const;
   /// As Check, for a location already normalised (Normalize).
   Status Check(const io::Location& location) const;
+  /// As Check, and where `location` leads (FileIO::ResolveLocation: the
+  /// links of its directories and its own) must pass too: for a file skade
+  /// reads, since reading follows links. kForbidden if it cannot be resolved.
+  Status CheckRead(const std::string& location) const;
 
   /// `location` parsed, normalised and accepted by the FileIO; the
   /// kInvalidArgument of Check otherwise.

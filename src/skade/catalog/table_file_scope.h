@@ -29,7 +29,11 @@ class TableFileScope {
   TableFileScope(const spec::TableMetadata& metadata, const LocationPolicy& policy);
 
   /// OK if `location` is in scope; kForbidden (naming the file) if not.
+  /// The file's own link is not followed: what a delete needs.
   Status Check(const std::string& location) const;
+  /// As Check, and the file's own link (if it is one) must lead inside the
+  /// scope too: what a read needs, since reading follows it.
+  Status CheckRead(const std::string& location) const;
 
   /// The table's roots (location, data and metadata paths), normalised, as
   /// written and as resolved.

@@ -18,8 +18,46 @@ std::string ClaimForm(const io::Location& location) {
   return StrCat(scheme, "://", location.authority, path);
 }
 
+namespace {
+
+// `location` is `root` or under it, both in the claims' form.
+bool AtOrUnder(std::string_view location, std::string_view root) {
+  return location.starts_with(root) &&
+         (location.size() == root.size() || location[root.size()] == '/');
+}
+
+}  // namespace
+
+Status CheckOwnRoots(const spec::TableMetadata& metadata, const LocationPolicy& policy) {
+  const std::string warehouse = ClaimForm(policy.warehouse_directory());
+  const std::string reserved = ClaimForm(policy.reserved_directory());
+  for (const std::string& root : {metadata.location, metadata.Property(spec::kDataPath, ""),
+                                  metadata.Property(spec::kMetadataPath, "")}) {
+    if (root.empty()) continue;
+    auto location = policy.Normalize(root);
+    if (!location) continue;  // not a location of this storage: no files of its own here
+    // As written and where it leads, compared as claims are (s3a is s3).
+    std::vector<io::Location> forms = {*location};
+    if (auto resolved = policy.file_io().ResolveLocation(*location)) forms.push_back(*resolved);
+    for (const io::Location& form : forms) {
+      const std::string claim = ClaimForm(form);
+      if (AtOrUnder(warehouse, claim)) {
+        return MakeError(ErrorKind::kForbidden, "Location ", root,
+                         " of a table is the warehouse or above it, where other tables live: a "
+                         "table needs a location of its own");
+      }
+      if (AtOrUnder(claim, reserved)) {
+        return MakeError(ErrorKind::kForbidden, "Location ", root,
+                         " of a table is inside the catalog's own directory");
+      }
+    }
+  }
+  return OkStatus();
+}
+
 Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metadata,
                                                 const LocationPolicy& policy) {
+  SKADE_RETURN_NOT_OK(CheckOwnRoots(metadata, policy));
   std::vector<std::string> owned;
   TableFileScope scope(metadata, policy);
   for (const auto& root : scope.roots()) {

@@ -24,9 +24,17 @@ namespace skade::catalog {
 /// data and metadata paths, as written and as resolved), as the store
 /// compares them: `scheme://authority/path` without a trailing '/', with
 /// `s3a` and `s3n` as `s3` (one storage to the S3 FileIO).
-/// kInvalidArgument for one longer than kMaxOwnedLocationBytes.
+/// kInvalidArgument for one longer than kMaxOwnedLocationBytes; kForbidden
+/// for a root at or above the warehouse or inside the store's directory.
 Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metadata,
                                                 const LocationPolicy& policy);
+/// kForbidden if a root of `metadata`'s table (location, data or metadata
+/// path, as written or as resolved) is the warehouse or above it — where
+/// other tables live, which no table may own — or inside the store's
+/// directory. OwnedLocations checks it too; a commit checks it for each
+/// request that changes the roots, so that only that request fails.
+Status CheckOwnRoots(const spec::TableMetadata& metadata, const LocationPolicy& policy);
+
 /// `location` as the store's claims compare it (see OwnedLocations).
 std::string ClaimForm(const io::Location& location);
 

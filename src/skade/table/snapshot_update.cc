@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
@@ -89,6 +90,13 @@ std::vector<catalog::UnsyncedFile> SnapshotUpdate::UnsyncedFiles() const {
 
 Result<spec::SnapshotPtr> SnapshotUpdate::Apply(const spec::TableMetadata& base,
                                                 const WrittenManifestList* parent_list) {
+  // A table another writer left at the largest sequence number has no next.
+  if (base.format_version >= 2 &&
+      base.last_sequence_number == std::numeric_limits<int64_t>::max()) {
+    return InvalidArgument(
+        "Cannot add a snapshot: the table's last sequence number is the largest "
+        "there is");
+  }
   spec::SnapshotPtr parent = base.SnapshotForRef(spec::kMainBranch);
   std::vector<spec::ManifestFile> read;  // the parent's list, when read from its file
   const std::vector<spec::ManifestFile>* current = &read;
