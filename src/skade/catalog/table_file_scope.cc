@@ -20,11 +20,18 @@ std::optional<io::Location> ResolvedFile(const io::FileIO& io, const io::Locatio
 
 }  // namespace
 
+std::vector<std::string> TableRoots(const spec::TableMetadata& metadata) {
+  std::vector<std::string> roots;
+  for (std::string root : {metadata.location, metadata.Property(spec::kDataPath, ""),
+                           metadata.Property(spec::kMetadataPath, "")}) {
+    if (!root.empty()) roots.push_back(std::move(root));
+  }
+  return roots;
+}
+
 TableFileScope::TableFileScope(const spec::TableMetadata& metadata, const LocationPolicy& policy)
     : policy_(&policy) {
-  for (const std::string& root : {metadata.location, metadata.Property(spec::kDataPath, ""),
-                                  metadata.Property(spec::kMetadataPath, "")}) {
-    if (root.empty()) continue;
+  for (const std::string& root : TableRoots(metadata)) {
     auto location = policy.Normalize(root);
     // A table never owns the warehouse (other tables live there) or above it.
     if (!location || policy.warehouse_directory().IsUnder(*location)) continue;

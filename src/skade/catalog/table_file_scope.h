@@ -23,6 +23,10 @@
 
 namespace skade::catalog {
 
+/// A table's roots as its metadata writes them: its location, then its
+/// `write.data.path` and `write.metadata.path` when set.
+std::vector<std::string> TableRoots(const spec::TableMetadata& metadata);
+
 class TableFileScope {
  public:
   /// The scope of `metadata`'s table under `policy` (which must outlive it).

@@ -31,9 +31,7 @@ bool AtOrUnder(std::string_view location, std::string_view root) {
 Status CheckOwnRoots(const spec::TableMetadata& metadata, const LocationPolicy& policy) {
   const std::string warehouse = ClaimForm(policy.warehouse_directory());
   const std::string reserved = ClaimForm(policy.reserved_directory());
-  for (const std::string& root : {metadata.location, metadata.Property(spec::kDataPath, ""),
-                                  metadata.Property(spec::kMetadataPath, "")}) {
-    if (root.empty()) continue;
+  for (const std::string& root : TableRoots(metadata)) {
     auto location = policy.Normalize(root);
     if (!location) continue;  // not a location of this storage: no files of its own here
     // As written and where it leads, compared as claims are (s3a is s3).
