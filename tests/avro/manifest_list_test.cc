@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <utility>
+#include <vector>
+
 #include "skade/avro/container_reader.h"
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
@@ -158,6 +162,29 @@ TEST(ManifestListTest, V3AssignsFirstRowIdsToDataManifests) {
   EXPECT_EQ(list->manifests[3].first_row_id, 1300);
   EXPECT_EQ(list->manifests[3].sequence_number, 8);
   EXPECT_EQ(writer->manifests(), list->manifests);
+}
+
+// Row counts can come from a client's list (a rebased append): ones that are
+// negative or overflow the row ids fail the manifest, and the writer goes on
+// from where it was.
+TEST(ManifestListTest, V3RefusesRowCountsThatAreNegativeOrOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  auto writer = MakeWriter(3, 1000);
+  auto with_rows = [](int64_t added, int64_t existing) {
+    ManifestFile manifest = MakeManifest(0, kSnapshotId, ManifestContent::kData);
+    manifest.added_rows_count = added;
+    manifest.existing_rows_count = existing;
+    return manifest;
+  };
+  for (auto [added, existing] : std::vector<std::pair<int64_t, int64_t>>{
+           {-5, 0}, {5, -1}, {kMax, 1}, {kMax - 1000, 1}, {kMax / 2 + 1, kMax / 2 + 1}}) {
+    EXPECT_THAT(writer->Add(with_rows(added, existing)), IsError(ErrorKind::kInvalidArgument))
+        << added << " + " << existing;
+    EXPECT_EQ(writer->next_row_id(), 1000);
+  }
+  ASSERT_THAT(writer->Add(with_rows(kMax - 1001, 1)), IsOk());  // ends at the largest id
+  EXPECT_EQ(writer->next_row_id(), kMax);
+  EXPECT_THAT(writer->Add(with_rows(1, 0)), IsError(ErrorKind::kInvalidArgument));
 }
 
 // What the writer says it wrote is what a reader reads back: the server-side

@@ -80,11 +80,14 @@ class AppendRebaseTest : public testing::TableTest {
   }
 
   // Makes `request`'s snapshot name a list of `manifests` instead, written
-  // beside the client's (its name plus `suffix`).
+  // beside the client's (its name plus `suffix`) in `format_version`.
   void ListInstead(catalog::CommitTableRequest& request,
-                   const std::vector<spec::ManifestFile>& manifests, const std::string& suffix) {
+                   const std::vector<spec::ManifestFile>& manifests, const std::string& suffix,
+                   int format_version = 2) {
     const auto& snapshot = *std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot;
     avro::ManifestListWriterOptions options;
+    options.format_version = format_version;
+    options.first_row_id = snapshot.first_row_id.value_or(0);
     options.snapshot_id = snapshot.snapshot_id;
     options.parent_snapshot_id = snapshot.parent_snapshot_id;
     options.sequence_number = snapshot.sequence_number;
@@ -298,6 +301,22 @@ TEST_F(AppendRebaseTest, V3RowIdsStartAtTheTablesNextRowId) {
   auto list = avro::ReadManifestList(*io_->ReadFile(head->manifest_list));
   ASSERT_TRUE(list);
   EXPECT_EQ(list->manifests[0].first_row_id, 17);
+}
+
+// The rows a client's list claims become the rebased snapshot's row ids:
+// counts past the largest id are not rebased (409 saying why), and the
+// table stays as it was.
+TEST_F(AppendRebaseTest, V3RowCountsPastTheLargestRowIdAreRefused) {
+  Table base = Appended(Create("t", nullptr, {{"format-version", "3"}}), "a", 10);
+  auto request = StaleAppend(base);
+  Table moved = Appended(base, "b", 7);
+  auto manifests = ClientManifests(request);
+  manifests.front().added_rows_count = std::numeric_limits<int64_t>::max() - 3;
+  ASSERT_NO_FATAL_FAILURE(ListInstead(request, manifests, ".huge", 3));
+
+  ExpectConflict(request, "negative or overflow");
+  EXPECT_EQ(Load(base).metadata().next_row_id, 17);
+  EXPECT_EQ(Load(base).metadata().current_snapshot_id, moved.metadata().current_snapshot_id);
 }
 
 TEST_F(AppendRebaseTest, TableOperationsNoLongerRetryAgainstStaleAppends) {

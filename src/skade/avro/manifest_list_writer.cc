@@ -208,8 +208,20 @@ Status ManifestListWriter::Add(const spec::ManifestFile& manifest) {
     } else if (!prepared.first_row_id) {
       // Leave room for existing rows too: files carried over from a pre-v3
       // snapshot have no row ids yet and take theirs from this range.
+      // The counts may come from a client's list (a rebased append): a
+      // negative one would hand out row ids already taken.
+      int64_t rows = 0;
+      int64_t next = 0;
+      if (manifest.added_rows_count < 0 || manifest.existing_rows_count < 0 ||
+          __builtin_add_overflow(manifest.added_rows_count, manifest.existing_rows_count, &rows) ||
+          __builtin_add_overflow(next_row_id_, rows, &next)) {
+        return InvalidArgument("Cannot assign row ids to manifest ", manifest.manifest_path,
+                               ": added rows ", manifest.added_rows_count, " and existing rows ",
+                               manifest.existing_rows_count, " after row id ", next_row_id_,
+                               " are negative or overflow");
+      }
       prepared.first_row_id = next_row_id_;
-      next_row_id_ += manifest.added_rows_count + manifest.existing_rows_count;
+      next_row_id_ = next;
     }
   }
   WriteManifestFile(writer_->encoder(), *schema_, prepared);
