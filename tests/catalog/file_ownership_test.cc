@@ -288,7 +288,15 @@ TEST_F(FileOwnershipTest, NoTableMayOwnAnotherTablesFiles) {
     EXPECT_THAT(TryCreate("evil", location), IsErrorWithMessage(ErrorKind::kForbidden, "overlaps"))
         << location;
     EXPECT_FALSE(*catalog_->TableExists({{"n"}, "evil"}));
+    // Refused before anything is made for it.
+    std::string root = *io::LocalPath(location);
+    if (root.ends_with('/')) root.pop_back();
+    EXPECT_FALSE(fs::exists(root + "/metadata/metadata") || fs::exists(root + "/data/metadata") ||
+                 fs::exists(root + "/metadata/data") || fs::exists(root + "/data/data"))
+        << location;
   }
+  EXPECT_FALSE(fs::exists(*io::LocalPath(ns_directory + "/metadata")));
+  EXPECT_FALSE(fs::exists(*io::LocalPath(ns_directory + "/data")));
   EXPECT_THAT(TryCreate("evil", std::nullopt, {{spec::kDataPath, mine + "/data"}}),
               IsError(ErrorKind::kForbidden));
   EXPECT_THAT(TryCreate("evil", std::nullopt, {{spec::kMetadataPath, ns_directory}}),
@@ -334,6 +342,15 @@ TEST_F(FileOwnershipTest, ANameFreedByARenameGetsALocationOfItsOwn) {
   // taken: a table created under the name again goes beside it.
   auto first = Create("t");
   ASSERT_THAT(catalog_->RenameTable({{"n"}, "t"}, {{"n"}, "t_old"}), IsOk());
+  // A staged create (a create transaction) too, so that its commit can claim it.
+  CreateTableRequest staged;
+  staged.name = "t";
+  staged.schema = first.metadata->Schema();
+  staged.stage_create = true;
+  auto stage = catalog_->CreateTable({"n"}, staged);
+  ASSERT_TRUE(stage) << stage.error().ToString();
+  EXPECT_TRUE(stage->metadata->location.starts_with(first.metadata->location + "-"))
+      << stage->metadata->location;
   auto second = TryCreate("t");
   ASSERT_TRUE(second) << second.error().ToString();
   EXPECT_TRUE(second->metadata->location.starts_with(first.metadata->location + "-"))

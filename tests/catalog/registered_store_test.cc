@@ -97,6 +97,11 @@ class RecordingStore : public CatalogStore {
     Note("FindOwnedLocations");
     return inner_->FindOwnedLocations(locations);
   }
+  Status CheckLocationsFree(const spec::TableIdentifier& identifier,
+                            const std::vector<std::string>& locations) override {
+    Note("CheckLocationsFree");
+    return inner_->CheckLocationsFree(identifier, locations);
+  }
   Status ClaimTableLocations(const spec::TableIdentifier& identifier,
                              const std::string& metadata_location,
                              const std::vector<std::string>& locations) override {

@@ -334,6 +334,26 @@ TEST_P(CatalogStoreTest, FilesInsideAnOwnedLocationAreFound) {
   EXPECT_EQ(*store_->FindOwnedLocations({"s3://wh/n/a/data/f.parquet"}), std::vector<bool>{false});
 }
 
+// What a swap claiming locations for a new table would find, asked before
+// it (nothing is written): an overlap in either direction, or none.
+TEST_P(CatalogStoreTest, LocationsAreCheckedFreeWithoutClaimingThem) {
+  ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
+  ASSERT_TRUE(store_->SwapPointers({CreateOwning({{"n"}, "a"}, "a0", {"s3://wh/n/a"})}));
+  const spec::TableIdentifier b{{"n"}, "b"};
+  for (const std::string& overlapping : {"s3://wh/n/a", "s3://wh/n/a/data", "s3://wh/n"}) {
+    EXPECT_THAT(store_->CheckLocationsFree(b, {"s3://wh/n/b", overlapping}),
+                IsErrorWithMessage(ErrorKind::kForbidden, "overlaps"))
+        << overlapping;
+  }
+  EXPECT_THAT(store_->CheckLocationsFree(b, {"s3://wh/n/b", "s3://wh/n/ab"}), IsOk());
+  // Checking claims nothing: the same locations are still free to claim.
+  ASSERT_TRUE(store_->SwapPointers({CreateOwning(b, "b0", {"s3://wh/n/b"})}));
+  EXPECT_THAT(store_->CheckLocationsFree({{"n"}, "c"}, {"s3://wh/n/b/x"}),
+              IsError(ErrorKind::kForbidden));
+  ASSERT_TRUE(store_->DropTable({{"n"}, "a"}));
+  EXPECT_THAT(store_->CheckLocationsFree({{"n"}, "c"}, {"s3://wh/n/a/data"}), IsOk());
+}
+
 TEST_P(CatalogStoreTest, UnclaimedTablesAreListedUntilClaimed) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   const spec::TableIdentifier a{{"n"}, "a"}, b{{"n"}, "b"};

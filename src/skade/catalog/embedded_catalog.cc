@@ -334,7 +334,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
   if (existing) return spec::TableAlreadyExists(identifier);
   if (request.location) return CreateTableAt(identifier, request, *request.location);
   auto created = CreateTableAt(identifier, request, DefaultTableLocation(identifier));
-  if (created || created.error().kind != ErrorKind::kForbidden || request.stage_create) {
+  if (created || created.error().kind != ErrorKind::kForbidden) {
     return created;
   }
   // The default location belongs to another table (one renamed from this
@@ -357,6 +357,9 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTableAt(const TableIdentifier& id
   std::string first_location = spec::NewMetadataLocation(*metadata, 0);
   SKADE_RETURN_NOT_OK(CheckLocations(*metadata, first_location));
   SKADE_ASSIGN_OR_RAISE(auto owned_locations, OwnedLocations(*metadata, *location_policy_));
+  // Refused before its directories are made, not only by the swap (which
+  // checks again: a table created meanwhile may still leave them behind).
+  SKADE_RETURN_NOT_OK(store_->CheckLocationsFree(identifier, owned_locations));
   // A staged table's too: its client writes data, manifests and a manifest
   // list before the commit that creates it.
   SKADE_RETURN_NOT_OK(CreateTableDirectories(*metadata));

@@ -208,6 +208,12 @@ class CatalogStore {
   /// dropped table must leave alone.
   virtual Result<std::vector<bool>> FindOwnedLocations(
       const std::vector<std::string>& locations) = 0;
+  /// The overlap check of a swap that claims `locations` for the new table
+  /// `identifier`, from one read snapshot: kForbidden, naming the other
+  /// table's location, if a table owns one overlapping them. Asked before
+  /// anything is made for the table; the swap checks again.
+  virtual Status CheckLocationsFree(const spec::TableIdentifier& identifier,
+                                    const std::vector<std::string>& locations) = 0;
 
   // --- Change tracking (for the pointer mirror) ---------------------------
   /// Every table pointer, from one read snapshot, and that snapshot's

@@ -446,6 +446,15 @@ Result<std::vector<bool>> LmdbCatalogStore::FindOwnedLocations(
   return owned;
 }
 
+Status LmdbCatalogStore::CheckLocationsFree(const spec::TableIdentifier& identifier,
+                                            const std::vector<std::string>& locations) {
+  SKADE_ASSIGN_OR_RAISE(auto txn, env_->BeginRead());
+  for (const auto& location : locations) {
+    SKADE_RETURN_NOT_OK(claims_.CheckFree(txn, LocationClaims::kNewTable, identifier, location));
+  }
+  return OkStatus();
+}
+
 Result<StoreStats> LmdbCatalogStore::Stats() {
   LmdbEnvInfo info = env_->Info();
   StoreStats stats;

@@ -105,6 +105,8 @@ class LmdbCatalogStore : public CatalogStore {
                              const std::vector<std::string>& locations) override;
 
   Result<std::vector<bool>> FindOwnedLocations(const std::vector<std::string>& locations) override;
+  Status CheckLocationsFree(const spec::TableIdentifier& identifier,
+                            const std::vector<std::string>& locations) override;
 
   Result<TablePointers> ReadTablePointers() override;
   Result<TablePointers> ReadTablePointersChangedAfter(uint64_t version) override;

@@ -51,7 +51,8 @@ Result<std::optional<std::vector<std::string>>> LocationClaims::OwnedBy(const Wr
   return std::optional<std::vector<std::string>>(std::move(owned));
 }
 
-Status LocationClaims::CheckFree(const WriteTxn& txn, uint64_t table_id,
+template <typename Txn>
+Status LocationClaims::CheckFree(const Txn& txn, uint64_t table_id,
                                  const spec::TableIdentifier& identifier,
                                  const std::string& location) const {
   SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), claims_));
@@ -84,6 +85,11 @@ Status LocationClaims::CheckFree(const WriteTxn& txn, uint64_t table_id,
   }
   return OkStatus();
 }
+
+template Status LocationClaims::CheckFree(const ReadTxn&, uint64_t, const spec::TableIdentifier&,
+                                          const std::string&) const;
+template Status LocationClaims::CheckFree(const WriteTxn&, uint64_t, const spec::TableIdentifier&,
+                                          const std::string&) const;
 
 Result<bool> LocationClaims::OwnedByAnother(MDB_txn* txn, std::string_view location,
                                             uint64_t table_id) const {

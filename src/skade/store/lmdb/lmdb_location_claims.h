@@ -28,6 +28,8 @@ class LocationClaims {
   /// Each ancestor of a location is one more entry, hashed in full: the cost
   /// of a claim grows with the square of its length.
   static constexpr size_t kMaxLocationBytes = 4096;
+  /// The table id of a table not yet in the store (ids start at 1).
+  static constexpr uint64_t kNewTable = 0;
 
   LocationClaims() = default;
   LocationClaims(MDB_dbi claims, MDB_dbi table_locations)
@@ -40,6 +42,11 @@ class LocationClaims {
   /// one longer than kMaxLocationBytes, with a NUL, or ending in '/'.
   Status Claim(WriteTxn& txn, uint64_t table_id, const spec::TableIdentifier& identifier,
                const std::vector<std::string>& locations, bool check_overlap = true) const;
+  /// kForbidden if a table other than `table_id` (kNewTable: any) owns a
+  /// location overlapping `location`. `txn`: a ReadTxn or WriteTxn.
+  template <typename Txn>
+  Status CheckFree(const Txn& txn, uint64_t table_id, const spec::TableIdentifier& identifier,
+                   const std::string& location) const;
   /// Drops everything `table_id` owns (nothing if it owns nothing).
   Status Release(WriteTxn& txn, uint64_t table_id) const;
   /// Whether some table owns `location` or a location above it (`txn`: a
@@ -56,10 +63,6 @@ class LocationClaims {
   /// Whether a table other than `table_id` (0: any) has a kOwns entry at
   /// `location`.
   Result<bool> OwnedByAnother(MDB_txn* txn, std::string_view location, uint64_t table_id) const;
-  /// kForbidden if a table other than `table_id` owns a location
-  /// overlapping `location`.
-  Status CheckFree(const WriteTxn& txn, uint64_t table_id, const spec::TableIdentifier& identifier,
-                   const std::string& location) const;
 
   MDB_dbi claims_ = 0;
   MDB_dbi table_locations_ = 0;
