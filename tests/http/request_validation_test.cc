@@ -253,6 +253,24 @@ INSTANTIATE_TEST_SUITE_P(Methods, UnsupportedMethodTest,
                          ::testing::Values("BREW /pot", "get /", "TRACE /",
                                            "CONNECT example.com:443"));
 
+// A compressed body would be read as it is: 415 saying so, not a puzzling
+// "malformed JSON" from the handler. `identity` (no coding) is accepted.
+TEST_F(RequestValidationTest, ContentEncodingOtherThanIdentityIs415) {
+  for (const char* coding : {"gzip", "deflate, gzip", "br", "x-unknown"}) {
+    SCOPED_TRACE(coding);
+    ExpectRejected(port(),
+                   Post(StrCat("Content-Length: 2\r\nContent-Encoding: ", coding, "\r\n"), "{}"),
+                   415, "UnsupportedMediaTypeException");
+  }
+  EXPECT_EQ(handler_calls(), 0);
+  TestClient client(port());
+  auto response =
+      client.Exchange(Post("Content-Length: 2\r\nContent-Encoding: Identity\r\n", "{}"));
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 200) << response->body;
+  EXPECT_EQ(handler_calls(), 1);
+}
+
 // --- Garbage --------------------------------------------------------------
 
 // Random bytes, and valid requests with random damage, each on its own

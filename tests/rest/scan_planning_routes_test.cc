@@ -382,6 +382,8 @@ TEST_F(ScanPlanningRoutesTest, HostileRequestsAreClientErrors) {
   many_names += "]}";
   const std::vector<std::tuple<std::string, int, std::string_view, std::string_view>> cases = {
       {"not json", 400, "BadRequestException", "malformed JSON"},
+      {StrCat(R"({"snapshot-id":)", current, R"(,"snapshot-id":1})"), 400, "BadRequestException",
+       "appears twice"},
       {"[]", 400, "BadRequestException", ""},
       {R"({"filter":{"type":"eq","term":"id"}})", 400, "BadRequestException", "filter"},
       {R"({"filter":{"type":"frobnicate","term":"id","value":1}})", 400, "BadRequestException", ""},

@@ -93,5 +93,25 @@ TEST(JsonReaderTest, MalformedJsonIsInvalidArgument) {
   EXPECT_THAT(json::Parse(parser, ""), IsError(ErrorKind::kInvalidArgument));
 }
 
+// Readers disagree on which of two equal keys counts: a document with one
+// is refused, at any depth and however the key is escaped.
+TEST(JsonReaderTest, AKeyTwiceInOneObjectIsRefused) {
+  simdjson::dom::parser parser;
+  for (const char* text : {R"({"a":1,"a":2})", R"({"x":[{"id":1},{"id":2,"n":{"k":1,"k":1}}]})",
+                           R"({"a":1,"\u0061":2})", R"([[{"b":0,"c":0,"b":0}]])"}) {
+    auto parsed = json::Parse(parser, text);
+    ASSERT_TRUE(parsed) << text;
+    EXPECT_THAT(json::CheckUniqueKeys(*parsed),
+                IsErrorWithMessage(ErrorKind::kInvalidArgument, "appears twice"))
+        << text;
+  }
+  // The same key in different objects, or as a value, is fine.
+  for (const char* text : {R"({"a":{"a":1},"b":[{"a":1},{"a":2}],"c":"a"})", "[]", "7", "{}"}) {
+    auto parsed = json::Parse(parser, text);
+    ASSERT_TRUE(parsed) << text;
+    EXPECT_THAT(json::CheckUniqueKeys(*parsed), testing::IsOk()) << text;
+  }
+}
+
 }  // namespace
 }  // namespace skade

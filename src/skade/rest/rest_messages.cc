@@ -19,6 +19,7 @@ simdjson::dom::parser& Parser() {
 Result<json::Object> ParseObject(std::string_view body, std::string_view what) {
   if (body.empty()) return InvalidArgument("Invalid ", what, ": empty request body");
   SKADE_ASSIGN_OR_RAISE(auto element, json::Parse(Parser(), body));
+  SKADE_RETURN_NOT_OK(json::CheckUniqueKeys(element));
   return json::AsObject(element, what);
 }
 

@@ -1,6 +1,9 @@
 #include "skade/util/json_reader.h"
 
+#include <absl/container/flat_hash_set.h>
+
 #include <limits>
+#include <vector>
 
 namespace skade::json {
 
@@ -37,6 +40,30 @@ Result<Element> Parse(simdjson::dom::parser& parser, std::string_view text) {
     return InvalidArgument("malformed JSON: ", simdjson::error_message(error));
   }
   return element;
+}
+
+Status CheckUniqueKeys(Element element) {
+  // Depth-first without recursion: simdjson allows deep documents.
+  std::vector<Element> pending{element};
+  absl::flat_hash_set<std::string_view> keys;
+  while (!pending.empty()) {
+    Element next = pending.back();
+    pending.pop_back();
+    if (Array array; !next.get_array().get(array)) {
+      for (Element item : array) pending.push_back(item);
+    } else if (Object object; !next.get_object().get(object)) {
+      keys.clear();
+      for (auto field : object) {
+        if (!keys.insert(field.key).second) {
+          return InvalidArgument("malformed JSON: the key \"", field.key.substr(0, 64),
+                                 field.key.size() > 64 ? "…" : "",
+                                 "\" appears twice in one object");
+        }
+        pending.push_back(field.value);
+      }
+    }
+  }
+  return OkStatus();
 }
 
 Result<Object> AsObject(Element element, std::string_view what) {

@@ -30,6 +30,12 @@ Result<Element> Parse(simdjson::dom::parser& parser, std::string_view text);
 Result<Object> AsObject(Element element, std::string_view what);
 Result<Array> AsArray(Element element, std::string_view what);
 
+/// kInvalidArgument naming the key if an object in `element` (at any depth)
+/// has a key twice. Readers disagree on which one counts (simdjson finds the
+/// first, Jackson and Python keep the last), so a request that has one is
+/// refused rather than read differently from its sender.
+Status CheckUniqueKeys(Element element);
+
 /// The field `key`, or nullopt if absent or null.
 std::optional<Element> Find(Object object, std::string_view key);
 /// True if `key` is present (even if null).

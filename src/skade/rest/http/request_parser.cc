@@ -185,6 +185,17 @@ void RequestParser::on_field_impl(http::field name, boost::beast::string_view na
     case http::field::host:
       if (++host_fields_ > 1) return Fail(ec, "More than one Host header");
       break;
+    case http::field::content_encoding:
+      // A compressed body would otherwise be parsed as it is, and fail as
+      // malformed JSON without saying why.
+      if (!EqualsIgnoreCase(StripWhitespace(View(value)), "identity")) {
+        Reject(415, "UnsupportedMediaTypeException",
+               "Content-Encoding other than identity is not supported: send the body "
+               "uncompressed");
+        ec = http::error::bad_value;
+        return;
+      }
+      break;
     default:
       break;
   }
