@@ -71,6 +71,10 @@ class RecordingFileIO : public FileIO {
     Record("ResolveLocation", location.ToString());
     return Location{"file", "", "/resolved"};
   }
+  Result<std::string> ReadCheckedFileUpTo(std::string_view location, const Location& resolved,
+                                          uint64_t max_bytes) override {
+    return Record("ReadCheckedFileUpTo", StrCat(location, ",", resolved.path, ",", max_bytes));
+  }
 
  private:
   std::string Record(std::string_view call, std::string_view argument) const {
@@ -98,12 +102,14 @@ TEST(ForwardingFileIOTest, ForwardsEveryCall) {
   EXPECT_TRUE(io.SyncDirectory("sd"));
   EXPECT_EQ(io.CheckLocation(location).error().message, "marker");
   EXPECT_EQ(io.ResolveLocation(location)->path, "/resolved");
+  EXPECT_EQ(*io.ReadCheckedFileUpTo("c", Location{"file", "", "/r"}, 9),
+            "ReadCheckedFileUpTo(c,/r,9)");
   EXPECT_THAT(inner->calls,
               ElementsAre("ReadFile(r)", "ReadFileUpTo(u,7)", "WriteFile(w,data,true)",
                           "NewOutputFile(o,false)", "DeleteFile(d)", "Exists(e)", "FileSize(s)",
                           "ListDirectory(l)", "RemoveEmptyDirectory(rd)", "CreateDirectories(cd)",
                           "SyncFile(sf)", "SyncDirectory(sd)", "CheckLocation(s3://b/k)",
-                          "ResolveLocation(s3://b/k)"));
+                          "ResolveLocation(s3://b/k)", "ReadCheckedFileUpTo(c,/r,9)"));
 }
 
 // SyncFiles is made of the wrapper's own SyncFile and SyncDirectory calls,

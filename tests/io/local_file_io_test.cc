@@ -188,5 +188,49 @@ TEST(LocalFileIOTest, ResolveLocationFollowsLinksOfTheExistingPrefix) {
   EXPECT_EQ(resolve(real + "/none/x"), "file://" + real + "/none/x");
 }
 
+// A file a client named is checked where it leads, then read from there: a
+// link made on its way after the check is refused, never followed.
+TEST(LocalFileIOTest, ACheckedReadFollowsNoLinkMadeAfterTheCheck) {
+  testing::TempDir dir;
+  testing::TempDir outside;
+  namespace fs = std::filesystem;
+  const std::string real = fs::canonical(dir.path()).string();
+  fs::create_directories(real + "/real/sub");
+  fs::create_directory_symlink(real + "/real", real + "/link");
+  auto io = NewLocalFileIO();
+  ASSERT_THAT(io->WriteFile(real + "/real/sub/f", "checked", false), IsOk());
+  ASSERT_THAT(io->WriteFile(outside.Sub("sub/f"), "secret", false), IsOk());
+  ASSERT_THAT(io->WriteFile(outside.Sub("g"), "secret", false), IsOk());
+  const std::string location = real + "/link/sub/f";
+  auto resolved = io->ResolveLocation(*Location::Parse(location));
+  ASSERT_THAT(resolved, IsOk());
+  EXPECT_EQ(*io->ReadCheckedFileUpTo(location, *resolved, 100), "checked");
+  EXPECT_THAT(io->ReadCheckedFileUpTo(location, *resolved, 3),
+              IsError(ErrorKind::kInvalidArgument));
+
+  // A directory on the way swapped for a link after the check.
+  fs::rename(real + "/real/sub", real + "/real/sub-before");
+  fs::create_directory_symlink(outside.Sub("sub"), real + "/real/sub");
+  EXPECT_EQ(*io->ReadFile(location), "secret");  // what an unchecked read would get
+  EXPECT_THAT(io->ReadCheckedFileUpTo(location, *resolved, 100), IsError(ErrorKind::kForbidden));
+  // The file itself swapped for one.
+  fs::create_directories(real + "/real/other");
+  auto g = io->ResolveLocation(*Location::Parse(real + "/real/other/g"));
+  ASSERT_THAT(g, IsOk());
+  fs::create_symlink(outside.Sub("g"), real + "/real/other/g");
+  EXPECT_THAT(io->ReadCheckedFileUpTo(g->ToString(), *g, 100), IsError(ErrorKind::kForbidden));
+
+  // Otherwise as ReadFileUpTo: missing, not a regular file, not a resolved path.
+  auto missing = io->ResolveLocation(*Location::Parse(real + "/real/none"));
+  EXPECT_THAT(io->ReadCheckedFileUpTo("m", *missing, 100), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(io->ReadCheckedFileUpTo("d", Location{"file", "", real + "/real"}, 100),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(
+      io->ReadCheckedFileUpTo("p", Location{"file", "", real + "/real/../real/sub-before/f"}, 100),
+      IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io->ReadCheckedFileUpTo("s", Location{"s3", "b", "/k"}, 100),
+              IsError(ErrorKind::kInvalidArgument));
+}
+
 }  // namespace
 }  // namespace skade::io

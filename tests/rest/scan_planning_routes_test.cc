@@ -5,6 +5,7 @@
 // one; hostile requests are 4xx with a message, never 5xx.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -98,6 +99,34 @@ class ScanPlanningRoutesTest : public testing::RestServiceTest {
     return Call("POST", "/v1/namespaces/n/tables/t/plan", body);
   }
 
+  // Writes, at `list_location`, a manifest list of `snapshot`'s naming one
+  // manifest: `manifest` moved to `manifest_path`.
+  void WriteListNaming(const spec::Snapshot& snapshot, spec::ManifestFile manifest,
+                       const std::string& manifest_path, const std::string& list_location) {
+    avro::ManifestListWriterOptions options;
+    options.snapshot_id = snapshot.snapshot_id;
+    options.sequence_number = snapshot.sequence_number;
+    auto writer = avro::ManifestListWriter::Make(options);
+    ASSERT_THAT(writer, testing::IsOk());
+    manifest.manifest_path = manifest_path;
+    ASSERT_THAT((*writer)->Add(manifest), testing::IsOk());
+    ASSERT_THAT((*writer)->WriteTo(catalog_->file_io(), list_location, true), testing::IsOk());
+  }
+
+  // Commits a snapshot (as any client may) whose manifest list is
+  // `manifest_list`, and plans it.
+  HttpResponse PlanSnapshotListedIn(const std::string& manifest_list) {
+    const int64_t id = 9000 + ++added_snapshots_;
+    const std::string commit = StrCat(
+        R"({"requirements":[],"updates":[{"action":"add-snapshot","snapshot":{"snapshot-id":)", id,
+        R"(,"sequence-number":)", Load().metadata().last_sequence_number + 1,
+        R"(,"timestamp-ms":1,"summary":{"operation":"append"},"schema-id":0,"manifest-list":")",
+        manifest_list, R"("}}]})");
+    auto committed = Call("POST", "/v1/namespaces/n/tables/t", commit);
+    EXPECT_EQ(committed.status, 200) << committed.body;
+    return Plan(StrCat(R"({"snapshot-id":)", id, "}"));
+  }
+
   // The planner's own plan of the same scan.
   scan::ScanPlan Direct(const std::string& body) {
     auto parsed = ParsePlanTableScan(body);
@@ -165,6 +194,7 @@ class ScanPlanningRoutesTest : public testing::RestServiceTest {
   const spec::TableIdentifier kTable{{"n"}, "t"};
   std::shared_ptr<cache::ManifestCache> cache_ = std::make_shared<cache::ManifestCache>();
   int files_ = 0;
+  int added_snapshots_ = 0;
 };
 
 TEST_F(ScanPlanningRoutesTest, ATableWithoutSnapshotsHasNoTasks) {
@@ -452,19 +482,9 @@ TEST_F(ScanPlanningRoutesTest, PlanningNeverReadsFilesOutsideTheAllowedLocations
   std::ofstream(outside_list, std::ios::binary) << *list_bytes;
   std::ofstream(outside_manifest, std::ios::binary) << *manifest_bytes;
   // A list inside the table that names the manifest's copy outside it.
-  avro::ManifestListWriterOptions options;
-  options.snapshot_id = current.snapshot_id;
-  options.sequence_number = current.sequence_number;
-  auto writer = avro::ManifestListWriter::Make(options);
-  ASSERT_THAT(writer, testing::IsOk());
-  spec::ManifestFile moved = manifest;
-  moved.manifest_path = outside_manifest;
-  ASSERT_THAT((*writer)->Add(moved), testing::IsOk());
   const std::string inside_list = StrCat(table.metadata().location, "/metadata/hostile-list.avro");
-  ASSERT_THAT((*writer)->WriteTo(catalog_->file_io(), inside_list, true), testing::IsOk());
+  ASSERT_NO_FATAL_FAILURE(WriteListNaming(current, manifest, outside_manifest, inside_list));
 
-  int64_t id = 9001;
-  int64_t sequence = current.sequence_number;
   const std::vector<std::pair<std::string, int>> cases = {
       {outside_list, 403},
       {outside.Sub("missing.avro"), 403},
@@ -474,18 +494,55 @@ TEST_F(ScanPlanningRoutesTest, PlanningNeverReadsFilesOutsideTheAllowedLocations
       {inside_list, 403}};
   for (const auto& [manifest_list, status] : cases) {
     SCOPED_TRACE(manifest_list);
-    const std::string commit = StrCat(
-        R"({"requirements":[],"updates":[{"action":"add-snapshot","snapshot":{"snapshot-id":)",
-        ++id, R"(,"sequence-number":)", ++sequence,
-        R"(,"timestamp-ms":1,"summary":{"operation":"append"},"schema-id":0,"manifest-list":")",
-        manifest_list, R"("}}]})");
-    auto committed = Call("POST", "/v1/namespaces/n/tables/t", commit);
-    ASSERT_EQ(committed.status, 200) << committed.body;
-    auto planned = Plan(StrCat(R"({"snapshot-id":)", id, "}"));
+    auto planned = PlanSnapshotListedIn(manifest_list);
     EXPECT_EQ(planned.status, status) << planned.body;
   }
   // The same files as the table's own are planned as before.
   EXPECT_EQ(Plan(StrCat(R"({"snapshot-id":)", current.snapshot_id, "}")).status, 200);
+}
+
+// A file inside the table may be a link: planning reads what it leads to
+// only when that is inside the allowed locations too, for a manifest list,
+// a manifest, and a linked directory on the way.
+TEST_F(ScanPlanningRoutesTest, PlanningDoesNotFollowLinksOutOfTheAllowedLocations) {
+  AppendFiles(2);
+  const table::Table table = Load();
+  const spec::Snapshot& current = *table.metadata().CurrentSnapshot();
+  auto list_bytes = catalog_->file_io().ReadFile(current.manifest_list);
+  ASSERT_THAT(list_bytes, testing::IsOk());
+  auto list = avro::ReadManifestList(*list_bytes);
+  ASSERT_THAT(list, testing::IsOk());
+  auto manifest_bytes = catalog_->file_io().ReadFile(list->manifests.at(0).manifest_path);
+  ASSERT_THAT(manifest_bytes, testing::IsOk());
+  testing::TempDir outside;
+  std::ofstream(outside.Sub("list.avro"), std::ios::binary) << *list_bytes;
+  std::ofstream(outside.Sub("manifest.avro"), std::ios::binary) << *manifest_bytes;
+
+  auto local_path = [](std::string location) {
+    if (location.starts_with("file://")) location.erase(0, std::string_view("file://").size());
+    return location;
+  };
+  const std::string metadata = local_path(StrCat(table.metadata().location, "/metadata"));
+  std::filesystem::create_symlink(outside.Sub("list.avro"), metadata + "/linked-list.avro");
+  std::filesystem::create_directory_symlink(outside.path(), metadata + "/linked-dir");
+  std::filesystem::create_symlink(outside.Sub("manifest.avro"), metadata + "/linked-manifest.avro");
+  std::filesystem::create_symlink(local_path(current.manifest_list), metadata + "/alias-list.avro");
+  // A list of its own (a new name, so no cache holds it) naming the linked manifest.
+  ASSERT_NO_FATAL_FAILURE(WriteListNaming(current, list->manifests.at(0),
+                                          metadata + "/linked-manifest.avro",
+                                          metadata + "/names-linked-manifest.avro"));
+
+  for (const std::string& name :
+       {"linked-list.avro", "linked-dir/list.avro", "names-linked-manifest.avro"}) {
+    SCOPED_TRACE(name);
+    auto planned = PlanSnapshotListedIn(StrCat(metadata, "/", name));
+    EXPECT_EQ(planned.status, 403) << planned.body;
+    EXPECT_EQ(planned.body.find(outside.path()), std::string::npos) << planned.body;
+  }
+  // A link that stays inside is read as its target.
+  auto aliased = PlanSnapshotListedIn(metadata + "/alias-list.avro");
+  ASSERT_EQ(aliased.status, 200) << aliased.body;
+  EXPECT_EQ(TasksOf(Body(aliased)).size(), 2u);
 }
 
 // After a set-location the table's snapshots still name the manifests
@@ -518,16 +575,9 @@ TEST_F(ScanPlanningRoutesTest, UnreadableManifestsAreClientErrors) {
   const std::string bad_manifest = directory + "bad-manifest.avro";
   ASSERT_THAT(catalog_->file_io().WriteFile(bad_manifest, "Obj\x01 not a manifest", true),
               testing::IsOk());
-  avro::ManifestListWriterOptions options;
-  options.snapshot_id = current.snapshot_id;
-  options.sequence_number = current.sequence_number;
-  auto writer = avro::ManifestListWriter::Make(options);
-  ASSERT_THAT(writer, testing::IsOk());
-  spec::ManifestFile damaged = list->manifests.at(0);
-  damaged.manifest_path = bad_manifest;
-  ASSERT_THAT((*writer)->Add(damaged), testing::IsOk());
   const std::string list_of_bad = directory + "list-of-bad.avro";
-  ASSERT_THAT((*writer)->WriteTo(catalog_->file_io(), list_of_bad, true), testing::IsOk());
+  ASSERT_NO_FATAL_FAILURE(
+      WriteListNaming(current, list->manifests.at(0), bad_manifest, list_of_bad));
   const std::string bad_list = directory + "bad-list.avro";
   ASSERT_THAT(catalog_->file_io().WriteFile(bad_list, "Obj\x01\xff\xff\xff garbage", true),
               testing::IsOk());

@@ -136,7 +136,7 @@ Result<std::string> ReadTableFile(const Files& files, const std::string& locatio
   if (const UnsyncedFile* pending = Pending(files, location)) return *pending->contents;
   auto allowed = files.scope.CheckRead(location);
   if (!allowed) return NotRebased(allowed.error().message);
-  auto bytes = files.io.ReadFileUpTo(location, kMaxMetadataReadBytes);
+  auto bytes = files.io.ReadCheckedFileUpTo(location, *allowed, kMaxMetadataReadBytes);
   if (!bytes) return NotRebased("cannot read ", location, ": ", bytes.error().message);
   return bytes;
 }
@@ -161,10 +161,9 @@ Result<std::shared_ptr<const avro::ManifestList>> CommittedList(const Files& fil
   auto allowed = files.scope.CheckRead(location);
   if (!allowed) return NotRebased(allowed.error().message);
   if (auto cached = files.lists.CachedManifestList(location)) return cached;
-  if (Pending(files, location)) return ParseList(files, location);
-  auto list = files.lists.ManifestList(files.io, location, kMaxMetadataReadBytes);
-  if (!list) return NotRebased("cannot read ", location, ": ", list.error().message);
-  return std::move(*list);
+  SKADE_ASSIGN_OR_RAISE(auto list, ParseList(files, location));
+  if (!Pending(files, location)) files.lists.InsertManifestList(location, list);
+  return list;
 }
 
 // Whose manifest list ReadManifests reads. The client's new one is not

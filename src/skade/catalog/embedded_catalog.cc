@@ -488,11 +488,15 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
   // Checked before anything is read, so a client learns nothing about files
   // outside the allowed roots (the same 403 whether or not one exists), nor
   // through a link inside them.
-  SKADE_RETURN_NOT_OK(location_policy_->CheckRead(metadata_location));
-  auto read = ReadMetadata(metadata_location);
+  SKADE_ASSIGN_OR_RAISE(io::Location resolved, location_policy_->CheckRead(metadata_location));
+  auto read = metadata_cache_->GetOrLoad(
+      metadata_location, cache::MetadataCache::Hash(metadata_location),
+      [&] { return ReadCheckedMetadataFile(*io_, metadata_location, resolved); });
   if (!read) {
     // The file is the client's choice: an unreadable one is bad input.
-    if (read.error().kind == ErrorKind::kNotFound) return tl::unexpected(read.error());
+    if (read.error().kind == ErrorKind::kNotFound || read.error().kind == ErrorKind::kForbidden) {
+      return tl::unexpected(read.error());
+    }
     return InvalidArgument("Cannot register ", identifier.ToString(), ": ", read.error().message);
   }
   MetadataFile file = std::move(*read);

@@ -62,7 +62,7 @@ Status LocationPolicy::Check(const io::Location& location) const {
   return CheckNormalized(location, location.ToString());
 }
 
-Status LocationPolicy::CheckRead(const std::string& location) const {
+Result<io::Location> LocationPolicy::CheckRead(const std::string& location) const {
   SKADE_ASSIGN_OR_RAISE(io::Location normalized, Normalize(location));
   SKADE_RETURN_NOT_OK(CheckNormalized(normalized, location));
   auto resolved = io_->ResolveLocation(normalized);
@@ -70,7 +70,8 @@ Status LocationPolicy::CheckRead(const std::string& location) const {
     return MakeError(ErrorKind::kForbidden, "Location ", location, " cannot be resolved");
   }
   // Where the link leads is not said: it may be outside the roots.
-  return CheckNormalized(*resolved, location);
+  SKADE_RETURN_NOT_OK(CheckNormalized(*resolved, location));
+  return std::move(*resolved);
 }
 
 Status LocationPolicy::CheckNormalized(const io::Location& location,

@@ -54,7 +54,9 @@ class LocationPolicy {
   /// As Check, and where `location` leads (FileIO::ResolveLocation: the
   /// links of its directories and its own) must pass too: for a file skade
   /// reads, since reading follows links. kForbidden if it cannot be resolved.
-  Status CheckRead(const std::string& location) const;
+  /// Returns where it leads, to read with FileIO::ReadCheckedFileUpTo (which
+  /// follows no link made since).
+  Result<io::Location> CheckRead(const std::string& location) const;
 
   /// `location` parsed, normalised and accepted by the FileIO; the
   /// kInvalidArgument of Check otherwise.

@@ -6,8 +6,9 @@
 
 namespace skade::catalog {
 
-Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& location) {
-  auto bytes = io.ReadFileUpTo(location, kMaxMetadataReadBytes);
+namespace {
+
+Result<MetadataFile> ParseMetadataFile(Result<std::string> bytes, const std::string& location) {
   if (!bytes) {
     if (bytes.error().kind == ErrorKind::kNotFound) {
       return MakeError(ErrorKind::kNotFound, "Failed to open input stream for file: ", location);
@@ -20,6 +21,18 @@ Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& locatio
     return Corruption("Cannot parse metadata file ", location, ": ", metadata.error().message);
   }
   return MetadataFile{std::move(*metadata), std::make_shared<const std::string>(std::move(text))};
+}
+
+}  // namespace
+
+Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& location) {
+  return ParseMetadataFile(io.ReadFileUpTo(location, kMaxMetadataReadBytes), location);
+}
+
+Result<MetadataFile> ReadCheckedMetadataFile(io::FileIO& io, const std::string& location,
+                                             const io::Location& resolved) {
+  return ParseMetadataFile(io.ReadCheckedFileUpTo(location, resolved, kMaxMetadataReadBytes),
+                           location);
 }
 
 Result<std::string> MetadataText(std::string bytes, const std::string& location) {

@@ -27,6 +27,10 @@ using cache::MetadataFile;
 /// is larger than kMaxMetadataReadBytes (compressed or not) is
 /// kInvalidArgument.
 Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& location);
+/// As ReadMetadataFile, for a file a client named, read where the caller
+/// checked it leads (`resolved`; FileIO::ReadCheckedFileUpTo).
+Result<MetadataFile> ReadCheckedMetadataFile(io::FileIO& io, const std::string& location,
+                                             const io::Location& resolved);
 
 /// A metadata file's JSON text from its bytes as stored (gunzipped if they
 /// are gzip, whatever the name says). kCorruption (kInvalidArgument above

@@ -62,14 +62,14 @@ Status TableFileScope::Check(const std::string& location) const {
                    DescribeLocations(roots_), ")");
 }
 
-Status TableFileScope::CheckRead(const std::string& location) const {
+Result<io::Location> TableFileScope::CheckRead(const std::string& location) const {
   auto normalized = policy_->Normalize(location);
   if (!normalized) return MakeError(ErrorKind::kForbidden, normalized.error().message);
   if (Contains(*normalized)) {
     // Where the read goes: its directory's links and its own (one
     // resolution, as Check's).
     auto resolved = policy_->file_io().ResolveLocation(*normalized);
-    if (resolved && (*resolved == *normalized || Contains(*resolved))) return OkStatus();
+    if (resolved && (*resolved == *normalized || Contains(*resolved))) return std::move(*resolved);
   }
   return MakeError(ErrorKind::kForbidden, "File ", location, " is outside the table's locations (",
                    DescribeLocations(roots_), ")");

@@ -36,8 +36,10 @@ class TableFileScope {
   /// The file's own link is not followed: what a delete needs.
   Status Check(const std::string& location) const;
   /// As Check, and the file's own link (if it is one) must lead inside the
-  /// scope too: what a read needs, since reading follows it.
-  Status CheckRead(const std::string& location) const;
+  /// scope too: what a read needs, since reading follows it. Returns where
+  /// it leads, to read with FileIO::ReadCheckedFileUpTo (which follows no
+  /// link made since).
+  Result<io::Location> CheckRead(const std::string& location) const;
 
   /// The table's roots (location, data and metadata paths), normalised, as
   /// written and as resolved.

@@ -187,6 +187,18 @@ class FileIO {
     return location;
   }
 
+  /// As ReadFileUpTo(location), for a location a client named whose
+  /// resolved form (ResolveLocation) the caller has checked: storage with
+  /// links (the local FileIO) reads `resolved` and refuses (kForbidden) a
+  /// symbolic link anywhere on its way — one made since it was resolved —
+  /// so what was checked is what is read. The default, for storage without
+  /// links, reads `location`.
+  virtual Result<std::string> ReadCheckedFileUpTo(std::string_view location,
+                                                  const Location& /*resolved*/,
+                                                  uint64_t max_bytes) {
+    return ReadFileUpTo(location, max_bytes);
+  }
+
  protected:
   static tl::unexpected<Error> TooLarge(std::string_view location, uint64_t max_bytes) {
     return InvalidArgument("File ", location, " is larger than the ", max_bytes,

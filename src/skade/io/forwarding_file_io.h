@@ -66,6 +66,10 @@ class ForwardingFileIO : public FileIO {
   Result<Location> ResolveLocation(const Location& location) const override {
     return inner_->ResolveLocation(location);
   }
+  Result<std::string> ReadCheckedFileUpTo(std::string_view location, const Location& resolved,
+                                          uint64_t max_bytes) override {
+    return inner_->ReadCheckedFileUpTo(location, resolved, max_bytes);
+  }
 
  protected:
   FileIO& inner() const { return *inner_; }

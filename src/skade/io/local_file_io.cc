@@ -196,12 +196,9 @@ class LocalOutputFile : public OutputFile {
   int64_t written_ = 0;
 };
 
-// Opens the regular file at `path` for reading and fills `st`. O_NONBLOCK so
-// opening a FIFO does not wait for a writer; the fstat on the open
-// descriptor then decides, with no window for the path to change.
-Result<int> OpenRegularFile(const std::string& path, struct stat* st) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return ErrnoError("Cannot open", path, errno);
+// `fd`, opened for reading from `path`, if it is a regular file (`st` its
+// fstat); closed otherwise.
+Result<int> KeepIfRegular(int fd, const std::string& path, struct stat* st) {
   if (::fstat(fd, st) != 0) {
     int err = errno;
     ::close(fd);
@@ -212,6 +209,53 @@ Result<int> OpenRegularFile(const std::string& path, struct stat* st) {
     return InvalidArgument("Not a regular file: ", path);
   }
   return fd;
+}
+
+// Opens the regular file at `path` for reading and fills `st`. O_NONBLOCK so
+// opening a FIFO does not wait for a writer; the fstat on the open
+// descriptor then decides, with no window for the path to change.
+Result<int> OpenRegularFile(const std::string& path, struct stat* st) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return ErrnoError("Cannot open", path, errno);
+  return KeepIfRegular(fd, path, st);
+}
+
+// As OpenRegularFile, for an absolute `path` with no symbolic link on its
+// way (FileIO::ReadCheckedFileUpTo): each directory is opened from the one
+// before with O_NOFOLLOW, so a link that appears anywhere along it is
+// refused (kForbidden) rather than followed, whenever it appears.
+Result<int> OpenRegularFileWithoutLinks(const std::string& path, struct stat* st) {
+  if (!path.starts_with('/')) return InvalidArgument("Not an absolute path: ", path);
+  std::vector<std::string> names;
+  for (size_t start = 0; start < path.size();) {
+    size_t end = std::min(path.find('/', start), path.size());
+    std::string name = path.substr(start, end - start);
+    if (name == "." || name == "..") return InvalidArgument("Not a resolved path: ", path);
+    if (!name.empty()) names.push_back(std::move(name));
+    start = end + 1;
+  }
+  if (names.empty()) return InvalidArgument("Not a regular file: ", path);
+  auto through_link = [](int dir, const std::string& name) {
+    struct stat link;
+    return ::fstatat(dir, name.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode);
+  };
+  int dir = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return ErrnoError("Cannot open", "/", errno);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const bool last = i + 1 == names.size();
+    const int flags = last ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH | O_DIRECTORY;
+    int next = ::openat(dir, names[i].c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+    int err = errno;
+    if (next < 0 && (err == ELOOP || err == ENOTDIR) && through_link(dir, names[i])) {
+      ::close(dir);
+      return MakeError(ErrorKind::kForbidden, "File ", path,
+                       " leads through a symbolic link made after it was checked");
+    }
+    ::close(dir);
+    if (next < 0) return ErrnoError("Cannot open", path, err);
+    dir = next;
+  }
+  return KeepIfRegular(dir, path, st);
 }
 
 // pread(2) on one descriptor: no shared file offset, so concurrent ReadAt
@@ -262,10 +306,24 @@ class LocalFileIO : public FileIO {
     return std::unique_ptr<InputFile>(new LocalInputFile(std::move(path), fd, st.st_size));
   }
 
+  Result<std::string> ReadCheckedFileUpTo(std::string_view location, const Location& resolved,
+                                          uint64_t max_bytes) override {
+    SKADE_RETURN_NOT_OK(CheckLocal(resolved, location));
+    struct stat st;
+    SKADE_ASSIGN_OR_RAISE(int fd, OpenRegularFileWithoutLinks(resolved.path, &st));
+    return ReadOpened(fd, st, location, resolved.path, max_bytes);
+  }
+
   Result<std::string> Read(std::string_view location, uint64_t max_bytes) {
     SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
     struct stat st;
     SKADE_ASSIGN_OR_RAISE(int fd, OpenRegularFile(path, &st));
+    return ReadOpened(fd, st, location, path, max_bytes);
+  }
+
+  // Reads all of the open regular file `fd` (`st` its fstat) and closes it.
+  static Result<std::string> ReadOpened(int fd, const struct stat& st, std::string_view location,
+                                        const std::string& path, uint64_t max_bytes) {
     std::string out;
     if (static_cast<uint64_t>(st.st_size) > max_bytes) {
       ::close(fd);

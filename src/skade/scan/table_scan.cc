@@ -6,11 +6,13 @@
 #include <optional>
 
 #include "skade/avro/manifest_reader.h"
+#include "skade/catalog/metadata_files.h"
 #include "skade/expr/bound_expression.h"
 #include "skade/expr/manifest_evaluator.h"
 #include "skade/expr/metrics_evaluator.h"
 #include "skade/expr/partition_evaluator.h"
 #include "skade/expr/residual_evaluator.h"
+#include "skade/io/forwarding_file_io.h"
 #include "skade/scan/appends_between.h"
 #include "skade/scan/delete_file_index.h"
 #include "skade/util/clock.h"
@@ -155,15 +157,49 @@ Error UnreadableFile(Error error, std::string_view what, const std::string& loca
 // catalog's allowed locations, never in the store's directory; anything
 // when no policy is given. Not only the table's own locations: after a
 // set-location its snapshots still name the manifests written before.
+// Check sees a location as written, before the manifest cache; a read that
+// reaches storage (a cache miss) also checks where the file leads, since
+// a file inside the roots may be a link to one outside them, reads it
+// from there (following no link made since) and reads no more than
+// kMaxMetadataReadBytes.
 class ReadScope {
  public:
-  explicit ReadScope(const catalog::LocationPolicy* policy) : policy_(policy) {}
-  Status Check(const std::string& location) const {
-    return policy_ != nullptr ? policy_->Check(location) : OkStatus();
+  ReadScope(const catalog::LocationPolicy* policy, io::FileIO& files) {
+    if (policy != nullptr) checked_.emplace(policy, files);
   }
+  Status Check(const std::string& location) const {
+    return checked_ ? checked_->policy().Check(location) : OkStatus();
+  }
+  // The FileIO the plan reads through.
+  io::FileIO& io(io::FileIO& unchecked) { return checked_ ? *checked_ : unchecked; }
 
  private:
-  const catalog::LocationPolicy* policy_;
+  class CheckedReads : public io::ForwardingFileIO {
+   public:
+    // Does not own `files` (the aliasing shared_ptr owns nothing).
+    CheckedReads(const catalog::LocationPolicy* policy, io::FileIO& files)
+        : ForwardingFileIO(std::shared_ptr<io::FileIO>(std::shared_ptr<void>(), &files)),
+          policy_(policy) {}
+    const catalog::LocationPolicy& policy() const { return *policy_; }
+
+    Result<std::string> ReadFile(std::string_view location) override {
+      return ReadFileUpTo(location, catalog::kMaxMetadataReadBytes);
+    }
+    Result<std::string> ReadFileUpTo(std::string_view location, uint64_t max_bytes) override {
+      SKADE_ASSIGN_OR_RAISE(io::Location resolved, policy_->CheckRead(std::string(location)));
+      return inner().ReadCheckedFileUpTo(location, resolved,
+                                         std::min(max_bytes, catalog::kMaxMetadataReadBytes));
+    }
+    // The whole file, through the checked ReadFile (FileIO's own way).
+    Result<std::unique_ptr<io::InputFile>> NewInputFile(std::string_view location) override {
+      return io::FileIO::NewInputFile(location);
+    }
+
+   private:
+    const catalog::LocationPolicy* policy_;
+  };
+
+  std::optional<CheckedReads> checked_;
 };
 
 // The manifests a scan reads before pruning: the snapshot's, or for an
@@ -203,8 +239,8 @@ Status ListManifests(const ScanPlan& plan, const std::vector<spec::SnapshotPtr>&
 }
 
 Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadata_location,
-                            io::FileIO& io, const ScanOptions& options, cache::ManifestCache* cache,
-                            spec::SchemaPtr table_schema) {
+                            io::FileIO& unchecked_io, const ScanOptions& options,
+                            cache::ManifestCache* cache, spec::SchemaPtr table_schema) {
   int64_t started = MonotonicMicros();
   if (!metadata) return InvalidArgument("no table metadata to scan");
   if (!table_schema) table_schema = metadata->Schema();
@@ -241,7 +277,8 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
   cache::ManifestCache& manifests = cache ? *cache : uncached;
   std::vector<std::shared_ptr<const avro::ManifestList>> lists;
   std::vector<const spec::ManifestFile*> listed;
-  const ReadScope scope(options.file_policy);
+  ReadScope scope(options.file_policy, unchecked_io);
+  io::FileIO& io = scope.io(unchecked_io);
   SKADE_RETURN_NOT_OK(ListManifests(plan, appends, range, scope, io, manifests, lists, listed));
   // Java's filterManifestEntries for an incremental scan: added by the range.
   auto read_entry = [&](const spec::ManifestEntry& entry) {
