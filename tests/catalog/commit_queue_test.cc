@@ -82,6 +82,41 @@ class CommitQueueTest : public testing::TableTest {
     return skade::testing::StagedRequest(base, *append);
   }
 
+  // Commits `requests`: the first alone (held at its metadata file), the
+  // rest queued behind it as one batch. Once per test (the gate opens once).
+  std::vector<Result<catalog::LoadTableResult>> CommitAsABatchBehindTheFirst(
+      const std::vector<catalog::CommitTableRequest>& requests) {
+    gate_->Arm();
+    std::vector<Result<catalog::LoadTableResult>> results(requests.size(), tl::unexpected(Error{}));
+    std::vector<std::thread> threads;
+    threads.emplace_back([&] { results[0] = catalog_->CommitTable(requests[0]); });
+    gate_->WaitUntilBlocked();
+    for (size_t i = 1; i < requests.size(); ++i) {
+      threads.emplace_back([&, i] { results[i] = catalog_->CommitTable(requests[i]); });
+    }
+    skade::testing::WaitUntil([&] { return catalog_->queued_commits() == requests.size() - 1; });
+    gate_->Release();
+    for (auto& thread : threads) thread.join();
+    return results;
+  }
+
+  // Four appends and `bad` behind them: every append commits once, and
+  // `bad` alone fails, with `kind`.
+  void ExpectOnlyTheBadRequestFails(const Table& base, catalog::CommitTableRequest bad,
+                                    ErrorKind kind) {
+    std::vector<catalog::CommitTableRequest> requests;
+    for (int i = 0; i < 4; ++i) requests.push_back(AppendRequest(base, StrCat("f", i)));
+    requests.push_back(std::move(bad));
+    auto results = CommitAsABatchBehindTheFirst(requests);
+    for (size_t i = 0; i + 1 < results.size(); ++i) {
+      ASSERT_TRUE(results[i]) << i << ": " << results[i].error().ToString();
+    }
+    EXPECT_THAT(results.back(), IsError(kind));
+    auto loaded = catalog_->LoadTable(base.identifier());
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(loaded->metadata->snapshots.size(), 4u);
+  }
+
   size_t MetadataFileCount(const Table& table) {
     size_t count = 0;
     for (const auto& name : MetadataFiles(table)) count += name.ends_with(".metadata.json");
@@ -167,17 +202,7 @@ TEST_F(CommitQueueTest, AForbiddenMoveInABatchFailsOnlyItsRequest) {
                       {spec::SetProperties{{{spec::kDataPath, catalog_->warehouse_location()}}}}});
   constexpr size_t kForbidden = 2;
 
-  gate_->Arm();
-  std::vector<Result<catalog::LoadTableResult>> results(requests.size(), tl::unexpected(Error{}));
-  std::vector<std::thread> threads;
-  threads.emplace_back([&] { results[0] = catalog_->CommitTable(requests[0]); });
-  gate_->WaitUntilBlocked();
-  for (size_t i = 1; i < requests.size(); ++i) {
-    threads.emplace_back([&, i] { results[i] = catalog_->CommitTable(requests[i]); });
-  }
-  skade::testing::WaitUntil([&] { return catalog_->queued_commits() == requests.size() - 1; });
-  gate_->Release();
-  for (auto& thread : threads) thread.join();
+  auto results = CommitAsABatchBehindTheFirst(requests);
 
   for (size_t i = 0; i < results.size(); ++i) {
     if (i + kForbidden >= results.size()) {
@@ -191,6 +216,30 @@ TEST_F(CommitQueueTest, AForbiddenMoveInABatchFailsOnlyItsRequest) {
   EXPECT_EQ(loaded->metadata->snapshots.size(), 4u);
   EXPECT_EQ(loaded->metadata->location, base.metadata().location);
   EXPECT_EQ(loaded->metadata->Property(spec::kDataPath, ""), "");
+}
+
+// A request refused on its own (catalog::CheckOwnRoots) while the batch
+// commits: the others are answered once, not committed a second time.
+TEST_F(CommitQueueTest, ARequestRefusedAloneNeverMakesTheOthersCommitTwice) {
+  Table base = Create("t");
+  ExpectOnlyTheBadRequestFails(
+      base,
+      {base.identifier(),
+       {},
+       {spec::SetProperties{{{spec::kDataPath, catalog_->warehouse_location()}}}}},
+      ErrorKind::kForbidden);
+}
+
+// A metadata path that cannot be written (under a file) fails the merged
+// commit: the requests are committed one by one, so only it fails.
+TEST_F(CommitQueueTest, AnUnwritableMetadataPathInABatchFailsOnlyItsRequest) {
+  Table base = Create("t");
+  ExpectOnlyTheBadRequestFails(
+      base,
+      {base.identifier(),
+       {},
+       {spec::SetProperties{{{spec::kMetadataPath, base.metadata_location() + "/under-a-file"}}}}},
+      ErrorKind::kInvalidArgument);
 }
 
 }  // namespace

@@ -835,15 +835,21 @@ std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatch(
     std::span<const CommitTableRequest* const> requests) {
   auto answers = CommitBatchLocked(requests);
   // Some failures of the merged commit are one request's, not the batch's:
-  // another process answered one of its Idempotency-Keys meanwhile, or one
+  // another process answered one of its Idempotency-Keys meanwhile, one
   // moved the table where it may not be (a location outside the allowed
-  // roots or another table's). Commit the requests one by one, so that only
-  // that request learns it.
+  // roots or another table's), or one named a metadata path that cannot be
+  // written (kInvalidArgument from writing the file). Commit the requests one
+  // by one, so that only that request learns it — but only when the merged
+  // commit failed as a whole: once it committed, a request that failed on
+  // its own (its own answer) must not make the others commit twice.
+  const bool none_committed = std::none_of(answers.begin(), answers.end(),
+                                           [](const auto& answer) { return answer.has_value(); });
   bool one_requests_failure = std::any_of(answers.begin(), answers.end(), [](const auto& answer) {
     return !answer && (answer.error().kind == ErrorKind::kIdempotencyKeyUsed ||
-                       answer.error().kind == ErrorKind::kForbidden);
+                       answer.error().kind == ErrorKind::kForbidden ||
+                       answer.error().kind == ErrorKind::kInvalidArgument);
   });
-  if (one_requests_failure && requests.size() > 1) {
+  if (none_committed && one_requests_failure && requests.size() > 1) {
     answers.clear();
     for (const CommitTableRequest* request : requests) {
       answers.push_back(std::move(CommitBatchLocked({&request, 1}).front()));
