@@ -92,6 +92,28 @@ TEST_F(EvaluatorsTest, MetricsPruneOnlyOnWhatTheyProve) {
   EXPECT_FALSE(FileMayMatch("true", file));
 }
 
+// A set is compared value by value for every file: past Iceberg Java's
+// limit of 200 values a file may match, whatever its bounds, so a huge set
+// costs a client's scan no more than a small one.
+TEST_F(EvaluatorsTest, ALargeSetIsNotComparedWithTheBounds) {
+  spec::DataFile file;
+  file.record_count = 10;
+  file.value_counts[2] = 10;
+  file.null_value_counts[2] = 0;
+  file.lower_bounds[2] = Literal::Int(0).ToBytes();
+  file.upper_bounds[2] = Literal::Int(9).ToBytes();
+  auto set_of = [](int count) {
+    std::string values;
+    for (int i = 0; i < count; ++i) values += (i ? ", " : "") + std::to_string(100 + i);
+    return values;
+  };
+  EXPECT_FALSE(FileMayMatch("i in (" + set_of(200) + ")", file));
+  EXPECT_TRUE(FileMayMatch("i in (" + set_of(201) + ")", file));
+  file.upper_bounds[2] = Literal::Int(0).ToBytes();  // one value, 0
+  EXPECT_FALSE(FileMayMatch("i not in (0, " + set_of(199) + ")", file));
+  EXPECT_TRUE(FileMayMatch("i not in (0, " + set_of(200) + ")", file));
+}
+
 TEST_F(EvaluatorsTest, ManifestsWithoutSummariesMayMatch) {
   spec::PartitionSpec spec;
   spec.fields.push_back({2, {}, 1000, "i", Transform::Identity()});

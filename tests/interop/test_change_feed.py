@@ -174,9 +174,17 @@ def test_positions_outside_the_log_are_clear_errors(server, run_tool):
 
     status, page = get(server, "since=0&pageSize=2", bearer)
     assert status == 200 and len(page["events"]) == 2 and page["next-page-token"]
+    # Paging by the token goes on where the page ended, as `since` does.
+    first_two = [event["sequence-number"] for event in page["events"]]
+    status, following = get(server, f"pageToken={page['next-page-token']}&pageSize=2", bearer)
+    assert status == 200, following
+    assert [e["sequence-number"] for e in following["events"]] == [first_two[-1] + 1,
+                                                                    first_two[-1] + 2]
+    status, same = get(server, "since=2&pageToken=2&pageSize=2", bearer)
+    assert status == 200 and same["events"] == following["events"]
 
     for query in ("since=-1", "since=abc", f"since={last + 1}", "since=99999999999999999999",
-                  "pageSize=0", "pageSize=-5", "pageSize=x"):
+                  "pageSize=0", "pageSize=-5", "pageSize=x", "pageToken=x", "since=1&pageToken=2"):
         status, body = get(server, query, bearer)
         assert status == 400, (query, status, body)
         assert body["error"]["type"] == "BadRequestException"

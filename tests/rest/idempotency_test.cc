@@ -309,6 +309,26 @@ TEST_F(IdempotencyTest, CreateRegisterAndTransactionsReplay) {
       << "the replayed transaction ran again";
 }
 
+// A staged create commits nothing, and its answer may hold credentials
+// vended to the request: it is not kept (the store never holds them), and a
+// retry with the key runs it again.
+TEST_F(IdempotencyTest, AStagedCreateIsNotKeptAndRunsAgain) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  const std::string staged =
+      R"({"name":"t","stage-create":true,"schema":)" + std::string(kSchema) + "}";
+  auto first = Keyed(kKey, "POST", "/v1/namespaces/n/tables", staged);
+  ASSERT_EQ(first.status, 200) << first.body;
+  auto kept = catalog_->FindIdempotencyRecord(kKey, now_.load());
+  ASSERT_TRUE(kept) << kept.error().ToString();
+  EXPECT_FALSE(kept->has_value());
+  auto again = Keyed(kKey, "POST", "/v1/namespaces/n/tables", staged);
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_NE(*json::GetString(*json::GetObject(Body(again), "metadata"), "table-uuid"),
+            *json::GetString(*json::GetObject(Body(first), "metadata"), "table-uuid"))
+      << "a replay, not a second run";
+  EXPECT_EQ(Call("HEAD", "/v1/namespaces/n/tables/t").status, 404);
+}
+
 TEST_F(IdempotencyTest, AKeyReusedForAnotherRequestIsUnprocessableAndRunsNothing) {
   ASSERT_EQ(Keyed(kKey, "POST", "/v1/namespaces", R"({"namespace":["a"]})").status, 200);
   const std::vector<std::pair<std::string, std::string>> others = {

@@ -106,7 +106,7 @@ TEST(RouteTableTest, NoPathIsNoRouteAndAnotherMethodIsNotAllowed) {
   EXPECT_EQ(MatchRoute("GET", prefixed_config).path_route, nullptr);
 }
 
-// The rows that write, and planTableScan, are the requests the server runs on
+// The rows that write, planTableScan and resolve are the requests the server runs on
 // its handler pool; every other row is answered on an I/O thread.
 // CatalogService::MayBlock does not parse a safe method's target, which is
 // right only while no such row writes or blocks.
@@ -129,8 +129,9 @@ TEST(RouteTableTest, ExactlyTheWritingAndBlockingRowsMayBlock) {
           << request.method << " " << request.target;
     }
   }
-  EXPECT_EQ(blocking, std::vector<std::string>{
-                          "POST v1/{prefix}/namespaces/{namespace}/tables/{table}/plan"});
+  EXPECT_EQ(blocking,
+            (std::vector<std::string>{"POST v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
+                                      "POST v1/{prefix}/skade/resolve"}));
   // As for the read-only check: where no row serves a method, only a method
   // that is not safe counts as a write (it is answered 404 or 405 anyway).
   HttpRequest request;

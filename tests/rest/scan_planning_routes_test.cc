@@ -5,6 +5,7 @@
 // one; hostile requests are 4xx with a message, never 5xx.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -37,10 +38,11 @@ class ScanPlanningRoutesTest : public testing::RestServiceTest {
  protected:
   void SetUp() override { Open(1000); }
 
-  void Open(size_t tasks_per_response) {
+  void Open(size_t tasks_per_response, size_t max_plan_bytes = ScanPlanStoreOptions{}.max_bytes) {
     ScanPlanningOptions planning;
     planning.manifest_cache = cache_;
     planning.tasks_per_response = tasks_per_response;
+    planning.store.max_bytes = max_plan_bytes;
     OpenService({}, {}, nullptr, {}, planning);
     if (HasFatalFailure()) return;
     if (catalog_->NamespaceExists({"n"}).value_or(false)) return;
@@ -460,6 +462,23 @@ TEST_F(ScanPlanningRoutesTest, HostileRequestsAreClientErrors) {
               "NoSuchPlanTaskException");
 }
 
+// Every task carries its residual filter: a filter that would make the
+// answer larger than a plan may be (many files times a large filter) is a
+// 400 before anything is written, not an answer thousands of times the
+// request.
+TEST_F(ScanPlanningRoutesTest, AnAnswerOfResidualsPastThePlanLimitIsRefused) {
+  AppendFiles(3);
+  ASSERT_NO_FATAL_FAILURE(Open(1000, 4096));
+  std::string values;
+  for (int i = 0; i < 300; ++i) StrAppend(&values, i ? "," : "", 1000000 + i);
+  const std::string large =
+      StrCat(R"({"filter":{"type":"not-in","term":"id","values":[)", values, "]}}");
+  ExpectError(Plan(large), 400, "BadRequestException", "narrow the scan or the filter");
+  auto small = Plan(R"({"filter":{"type":"not-in","term":"id","values":[1,2]}})");
+  ASSERT_EQ(small.status, 200) << small.body;
+  EXPECT_EQ(TasksOf(Body(small)).size(), 3u);
+}
+
 // A snapshot a client adds names its manifest list, and the list its
 // manifests: planning reads neither outside the catalog's allowed locations
 // nor in its store's directory, whether the file is there or not (no answer
@@ -543,6 +562,37 @@ TEST_F(ScanPlanningRoutesTest, PlanningDoesNotFollowLinksOutOfTheAllowedLocation
   auto aliased = PlanSnapshotListedIn(metadata + "/alias-list.avro");
   ASSERT_EQ(aliased.status, 200) << aliased.body;
   EXPECT_EQ(TasksOf(Body(aliased)).size(), 2u);
+}
+
+// A manifest's entries inherit sequence numbers (and spec and row ids) from
+// the list entry that names it, and the manifest cache is shared: another
+// list naming the same file with other values, planned first, must not
+// change how the table's own snapshot is planned (here: its data file
+// renumbered past its position deletes would lose them).
+TEST_F(ScanPlanningRoutesTest, AnotherListNamingAManifestDoesNotChangeItsPlan) {
+  AppendFiles(1);
+  const std::string deletes = AddPositionDeletes(0);
+  const table::Table table = Load();
+  const spec::Snapshot& current = *table.metadata().CurrentSnapshot();
+  auto list = avro::ReadManifestList(*catalog_->file_io().ReadFile(current.manifest_list));
+  ASSERT_THAT(list, testing::IsOk());
+  auto data = std::find_if(list->manifests.begin(), list->manifests.end(),
+                           [](const auto& m) { return m.content == spec::ManifestContent::kData; });
+  ASSERT_NE(data, list->manifests.end());
+  spec::ManifestFile renumbered = *data;
+  renumbered.sequence_number = 50;
+  renumbered.min_sequence_number = 50;
+  const std::string other_list = StrCat(table.metadata().location, "/metadata/renumbered.avro");
+  ASSERT_NO_FATAL_FAILURE(WriteListNaming(current, renumbered, data->manifest_path, other_list));
+  auto other = PlanSnapshotListedIn(other_list);
+  ASSERT_EQ(other.status, 200) << other.body;
+  ASSERT_EQ(TasksOf(Body(other)).size(), 1u);
+
+  auto planned = Plan(StrCat(R"({"snapshot-id":)", current.snapshot_id, "}"));
+  ASSERT_EQ(planned.status, 200) << planned.body;
+  const TaskSet tasks = TasksOf(Body(planned));
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks.begin()->second, std::vector<std::string>{deletes});
 }
 
 // After a set-location the table's snapshots still name the manifests

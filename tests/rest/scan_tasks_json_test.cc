@@ -11,6 +11,7 @@
 #include "skade/expr/expression_json.h"
 #include "skade/expr/expression_parser.h"
 #include "skade/util/json_reader.h"
+#include "skade/util/strings.h"
 #include "testing/matchers.h"
 
 namespace skade::rest {
@@ -143,6 +144,38 @@ TEST(ScanTasksJsonTest, DeleteFilesAreListedOnceAndReferencedByIndex) {
   auto third = *json::AsObject(tasks.at(2), "task");
   EXPECT_FALSE(json::Has(third, "delete-file-references"));
   EXPECT_FALSE(json::Has(third, "residual-filter")) << "no residual given";
+}
+
+// Iceberg Java writes the deletion vectors of a commit into one Puffin
+// file, each at its own offset: each is listed, and each task refers to
+// its own.
+TEST(ScanTasksJsonTest, DeletionVectorsInOnePuffinFileAreListedApart) {
+  scan::ScanPlan plan;
+  plan.schema = TestSchema();
+  for (int i = 0; i < 2; ++i) {
+    scan::FileScanTask task;
+    task.data_file = DataFileAt(StrCat("s3://b/d", i, ".parquet"), 20000);
+    spec::DataFile dv = PositionDeletes("s3://b/dvs.puffin");
+    dv.referenced_data_file = task.data_file.file_path;
+    dv.content_offset = 4 + 40 * i;
+    task.deletes = {{dv, 3}};
+    plan.tasks.push_back(std::move(task));
+  }
+  simdjson::dom::parser parser;
+  std::string text;
+  auto object = Written(plan, {}, parser, &text);
+  auto deletes = *json::GetArray(object, "delete-files");
+  ASSERT_EQ(deletes.size(), 2u) << text;
+  auto tasks = *json::GetArray(object, "file-scan-tasks");
+  ASSERT_EQ(tasks.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    auto task = *json::AsObject(tasks.at(i), "task");
+    auto references = *json::GetInt32List(task, "delete-file-references");
+    ASSERT_EQ(references.size(), 1u);
+    auto dv = *json::AsObject(deletes.at(references[0]), "dv");
+    EXPECT_EQ(*json::GetInt64(dv, "content-offset"), 4 + 40 * i) << text;
+    EXPECT_EQ(*json::GetString(dv, "referenced-data-file"), StrCat("s3://b/d", i, ".parquet"));
+  }
 }
 
 TEST(ScanTasksJsonTest, DataFileFieldsInTheSpecsShapes) {

@@ -395,7 +395,14 @@ Status InheritFromManifestFile(const spec::ManifestFile& manifest,
     } else if (entry.status != ManifestEntryStatus::kDeleted &&
                file.content == DataFileContent::kData && !file.first_row_id) {
       file.first_row_id = *next_row_id;
-      *next_row_id += file.record_count;
+      // Both are a writer's: a count that is negative or runs past the
+      // largest id is not a table's.
+      if (file.record_count < 0 ||
+          __builtin_add_overflow(*next_row_id, file.record_count, &*next_row_id)) {
+        return InvalidArgument("Cannot assign row ids in manifest ", manifest.manifest_path,
+                               ": record count ", file.record_count, " after row id ",
+                               *file.first_row_id, " is negative or overflows");
+      }
     }
   }
   return OkStatus();

@@ -257,10 +257,22 @@ void ManifestCache::InsertManifestList(std::string_view location,
 Result<std::shared_ptr<const avro::Manifest>> ManifestCache::Manifest(
     io::FileIO& io, const spec::ManifestFile& manifest, const avro::ManifestReaderOptions& options,
     bool* hit) {
-  // The partition type decides how partition values are read, so it is part
-  // of the key (a table's specs are fixed, so one type per manifest in
-  // practice).
+  // The entries are kept with what they inherit from the list's entry for
+  // the manifest (sequence number, snapshot id, spec id, first row id), so
+  // that is part of the key: another table's list may name the same file
+  // with other values, and must not change what this one plans. Fixed-width,
+  // before the path, so no two keys read alike. The partition type decides
+  // how partition values are read, so it is part of the key too (a table's
+  // specs are fixed, so one type per manifest in practice).
   std::string key = options.skip_column_sizes ? "m" : "M";
+  auto append_fixed = [&key](auto value) {
+    key.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  append_fixed(manifest.sequence_number);
+  append_fixed(manifest.added_snapshot_id);
+  append_fixed(manifest.partition_spec_id);
+  append_fixed(manifest.first_row_id.has_value());
+  append_fixed(manifest.first_row_id.value_or(0));
   key.append(manifest.manifest_path);
   if (options.partition_type) AppendTypeKey(*options.partition_type, &key);
   SKADE_ASSIGN_OR_RAISE(

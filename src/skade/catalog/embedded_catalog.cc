@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <limits>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -1107,16 +1108,23 @@ Result<std::vector<std::optional<std::string>>> EmbeddedCatalog::ResolveMany(
     lookup_at.push_back(i);
   }
   SKADE_ASSIGN_OR_RAISE(auto found, commit_log_index_->FindMany(lookups));
+  // As LoadTableAt: a registered table's earlier snapshots, in its current
+  // metadata. Loaded once per table, not per key: a table's metadata may be
+  // megabytes, and a request names up to a thousand keys.
+  std::map<std::string, std::optional<LoadTableResult>> current;
   for (size_t j = 0; j < lookups.size(); ++j) {
     size_t i = lookup_at[j];
     if (found[j]) {
       out[i] = std::move(found[j]);
       continue;
     }
-    // As LoadTableAt: a registered table's earlier snapshots.
-    auto current = LoadTable(keys[i].table);
-    if (current && current->metadata->SnapshotById(keys[i].snapshot_id)) {
-      out[i] = std::move(current->metadata_location);
+    auto [it, first] = current.try_emplace(keys[i].table.ToString());
+    if (first) {
+      auto loaded = LoadTable(keys[i].table);
+      if (loaded) it->second = std::move(*loaded);
+    }
+    if (it->second && it->second->metadata->SnapshotById(keys[i].snapshot_id)) {
+      out[i] = it->second->metadata_location;
     }
   }
   return out;

@@ -42,6 +42,13 @@ std::optional<spec::Literal> ReadBound(const spec::TypePtr& type, const std::str
 bool BoundsMayMatch(const BoundExpression& predicate, const std::optional<spec::Literal>& lower,
                     const std::optional<spec::Literal>& upper) {
   const auto& literals = predicate.literals();
+  // A set is compared value by value, for every file and manifest a scan
+  // prunes: past kMaxSetValuesCompared (Iceberg Java's limit, 200) it may
+  // match, so a client's million-value `in` costs no more than a small one.
+  if ((predicate.op() == Operation::kIn || predicate.op() == Operation::kNotIn) &&
+      literals.size() > kMaxSetValuesCompared) {
+    return true;
+  }
   switch (predicate.op()) {
     case Operation::kLt:
       return !lower || CompareLiterals(*lower, literals[0]) < 0;

@@ -19,10 +19,14 @@ namespace skade::expr::internal {
 std::optional<spec::Literal> ReadBound(const spec::TypePtr& type, const std::string* bytes,
                                        bool lower);
 
+/// The most values of an `in` or `not in` that BoundsMayMatch compares.
+inline constexpr size_t kMaxSetValuesCompared = 200;
+
 /// False when every value in [lower, upper] fails `predicate` (a comparison,
 /// `in`, `not in`, `starts with` or `not starts with`); true otherwise, and
-/// for the unary operations. A missing bound bounds nothing. The caller
-/// rules out NaN values first: they satisfy `!=` and `not in`.
+/// for the unary operations and sets of more than kMaxSetValuesCompared
+/// values. A missing bound bounds nothing. The caller rules out NaN values
+/// first: they satisfy `!=` and `not in`.
 bool BoundsMayMatch(const BoundExpression& predicate, const std::optional<spec::Literal>& lower,
                     const std::optional<spec::Literal>& upper);
 

@@ -426,6 +426,7 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
   if (WantsVendedCredentials(call.request)) {
     SKADE_ASSIGN_OR_RAISE(credentials, VendCredentials(call, *plan.metadata));
   }
+  SKADE_RETURN_NOT_OK(CheckResidualBytes(plan, scan_planning_.store.max_bytes));
   const size_t page_size = scan_planning_.tasks_per_response;
   if (plan.tasks.size() <= page_size) {
     return JsonResponse(WriteCompletedPlan(plan, stats, credentials));
@@ -492,9 +493,18 @@ Result<HttpResponse> CatalogService::TableHistory(RouteCall& call) {
 }
 
 Result<HttpResponse> CatalogService::ReadChanges(RouteCall& call) {
-  uint64_t since = 0;
-  if (auto value = call.target.Query("since"); value && !value->empty()) {
-    SKADE_ASSIGN_OR_RAISE(since, ParseNonNegativeLongParameter("since", *value));
+  // A position is `since`, or the previous page's next-page-token (the
+  // same number, for clients that page the events proposal's way).
+  std::optional<uint64_t> since;
+  for (const std::string name : {"since", "pageToken"}) {
+    auto value = call.target.Query(name);
+    if (!value || value->empty()) continue;
+    SKADE_ASSIGN_OR_RAISE(uint64_t position, ParseNonNegativeLongParameter(name, *value));
+    if (since && *since != position) {
+      return InvalidArgument("since=", *since, " and pageToken=", position,
+                             " name different positions: send one");
+    }
+    since = position;
   }
   size_t limit = kDefaultChangesPageSize;
   if (auto value = call.target.Query("pageSize"); value && !value->empty()) {
@@ -502,8 +512,8 @@ Result<HttpResponse> CatalogService::ReadChanges(RouteCall& call) {
     if (!parsed || *parsed <= 0) return InvalidArgument("Invalid pageSize: ", *value);
     limit = std::min(static_cast<size_t>(*parsed), kMaxChangesPageSize);
   }
-  SKADE_ASSIGN_OR_RAISE(auto page, catalog_->ReadChanges(since, limit));
-  return JsonResponse(WriteChangePage(page, since, page.commits.size() == limit));
+  SKADE_ASSIGN_OR_RAISE(auto page, catalog_->ReadChanges(since.value_or(0), limit));
+  return JsonResponse(WriteChangePage(page, since.value_or(0), page.commits.size() == limit));
 }
 
 Result<HttpResponse> CatalogService::ResolveSnapshots(RouteCall& call) {

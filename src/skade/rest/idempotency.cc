@@ -175,7 +175,11 @@ std::optional<catalog::IdempotencyRecord> CommitIdempotency(const RouteCall& cal
 
 void NoteTableAnswer(RouteCall& call, const spec::TableIdentifier& table,
                      const std::string& metadata_location) {
-  if (call.idempotency == nullptr || metadata_location.empty()) return;
+  if (call.idempotency == nullptr) return;
+  if (metadata_location.empty()) {
+    call.keep_answer = false;
+    return;
+  }
   call.idempotency->table = table;
   call.idempotency->metadata_location = metadata_location;
 }
@@ -229,7 +233,9 @@ Result<HttpResponse> IdempotentRequests::Run(RouteCall& call, const Handler& han
     return Replay(*earlier, fingerprint, answer);
   }
   HttpResponse response = handled ? std::move(*handled) : ErrorResponse(handled.error());
-  if (!IsFinal(response, handled ? nullptr : &handled.error())) return response;
+  if (!IsFinal(response, handled ? nullptr : &handled.error()) || !call.keep_answer) {
+    return response;
+  }
 
   record.status = response.status;
   if (record.metadata_location.empty()) record.body = response.body;

@@ -73,7 +73,10 @@ bool HasIdempotencyKey(const HttpRequest& request);
 std::optional<catalog::IdempotencyRecord> CommitIdempotency(const RouteCall& call, int status);
 /// For a handler that answers with `table` as the metadata file at
 /// `metadata_location` describes it: the record names the file instead of
-/// keeping the body (not for a staged table, whose location is empty).
+/// keeping the body, and the replay renders it for the retrying request. A
+/// staged table has no file (its location is empty): its answer is not kept
+/// at all — it may hold credentials vended to the request, which the store
+/// must not keep, and it commits nothing, so a retry runs it again.
 void NoteTableAnswer(RouteCall& call, const spec::TableIdentifier& table,
                      const std::string& metadata_location);
 

@@ -111,8 +111,10 @@ std::span<const Route> Routes() {
        kRead},
       {"GET", "v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/history", &S::TableHistory,
        kRead},
-      // A batched read: POST only to carry the keys in the body.
-      {"POST", "v1/{prefix}/skade/resolve", &S::ResolveSnapshots, kRead},
+      // A batched read: POST only to carry the keys in the body. On the
+      // pool: a key the commit log does not hold reads its table's current
+      // metadata, which may be a large file no cache keeps.
+      {"POST", "v1/{prefix}/skade/resolve", &S::ResolveSnapshots, kRead, true},
       // The change feed: every commit since a commit sequence number.
       {"GET", "v1/{prefix}/skade/changes", &S::ReadChanges, kRead},
       {"GET", "v1/config", &S::Config, kRead},

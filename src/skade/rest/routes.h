@@ -36,6 +36,10 @@ struct RouteCall {
   /// handler completes (idempotency.h: CommitIdempotency, NoteTableAnswer).
   /// Null otherwise.
   catalog::IdempotencyRecord* idempotency = nullptr;
+  /// Cleared by a handler whose answer is not kept for a replay of its
+  /// Idempotency-Key (NoteTableAnswer: a staged table's), so a retry runs it
+  /// again.
+  bool keep_answer = true;
 };
 
 using RouteHandler = Result<HttpResponse> (CatalogService::*)(RouteCall&);

@@ -128,14 +128,38 @@ void WriteContentFile(const spec::DataFile& file, const spec::Schema& schema,
   writer.EndObject();
 }
 
+Status CheckResidualBytes(const scan::ScanPlan& plan, size_t max_bytes) {
+  std::unordered_map<const expr::BoundExpression*, size_t> sizes;
+  size_t total = 0;
+  for (const auto& task : plan.tasks) {
+    if (!task.residual) continue;
+    auto [it, added] = sizes.try_emplace(task.residual.get(), 0);
+    if (added) {
+      JsonWriter writer;
+      expr::WriteBoundExpressionJson(*task.residual, *plan.schema, writer);
+      it->second = writer.Take().size();
+    }
+    total += it->second;
+    if (total > max_bytes) {
+      return InvalidArgument("The scan's residual filters, one per file of ", plan.tasks.size(),
+                             ", come to more than the ", max_bytes,
+                             " bytes the server answers for one plan: narrow the scan or the "
+                             "filter");
+    }
+  }
+  return OkStatus();
+}
+
 void WriteScanTasks(const scan::ScanPlan& plan, std::span<const scan::FileScanTask> tasks,
                     const StatsFields& stats_fields, JsonWriter& writer) {
-  // Delete files by path, in order of first use; tasks refer to them by index.
-  std::unordered_map<std::string_view, int64_t> delete_index;
+  // Delete files in order of first use; tasks refer to them by index. Not
+  // by path alone: the deletion vectors of many data files share one
+  // Puffin file, each at its own offset.
+  std::map<scan::DeleteFileKey, int64_t> delete_index;
   std::vector<const spec::DataFile*> delete_files;
   for (const auto& task : tasks) {
     for (const auto& scan_delete : task.deletes) {
-      if (delete_index.emplace(scan_delete.file.file_path, delete_files.size()).second) {
+      if (delete_index.emplace(scan::KeyOf(scan_delete.file), delete_files.size()).second) {
         delete_files.push_back(&scan_delete.file);
       }
     }
@@ -157,7 +181,7 @@ void WriteScanTasks(const scan::ScanPlan& plan, std::span<const scan::FileScanTa
       writer.Key("delete-file-references");
       writer.StartArray();
       for (const auto& scan_delete : task.deletes) {
-        writer.Int(delete_index.at(scan_delete.file.file_path));
+        writer.Int(delete_index.at(scan::KeyOf(scan_delete.file)));
       }
       writer.EndArray();
     }

@@ -39,4 +39,12 @@ void WriteContentFile(const spec::DataFile& file, const spec::Schema& schema,
 void WriteScanTasks(const scan::ScanPlan& plan, std::span<const scan::FileScanTask> tasks,
                     const StatsFields& stats_fields, JsonWriter& writer);
 
+/// kInvalidArgument (narrow the scan or the filter) if the residual filters
+/// WriteScanTasks would write for `plan`'s tasks come to more than
+/// `max_bytes`: each task carries its own copy, so without this a client's
+/// large filter over many files makes an answer thousands of times its
+/// request. Each distinct residual is serialized once to be measured; the
+/// count stops at the first byte past the bound.
+Status CheckResidualBytes(const scan::ScanPlan& plan, size_t max_bytes);
+
 }  // namespace skade::rest

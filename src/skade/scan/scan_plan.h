@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "skade/expr/bound_expression.h"
@@ -23,6 +25,14 @@ struct ScanDelete {
   spec::DataFile file;  // content kPositionDeletes or kEqualityDeletes
   int64_t data_sequence_number = 0;
 };
+
+/// What tells one delete file from another: its path, and for a deletion
+/// vector its offset in the Puffin file (many data files' vectors share one
+/// file).
+using DeleteFileKey = std::pair<std::string_view, int64_t>;
+inline DeleteFileKey KeyOf(const spec::DataFile& file) {
+  return {file.file_path, file.content_offset.value_or(-1)};
+}
 
 struct FileScanTask {
   spec::DataFile data_file;

@@ -380,14 +380,17 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
   plan.stats.delete_files_total = static_cast<int64_t>(deletes.size());
   deletes.Finish();
 
-  absl::flat_hash_map<std::string, bool> applied;
+  absl::flat_hash_map<std::pair<std::string, int64_t>, bool> applied;
   for (ManifestPart& part : parts) {
     for (FileScanTask& task : part.tasks) {
       task.residual =
           evaluators.at(task.spec->spec_id).residuals->ResidualFor(task.data_file.partition);
       if (task.residual->IsFalse()) continue;
       task.deletes = deletes.ForDataFile(task.data_file, task.data_sequence_number);
-      for (const ScanDelete& d : task.deletes) applied.try_emplace(d.file.file_path, true);
+      for (const ScanDelete& d : task.deletes) {
+        auto [path, offset] = KeyOf(d.file);
+        applied.try_emplace(std::pair<std::string, int64_t>(path, offset), true);
+      }
       plan.tasks.push_back(std::move(task));
     }
   }

@@ -248,7 +248,10 @@ class CatalogStore {
                                                                                   size_t limit) = 0;
   /// The commit-log entries of the table with `table_id`, in commit order
   /// (which is time order), with commit_seq > `after`, at most `limit`: its
-  /// whole history, including commits whose snapshots are expired.
+  /// whole history, including commits whose snapshots are expired. `after`
+  /// (a page's last commit) must be a commit in the log, else
+  /// kInvalidArgument: the page starts at its time, so any other number
+  /// would mean walking the whole history to find where to start.
   virtual Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> ReadTableHistory(
       uint64_t table_id, uint64_t after, size_t limit) = 0;
   /// The table's last commit-log entry committed at or before

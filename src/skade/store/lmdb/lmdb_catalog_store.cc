@@ -877,10 +877,13 @@ Result<std::vector<std::pair<uint64_t, CommitLogRecord>>> LmdbCatalogStore::Read
   if (after > 0) {
     // Entries sort by time, then commit_seq: resume just past `after`'s.
     SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(commit_log_, CommitLogKey(after)));
-    if (value) {
-      SKADE_ASSIGN_OR_RAISE(auto record, DecodeCommitLogRecord(*value));
-      start = TableHistoryKey(table_id, record.committed_at_ms, after + 1);
+    if (!value) {
+      return InvalidArgument("Commit ", after,
+                             " is not in the commit log (a position from another catalog, or "
+                             "pruned by its retention): read the history from its start");
     }
+    SKADE_ASSIGN_OR_RAISE(auto record, DecodeCommitLogRecord(*value));
+    start = TableHistoryKey(table_id, record.committed_at_ms, after + 1);
   }
   SKADE_ASSIGN_OR_RAISE(auto cursor, Cursor::Open(txn.raw(), table_history_));
   std::vector<std::pair<uint64_t, CommitLogRecord>> out;
