@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "rest/rest_service_fixture.h"
 #include "skade/rest/rest_messages.h"
 #include "skade/rest/routes.h"
 #include "skade/spec/table_metadata_json.h"
+#include "skade/util/strings.h"
 
 namespace skade::rest {
 namespace {
@@ -366,6 +368,63 @@ TEST_F(CatalogServiceTest, StageCreateReturnsMetadataWithoutALocation) {
   EXPECT_TRUE(json::GetString(*metadata, "table-uuid"));
   EXPECT_TRUE(json::GetString(*metadata, "location"));
   EXPECT_EQ(Call("HEAD", "/v1/namespaces/n/tables/s").status, 404);
+}
+
+// Table commits a hostile client may send (review findings): each is a
+// 400 or 409 that leaves the table as it was and readable, never a hang.
+TEST_F(CatalogServiceTest, HostileCommitsAreRefusedOrBounded) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  CreateTable("n", "t");
+  auto commit = [&](const std::string& updates, const std::string& requirements = "[]") {
+    return Call("POST", "/v1/namespaces/n/tables/t",
+                StrCat(R"({"requirements":)", requirements, R"(,"updates":)", updates, "}"));
+  };
+  auto snapshot = [](int64_t id, std::optional<int64_t> parent, int64_t sequence,
+                     const std::string& operation = "append") {
+    return StrCat(R"({"action":"add-snapshot","snapshot":{"snapshot-id":)", id,
+                  parent ? StrCat(R"(,"parent-snapshot-id":)", *parent) : "",
+                  R"(,"sequence-number":)", sequence,
+                  R"(,"timestamp-ms":1796515200000,"manifest-list":"/x/snap-)", id,
+                  R"(.avro","summary":{"operation":")", operation, R"("},"schema-id":0}})");
+  };
+  auto set_main = [](int64_t id) {
+    return StrCat(R"({"action":"set-snapshot-ref","ref-name":"main","type":"branch",)",
+                  R"("snapshot-id":)", id, "}");
+  };
+  const std::string before = catalog_->LoadTable({{"n"}, "t"})->metadata_location;
+  // -1 is a metadata file's "no snapshot"; a snapshot its own parent; an
+  // operation outside the spec's four.
+  EXPECT_EQ(commit(StrCat("[", snapshot(-1, std::nullopt, 1), ",", set_main(-1), "]")).status, 400);
+  EXPECT_EQ(commit(StrCat("[", snapshot(5, 5, 1), "]")).status, 400);
+  EXPECT_EQ(commit(StrCat("[", snapshot(5, std::nullopt, 1, "frobnicate"), "]")).status, 400);
+  // Too many schemas, or updates, for one commit.
+  std::string schemas = "[";
+  for (int i = 0; i <= 100; ++i) {
+    StrAppend(&schemas, i ? "," : "", R"({"action":"add-schema","schema":{"type":"struct",)",
+              R"("fields":[{"id":)", 100 + i, R"(,"name":"c","type":"int","required":false}]}})");
+  }
+  auto too_many = commit(schemas + "]");
+  EXPECT_EQ(too_many.status, 400) << too_many.body;
+  EXPECT_NE(too_many.body.find("at most 100 schemas"), std::string::npos) << too_many.body;
+  EXPECT_EQ(catalog_->LoadTable({{"n"}, "t"})->metadata_location, before);
+
+  // Parents that form a cycle (each names one added later): a stale append
+  // on top is not rebased by walking it forever; it conflicts.
+  ASSERT_EQ(
+      commit(StrCat("[", snapshot(1, 2, 1), ",", snapshot(2, 1, 2), ",", set_main(2), "]")).status,
+      200);
+  auto stale = commit(StrCat("[", snapshot(3, 999, 3), ",", set_main(3), "]"),
+                      R"([{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":999}])");
+  EXPECT_EQ(stale.status, 409) << stale.body;
+  EXPECT_NE(stale.body.find("no longer an ancestor"), std::string::npos) << stale.body;
+  EXPECT_EQ(Call("GET", "/v1/namespaces/n/tables/t").status, 200);
+
+  // The REST spec marks a create's spec-id read-only: it may be left out.
+  auto created = Call("POST", "/v1/namespaces/n/tables",
+                      StrCat(R"({"name":"unnumbered","schema":)", kSchema,
+                             R"(,"partition-spec":{"fields":[{"name":"id_bucket",)",
+                             R"("transform":"bucket[16]","source-id":1}]}})"));
+  EXPECT_EQ(created.status, 200) << created.body;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 
+#include "skade/util/strings.h"
 #include "testing/matchers.h"
 
 namespace skade::spec {
@@ -231,6 +232,26 @@ TEST_F(JsonSerdeTest, MalformedSchemasAreRejected) {
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "identifier-field-ids"));
   EXPECT_THAT(SchemaFromJsonString(R"({"type":"struct","fields":[)"),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "malformed JSON"));
+}
+
+// Each field is indexed by its full name, which grows with the square of
+// the depth: long names nested deep (a few hundred KB of JSON) would make
+// gigabytes of names, and are refused before any is made.
+TEST_F(JsonSerdeTest, SchemasWhoseFullNamesPassTheBoundAreRejected) {
+  auto nested = [](int depth, size_t name_length) {
+    std::string text = R"({"type":"struct","fields":[)";
+    std::string closing;
+    for (int i = 0; i < depth; ++i) {
+      StrAppend(&text, R"({"id":)", i + 1, R"(,"name":")", std::string(name_length, 'n'),
+                R"(","required":false,"type":)",
+                i + 1 == depth ? R"("int"})" : R"({"type":"struct","fields":[)");
+      if (i + 1 < depth) closing += "]}}";
+    }
+    return text + closing + "]}";
+  };
+  EXPECT_THAT(SchemaFromJsonString(nested(300, 1000)),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "full names come to more than"));
+  EXPECT_THAT(SchemaFromJsonString(nested(20, 100)), IsOk());
 }
 
 // ---- Partition specs -----------------------------------------------------

@@ -108,13 +108,19 @@ TEST(PartitionSpecDriftTest, SourceInsideAListIsRejected) {
   EXPECT_THAT(in_struct.Validate(NestedSchema()), IsOk());
 }
 
+// Only a transform of several columns may have several sources: an unknown
+// (future) one, whose every source is checked. A known one takes one.
 TEST(PartitionSpecDriftTest, EveryMultiArgumentSourceIsChecked) {
-  PartitionField field = Field(1, 1000, "multi", Transform::Identity());
+  PartitionField field = Field(1, 1000, "multi", *Transform::Parse("zorder"));
   field.source_ids = {1, 42};
   EXPECT_THAT(PartitionSpec({0, {field}}).Validate(SampleSchema()),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "Cannot find source column"));
   field.source_ids = {1, 2};
   EXPECT_THAT(PartitionSpec({0, {field}}).Validate(SampleSchema()), IsOk());
+  PartitionField identity = Field(1, 1000, "multi", Transform::Identity());
+  identity.source_ids = {1, 2};
+  EXPECT_THAT(PartitionSpec({0, {identity}}).Validate(SampleSchema()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "takes one source column, not 2"));
 }
 
 TEST(PartitionSpecDriftTest, IdentityFromAnotherColumnNamesBothFacts) {
@@ -197,10 +203,13 @@ TEST(SortOrderDriftTest, NonPrimitiveAndMultiArgumentSources) {
   EXPECT_THAT(by_struct.Validate(NestedSchema()),
               IsErrorWithMessage(ErrorKind::kInvalidArgument,
                                  "Cannot sort by non-primitive source field: struct"));
-  SortField multi{Transform::Identity(), 1, {1, 42}};
+  SortField multi{*Transform::Parse("zorder"), 1, {1, 42}};
   EXPECT_THAT(SortOrder({1, {multi}}).Validate(SampleSchema()),
               IsErrorWithMessage(ErrorKind::kInvalidArgument,
                                  "Cannot find source column for sort field: 42"));
+  SortField identity{Transform::Identity(), 1, {1, 2}};
+  EXPECT_THAT(SortOrder({1, {identity}}).Validate(SampleSchema()),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "takes one source column, not 2"));
 }
 
 }  // namespace

@@ -80,6 +80,25 @@ TEST(SchemaTest, RejectsDuplicateNamesInOneStructOnly) {
   EXPECT_THAT(Schema(0, nested).Validate(2), IsOk());
 }
 
+// Names are unique per struct, yet a full name can be two fields': Iceberg
+// Java and PyIceberg refuse such a schema, so it is refused here too.
+TEST(SchemaTest, RejectsTwoFieldsWithOneFullName) {
+  Schema dotted(
+      0, {Field(1, "a.b", Type::Int()), Field(2, "a", Type::Struct({Field(3, "b", Type::Int())}))});
+  EXPECT_THAT(dotted.Validate(2), IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                                     "multiple fields for name a.b: 1 and 3"));
+  Schema apart(
+      0, {Field(1, "a.c", Type::Int()), Field(2, "a", Type::Struct({Field(3, "b", Type::Int())}))});
+  EXPECT_THAT(apart.Validate(2), IsOk());
+}
+
+// A variant is not a primitive (Iceberg Java's VariantType is not).
+TEST(SchemaTest, AVariantIsNoIdentifierField) {
+  Schema variant(0, {Field(1, "v", Type::Variant(), true)}, {1});
+  EXPECT_THAT(variant.Validate(3),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "not a primitive type field"));
+}
+
 TEST(SchemaTest, IdentifierFieldRules) {
   auto invalid = [](int32_t id) { return Schema(0, SampleFields(), {id}).Validate(2); };
   EXPECT_THAT(invalid(99), IsErrorWithMessage(ErrorKind::kInvalidArgument, "does not exist"));

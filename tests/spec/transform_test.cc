@@ -56,9 +56,12 @@ TEST(TransformTest, KeepsUnknownTransformsByName) {
 
 TEST(TransformTest, RejectsBadParameters) {
   for (const char* text : {"bucket[0]", "bucket[-1]", "bucket[x]", "bucket[16", "bucket[]",
-                           "truncate[0]", "truncate[99999999999]"}) {
+                           "truncate[0]", "truncate[99999999999]",
+                           // Java reads any name[digits] with an int width.
+                           "x[99999999999]", "zorder[2147483648]"}) {
     EXPECT_THAT(Transform::Parse(text), IsError(ErrorKind::kInvalidArgument)) << text;
   }
+  EXPECT_EQ(Transform::Parse("x[5]")->kind(), TransformKind::kUnknown);
 }
 
 TEST(TransformTest, ResultTypes) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "skade/spec/table_properties.h"
 #include "skade/util/clock.h"
 #include "spec_commit/commit_test_util.h"
@@ -55,6 +57,14 @@ TEST(AssignUuidTest, DifferentUuidOnExistingTableFails) {
   EXPECT_THAT(builder.AssignUuid("9c12d441-03fe-4693-9a96-a0705ddf69c1"),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "Cannot reassign uuid"));
   EXPECT_THAT(builder.AssignUuid(""), IsError(ErrorKind::kInvalidArgument));
+}
+
+// Readers parse it as a UUID: PyIceberg cannot load a table whose is not.
+TEST(AssignUuidTest, ANewTablesUuidMustBeAUuid) {
+  auto builder = TableMetadataBuilder::BuildFromEmpty();
+  EXPECT_THAT(builder.AssignUuid("not-a-uuid"),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "not a UUID"));
+  EXPECT_FALSE(builder.HasChanges());
 }
 
 // --- upgrade-format-version --------------------------------------------------
@@ -125,23 +135,18 @@ TEST(AddSchemaTest, IdenticalSchemaReusesIdWithoutChange) {
   EXPECT_FALSE(builder.HasChanges());
 }
 
-TEST(AddSchemaTest, RequestedLastColumnIdIsHonouredWhenLarger) {
+// As Iceberg Java: an add-schema's own last-column-id is not taken (a
+// client's INT32_MAX would leave no id for the next column); the table's
+// follows the schemas' highest field id.
+TEST(AddSchemaTest, TheClientsLastColumnIdIsNotTaken) {
   auto builder = From(NewTable());
-  ASSERT_THAT(builder.AddSchema(WiderSchema(), 10), IsOk());
-  ASSERT_THAT(builder.AddSchema(SimpleSchema(), 2), IsOk());  // identical, lower: no change
+  ASSERT_THAT(builder.Apply(spec::AddSchema{WiderSchema(), std::numeric_limits<int32_t>::max()}),
+              IsOk());
+  ASSERT_THAT(builder.Apply(spec::AddSchema{SimpleSchema(), 8}), IsOk());  // known: no change
   ASSERT_EQ(builder.changes().size(), 1u);
   auto built = builder.Build();
   ASSERT_THAT(built, IsOk());
-  EXPECT_EQ((*built)->last_column_id, 10);
-}
-
-TEST(AddSchemaTest, ExistingSchemaWithHigherLastColumnIdIsAChange) {
-  auto builder = From(NewTable());
-  ASSERT_THAT(builder.AddSchema(SimpleSchema(), 8), IsOk());
-  ASSERT_EQ(builder.changes().size(), 1u);
-  const auto& added = std::get<spec::AddSchema>(builder.changes()[0].value());
-  EXPECT_EQ(added.schema->schema_id(), 0);
-  EXPECT_EQ(added.last_column_id, 8);
+  EXPECT_EQ((*built)->last_column_id, WiderSchema()->HighestFieldId());
 }
 
 TEST(AddSchemaTest, V2RejectsV3OnlyTypesAndDefaults) {
@@ -258,6 +263,11 @@ TEST(AddPartitionSpecTest, InvalidSpecsAreRejected) {
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "more than once"));
   EXPECT_THAT(builder.AddPartitionSpec(Spec({PartitionBy(1, 0, "data", Transform::Bucket(4))})),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "name that exists in schema"));
+  // source-ids is for transforms of several columns: no known one is.
+  PartitionField two_sources = PartitionBy(1, 0, "two", Transform::Identity());
+  two_sources.source_ids = {1, 2};
+  EXPECT_THAT(builder.AddPartitionSpec(Spec({two_sources})),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "takes one source column, not 2"));
   EXPECT_FALSE(builder.HasChanges());
 }
 
@@ -369,6 +379,21 @@ TEST(AddSnapshotTest, DuplicateIdFails) {
   auto builder = From(TableWithHistory());
   EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(2, 3, 4, 4000)),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "Snapshot already exists for id: 2"));
+}
+
+// What no reader could take back: -1 (a metadata file's "no snapshot"), a
+// snapshot its own parent, an operation outside the spec's four.
+TEST(AddSnapshotTest, SnapshotsNoReaderCouldLoadAreRefused) {
+  auto builder = From(TableWithHistory());
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(-1, std::nullopt, 4, 4000)),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "means no snapshot"));
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(7, 7, 4, 4000)),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "its own parent"));
+  auto odd = std::make_shared<Snapshot>(*MakeSnapshot(8, 2, 4, 4000));
+  odd->summary["operation"] = "frobnicate";
+  EXPECT_THAT(builder.AddSnapshot(odd),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "unknown operation"));
+  EXPECT_FALSE(builder.HasChanges());
 }
 
 TEST(AddSnapshotTest, StaleSequenceNumberIsARetryableCommitFailure) {

@@ -106,7 +106,10 @@ Result<spec::SnapshotPtr> BranchHead(const spec::TableMetadata& current,
   spec::SnapshotPtr head = current.SnapshotById(ref->snapshot_id);
   if (!head) return NotRebased("the branch's snapshot ", ref->snapshot_id, " is missing");
   if (!append.asserted->snapshot_id) return head;  // every branch descends from "empty"
-  for (spec::SnapshotPtr at = head; at;) {
+  // Bounded: clients choose parent ids, and a cycle (a snapshot its own
+  // parent) must not loop forever under the table's lock.
+  size_t steps = current.snapshots.size() + 1;
+  for (spec::SnapshotPtr at = head; at && steps-- > 0;) {
     if (at->snapshot_id == *append.asserted->snapshot_id) return head;
     if (!at->parent_snapshot_id) break;
     at = current.SnapshotById(*at->parent_snapshot_id);

@@ -1,5 +1,8 @@
 #include "skade/rest/rest_messages.h"
 
+#include <algorithm>
+#include <variant>
+
 #include "skade/expr/expression_json.h"
 #include "skade/spec/json_serde.h"
 #include "skade/spec/table_requirement.h"
@@ -50,6 +53,21 @@ Result<catalog::CommitTableRequest> CommitFromObject(json::Object object) {
   SKADE_ASSIGN_OR_RAISE(request.requirements, spec::TableRequirementsFromJson(requirements));
   SKADE_ASSIGN_OR_RAISE(auto updates, json::GetRequired(object, "updates"));
   SKADE_ASSIGN_OR_RAISE(request.updates, spec::TableUpdatesFromJson(updates));
+  if (request.updates.size() > kMaxUpdatesPerCommit) {
+    return InvalidArgument("A commit holds at most ", kMaxUpdatesPerCommit, " updates, not ",
+                           request.updates.size());
+  }
+  const auto adds_structure = [](const spec::TableUpdate& update) {
+    return std::holds_alternative<spec::AddSchema>(update.value()) ||
+           std::holds_alternative<spec::AddPartitionSpec>(update.value()) ||
+           std::holds_alternative<spec::AddSortOrder>(update.value());
+  };
+  const auto structures =
+      std::count_if(request.updates.begin(), request.updates.end(), adds_structure);
+  if (static_cast<size_t>(structures) > kMaxAddedSchemasSpecsAndOrdersPerCommit) {
+    return InvalidArgument("A commit adds at most ", kMaxAddedSchemasSpecsAndOrdersPerCommit,
+                           " schemas, partition specs and sort orders, not ", structures);
+  }
   return request;
 }
 
@@ -115,7 +133,7 @@ Result<catalog::CreateTableRequest> ParseCreateTable(std::string_view body) {
   SKADE_ASSIGN_OR_RAISE(auto schema, json::GetRequired(object, "schema"));
   SKADE_ASSIGN_OR_RAISE(request.schema, spec::SchemaFromJson(schema));
   if (auto spec = json::Find(object, "partition-spec")) {
-    SKADE_ASSIGN_OR_RAISE(request.partition_spec, spec::PartitionSpecFromJson(*spec));
+    SKADE_ASSIGN_OR_RAISE(request.partition_spec, spec::RequestedPartitionSpecFromJson(*spec));
   }
   if (auto order = json::Find(object, "write-order")) {
     SKADE_ASSIGN_OR_RAISE(request.write_order, spec::SortOrderFromJson(*order));

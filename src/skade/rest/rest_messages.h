@@ -51,6 +51,12 @@ struct PlanTableScanBody {
 /// The most names a `select` or `stats-fields` list may hold, so that one
 /// request cannot make the planner resolve millions of names.
 inline constexpr size_t kMaxScanFieldNames = 10000;
+/// A commit's updates apply one after another, and each schema, partition
+/// spec or sort order it adds is compared with every one the table has:
+/// bounds far past what clients send keep one request from holding the
+/// table's lock for minutes (400 past them).
+inline constexpr size_t kMaxUpdatesPerCommit = 10000;
+inline constexpr size_t kMaxAddedSchemasSpecsAndOrdersPerCommit = 100;
 
 Result<CreateNamespaceBody> ParseCreateNamespace(std::string_view body);
 Result<UpdatePropertiesBody> ParseUpdateProperties(std::string_view body);

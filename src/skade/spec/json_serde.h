@@ -49,6 +49,10 @@ Result<PartitionField> PartitionFieldFromJson(json::Element element);
 /// a spec mixing fields with and without ids is an error. `source-ids` with
 /// one entry reads as `source-id`.
 Result<PartitionSpecPtr> PartitionSpecFromJson(json::Element element);
+/// As PartitionSpecFromJson, for a spec a client sends in a create-table
+/// request: `spec-id` may be left out (the REST spec marks it read-only;
+/// iceberg-rust omits it), meaning the initial spec id.
+Result<PartitionSpecPtr> RequestedPartitionSpecFromJson(json::Element element);
 /// Order id 0 must be the unsorted order and the unsorted order must be 0.
 Result<SortOrderPtr> SortOrderFromJson(json::Element element);
 /// `sequence-number` absent (v1) reads as 0; a non-empty summary without

@@ -132,7 +132,7 @@ Result<TableMetadataPtr> NewTableMetadata(const Schema& schema, const PartitionS
   }
 
   auto builder = TableMetadataBuilder::BuildFromEmpty(version);
-  SKADE_RETURN_NOT_OK(builder.AddSchema(fresh_schema, last_column_id));
+  SKADE_RETURN_NOT_OK(builder.AddSchema(fresh_schema));
   SKADE_RETURN_NOT_OK(builder.SetCurrentSchema(kLastAdded));
   SKADE_RETURN_NOT_OK(builder.AddPartitionSpec(fresh_spec));
   SKADE_RETURN_NOT_OK(builder.SetDefaultSpec(kLastAdded));

@@ -72,12 +72,19 @@ Status CheckStructParents(const Schema& schema, int32_t source_id) {
 Status PartitionSpec::CheckCompatible(const Schema& schema) const {
   for (const auto& field : fields) {
     if (field.transform.kind() == TransformKind::kVoid) continue;
+    // source-ids is for transforms of several columns, which only unknown
+    // (future) transforms may be.
+    if (field.transform.kind() != TransformKind::kUnknown && field.source_ids.size() > 1) {
+      return InvalidArgument("Transform ", field.transform.ToString(), " of partition field ",
+                             field.name, " takes one source column, not ", field.source_ids.size());
+    }
     for (int32_t source_id : field.AllSourceIds()) {
       const NestedField* source = schema.FindFieldById(source_id);
       if (source == nullptr) {
         return InvalidArgument("Cannot find source column for partition field: ", field.name);
       }
-      if (!source->type->is_primitive()) {
+      // A variant is no primitive (Iceberg Java's VariantType is not).
+      if (!source->type->is_primitive() || source->type->id() == TypeId::kVariant) {
         return InvalidArgument("Cannot partition by non-primitive source field: ",
                                source->type->ToString());
       }

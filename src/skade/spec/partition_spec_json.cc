@@ -87,4 +87,11 @@ Result<PartitionSpecPtr> PartitionSpecFromJson(json::Element element) {
   return internal::PartitionSpecFromFields(spec_id, fields);
 }
 
+Result<PartitionSpecPtr> RequestedPartitionSpecFromJson(json::Element element) {
+  SKADE_ASSIGN_OR_RAISE(auto object, json::AsObject(element, "partition spec"));
+  SKADE_ASSIGN_OR_RAISE(auto spec_id, json::GetOptionalInt32(object, "spec-id"));
+  SKADE_ASSIGN_OR_RAISE(auto fields, json::GetRequired(object, "fields"));
+  return internal::PartitionSpecFromFields(spec_id.value_or(PartitionSpec::kInitialSpecId), fields);
+}
+
 }  // namespace skade::spec

@@ -2,6 +2,8 @@
 
 #include <absl/container/flat_hash_set.h>
 
+#include <algorithm>
+
 #include "skade/util/strings.h"
 
 namespace skade::spec {
@@ -100,13 +102,26 @@ Status ValidateStruct(const std::vector<NestedField>& fields, int format_version
 Status Schema::Validate(int format_version) const {
   absl::flat_hash_set<int32_t> ids;
   SKADE_RETURN_NOT_OK(ValidateStruct(fields(), format_version, &ids));
+  // Names are unique within a struct, but a full name can still be two
+  // fields' (a column "a.b" beside a struct "a" with a field "b"): Iceberg
+  // Java refuses such a schema, so a table with one could not be read.
+  if (id_by_name_.size() != name_by_id_.size()) {
+    for (const auto& [id, name] : name_by_id_) {
+      auto first = id_by_name_.find(name);
+      if (first != id_by_name_.end() && first->second != id) {
+        return InvalidArgument("Invalid schema: multiple fields for name ", name, ": ",
+                               std::min(id, first->second), " and ", std::max(id, first->second));
+      }
+    }
+  }
   for (int32_t id : identifier_field_ids_) {
     const NestedField* field = FindFieldById(id);
     if (field == nullptr) {
       return InvalidArgument("Cannot add fieldId ", id,
                              " as an identifier field: field does not exist");
     }
-    if (!field->type->is_primitive()) {
+    // A variant is no primitive (Iceberg Java's VariantType is not).
+    if (!field->type->is_primitive() || field->type->id() == TypeId::kVariant) {
       return InvalidArgument("Cannot add field ", field->name,
                              " as an identifier field: not a primitive type field");
     }

@@ -4,6 +4,27 @@
 
 namespace skade::spec {
 
+namespace {
+
+// A schema indexes every field by its full name ("a.b.c"), so long names
+// nested deep grow with the square of the depth: this bound, far past any
+// real schema, keeps one request from making gigabytes of names.
+constexpr size_t kMaxFullNameBytes = size_t{16} << 20;
+
+// Adds the full names' bytes of `fields` (under a parent whose full name
+// has `prefix` bytes) to `*total`; false once it passes kMaxFullNameBytes.
+bool FullNamesFit(const std::vector<NestedField>& fields, size_t prefix, size_t* total) {
+  for (const auto& field : fields) {
+    const size_t name = prefix + (prefix > 0 ? 1 : 0) + field.name.size();
+    *total += name;
+    if (*total > kMaxFullNameBytes) return false;
+    if (field.type && !FullNamesFit(field.type->fields(), name, total)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void WriteSchema(JsonWriter& writer, const Schema& schema) {
   writer.StartObject();
   writer.Field("type", "struct");
@@ -27,6 +48,11 @@ Result<SchemaPtr> SchemaFromJson(json::Element element) {
   SKADE_ASSIGN_OR_RAISE(auto type, TypeFromJson(element));
   if (type->id() != TypeId::kStruct) {
     return InvalidArgument("Cannot create schema, not a struct type: ", type->ToString());
+  }
+  size_t full_name_bytes = 0;
+  if (!FullNamesFit(type->fields(), 0, &full_name_bytes)) {
+    return InvalidArgument("Cannot create schema: its fields' full names come to more than ",
+                           kMaxFullNameBytes, " bytes");
   }
   // Schemas written by old v1 writers have no id; they are schema 0.
   SKADE_ASSIGN_OR_RAISE(auto schema_id, json::GetOptionalInt32(object, "schema-id"));

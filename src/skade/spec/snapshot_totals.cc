@@ -39,7 +39,13 @@ void CarryTotals(const Snapshot* parent, std::map<std::string, std::string>* sum
       value = it == parent->summary.end() ? std::nullopt : ParseInt64(it->second);
     }
     if (!value || *value < 0) continue;
-    int64_t result = *value + Count(*summary, total.added) - Count(*summary, total.removed);
+    // The counts are a writer's: totals that overflow are left out, as
+    // unknown ones are.
+    int64_t result = 0;
+    if (__builtin_add_overflow(*value, Count(*summary, total.added), &result) ||
+        __builtin_sub_overflow(result, Count(*summary, total.removed), &result)) {
+      continue;
+    }
     if (result >= 0) (*summary)[total.total] = StrCat(result);
   }
 }

@@ -15,6 +15,20 @@ namespace skade::spec {
 
 namespace {
 
+// Base64 as Java's basic decoder reads it: the standard alphabet, with at
+// most two '=' of padding at the end, which may be left out.
+bool IsBase64(std::string_view text) {
+  size_t end = text.size();
+  while (end > 0 && text.size() - end < 2 && text[end - 1] == '=') --end;
+  for (size_t i = 0; i < end; ++i) {
+    char c = text[i];
+    bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!letter && c != '+' && c != '/') return false;
+  }
+  if (end % 4 == 1) return false;  // no whole byte in the last group
+  return end == text.size() || text.size() % 4 == 0;
+}
+
 // Schema, spec, sort order and field ids are ints in the spec.
 constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max();
 
@@ -91,7 +105,7 @@ Status TableMetadataBuilder::Apply(const TableUpdate& update) {
           [&](const spec::UpgradeFormatVersion& u) {
             return UpgradeFormatVersion(u.format_version);
           },
-          [&](const spec::AddSchema& u) { return AddSchema(u.schema, u.last_column_id); },
+          [&](const spec::AddSchema& u) { return AddSchema(u.schema); },
           [&](const spec::SetCurrentSchema& u) { return SetCurrentSchema(u.schema_id); },
           [&](const spec::AddPartitionSpec& u) { return AddPartitionSpec(u.spec); },
           [&](const spec::SetDefaultSpec& u) { return SetDefaultSpec(u.spec_id); },
@@ -128,6 +142,8 @@ Status TableMetadataBuilder::ApplyAll(const std::vector<TableUpdate>& updates) {
 Status TableMetadataBuilder::AssignUuid(const std::string& uuid) {
   if (uuid.empty()) return InvalidArgument("Cannot set uuid to null");
   if (EqualsIgnoreCase(uuid, metadata_.table_uuid)) return OkStatus();
+  // Readers parse it as a UUID (PyIceberg refuses the table otherwise).
+  if (!IsUuid(uuid)) return InvalidArgument("Cannot set uuid: not a UUID: ", uuid.substr(0, 64));
   // An existing table's identity never changes; only v1 tables may lack one.
   if (!is_new_ && !metadata_.table_uuid.empty()) {
     return InvalidArgument("Cannot reassign uuid of an existing table: ", metadata_.table_uuid,
@@ -169,12 +185,10 @@ int64_t TableMetadataBuilder::ReuseOrCreateSchemaId(const Schema& schema) const 
   return new_id;
 }
 
-Status TableMetadataBuilder::AddSchema(const SchemaPtr& schema,
-                                       std::optional<int32_t> last_column_id) {
+Status TableMetadataBuilder::AddSchema(const SchemaPtr& schema) {
   if (!schema) return InvalidArgument("Cannot add a null schema");
   SKADE_RETURN_NOT_OK(schema->Validate(metadata_.format_version));
-  int32_t new_last_column_id =
-      std::max({metadata_.last_column_id, schema->HighestFieldId(), last_column_id.value_or(0)});
+  int32_t new_last_column_id = std::max(metadata_.last_column_id, schema->HighestFieldId());
   int64_t next_schema_id = ReuseOrCreateSchemaId(*schema);
   if (next_schema_id > kMaxId) {
     return InvalidArgument("Cannot add a schema: schema id ", kMaxId, " is the largest possible");
@@ -347,6 +361,21 @@ Status TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot) {
   }
   if (FindSnapshot(snapshot->snapshot_id)) {
     return InvalidArgument("Snapshot already exists for id: ", snapshot->snapshot_id);
+  }
+  // -1 is "no snapshot" in a metadata file (current-snapshot-id): a table
+  // whose main named it could not be read back, by skade or Iceberg Java.
+  if (snapshot->snapshot_id == -1) {
+    return InvalidArgument("Cannot add a snapshot with id -1, which means no snapshot");
+  }
+  if (snapshot->parent_snapshot_id == snapshot->snapshot_id) {
+    return InvalidArgument("Cannot add snapshot ", snapshot->snapshot_id, ": it is its own parent");
+  }
+  // The REST spec's enum: PyIceberg cannot load a table with another.
+  if (const std::string operation = snapshot->operation();
+      !operation.empty() && operation != kOperationAppend && operation != kOperationReplace &&
+      operation != kOperationOverwrite && operation != kOperationDelete) {
+    return InvalidArgument("Cannot add snapshot ", snapshot->snapshot_id, ": unknown operation '",
+                           operation.substr(0, 64), "' (append, replace, overwrite or delete)");
   }
   // A stale sequence number or row id means the writer built on an old
   // version: it must refresh and retry, so these are commit conflicts.
@@ -604,6 +633,10 @@ Status TableMetadataBuilder::AddEncryptionKey(const EncryptionKey& key) {
                            " table: encryption keys require v3");
   }
   if (key.key_id.empty()) return InvalidArgument("Invalid encryption key: empty key-id");
+  if (!IsBase64(key.encrypted_key_metadata)) {
+    return InvalidArgument("Invalid encryption key ", key.key_id,
+                           ": encrypted-key-metadata is not base64");
+  }
   for (const auto& existing : metadata_.encryption_keys) {
     if (existing.key_id == key.key_id) return OkStatus();
   }

@@ -49,9 +49,11 @@ class TableMetadataBuilder {
   /// (the REST create path), so a lower version is accepted there.
   Status UpgradeFormatVersion(int format_version);
   /// Adds `schema` unless an identical one exists (then its id is reused);
-  /// a new schema gets max id + 1. last-column-id becomes the largest of the
-  /// current value, the schema's highest field id and `last_column_id`.
-  Status AddSchema(const SchemaPtr& schema, std::optional<int32_t> last_column_id = std::nullopt);
+  /// a new schema gets max id + 1. last-column-id becomes the larger of the
+  /// current value and the schema's highest field id: an add-schema's own
+  /// last-column-id is not taken (as in Iceberg Java), since a client's
+  /// INT32_MAX would leave no id for the next column.
+  Status AddSchema(const SchemaPtr& schema);
   /// `schema_id` kLastAdded means the schema of this commit's last AddSchema.
   Status SetCurrentSchema(int32_t schema_id);
   /// Adds `spec` unless a compatible one exists (PartitionSpec::

@@ -38,7 +38,8 @@ struct UpgradeFormatVersion {
 };
 struct AddSchema {
   SchemaPtr schema;
-  /// Deprecated in the REST spec; honoured when larger than the ids seen.
+  /// Deprecated in the REST spec: read and written, but not taken by the
+  /// builder (as in Iceberg Java), which follows the schema's field ids.
   std::optional<int32_t> last_column_id;
   bool operator==(const AddSchema& other) const;
 };

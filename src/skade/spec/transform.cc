@@ -1,5 +1,7 @@
 #include "skade/spec/transform.h"
 
+#include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <variant>
@@ -29,6 +31,19 @@ Result<Transform> Transform::Parse(std::string_view raw) {
       return InvalidArgument("Invalid transform: ", text);
     }
     return is_bucket ? Bucket(*param) : Truncate(*param);
+  }
+  // Iceberg Java reads `name[digits]` as a transform with an int width
+  // (Transforms.fromString): digits past an int would make it fail to read
+  // the table.
+  if (size_t open = rest.find('[');
+      open != std::string_view::npos && open > 0 && rest.ends_with(']')) {
+    std::string_view width = rest.substr(open + 1, rest.size() - open - 2);
+    const bool word = std::all_of(rest.begin(), rest.begin() + open, [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    const bool digits = !width.empty() && std::all_of(width.begin(), width.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
+    if (word && digits && !ParseInt32(width)) return InvalidArgument("Invalid transform: ", text);
   }
   Transform unknown(TransformKind::kUnknown, 0);
   unknown.unknown_name_ = std::string(text);

@@ -8,6 +8,11 @@ Status ConflictValidator::Validate(const spec::TableMetadata& current, io::FileI
   spec::SnapshotPtr snapshot = current.SnapshotForRef(spec::kMainBranch);
   std::vector<spec::SnapshotPtr> newer;  // newest first
   while (snapshot && snapshot->snapshot_id != starting_snapshot_id_) {
+    // Parent ids are any writer's: a cycle must end the walk, not loop.
+    if (newer.size() > current.snapshots.size()) {
+      return CommitFailed("Cannot validate against concurrent commits: the parents of main's ",
+                          "snapshots form a cycle");
+    }
     newer.push_back(snapshot);
     if (!snapshot->parent_snapshot_id) {
       snapshot = nullptr;
