@@ -6,6 +6,7 @@
 
 #include "skade/spec/table_properties.h"
 #include "skade/util/clock.h"
+#include "skade/util/strings.h"
 #include "spec_commit/commit_test_util.h"
 #include "testing/matchers.h"
 
@@ -706,6 +707,22 @@ TEST(EncryptionKeyTest, RequiresV3) {
   auto built = builder.Build();
   ASSERT_THAT(built, IsOk());
   EXPECT_TRUE((*built)->encryption_keys.empty());
+}
+
+// The REST spec's encrypted-key-metadata is base64: Iceberg Java cannot load
+// a table whose is not. Java's basic decoder takes it with or without padding.
+TEST(EncryptionKeyTest, KeyMetadataMustBeBase64) {
+  auto builder = From(NewTable(3));
+  for (const char* text : {"!!! not base64 !!!", "AAAAA", "AA=A", "AAA==="}) {
+    EncryptionKey key{"k1", text, std::nullopt, {}};
+    EXPECT_THAT(builder.AddEncryptionKey(key),
+                IsErrorWithMessage(ErrorKind::kInvalidArgument, "not base64"))
+        << text;
+  }
+  for (const char* text : {"", "AAAA", "AAA=", "AA==", "AAA", "a+/9"}) {
+    EncryptionKey key{StrCat("ok-", text), text, std::nullopt, {}};
+    EXPECT_THAT(builder.AddEncryptionKey(key), IsOk()) << text;
+  }
 }
 
 // --- Build: metadata log, last-updated-ms, no-op, validation ---------------------------------
