@@ -10,6 +10,7 @@
 #include "skade/rest/rest_messages.h"
 #include "skade/rest/routes.h"
 #include "skade/spec/table_metadata_json.h"
+#include "skade/util/clock.h"
 #include "skade/util/strings.h"
 
 namespace skade::rest {
@@ -397,6 +398,15 @@ TEST_F(CatalogServiceTest, HostileCommitsAreRefusedOrBounded) {
   EXPECT_EQ(commit(StrCat("[", snapshot(-1, std::nullopt, 1), ",", set_main(-1), "]")).status, 400);
   EXPECT_EQ(commit(StrCat("[", snapshot(5, 5, 1), "]")).status, 400);
   EXPECT_EQ(commit(StrCat("[", snapshot(5, std::nullopt, 1, "frobnicate"), "]")).status, 400);
+  // A writer whose clock runs an hour fast: later commits would log earlier
+  // times, and Iceberg Java cannot load a log that goes back.
+  const std::string fast_clock = StrCat(
+      R"([{"action":"add-snapshot","snapshot":{"snapshot-id":6,"sequence-number":1,)",
+      R"("timestamp-ms":)", NowMillis() + 3'600'000,
+      R"(,"manifest-list":"/x/snap-6.avro","summary":{"operation":"append"},"schema-id":0}}])");
+  auto ahead = commit(fast_clock);
+  EXPECT_EQ(ahead.status, 400) << ahead.body;
+  EXPECT_NE(ahead.body.find("check the writer's clock"), std::string::npos) << ahead.body;
   // Too many schemas, or updates, for one commit.
   std::string schemas = "[";
   for (int i = 0; i <= 100; ++i) {

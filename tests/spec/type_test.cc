@@ -85,7 +85,9 @@ TEST(TypeTest, RejectsMalformedNames) {
   for (const char* text :
        {"", "varchar", "decimal(39, 0)", "decimal(9, 10)", "decimal(0, 0)", "decimal(9)",
         "decimal(a, b)", "decimal(9, 2", "fixed[0]", "fixed[-1]", "fixed[x]", "fixed[16", "fixed",
-        "struct", "list", "map", "geography(a, b, c)"}) {
+        "struct", "list", "map", "geography(a, b, c)",
+        // Edge algorithms Iceberg Java cannot read, or one without a CRS.
+        "geography(srid:4326, planar)", "geography(, spherical)", "geography(a, )"}) {
     EXPECT_THAT(Type::ParsePrimitive(text), IsError(ErrorKind::kInvalidArgument)) << text;
   }
 }

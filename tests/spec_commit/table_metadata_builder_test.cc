@@ -170,6 +170,19 @@ TEST(AddSchemaTest, V2RejectsV3OnlyTypesAndDefaults) {
   EXPECT_THAT(v3.AddSchema(defaults), IsOk());
 }
 
+TEST(AddSchemaTest, V3DefaultsJavaCannotReadAreRefused) {
+  // A boolean column whose default is a string: Java could not load the table.
+  NestedField flag = Field(2, "flag", Type::Boolean());
+  flag.initial_default_json = R"("yes")";
+  auto schema = std::make_shared<const Schema>(
+      1, std::vector<NestedField>{Field(1, "id", Type::Long(), true), flag});
+  auto builder = From(NewTable(3));
+  EXPECT_THAT(builder.AddSchema(schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Invalid initial-default of field flag (boolean)"));
+  EXPECT_FALSE(builder.HasChanges());
+}
+
 TEST(AddSchemaTest, InvalidSchemaIsRejected) {
   auto builder = From(NewTable());
   auto duplicate_ids = std::make_shared<const Schema>(
@@ -200,6 +213,49 @@ TEST(SetCurrentSchemaTest, SwitchBackToOlderSchemaById) {
   auto builder = From(table);
   ASSERT_THAT(builder.SetCurrentSchema(0), IsOk());
   EXPECT_EQ(builder.changes(), std::vector<TableUpdate>{spec::SetCurrentSchema{0}});
+}
+
+TEST(SetCurrentSchemaTest, AColumnWithTheNameOfAnotherColumnsPartitionFieldIsRefused) {
+  // Iceberg Java binds each spec to the current schema when it loads the
+  // table, and refuses a partition field named after another column.
+  auto table = Commit(
+      NewTable(), {spec::AddPartitionSpec{Spec({PartitionBy(3, 0, "ts_day", Transform::Day()),
+                                                PartitionBy(1, 0, "id", Transform::Identity())})},
+                   spec::SetDefaultSpec{kLastAdded}});
+  auto with_column = [](std::string name) {
+    return std::make_shared<const Schema>(
+        0, std::vector<NestedField>{
+               Field(1, "id", Type::Long(), true), Field(2, "data", Type::String()),
+               Field(3, "ts", Type::TimestampTz()), Field(4, name, Type::Int())});
+  };
+  auto builder = From(table);
+  ASSERT_THAT(builder.AddSchema(with_column("ts_day")), IsOk());
+  EXPECT_THAT(builder.SetCurrentSchema(kLastAdded),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "its column ts_day has the name of a partition field of spec 1"));
+
+  // Any other name is fine, and so is an identity field named after its own column.
+  auto fine = From(table);
+  ASSERT_THAT(fine.AddSchema(with_column("day")), IsOk());
+  EXPECT_THAT(fine.SetCurrentSchema(kLastAdded), IsOk());
+  EXPECT_THAT(fine.Build(), IsOk());
+}
+
+TEST(SetCurrentSchemaTest, FieldsOfDroppedColumnsMayShareANameWithANewColumn) {
+  // Spec 1 partitioned by day(ts); the table went back to unpartitioned and
+  // dropped ts: spec 1 is history, and a new column may take its field's name.
+  auto table = Commit(
+      NewTable(), {spec::AddPartitionSpec{Spec({PartitionBy(3, 0, "ts_day", Transform::Day())})},
+                   spec::SetDefaultSpec{kLastAdded}});
+  table = Commit(table, {spec::SetDefaultSpec{0}});
+  auto without_ts =
+      std::make_shared<const Schema>(0, std::vector<NestedField>{Field(1, "id", Type::Long(), true),
+                                                                 Field(2, "data", Type::String()),
+                                                                 Field(4, "ts_day", Type::Int())});
+  auto builder = From(table);
+  ASSERT_THAT(builder.AddSchema(without_ts), IsOk());
+  EXPECT_THAT(builder.SetCurrentSchema(kLastAdded), IsOk());
+  EXPECT_THAT(builder.Build(), IsOk());
 }
 
 // --- add-spec / set-default-spec -----------------------------------------------
@@ -445,7 +501,36 @@ TEST(AddSnapshotTest, V3RowLineage) {
   EXPECT_EQ((*built)->next_row_id, 105);
 }
 
+TEST(AddSnapshotTest, ATimestampAheadOfTheCatalogsClockIsRefused) {
+  // Every later commit from a right clock would log a time before it, which
+  // Iceberg Java cannot load: the writer with the fast clock is refused.
+  auto builder = From(NewTable());
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, NowMillis() + 3'600'000)),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "ahead of the catalog's clock; check the writer's clock"));
+  EXPECT_FALSE(builder.HasChanges());
+  // Within the skew Java tolerates (a minute), it is taken.
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, NowMillis() + 30'000)), IsOk());
+}
+
 // --- set-snapshot-ref / remove-snapshot-ref ------------------------------------------
+
+TEST(SetRefTest, AMainSnapshotFromBeforeTheLatestLoggedChangeIsARetryableConflict) {
+  // History at 1, 2 and 3 s after the epoch, then a rollback logged now.
+  auto table = Commit(TableWithHistory(), {spec::SetSnapshotRef{kMainBranch, Branch(2)}});
+  auto builder = From(table);
+  ASSERT_THAT(builder.AddSnapshot(MakeSnapshot(4, 2, 4, 4000)), IsOk());
+  auto stale = builder.SetRef(kMainBranch, Branch(4));
+  EXPECT_THAT(stale, IsErrorWithMessage(ErrorKind::kCommitFailed,
+                                        "is more than a minute before the table's latest change"));
+  EXPECT_TRUE(stale.error().retryable);
+  // Stamped within a minute of the rollback, it is logged (Java tolerates
+  // that much skew between writers).
+  auto fresh = From(table);
+  ASSERT_THAT(fresh.AddSnapshot(MakeSnapshot(4, 2, 4, NowMillis() - 30'000)), IsOk());
+  ASSERT_THAT(fresh.SetRef(kMainBranch, Branch(4)), IsOk());
+  EXPECT_THAT(fresh.Build(), IsOk());
+}
 
 TEST(SetRefTest, MainMovesCurrentSnapshotAndLogsTheSnapshotTime) {
   auto table = NewTable();
@@ -814,8 +899,8 @@ TEST(BuildTest, LastUpdatedNeverGoesBackwards) {
   auto next = Commit(skewed, {spec::SetProperties{{{"k", "v"}}}});
   EXPECT_EQ(next->last_updated_ms, skewed->last_updated_ms);
 
-  // A snapshot stamped in the future.
-  auto future = NowMillis() + 7'200'000;
+  // A snapshot stamped in the future (within the skew tolerated).
+  auto future = NowMillis() + 50'000;
   auto with_snapshot =
       Commit(NewTable(), {spec::AddSnapshot{MakeSnapshot(1, std::nullopt, 1, future)},
                           spec::SetSnapshotRef{kMainBranch, Branch(1)}});

@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "skade/spec/field_defaults.h"
 #include "skade/spec/table_properties.h"
 #include "skade/util/clock.h"
 #include "skade/util/strings.h"
@@ -29,12 +30,34 @@ bool IsBase64(std::string_view text) {
   return end == text.size() || text.size() % 4 == 0;
 }
 
+// The clock skew Iceberg Java tolerates between the entries of a snapshot
+// log (and between its last entry and last-updated-ms); past it, Java cannot
+// load the table.
+constexpr int64_t kClockSkewMs = 60'000;
+
 // Schema, spec, sort order and field ids are ints in the spec.
 constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max();
 
 // The id after `id`, in 64 bits so that it cannot wrap; callers reject
 // anything above kMaxId.
 int64_t NextId(int32_t id) { return static_cast<int64_t>(id) + 1; }
+
+// Iceberg Java binds every partition spec to the current schema when it
+// loads a table (and on set-current-schema): a field whose source column is
+// in the schema may not have the name of another column, or Java cannot load
+// the table. Fields of dropped columns belong to historical specs: exempt.
+Status CheckPartitionNames(const PartitionSpec& spec, const Schema& schema) {
+  for (const auto& field : spec.fields) {
+    if (schema.FindFieldById(field.source_id) == nullptr) continue;
+    const NestedField* same_name = schema.FindFieldByName(field.name);
+    if (same_name != nullptr && same_name->id != field.source_id) {
+      return InvalidArgument("Cannot make schema ", schema.schema_id(), " current: its column ",
+                             field.name, " has the name of a partition field of spec ",
+                             spec.spec_id, " that comes from another column; rename the column");
+    }
+  }
+  return OkStatus();
+}
 
 template <typename... Fs>
 struct Overloaded : Fs... {
@@ -188,6 +211,7 @@ int64_t TableMetadataBuilder::ReuseOrCreateSchemaId(const Schema& schema) const 
 Status TableMetadataBuilder::AddSchema(const SchemaPtr& schema) {
   if (!schema) return InvalidArgument("Cannot add a null schema");
   SKADE_RETURN_NOT_OK(schema->Validate(metadata_.format_version));
+  SKADE_RETURN_NOT_OK(CheckFieldDefaults(*schema));
   int32_t new_last_column_id = std::max(metadata_.last_column_id, schema->HighestFieldId());
   int64_t next_schema_id = ReuseOrCreateSchemaId(*schema);
   if (next_schema_id > kMaxId) {
@@ -221,6 +245,9 @@ Status TableMetadataBuilder::SetCurrentSchema(int32_t schema_id) {
     return InvalidArgument("Cannot set current schema to unknown schema: ", schema_id);
   }
   if (schema_id == metadata_.current_schema_id) return OkStatus();
+  for (const auto& spec : metadata_.partition_specs) {
+    SKADE_RETURN_NOT_OK(CheckPartitionNames(*spec, *metadata_.SchemaById(schema_id)));
+  }
   metadata_.current_schema_id = schema_id;
   changes_.push_back(spec::SetCurrentSchema{schema_id});
   return OkStatus();
@@ -417,6 +444,14 @@ Status TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot) {
     metadata_.next_row_id = next_row_id;
   }
 
+  // Every later commit would log a time before this one (from a clock that
+  // is right) and so be refused: the writer's clock is the one to fix.
+  if (snapshot->timestamp_ms > CommitTimeMs() + kClockSkewMs) {
+    return InvalidArgument("Cannot add snapshot ", snapshot->snapshot_id, ": its timestamp-ms ",
+                           snapshot->timestamp_ms, " is ", snapshot->timestamp_ms - CommitTimeMs(),
+                           " ms ahead of the catalog's clock; check the writer's clock");
+  }
+
   metadata_.last_sequence_number = snapshot->sequence_number;
   metadata_.snapshots.push_back(snapshot);
   added_snapshots_.emplace(snapshot->snapshot_id, snapshot);
@@ -461,6 +496,17 @@ Status TableMetadataBuilder::SetRef(const std::string& name, const SnapshotRef& 
     // to an older one (a rollback) happens at commit time.
     int64_t time_of_change =
         WasAddedInThisCommit(ref.snapshot_id) ? snapshot->timestamp_ms : CommitTimeMs();
+    // Iceberg Java refuses to load a snapshot log that goes back in time by
+    // more than the skew it tolerates. A snapshot that old was made before
+    // the table's latest change, or by a slow clock: refresh and retry.
+    if (!metadata_.snapshot_log.empty() &&
+        time_of_change < metadata_.snapshot_log.back().timestamp_ms - kClockSkewMs) {
+      return MakeRetryableError(ErrorKind::kCommitFailed, "Cannot set ", kMainBranch,
+                                " to snapshot ", ref.snapshot_id, ": its timestamp-ms ",
+                                time_of_change, " is more than a minute before the table's ",
+                                "latest change (", metadata_.snapshot_log.back().timestamp_ms,
+                                "); a writer whose clock is behind must fix it");
+    }
     metadata_.snapshot_log.push_back(SnapshotLogEntry{time_of_change, ref.snapshot_id});
   }
   metadata_.refs[name] = ref;

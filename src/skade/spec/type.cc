@@ -1,5 +1,7 @@
 #include "skade/spec/type.h"
 
+#include <algorithm>
+
 #include "skade/util/strings.h"
 
 namespace skade::spec {
@@ -156,6 +158,15 @@ Result<TypePtr> Type::ParsePrimitive(std::string_view raw) {
     ParseParenArgs(std::string("geography") + std::string(name.substr(9)), "geography", &original);
     if (original.empty() || original.size() > 2) {
       return InvalidArgument("Invalid geography type: ", name);
+    }
+    // Iceberg Java reads only these edge algorithms, and only after a CRS.
+    constexpr std::string_view kAlgorithms[] = {"spherical", "vincenty", "thomas", "andoyer",
+                                                "karney"};
+    if (original.size() == 2 &&
+        (original[0].empty() || std::find(std::begin(kAlgorithms), std::end(kAlgorithms),
+                                          AsciiLower(original[1])) == std::end(kAlgorithms))) {
+      return InvalidArgument("Invalid geography type: ", name, " (a CRS, then an edge algorithm: ",
+                             "spherical, vincenty, thomas, andoyer or karney)");
     }
     return Geography(original[0], original.size() == 2 ? original[1] : "");
   }
