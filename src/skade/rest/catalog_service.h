@@ -68,11 +68,12 @@ class CatalogService {
   /// Whether Handle may block on `request` — the HttpServer's `may_block`:
   /// true for the requests that write (Writes() over the route table: commits,
   /// creates, drops, renames, namespace properties), which wait on file
-  /// writes, syncs and the store's group commit, and for planTableScan
-  /// (Blocks(): it reads manifests). False for reads, the token endpoint,
-  /// metrics reports and the paging of held plans, which are answered from
-  /// memory or the metadata cache, and for a target that does not parse (a
-  /// 400). Cheap for safe methods (no parsing). Thread-safe.
+  /// writes, syncs and the store's group commit, for planTableScan and
+  /// resolve, and for the time-travel reads of past versions (Blocks(): they
+  /// read files). False for other reads, the token endpoint, metrics reports
+  /// and the paging of held plans, which are answered from memory or the
+  /// metadata cache, and for a target that does not parse (a 400). Cheap for
+  /// safe methods outside `skade/` (no parsing). Thread-safe.
   static bool MayBlock(const HttpRequest& request);
 
   IdempotentRequests& idempotency() { return idempotency_; }

@@ -104,11 +104,14 @@ std::span<const Route> Routes() {
       {"POST", "v1/{prefix}/tables/rename", &S::RenameTable, kWrite},
       {"POST", "v1/{prefix}/transactions/commit", &S::CommitTransaction, kWrite},
       // skade's time-travel extension (not in the Iceberg spec), under its
-      // own `skade/` segment so it can never collide with a spec route.
+      // own `skade/` segment so it can never collide with a spec route. On
+      // the pool: a past version's metadata file is read and parsed (it may
+      // be large and is seldom cached). The only safe-method rows that block
+      // (CatalogService::MayBlock relies on that).
       {"GET", "v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/snapshots/{snapshot-id}",
-       &S::LoadTableAtSnapshot, kRead},
+       &S::LoadTableAtSnapshot, kRead, true},
       {"GET", "v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/as-of", &S::LoadTableAsOf,
-       kRead},
+       kRead, true},
       {"GET", "v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/history", &S::TableHistory,
        kRead},
       // A batched read: POST only to carry the keys in the body. On the
