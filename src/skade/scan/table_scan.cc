@@ -164,14 +164,14 @@ Error UnreadableFile(Error error, std::string_view what, const std::string& loca
 // kMaxMetadataReadBytes.
 class ReadScope {
  public:
-  ReadScope(const catalog::LocationPolicy* policy, io::FileIO& files) {
+  ReadScope(const catalog::LocationPolicy* policy, io::FileIO& files) : files_(files) {
     if (policy != nullptr) checked_.emplace(policy, files);
   }
   Status Check(const std::string& location) const {
     return checked_ ? checked_->policy().Check(location) : OkStatus();
   }
   // The FileIO the plan reads through.
-  io::FileIO& io(io::FileIO& unchecked) { return checked_ ? *checked_ : unchecked; }
+  io::FileIO& io() { return checked_ ? *checked_ : files_; }
 
  private:
   class CheckedReads : public io::ForwardingFileIO {
@@ -199,6 +199,7 @@ class ReadScope {
     const catalog::LocationPolicy* policy_;
   };
 
+  io::FileIO& files_;
   std::optional<CheckedReads> checked_;
 };
 
@@ -278,7 +279,7 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
   std::vector<std::shared_ptr<const avro::ManifestList>> lists;
   std::vector<const spec::ManifestFile*> listed;
   ReadScope scope(options.file_policy, unchecked_io);
-  io::FileIO& io = scope.io(unchecked_io);
+  io::FileIO& io = scope.io();
   SKADE_RETURN_NOT_OK(ListManifests(plan, appends, range, scope, io, manifests, lists, listed));
   // Java's filterManifestEntries for an incremental scan: added by the range.
   auto read_entry = [&](const spec::ManifestEntry& entry) {
