@@ -145,6 +145,27 @@ TEST_F(RequestValidationTest, HeaderLimitAppliesPerRequest) {
   }
 }
 
+TEST_F(RequestValidationTest, OneEmptyLineBeforeARequestIsIgnored) {
+  // RFC 9112, 2.2: some clients end a body with a CRLF its length does not
+  // count, which then comes before the next request line.
+  const std::string get = "GET /h HTTP/1.1\r\nHost: t\r\n\r\n";
+  TestClient client(port());
+  ASSERT_TRUE(client.Send(StrCat("\r\n", get, "\r\n", get, "\n", get)));
+  for (int i = 0; i < 3; ++i) {
+    auto response = client.ReadResponse();
+    ASSERT_TRUE(response) << i;
+    EXPECT_EQ(response->status, 200) << i;
+  }
+  // A CRLF cut in two by the network is still one empty line.
+  ASSERT_TRUE(client.Send("\r"));
+  std::this_thread::sleep_for(Millis(30));
+  auto split = client.Exchange(StrCat("\n", get));
+  ASSERT_TRUE(split);
+  EXPECT_EQ(split->status, 200);
+  // One, not any number: a stream of empty lines is no request.
+  ExpectRejected(port(), StrCat("\r\n\r\n", get), 400, "BadRequestException");
+}
+
 // --- Framing that could smuggle a request, and other malformed input ------
 
 struct BadRequest {

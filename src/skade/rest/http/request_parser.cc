@@ -64,10 +64,20 @@ RequestParser::RequestParser(HttpRequest* request, size_t max_header_bytes, size
 }
 
 RequestParser::Status RequestParser::Parse(std::string_view input, size_t* consumed) {
+  size_t skipped = 0;
+  if (!got_some() && !skipped_empty_line_) {
+    if (input == "\r") {
+      *consumed = 0;
+      return Status::kNeedMore;  // a CRLF cut in two, or a malformed request line
+    }
+    skipped = input.starts_with("\r\n") ? 2 : input.starts_with("\n") ? 1 : 0;
+    skipped_empty_line_ = skipped > 0;
+    input.remove_prefix(skipped);
+  }
   boost::beast::error_code ec;
   const bool in_header = !is_header_done();
   const size_t used = put(boost::asio::const_buffer(input.data(), input.size()), ec);
-  *consumed = used;
+  *consumed = skipped + used;
   if (!in_header) {
     if (ec == http::error::need_more) return Status::kNeedMore;
     if (ec) return Reject(ec);

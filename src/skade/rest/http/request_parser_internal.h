@@ -48,6 +48,8 @@ class RequestParser final : private boost::beast::http::basic_parser<true> {
   /// Parses from the start of `input`, which holds everything received and not
   /// yet consumed. Sets `*consumed` to the bytes used, which the caller drops
   /// before the next call. Not to be called again after kDone or kRejected.
+  /// One empty line before the request line is skipped (RFC 9112, 2.2: some
+  /// clients end a body with a CRLF it does not count), no more.
   Status Parse(std::string_view input, size_t* consumed);
 
   const RequestRejection& rejection() const { return rejection_; }
@@ -92,6 +94,7 @@ class RequestParser final : private boost::beast::http::basic_parser<true> {
   int content_length_fields_ = 0;
   int transfer_encoding_fields_ = 0;
   int host_fields_ = 0;
+  bool skipped_empty_line_ = false;
   RequestRejection rejection_;
 };
 
