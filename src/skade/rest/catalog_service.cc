@@ -433,7 +433,10 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
   SKADE_RETURN_NOT_OK(CheckResidualBytes(plan, scan_planning_.store.max_bytes));
   const size_t page_size = scan_planning_.tasks_per_response;
   if (plan.tasks.size() <= page_size) {
-    return JsonResponse(WriteCompletedPlan(plan, stats, credentials));
+    // Nothing is held: fetching or cancelling this id is 404, as for a plan
+    // whose pages were all fetched.
+    SKADE_ASSIGN_OR_RAISE(std::string plan_id, ScanPlanStore::NewPlanId());
+    return JsonResponse(WriteCompletedPlan(plan_id, plan, stats, credentials));
   }
   // Serialized now, on the pool thread that planned, so each fetch is a lookup.
   std::vector<std::string> pages;

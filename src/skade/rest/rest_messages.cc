@@ -354,11 +354,13 @@ std::string WriteLoadCredentials(const std::vector<StorageCredential>& credentia
   return writer.Take();
 }
 
-std::string WriteCompletedPlan(const scan::ScanPlan& plan, const StatsFields& stats_fields,
+std::string WriteCompletedPlan(std::string_view plan_id, const scan::ScanPlan& plan,
+                               const StatsFields& stats_fields,
                                const std::vector<StorageCredential>& credentials) {
   JsonWriter writer;
   writer.StartObject();
   writer.Field("status", "completed");
+  writer.Field("plan-id", plan_id);
   WriteScanTasks(plan, plan.tasks, stats_fields, writer);
   if (!credentials.empty()) {
     writer.Key("storage-credentials");

@@ -111,10 +111,11 @@ std::string WriteResolveSnapshots(std::span<const catalog::SnapshotKey> resolved
 /// "committed-at-ms", "metadata-location", "added-snapshot-ids"}, …]}` and a
 /// `next-page-token` unless it is the last page.
 /// planTableScan's answer for a plan answered in full: a
-/// CompletedPlanningResult with the ScanTasks of every task of `plan` and
-/// the `credentials` (omitted when empty). No plan-id: the server holds
-/// nothing for it.
-std::string WriteCompletedPlan(const scan::ScanPlan& plan, const StatsFields& stats_fields,
+/// CompletedPlanningWithIDResult with `plan_id` (the REST spec requires one;
+/// the server holds nothing for it), the ScanTasks of every task of `plan`
+/// and the `credentials` (omitted when empty).
+std::string WriteCompletedPlan(std::string_view plan_id, const scan::ScanPlan& plan,
+                               const StatsFields& stats_fields,
                                const std::vector<StorageCredential>& credentials);
 /// A "completed" answer that hands out `plan_tasks` (planTableScan for a held
 /// plan, with its `plan_id`; fetchPlanningResult, with the tasks not fetched

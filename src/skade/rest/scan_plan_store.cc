@@ -40,7 +40,7 @@ class ScanPlanStore::Impl {
                              options_.max_bytes,
                              " bytes the server holds for one plan: narrow the scan");
     }
-    SKADE_ASSIGN_OR_RAISE(std::string plan_id, SecureRandomHex(kPlanIdBytes));
+    SKADE_ASSIGN_OR_RAISE(std::string plan_id, NewPlanId());
     StoredPlan stored{plan_id, {}};
     Entry entry;
     entry.table = table;
@@ -170,6 +170,8 @@ class ScanPlanStore::Impl {
 ScanPlanStore::ScanPlanStore(ScanPlanStoreOptions options)
     : impl_(std::make_unique<Impl>(std::move(options))) {}
 ScanPlanStore::~ScanPlanStore() = default;
+
+Result<std::string> ScanPlanStore::NewPlanId() { return SecureRandomHex(kPlanIdBytes); }
 
 Result<ScanPlanStore::StoredPlan> ScanPlanStore::Add(const spec::TableIdentifier& table,
                                                      std::vector<std::string> pages) {

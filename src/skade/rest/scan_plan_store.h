@@ -55,6 +55,10 @@ class ScanPlanStore {
     std::vector<std::string> plan_tasks;
   };
 
+  /// A fresh plan id: 128 random bits in hex. kIo if the OS gives no random
+  /// bytes.
+  static Result<std::string> NewPlanId();
+
   /// Keeps `pages` (at least one) for `table`. kInvalidArgument when the
   /// pages alone exceed max_bytes (the scan must be narrowed); kIo if the
   /// OS gives no random bytes.
