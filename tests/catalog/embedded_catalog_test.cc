@@ -203,6 +203,16 @@ TEST_F(EmbeddedCatalogTest, QueryAndFragmentCharactersAreEncodedInDefaultLocatio
   EXPECT_TRUE(FileExists(first.metadata_location));
 }
 
+// An S3 access policy scoped to a table's location reads '*' and '?' as
+// wildcards and "${…}" as a variable: vended keys for a table named "*"
+// would reach every table beside it.
+TEST_F(EmbeddedCatalogTest, PolicyWildcardsAndVariablesAreEncodedInDefaultLocations) {
+  auto star = Create({{"n"}, "*"});
+  auto variable = Create({{"${aws:username}"}, "t"});
+  EXPECT_EQ(star.metadata->location, catalog_->warehouse_location() + "/n/%2A");
+  EXPECT_EQ(variable.metadata->location, catalog_->warehouse_location() + "/%24{aws:username}/t");
+}
+
 // The store keys a table by its whole identifier: one longer than the store
 // takes is refused as a bad name before anything is written.
 TEST_F(EmbeddedCatalogTest, IdentifiersLongerThanTheStoreKeysAreBadNames) {

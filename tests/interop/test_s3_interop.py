@@ -463,6 +463,25 @@ def test_sts_credentials_reach_only_their_table(serve, minio):
     assert theirs_credentials["prefix"] == theirs.location()
     assert theirs_credentials["config"]["s3.session-token"]
 
+    # A table whose name starts with mine's: listing mine's bare prefix would list its keys.
+    sibling = catalog.create_table("lab.mine2", SCHEMA)
+    sibling.append(batch(8))
+    assert_denied(lambda: s3.list_objects_v2(Bucket=bucket, Prefix=own))
+    # A policy reads '*' and '?' as wildcards and '$' as a variable: a table named "*" gets a
+    # location without one, and no keys are vended for a location a client chose with one.
+    star = catalog.create_table("lab.*", SCHEMA)
+    assert star.location().endswith("/lab/%2A"), star.location()
+    star_config = rest(server, "GET", "/namespaces/lab/tables/*", vended=True).json()["config"]
+    star_s3 = s3_client(minio, star_config["s3.access-key-id"], star_config["s3.secret-access-key"],
+                        star_config["s3.session-token"])
+    assert_denied(lambda: star_s3.get_object(Bucket=bucket, Key=metadata_key))
+    wildcard = f"{mine.location()}-st*r"
+    created = rest(server, "POST", "/namespaces/lab/tables", create_table_request("w", wildcard))
+    assert created.status_code == 200, created.text
+    refused = rest(server, "GET", "/namespaces/lab/tables/w", vended=True)
+    assert refused.status_code == 403, refused.text
+    assert "wildcard" in refused.json()["error"]["message"], refused.text
+
 
 # --- hostile input ------------------------------------------------------------------------------
 

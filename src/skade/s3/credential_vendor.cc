@@ -17,9 +17,8 @@ namespace skade::s3 {
 namespace {
 
 std::map<std::string, std::string> AsProperties(const AwsCredentials& credentials) {
-  std::map<std::string, std::string> out{
-      {kAccessKeyIdProperty, credentials.access_key_id},
-      {kSecretAccessKeyProperty, credentials.secret_access_key}};
+  std::map<std::string, std::string> out{{kAccessKeyIdProperty, credentials.access_key_id},
+                                         {kSecretAccessKeyProperty, credentials.secret_access_key}};
   if (!credentials.session_token.empty()) {
     out[kSessionTokenProperty] = credentials.session_token;
   }
@@ -37,12 +36,19 @@ std::string XmlText(const std::string& xml, std::string_view tag) {
 }
 
 // A session policy that allows the object calls on the keys under the
-// table's location (only GetObject when `read_only`), listing only that
+// table's location (only GetObject when `read_only`), listing only under that
 // prefix, and finding the bucket's region (a bucket call that takes no prefix
-// condition).
+// condition). A location whose text the policy would read as a pattern ('*',
+// '?') or a variable ('$') is refused: its keys would reach other tables.
 Result<std::string> TablePolicy(const std::string& location, bool read_only) {
   SKADE_ASSIGN_OR_RAISE(io::Location parsed, io::Location::Parse(location));
   std::string prefix = parsed.path.substr(1);
+  if (location.find_first_of("*?$") != std::string::npos) {
+    return MakeError(ErrorKind::kForbidden, "Cannot vend credentials for ", location,
+                     ": an access policy would read its '*', '?' or '$' as a wildcard or a ",
+                     "variable and reach beyond the table; move the table to a location ",
+                     "without them");
+  }
   std::string bucket_arn = StrCat("arn:aws:s3:::", parsed.authority);
   JsonWriter writer;
   auto statement = [&](std::initializer_list<const char*> actions, const std::string& resource,
@@ -62,9 +68,10 @@ Result<std::string> TablePolicy(const std::string& location, bool read_only) {
       writer.StartObject();
       writer.Key("StringLike");
       writer.StartObject();
+      // Not the bare prefix: "wh/n/t" also lists the keys of a table "t1".
       writer.Key("s3:prefix");
       writer.StartArray();
-      writer.String(prefix);
+      writer.String(StrCat(prefix, "/"));
       writer.String(StrCat(prefix, "/*"));
       writer.EndArray();
       writer.EndObject();
@@ -106,11 +113,11 @@ class StsVendor {
       if (it != cache_.end() && now < it->second.renew_at) return AsProperties(it->second.value);
     }
     SKADE_ASSIGN_OR_RAISE(std::string policy, TablePolicy(location, read_only));
-    std::string form = StrCat("Action=AssumeRole&Version=2011-06-15&DurationSeconds=",
-                              options_.duration_seconds, "&Policy=", UriEncode(policy, false));
+    std::string form =
+        StrCat("Action=AssumeRole&Version=2011-06-15&DurationSeconds=", options_.duration_seconds,
+               "&Policy=", UriEncode(policy, false));
     if (!options_.role_arn.empty()) {
-      StrAppend(&form, "&RoleArn=", UriEncode(options_.role_arn, false),
-                "&RoleSessionName=skade");
+      StrAppend(&form, "&RoleArn=", UriEncode(options_.role_arn, false), "&RoleSessionName=skade");
     }
     SKADE_ASSIGN_OR_RAISE(auto response, client_.PostSts(form));
     AwsCredentials credentials{XmlText(response.body, "AccessKeyId"),
@@ -165,12 +172,12 @@ Result<CredentialVendor> MakeCredentialVendor(const io::FileIOProperties& proper
   SKADE_ASSIGN_OR_RAISE(AwsCredentials probe, source());
   (void)probe;
   if (options.mode == VendingMode::kStatic) {
-    return CredentialVendor([source](const std::string&, bool read_only)
-                                -> Result<std::map<std::string, std::string>> {
-      if (read_only) return std::map<std::string, std::string>();  // cannot be limited
-      SKADE_ASSIGN_OR_RAISE(AwsCredentials credentials, source());
-      return AsProperties(credentials);
-    });
+    return CredentialVendor(
+        [source](const std::string&, bool read_only) -> Result<std::map<std::string, std::string>> {
+          if (read_only) return std::map<std::string, std::string>();  // cannot be limited
+          SKADE_ASSIGN_OR_RAISE(AwsCredentials credentials, source());
+          return AsProperties(credentials);
+        });
   }
   if (options.duration_seconds < 900 || options.duration_seconds > 43200) {
     return InvalidArgument("STS credentials last 900 to 43200 seconds, not ",

@@ -102,7 +102,7 @@ std::string EncodePathComponent(std::string_view name) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : name) {
-    if (c == '/' || c == '\\' || c == '%' || c == '?' || c == '#') {
+    if (c == '/' || c == '\\' || c == '%' || c == '?' || c == '#' || c == '*' || c == '$') {
       out.push_back('%');
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 0xF]);

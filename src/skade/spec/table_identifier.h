@@ -46,8 +46,10 @@ inline constexpr size_t kMaxIdentifierBytes = 511;
 
 /// A valid name as one path component: '/', '\\' and '%' are
 /// percent-encoded, so a default table location can never leave its parent
-/// directory, and '?' and '#', which readers that take a location as a URI
-/// (pyarrow, Hadoop) would read as its query or fragment.
+/// directory; '?' and '#', which readers that take a location as a URI
+/// (pyarrow, Hadoop) would read as its query or fragment; and '*' and '$',
+/// which an S3 access policy scoped to the location would read as a wildcard
+/// or a variable.
 std::string EncodePathComponent(std::string_view name);
 
 }  // namespace skade::spec
