@@ -32,6 +32,9 @@ class RestOverHttpTest : public testing::RestServiceTest {
     http.port = 0;
     http.threads = 2;
     http.log_requests = false;
+    http.refuse_before_body = [service = service_](const HttpRequest& r) {
+      return service->RefuseBeforeBody(r);
+    };
     auto server = HttpServer::Start(
         http, [service = service_](const HttpRequest& r) { return service->Handle(r); });
     ASSERT_TRUE(server) << server.error().ToString();
@@ -136,6 +139,24 @@ TEST_F(RestOverHttpTest, ReadOnlyClientsGet403OnEveryWriteAndOnlyThere) {
   EXPECT_EQ(Call(reader_, "DELETE", "/v1/namespaces/n/tables/t/metrics").status, 403);
   // Nothing was changed.
   EXPECT_EQ(Call(writer_, "GET", "/v1/namespaces/n/tables/t").status, 200);
+}
+
+// Review finding: the body was read (up to 16 MiB per connection) before
+// the token was checked, so anyone who could connect could make the server
+// hold gigabytes. Now the header alone is answered.
+TEST_F(RestOverHttpTest, ABodyWithoutValidCredentialsIsRefusedBeforeItIsRead) {
+  for (const std::string auth : {std::string(), std::string("Authorization: Bearer nope\r\n")}) {
+    TestClient client(server_->port());
+    ASSERT_TRUE(client.Send(StrCat("POST /v1/namespaces HTTP/1.1\r\nHost: t\r\n", auth,
+                                   "Content-Length: 16000000\r\n\r\n")));
+    auto response = client.ReadResponse();  // no byte of the body was sent
+    ASSERT_TRUE(response) << auth;
+    EXPECT_EQ(response->status, 401) << response->body;
+    EXPECT_EQ(response->Header("www-authenticate"), "Bearer");
+    EXPECT_TRUE(client.WaitForClose(std::chrono::milliseconds(5000)));
+  }
+  // The token endpoint is public, and a valid token's body is read.
+  CreateTable();
 }
 
 // As `skade serve` wires it: writes run on the server's pool, so with every

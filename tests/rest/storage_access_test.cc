@@ -34,10 +34,18 @@ class StorageAccessTest : public testing::RestServiceTest {
 
   rest::AuthOptions auth_;
   static constexpr std::pair<const char*, const char*> kVended{"x-iceberg-access-delegation",
-                                                                 "vended-credentials"};
+                                                               "vended-credentials"};
   std::atomic<int> vended_{0};
   std::string last_location_;
 };
+
+// The response's Cache-Control, or "".
+std::string CacheControl(const HttpResponse& response) {
+  for (const auto& [name, value] : response.headers) {
+    if (name == "Cache-Control") return value;
+  }
+  return "";
+}
 
 TEST_F(StorageAccessTest, ConfigHandsOutTheStorageSettingsButNoSecret) {
   auto config = Call("GET", "/v1/config");
@@ -57,12 +65,15 @@ TEST_F(StorageAccessTest, CredentialsGoOnlyToAClientThatAsks) {
             "http://127.0.0.1:9000");
   EXPECT_EQ(plain.body.find("secret"), std::string::npos);
   EXPECT_EQ(vended_.load(), 0);
+  EXPECT_EQ(CacheControl(plain), "");
 
   auto asked = Call("GET", "/v1/namespaces/n/tables/t", "",
                     {{kVended.first, "remote-signing, vended-credentials"}});
   ASSERT_EQ(asked.status, 200);
   auto body = Body(asked);
   EXPECT_EQ(*json::GetString(*json::GetObject(body, "config"), "s3.secret-access-key"), "secret");
+  // No cache on the way may keep an answer with credentials (review finding).
+  EXPECT_EQ(CacheControl(asked), "no-store");
   auto credentials = *json::GetArray(body, "storage-credentials");
   ASSERT_EQ(credentials.size(), 1u);
   auto location = std::string(*json::GetString(*json::GetObject(body, "metadata"), "location"));
@@ -73,6 +84,7 @@ TEST_F(StorageAccessTest, CredentialsGoOnlyToAClientThatAsks) {
 TEST_F(StorageAccessTest, LoadCredentialsVendsForTheTable) {
   auto loaded = Call("GET", "/v1/namespaces/n/tables/t/credentials");
   ASSERT_EQ(loaded.status, 200) << loaded.body;
+  EXPECT_EQ(CacheControl(loaded), "no-store");
   auto credentials = *json::GetArray(Body(loaded), "storage-credentials");
   ASSERT_EQ(credentials.size(), 1u);
   auto config = *json::GetObject(*json::AsObject(credentials.at(0), "c"), "config");

@@ -260,6 +260,10 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   // Writes wait on files, syncs and group commit: on the pool, never on the
   // I/O threads that answer reads.
   options.may_block = &rest::CatalogService::MayBlock;
+  // A request without valid credentials is refused before its body is read.
+  options.refuse_before_body = [service](const rest::HttpRequest& request) {
+    return service->RefuseBeforeBody(request);
+  };
   options.pool_threads = args.commit_threads;
   options.pool_queue_limit = args.commit_queue;
   options.log_requests = !args.quiet;

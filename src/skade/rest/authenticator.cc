@@ -166,11 +166,30 @@ size_t Authenticator::token_count() {
   return tokens_.size();
 }
 
-void Authenticator::MakeRoomLocked(Clock::time_point now) {
-  const size_t limit = std::max<size_t>(options_.max_tokens, 1);
-  while (!expiry_.empty() && (expiry_.begin()->first <= now || tokens_.size() >= limit)) {
-    tokens_.erase(expiry_.begin()->second);
-    expiry_.erase(expiry_.begin());
+void Authenticator::DropLocked(Clock::time_point expires, uint64_t slot) {
+  if (auto token = tokens_.find(slot); token != tokens_.end()) {
+    if (auto client = client_expiry_.find(token->second.client_id);
+        client != client_expiry_.end()) {
+      client->second.erase({expires, slot});
+      if (client->second.empty()) client_expiry_.erase(client);
+    }
+    tokens_.erase(token);
+  }
+  expiry_.erase({expires, slot});
+}
+
+void Authenticator::MakeRoomLocked(const std::string& client_id, Clock::time_point now) {
+  while (!expiry_.empty() && expiry_.begin()->first <= now) {
+    const auto [expires, slot] = *expiry_.begin();
+    DropLocked(expires, slot);
+  }
+  const size_t share = std::max<size_t>(
+      std::max<size_t>(options_.max_tokens, 1) / std::max<size_t>(options_.clients.size(), 1), 1);
+  for (auto own = client_expiry_.find(client_id);
+       own != client_expiry_.end() && own->second.size() >= share;
+       own = client_expiry_.find(client_id)) {
+    const auto [expires, slot] = *own->second.begin();
+    DropLocked(expires, slot);
   }
 }
 
@@ -188,11 +207,12 @@ HttpResponse Authenticator::Issue(const std::string& client_id, bool read_only,
     uint64_t slot;
     std::memcpy(&slot, digest.data(), sizeof(slot));
     std::unique_lock<std::shared_mutex> lock(mutex_);
-    MakeRoomLocked(now);
+    MakeRoomLocked(client_id, now);
     // A 64-bit slot collision is astronomically unlikely; draw again then.
     if (tokens_.try_emplace(slot, IssuedToken{digest, client_id, read_only, granted, expires})
             .second) {
       expiry_.emplace(expires, slot);
+      client_expiry_[client_id].emplace(expires, slot);
       token = std::move(*made);
       break;
     }

@@ -13,8 +13,10 @@
 // `token_ttl_seconds` after it is issued; refreshing (token exchange) never
 // extends it past `max_token_lifetime_seconds` after the client-credentials
 // grant it descends from, so a leaked token dies even if refreshed. At most
-// `max_tokens` are kept: expired ones are dropped and, when the table is
-// full, issuing evicts the token that would expire first. Secrets are
+// `max_tokens` are kept, each configured client holding at most its share
+// (max_tokens ÷ clients): expired ones are dropped and a client at its share
+// that asks for another loses its own token that would expire first — never
+// another client's, so no client can log the others out. Secrets are
 // compared in constant time and never logged. Thread-safe.
 #pragma once
 
@@ -106,9 +108,12 @@ class Authenticator {
   // A copy of the live token `token`, or kNotAuthorized.
   Result<IssuedToken> Find(std::string_view token);
   HttpResponse Issue(const std::string& client_id, bool read_only, Clock::time_point granted);
-  // Drops expired tokens and, while the table is full, the one expiring first.
-  // Needs mutex_ held exclusively.
-  void MakeRoomLocked(Clock::time_point now);
+  // Drops expired tokens and, while `client_id` holds its share, its token
+  // expiring first. Needs mutex_ held exclusively.
+  void MakeRoomLocked(const std::string& client_id, Clock::time_point now);
+  // Forgets the token in `slot` that expires at `expires`. Needs mutex_ held
+  // exclusively.
+  void DropLocked(Clock::time_point expires, uint64_t slot);
 
   const AuthOptions options_;
   std::array<unsigned char, 192> key_;  // XXH3 needs a secret of at least 136 bytes
@@ -117,6 +122,8 @@ class Authenticator {
   // Keyed by the digest's first 64 bits; the entry holds the full digest.
   std::unordered_map<uint64_t, IssuedToken> tokens_;         // guarded by mutex_
   std::set<std::pair<Clock::time_point, uint64_t>> expiry_;  // guarded by mutex_; same tokens
+  // The same tokens by client (guarded by mutex_).
+  std::unordered_map<std::string, std::set<std::pair<Clock::time_point, uint64_t>>> client_expiry_;
 };
 
 }  // namespace skade::rest

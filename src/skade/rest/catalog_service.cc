@@ -26,6 +26,12 @@ HttpResponse JsonResponse(std::string body) {
   return response;
 }
 
+// `response`, told not to be kept by any cache (it carries credentials).
+HttpResponse NoStore(HttpResponse response) {
+  response.headers.emplace_back("Cache-Control", "no-store");
+  return response;
+}
+
 // A commit's CommitTableResponse: no `config`.
 HttpResponse CommitResponse(const catalog::LoadTableResult& table) {
   return JsonResponse(WriteLoadTable(table.metadata_location, *table.metadata_json, nullptr));
@@ -146,15 +152,17 @@ Result<HttpResponse> CatalogService::TableResponse(const RouteCall& call,
       for (const auto& [key, value] : credential.config) config.config[key] = value;
     }
   }
-  return JsonResponse(WriteLoadTable(table.metadata_location,
-                                     metadata_json.empty() ? *table.metadata_json : metadata_json,
-                                     &config));
+  HttpResponse response = JsonResponse(
+      WriteLoadTable(table.metadata_location,
+                     metadata_json.empty() ? *table.metadata_json : metadata_json, &config));
+  return config.storage_credentials.empty() ? response : NoStore(std::move(response));
 }
 
 Result<HttpResponse> CatalogService::LoadCredentials(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTable(call.identifier));
   SKADE_ASSIGN_OR_RAISE(auto credentials, VendCredentials(call, *table.metadata));
-  return JsonResponse(WriteLoadCredentials(credentials));
+  HttpResponse response = JsonResponse(WriteLoadCredentials(credentials));
+  return credentials.empty() ? response : NoStore(std::move(response));
 }
 
 HttpResponse CatalogService::Handle(const HttpRequest& request) {
@@ -164,6 +172,23 @@ HttpResponse CatalogService::Handle(const HttpRequest& request) {
   HttpResponse answer = response ? std::move(*response) : ErrorResponse(response.error());
   answer.route = route;
   return answer;
+}
+
+HttpResponse CatalogService::NotAuthorized(const Error& error) {
+  HttpResponse response = ErrorResponse(error);
+  response.headers.emplace_back("WWW-Authenticate", "Bearer");
+  return response;
+}
+
+std::optional<HttpResponse> CatalogService::RefuseBeforeBody(const HttpRequest& request) {
+  if (!auth_->enabled()) return std::nullopt;
+  auto target = ParseRequestTarget(request.target);
+  if (!target) return std::nullopt;  // a 400 once the body is in
+  const RouteMatch match = MatchRoute(request.method, target->segments);
+  if (match.path_route != nullptr && IsPublic(*match.path_route)) return std::nullopt;
+  auto principal = auth_->Authenticate(request);
+  if (principal) return std::nullopt;
+  return NotAuthorized(principal.error());
 }
 
 bool CatalogService::MayBlock(const HttpRequest& request) {
@@ -190,11 +215,7 @@ Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request, std::s
   const bool is_public = match.path_route != nullptr && IsPublic(*match.path_route);
   if (!is_public) {
     auto principal = auth_->Authenticate(request);
-    if (!principal) {
-      HttpResponse response = ErrorResponse(principal.error());
-      response.headers.emplace_back("WWW-Authenticate", "Bearer");
-      return response;
-    }
+    if (!principal) return NotAuthorized(principal.error());
     call.principal = std::move(*principal);
     if (call.principal.read_only && Writes(request.method, match)) {
       return MakeError(ErrorKind::kForbidden, "Client ", call.principal.client_id, " is read-only");
@@ -436,7 +457,8 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
     // Nothing is held: fetching or cancelling this id is 404, as for a plan
     // whose pages were all fetched.
     SKADE_ASSIGN_OR_RAISE(std::string plan_id, ScanPlanStore::NewPlanId());
-    return JsonResponse(WriteCompletedPlan(plan_id, plan, stats, credentials));
+    HttpResponse response = JsonResponse(WriteCompletedPlan(plan_id, plan, stats, credentials));
+    return credentials.empty() ? response : NoStore(std::move(response));
   }
   // Serialized now, on the pool thread that planned, so each fetch is a lookup.
   std::vector<std::string> pages;
@@ -446,7 +468,9 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
         plan, tasks.subspan(begin, std::min(page_size, tasks.size() - begin)), stats));
   }
   SKADE_ASSIGN_OR_RAISE(auto stored, plans_.Add(call.identifier, std::move(pages)));
-  return JsonResponse(WritePlanTasks(stored.plan_id, stored.plan_tasks, credentials));
+  HttpResponse response =
+      JsonResponse(WritePlanTasks(stored.plan_id, stored.plan_tasks, credentials));
+  return credentials.empty() ? response : NoStore(std::move(response));
 }
 
 Result<HttpResponse> CatalogService::FetchPlanningResult(RouteCall& call) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "skade/cache/manifest_cache.h"
@@ -76,9 +77,18 @@ class CatalogService {
   /// safe methods outside `skade/` (no parsing). Thread-safe.
   static bool MayBlock(const HttpRequest& request);
 
+  /// The HttpServer's `refuse_before_body`: the 401 of a request with a
+  /// body that has no valid credentials where they are needed, answered
+  /// before its body is read (up to the body limit, 16 MiB per connection,
+  /// for anyone who can connect otherwise). None when authentication is off,
+  /// for public routes and for valid credentials. Thread-safe.
+  std::optional<HttpResponse> RefuseBeforeBody(const HttpRequest& request);
+
   IdempotentRequests& idempotency() { return idempotency_; }
 
  private:
+  // kNotAuthorized's answer, with the challenge.
+  static HttpResponse NotAuthorized(const Error& error);
   // The route table names the handlers.
   friend std::span<const Route> Routes();
 

@@ -85,6 +85,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -146,6 +147,12 @@ struct HttpServerOptions {
   /// and thread-safe; if it throws, the request goes to the pool. Empty: true
   /// for every method but GET, HEAD and OPTIONS (IsSafeMethod).
   std::function<bool(const HttpRequest& request)> may_block;
+  /// Called on an I/O thread once the header of a request with a body is
+  /// complete, before the body is read: a response it returns is sent at
+  /// once and the connection closed, the body never read — so a request
+  /// that will be refused anyway (no valid credentials) cannot make the
+  /// server hold a large body first. Cheap and thread-safe; empty: none.
+  std::function<std::optional<HttpResponse>(const HttpRequest& request)> refuse_before_body;
   /// Threads of the handler pool (see the top of this file for the default).
   int pool_threads = 64;
   /// Requests that may block waiting for a pool thread, at most; one more is

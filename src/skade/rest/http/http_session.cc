@@ -113,6 +113,13 @@ bool HttpSession::ParseRequest() {
 }
 
 bool HttpSession::OnHeaderDone() {
+  if (auto refused = context_->RefuseBeforeBody(request_)) {
+    request_complete_us_ = MonotonicMicros();
+    AssignRequestId(&request_);
+    response_ = std::move(*refused);
+    SendResponse(ConnectionMode::kClose);
+    return false;
+  }
   // A client that sent "Expect: 100-continue" may wait for this before
   // sending the body; one that already sent some of it does not need it.
   if (buffer_.size() == 0 && parser_->version() >= 11 &&

@@ -42,6 +42,15 @@ HttpResponse ServerContext::Handle(const HttpRequest& request) const {
   return response;
 }
 
+std::optional<HttpResponse> ServerContext::RefuseBeforeBody(const HttpRequest& request) const {
+  if (!options_.refuse_before_body) return std::nullopt;
+  try {
+    return options_.refuse_before_body(request);
+  } catch (...) {
+    return std::nullopt;  // the handler decides, once the body is in
+  }
+}
+
 bool ServerContext::MayBlock(const HttpRequest& request) const {
   if (!options_.may_block) return !IsSafeMethod(request.method);
   try {

@@ -38,6 +38,8 @@ class ServerContext {
 
   /// options().may_block, or its default: every method that is not safe.
   bool MayBlock(const HttpRequest& request) const;
+  /// options().refuse_before_body's answer (none if it is empty or throws).
+  std::optional<HttpResponse> RefuseBeforeBody(const HttpRequest& request) const;
 
   /// Starts the handler pool's threads (HandlerPool::Start()).
   Status StartPool() { return pool_.Start(); }
