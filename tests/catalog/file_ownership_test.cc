@@ -134,6 +134,30 @@ TEST_F(FileOwnershipTest, PurgeDoesNotFollowASymbolicLinkOutOfTheTable) {
   EXPECT_TRUE(fs::exists(outside_));
 }
 
+TEST_F(FileOwnershipTest, ATableRootThatBecameALinkLeadsNoPurgeOrCleanupToAnotherTable) {
+  // Review finding: a root that does not exist yet (write.data.path) passes
+  // every check; a local user who can write in the table then makes it a
+  // link to the namespace. Where the root leads is not the table's.
+  auto victim = Create("u");
+  const std::string victim_file = *io::LocalPath(victim.metadata_location);
+  const std::string victim_name = fs::path(victim_file).filename().string();
+  auto created = Create("t", {{"write.metadata.delete-after-commit.enabled", "true"},
+                              {"write.metadata.previous-versions-max", "1"}});
+  TableIdentifier id{{"n"}, "t"};
+  const std::string sub = created.metadata->location + "/data/sub";
+  ASSERT_TRUE(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"write.data.path", sub}}}}}));
+  CommitSnapshotNaming(id, sub + "/u/metadata/" + victim_name);
+  fs::create_directory_symlink(fs::path(victim_file).parent_path().parent_path().parent_path(),
+                               *io::LocalPath(sub));
+  ASSERT_TRUE(fs::exists(*io::LocalPath(sub + "/u/metadata/" + victim_name)));
+
+  // A commit whose cleanup drops old metadata files, then the purge.
+  ASSERT_TRUE(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", "v"}}}}}));
+  ASSERT_THAT(catalog_->DropTable(id, true), IsOk());
+  EXPECT_TRUE(fs::exists(victim_file));
+  EXPECT_TRUE(catalog_->LoadTable({{"n"}, "u"}));
+}
+
 TEST_F(FileOwnershipTest, PurgeReadsNoFifoOrDevice) {
   auto created = Create("t");
   TableIdentifier id{{"n"}, "t"};

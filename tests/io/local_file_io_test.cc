@@ -232,5 +232,37 @@ TEST(LocalFileIOTest, ACheckedReadFollowsNoLinkMadeAfterTheCheck) {
               IsError(ErrorKind::kInvalidArgument));
 }
 
+TEST(LocalFileIOTest, ACheckedDeleteFollowsNoLinkMadeAfterTheCheck) {
+  testing::TempDir dir;
+  testing::TempDir outside;
+  namespace fs = std::filesystem;
+  const std::string real = fs::canonical(dir.path()).string();
+  auto io = NewLocalFileIO();
+  ASSERT_THAT(io->WriteFile(real + "/t/data/f", "mine", false), IsOk());
+  ASSERT_THAT(io->WriteFile(outside.Sub("data/f"), "theirs", false), IsOk());
+  const std::string location = real + "/t/data/f";
+  auto checked = io->ResolveLocation(*Location::Parse(location));
+  ASSERT_THAT(checked, IsOk());
+
+  // The directory swapped for a link to another table's after the check: an
+  // unchecked delete would remove that table's file; the checked one refuses.
+  fs::rename(real + "/t/data", real + "/t/data-before");
+  fs::create_directory_symlink(outside.Sub("data"), real + "/t/data");
+  EXPECT_THAT(io->DeleteCheckedFile(location, *checked), IsError(ErrorKind::kForbidden));
+  EXPECT_TRUE(fs::exists(outside.Sub("data/f")));
+
+  // Without a link, it deletes; a link that is the file itself is removed,
+  // not followed; a missing file is kNotFound.
+  fs::remove(real + "/t/data");
+  fs::rename(real + "/t/data-before", real + "/t/data");
+  EXPECT_THAT(io->DeleteCheckedFile(location, *checked), IsOk());
+  EXPECT_FALSE(fs::exists(location));
+  fs::create_symlink(outside.Sub("data/f"), location);
+  EXPECT_THAT(io->DeleteCheckedFile(location, *checked), IsOk());
+  EXPECT_FALSE(fs::is_symlink(location));
+  EXPECT_TRUE(fs::exists(outside.Sub("data/f")));
+  EXPECT_THAT(io->DeleteCheckedFile(location, *checked), IsError(ErrorKind::kNotFound));
+}
+
 }  // namespace
 }  // namespace skade::io

@@ -33,6 +33,17 @@ namespace skade::catalog {
 
 namespace {
 
+// Deletes a client-named file of a table if it is in the table's scope,
+// checked again now and deleted through no link made since.
+void DeleteInScope(io::FileIO& io, const TableFileScope& scope, const std::string& location) {
+  auto resolved = scope.CheckDelete(location);
+  if (!resolved) {
+    LogWarning(StrCat("cleanup skipped ", resolved.error().message));
+    return;
+  }
+  (void)io.DeleteCheckedFile(location, *resolved);  // an unreferenced file is harmless
+}
+
 constexpr char kReservedNamespace[] = ".skade";
 
 Status ValidateNewNamespace(const Namespace& ns) {
@@ -452,10 +463,14 @@ Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge)
   }
   // Released before they are deleted, so that no recovery brings a
   // journaled metadata file back (these are the metadata files the purge
-  // deletes). If the store cannot release them, the files stay.
+  // deletes). If the store cannot release them, the files stay. The log is
+  // client-written: only files in the table's scope, so that another
+  // table's journaled file keeps its entry.
+  const TableFileScope scope(*file->metadata, *location_policy_);
   std::vector<std::string> metadata_files{record.metadata_location};
   for (const auto entry : file->metadata->metadata_log) {
-    metadata_files.emplace_back(entry.metadata_file);
+    std::string logged(entry.metadata_file);
+    if (scope.Check(logged)) metadata_files.push_back(std::move(logged));
   }
   Status released = ReleaseDeltasOn(metadata_files);
   if (released) released = store_->ReleaseJournaledFiles(metadata_files);
@@ -467,8 +482,7 @@ Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge)
   }
   // Its locations were released with the drop: a table that owns one now
   // was made there since (or shares it from an older store), and keeps it.
-  auto purged = PurgeTableFiles(*io_, *file->metadata, record.metadata_location,
-                                TableFileScope(*file->metadata, *location_policy_),
+  auto purged = PurgeTableFiles(*io_, *file->metadata, record.metadata_location, scope,
                                 FilesOwnedByTables(*store_, *location_policy_));
   if (!purged) {
     LogWarning(StrCat("purge of ", identifier.ToString(), " incomplete: ", purged.error().message));
@@ -798,11 +812,13 @@ std::vector<std::string> EmbeddedCatalog::CleanupFiles(const spec::TableMetadata
 
 void EmbeddedCatalog::AfterCommit(const PreparedCommit& commit) {
   AfterSwap(commit);
+  if (commit.cleanup_files.empty() && commit.replaced_files.empty()) return;
+  const TableFileScope scope(*commit.metadata, *location_policy_);
   // Their journal entries went with the swap (PointerSwap::released_files).
   if (Status released = ReleaseDeltasOn(commit.cleanup_files); !released) {
     LogWarning(StrCat("metadata cleanup skipped: ", released.error().message));
   } else {
-    for (const auto& location : commit.cleanup_files) DiscardFile(location);
+    for (const auto& location : commit.cleanup_files) DeleteInScope(*io_, scope, location);
   }
   // Client manifest lists a rebase replaced: read through the table's scope,
   // and deleted only if no snapshot names them (a client may name any file).
@@ -810,7 +826,7 @@ void EmbeddedCatalog::AfterCommit(const PreparedCommit& commit) {
     bool referenced = std::any_of(
         commit.metadata->snapshots.begin(), commit.metadata->snapshots.end(),
         [&](const spec::SnapshotPtr& snapshot) { return snapshot->manifest_list == location; });
-    if (!referenced) DiscardFile(location);
+    if (!referenced) DeleteInScope(*io_, scope, location);
   }
 }
 

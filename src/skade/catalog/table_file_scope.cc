@@ -18,6 +18,35 @@ std::optional<io::Location> ResolvedFile(const io::FileIO& io, const io::Locatio
   return directory->Child(location.Name());
 }
 
+// The highest ancestor of `location` (itself included) that `policy`
+// allows: the allowed root it lies in.
+io::Location AllowedBase(const LocationPolicy& policy, const io::Location& location) {
+  io::Location base = location;
+  for (io::Location parent = base.Parent(); parent != base && policy.Check(parent);
+       parent = base.Parent()) {
+    base = std::move(parent);
+  }
+  return base;
+}
+
+// Where `root` leads, if every link on the way lies above the allowed root
+// it is in; nullopt if not (or if it cannot be resolved).
+std::optional<io::Location> ResolvedRoot(const LocationPolicy& policy, const io::Location& root) {
+  const io::FileIO& io = policy.file_io();
+  auto resolved = io.ResolveLocation(root);
+  const io::Location base = AllowedBase(policy, root);
+  auto expected = io.ResolveLocation(base);
+  if (!resolved || !expected) return std::nullopt;
+  const std::string_view below = std::string_view(root.path).substr(base.path.size());
+  for (size_t start = 0; start < below.size();) {
+    size_t end = std::min(below.find('/', start), below.size());
+    if (end > start) *expected = expected->Child(below.substr(start, end - start));
+    start = end + 1;
+  }
+  if (*resolved != *expected) return std::nullopt;
+  return std::move(*resolved);
+}
+
 }  // namespace
 
 std::vector<std::string> TableRoots(const spec::TableMetadata& metadata) {
@@ -36,7 +65,7 @@ TableFileScope::TableFileScope(const spec::TableMetadata& metadata, const Locati
     // A table never owns the warehouse (other tables live there) or above it.
     if (!location || policy.warehouse_directory().IsUnder(*location)) continue;
     roots_.push_back(*location);
-    auto resolved = policy.file_io().ResolveLocation(*location);
+    auto resolved = ResolvedRoot(policy, *location);
     if (resolved && *resolved != *location && !policy.warehouse_directory().IsUnder(*resolved)) {
       roots_.push_back(*resolved);
     }
@@ -52,11 +81,15 @@ bool TableFileScope::Contains(const io::Location& location) const {
 }
 
 Status TableFileScope::Check(const std::string& location) const {
+  return CheckDelete(location).map([](const io::Location&) {});
+}
+
+Result<io::Location> TableFileScope::CheckDelete(const std::string& location) const {
   auto normalized = policy_->Normalize(location);
   if (!normalized) return MakeError(ErrorKind::kForbidden, normalized.error().message);
   if (Contains(*normalized)) {
     auto resolved = ResolvedFile(policy_->file_io(), *normalized);
-    if (resolved && (*resolved == *normalized || Contains(*resolved))) return OkStatus();
+    if (resolved && (*resolved == *normalized || Contains(*resolved))) return std::move(*resolved);
   }
   return MakeError(ErrorKind::kForbidden, "File ", location, " is outside the table's locations (",
                    DescribeLocations(roots_), ")");

@@ -9,7 +9,10 @@
 // (`<warehouse>/.skade`). Locations are compared as URIs (io::Location). The
 // check is made on the location as written and again with its directory
 // resolved by the catalog's FileIO (FileIO::ResolveLocation: symbolic links,
-// locally), so a link cannot lead a purge out of the table. Anything else is
+// locally), so a link cannot lead a purge out of the table. A root counts
+// where it leads only through links above the allowed root it lies in (the
+// warehouse on a linked mount is the operator's); a link below, which anyone
+// who can write in the table may make, is not followed. Anything else is
 // skipped by the caller and logged, never followed. Immutable; thread-safe.
 #pragma once
 
@@ -35,6 +38,9 @@ class TableFileScope {
   /// OK if `location` is in scope; kForbidden (naming the file) if not.
   /// The file's own link is not followed: what a delete needs.
   Status Check(const std::string& location) const;
+  /// As Check, returning `location` with its directory resolved, to delete
+  /// with FileIO::DeleteCheckedFile (which follows no link made since).
+  Result<io::Location> CheckDelete(const std::string& location) const;
   /// As Check, and the file's own link (if it is one) must lead inside the
   /// scope too: what a read needs, since reading follows it. Returns where
   /// it leads, to read with FileIO::ReadCheckedFileUpTo (which follows no

@@ -1,5 +1,8 @@
 #include "skade/catalog/table_purge.h"
 
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "skade/avro/manifest_list_reader.h"
@@ -13,6 +16,8 @@ namespace skade::catalog {
 
 namespace {
 
+constexpr size_t kOwnershipBatch = 256;
+
 // Collects the files to delete, reading only those in scope.
 class PurgeCollector {
  public:
@@ -21,21 +26,31 @@ class PurgeCollector {
   // Adds `location` if in scope; true if it was added now.
   bool Add(const std::string& location) {
     if (location.empty() || files_.contains(location) || skipped_.contains(location)) return false;
-    auto allowed = scope_.Check(location);
+    auto allowed = scope_.CheckDelete(location);
     if (!allowed) {
       skipped_.insert(location);
       LogWarning(StrCat("purge skipped ", allowed.error().message));
       return false;
     }
-    files_.insert(location);
+    files_.emplace(location, std::move(*allowed));
     return true;
+  }
+
+  // The file, to read what it names: read where it was checked to lead,
+  // through no link made since. Unreadable or out of scope: nullopt.
+  std::optional<std::string> Read(const std::string& location) {
+    auto resolved = scope_.CheckRead(location);
+    if (!resolved) return std::nullopt;
+    auto bytes = io_.ReadCheckedFileUpTo(location, *resolved, kMaxMetadataReadBytes);
+    if (!bytes) return std::nullopt;
+    return std::move(*bytes);
   }
 
   // Adds `manifest` and every data or delete file its entries name.
   // Unreadable files are skipped: purge is best effort.
   void AddManifest(const std::string& manifest) {
     if (!Add(manifest)) return;
-    auto bytes = io_.ReadFileUpTo(manifest, kMaxMetadataReadBytes);
+    auto bytes = Read(manifest);
     if (!bytes) return;
     auto contents = avro::ReadManifest(*bytes);
     if (!contents) return;
@@ -44,20 +59,21 @@ class PurgeCollector {
 
   void AddManifestList(const std::string& manifest_list) {
     if (!Add(manifest_list)) return;
-    auto bytes = io_.ReadFileUpTo(manifest_list, kMaxMetadataReadBytes);
+    auto bytes = Read(manifest_list);
     if (!bytes) return;
     auto list = avro::ReadManifestList(*bytes);
     if (!list) return;
     for (const auto& manifest : list->manifests) AddManifest(manifest.manifest_path);
   }
 
-  const std::set<std::string>& files() const { return files_; }
+  // Each file as named, and with its directory resolved when it was checked.
+  const std::map<std::string, io::Location>& files() const { return files_; }
   int64_t skipped() const { return static_cast<int64_t>(skipped_.size()); }
 
  private:
   io::FileIO& io_;
   const TableFileScope& scope_;
-  std::set<std::string> files_;
+  std::map<std::string, io::Location> files_;
   std::set<std::string> skipped_;
 };
 
@@ -79,20 +95,29 @@ Result<PurgeResult> PurgeTableFiles(io::FileIO& io, const spec::TableMetadata& m
   for (const auto entry : metadata.metadata_log) collector.Add(std::string(entry.metadata_file));
   collector.Add(metadata_location);
 
-  std::vector<std::string> files(collector.files().begin(), collector.files().end());
-  SKADE_ASSIGN_OR_RAISE(std::vector<bool> elsewhere, owned_elsewhere(files));
+  std::vector<std::string> files;
+  for (const auto& [file, resolved] : collector.files()) files.push_back(file);
   PurgeResult result;
   result.skipped = collector.skipped();
   Status first_error = OkStatus();
   std::set<std::string> directories;
+  std::vector<bool> elsewhere;
   for (size_t i = 0; i < files.size(); ++i) {
+    // Who owns what is asked again every kOwnershipBatch files: a table
+    // made at these locations while the purge runs keeps what it claimed.
+    if (i % kOwnershipBatch == 0) {
+      const size_t end = std::min(files.size(), i + kOwnershipBatch);
+      SKADE_ASSIGN_OR_RAISE(elsewhere, owned_elsewhere(std::vector<std::string>(
+                                           files.begin() + i, files.begin() + end)));
+    }
     const std::string& file = files[i];
-    if (elsewhere.at(i)) {
+    if (elsewhere.at(i % kOwnershipBatch)) {
       LogWarning(StrCat("purge skipped ", file, ": another table owns its location"));
       ++result.skipped;
       continue;
     }
-    auto deleted = io.DeleteFile(file);
+    // Through no link made since the check: what was checked is deleted.
+    auto deleted = io.DeleteCheckedFile(file, collector.files().at(file));
     if (deleted) {
       ++result.deleted;
     } else if (deleted.error().kind != ErrorKind::kNotFound && first_error) {

@@ -176,12 +176,14 @@ class Examination {
 
   void CheckManifestList(const spec::TableIdentifier& table, const TableFileScope& scope,
                          const std::string& location, std::map<std::string, int64_t>* manifests) {
-    if (Status allowed = scope.Check(location); !allowed) {
-      Add(DoctorProblemKind::kLocationNotAllowed, table, location, allowed.error().message);
+    // Read where the check said it leads, through no link made since.
+    auto resolved = scope.CheckRead(location);
+    if (!resolved) {
+      Add(DoctorProblemKind::kLocationNotAllowed, table, location, resolved.error().message);
       return;
     }
     ++report_.files_checked;
-    auto bytes = io_.ReadFileUpTo(location, kMaxMetadataReadBytes);
+    auto bytes = io_.ReadCheckedFileUpTo(location, *resolved, kMaxMetadataReadBytes);
     if (!bytes) {
       Add(bytes.error().kind == ErrorKind::kNotFound ? DoctorProblemKind::kManifestListMissing
                                                      : DoctorProblemKind::kManifestListUnreadable,

@@ -199,6 +199,17 @@ class FileIO {
     return ReadFileUpTo(location, max_bytes);
   }
 
+  /// As DeleteFile(location), for a location a client named whose form with
+  /// its directory resolved the caller has checked: storage with links (the
+  /// local FileIO) removes `resolved` and refuses (kForbidden) a symbolic
+  /// link on the way to its directory — one made since it was resolved — so
+  /// what was checked is what is deleted (a link that is the file itself is
+  /// removed, not followed). The default, for storage without links,
+  /// deletes `location`.
+  virtual Status DeleteCheckedFile(std::string_view location, const Location& /*resolved*/) {
+    return DeleteFile(location);
+  }
+
  protected:
   static tl::unexpected<Error> TooLarge(std::string_view location, uint64_t max_bytes) {
     return InvalidArgument("File ", location, " is larger than the ", max_bytes,

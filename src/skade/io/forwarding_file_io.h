@@ -66,6 +66,9 @@ class ForwardingFileIO : public FileIO {
   Result<Location> ResolveLocation(const Location& location) const override {
     return inner_->ResolveLocation(location);
   }
+  Status DeleteCheckedFile(std::string_view location, const Location& resolved) override {
+    return inner_->DeleteCheckedFile(location, resolved);
+  }
   Result<std::string> ReadCheckedFileUpTo(std::string_view location, const Location& resolved,
                                           uint64_t max_bytes) override {
     return inner_->ReadCheckedFileUpTo(location, resolved, max_bytes);

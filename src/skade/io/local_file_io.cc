@@ -220,11 +220,26 @@ Result<int> OpenRegularFile(const std::string& path, struct stat* st) {
   return KeepIfRegular(fd, path, st);
 }
 
-// As OpenRegularFile, for an absolute `path` with no symbolic link on its
-// way (FileIO::ReadCheckedFileUpTo): each directory is opened from the one
-// before with O_NOFOLLOW, so a link that appears anywhere along it is
-// refused (kForbidden) rather than followed, whenever it appears.
-Result<int> OpenRegularFileWithoutLinks(const std::string& path, struct stat* st) {
+// Opens `name` in the directory `dir` with O_NOFOLLOW (and `flags`); a
+// link there is kForbidden, for `path` (the whole path, for the message).
+Result<int> OpenWithoutLink(int dir, const std::string& name, int flags, const std::string& path) {
+  int next = ::openat(dir, name.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+  if (next >= 0) return next;
+  int err = errno;
+  struct stat link;
+  if ((err == ELOOP || err == ENOTDIR) &&
+      ::fstatat(dir, name.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode)) {
+    return MakeError(ErrorKind::kForbidden, "File ", path,
+                     " leads through a symbolic link made after it was checked");
+  }
+  return ErrnoError("Cannot open", path, err);
+}
+
+// The directory of an absolute `path` with no symbolic link on its way,
+// opened (O_PATH) from "/" one directory at a time with O_NOFOLLOW, so a
+// link that appears anywhere along it is refused (kForbidden) rather than
+// followed, whenever it appears; and the file's name in it.
+Result<std::pair<int, std::string>> OpenDirectoryWithoutLinks(const std::string& path) {
   if (!path.starts_with('/')) return InvalidArgument("Not an absolute path: ", path);
   std::vector<std::string> names;
   for (size_t start = 0; start < path.size();) {
@@ -235,27 +250,26 @@ Result<int> OpenRegularFileWithoutLinks(const std::string& path, struct stat* st
     start = end + 1;
   }
   if (names.empty()) return InvalidArgument("Not a regular file: ", path);
-  auto through_link = [](int dir, const std::string& name) {
-    struct stat link;
-    return ::fstatat(dir, name.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode);
-  };
   int dir = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return ErrnoError("Cannot open", "/", errno);
-  for (size_t i = 0; i < names.size(); ++i) {
-    const bool last = i + 1 == names.size();
-    const int flags = last ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH | O_DIRECTORY;
-    int next = ::openat(dir, names[i].c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
-    int err = errno;
-    if (next < 0 && (err == ELOOP || err == ENOTDIR) && through_link(dir, names[i])) {
-      ::close(dir);
-      return MakeError(ErrorKind::kForbidden, "File ", path,
-                       " leads through a symbolic link made after it was checked");
-    }
+  for (size_t i = 0; i + 1 < names.size(); ++i) {
+    auto next = OpenWithoutLink(dir, names[i], O_PATH | O_DIRECTORY, path);
     ::close(dir);
-    if (next < 0) return ErrnoError("Cannot open", path, err);
-    dir = next;
+    if (!next) return tl::unexpected(next.error());
+    dir = *next;
   }
-  return KeepIfRegular(dir, path, st);
+  return std::pair<int, std::string>(dir, std::move(names.back()));
+}
+
+// As OpenRegularFile, for an absolute `path` with no symbolic link on its
+// way (FileIO::ReadCheckedFileUpTo), itself included.
+Result<int> OpenRegularFileWithoutLinks(const std::string& path, struct stat* st) {
+  SKADE_ASSIGN_OR_RAISE(auto directory, OpenDirectoryWithoutLinks(path));
+  auto fd =
+      OpenWithoutLink(directory.first, directory.second, O_RDONLY | O_NONBLOCK | O_NOCTTY, path);
+  ::close(directory.first);
+  if (!fd) return tl::unexpected(fd.error());
+  return KeepIfRegular(*fd, path, st);
 }
 
 // pread(2) on one descriptor: no shared file offset, so concurrent ReadAt
@@ -368,6 +382,16 @@ class LocalFileIO : public FileIO {
   Status DeleteFile(std::string_view location) override {
     SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
     if (::unlink(path.c_str()) != 0) return ErrnoError("Cannot delete", path, errno);
+    return OkStatus();
+  }
+
+  Status DeleteCheckedFile(std::string_view location, const Location& resolved) override {
+    SKADE_RETURN_NOT_OK(CheckLocal(resolved, location));
+    SKADE_ASSIGN_OR_RAISE(auto directory, OpenDirectoryWithoutLinks(resolved.path));
+    int rc = ::unlinkat(directory.first, directory.second.c_str(), 0);
+    int err = errno;
+    ::close(directory.first);
+    if (rc != 0) return ErrnoError("Cannot delete", resolved.path, err);
     return OkStatus();
   }
 
