@@ -209,6 +209,14 @@ def failure(tmp_path, text, *args, env=None):
     return config, err
 
 
+def test_static_keys_are_not_vended_to_anyone_who_can_connect(tmp_path):
+    _, err = failure(tmp_path, "", "serve", "--host", "0.0.0.0", "--vend-credentials", "static")
+    assert "--vend-credentials static with --auth none" in err and "0.0.0.0" in err, err
+    # On loopback the combination is allowed (it fails here only for the local warehouse).
+    _, err = failure(tmp_path, "", "serve", "--vend-credentials", "static")
+    assert "--vend-credentials needs an s3:// warehouse" in err, err
+
+
 def test_an_unknown_key_names_the_key_and_the_file(tmp_path):
     config, err = failure(tmp_path, "[serve]\n\nprot = 8181\n", "serve")
     assert f"{config}:3: unknown key 'serve.prot'" in err

@@ -92,7 +92,8 @@ class OperationsEndpointsTest : public ::testing::Test {
     return "";
   }
 
-  // The failed checks of a /health/ready body, "name: message" each.
+  // The failed checks of a /health/ready body, "name: message" each (the
+  // name alone when the body says no more).
   std::vector<std::string> FailedChecks(const HttpResponse& response) {
     std::vector<std::string> failed;
     auto element = json::Parse(parser_, response.body);
@@ -104,8 +105,9 @@ class OperationsEndpointsTest : public ::testing::Test {
     for (auto check : *checks) {
       auto object = *json::AsObject(check, "check");
       if (*json::GetString(object, "status") == "ok") continue;
+      auto message = json::GetString(object, "message");
       failed.push_back(
-          StrCat(*json::GetString(object, "name"), ": ", *json::GetString(object, "message")));
+          StrCat(*json::GetString(object, "name"), message ? ": " : "", message ? *message : ""));
     }
     return failed;
   }
@@ -194,6 +196,25 @@ TEST_F(OperationsEndpointsTest, NotReadyOnceTheWarehouseRootIsGone) {
   std::filesystem::create_directories(warehouse_);
   readiness_->Refresh();
   EXPECT_EQ(Call("GET", "/health/ready").status, 200);
+}
+
+// Health is public, but why a check failed names the warehouse: only a
+// client with a token is told.
+TEST_F(OperationsEndpointsTest, WhyNotReadyIsForClientsOnly) {
+  Open(MetricsAuth::kNone, /*with_token_auth=*/true);
+  std::filesystem::remove_all(warehouse_);
+  readiness_->Refresh();
+  auto anonymous = Call("GET", "/health/ready");
+  EXPECT_EQ(anonymous.status, 503);
+  EXPECT_EQ(FailedChecks(anonymous), std::vector<std::string>{"warehouse"}) << anonymous.body;
+  EXPECT_EQ(anonymous.body.find(warehouse_), std::string::npos) << anonymous.body;
+  EXPECT_EQ(FailedChecks(Call("GET", "/health/ready", "", "not-a-token")),
+            std::vector<std::string>{"warehouse"});
+  auto client = Call("GET", "/health/ready", "", Token());
+  EXPECT_EQ(client.status, 503);
+  auto failed = FailedChecks(client);
+  ASSERT_EQ(failed.size(), 1u) << client.body;
+  EXPECT_TRUE(failed[0].starts_with("warehouse: Warehouse root ")) << failed[0];
 }
 
 TEST_F(OperationsEndpointsTest, NotReadyOnceTheStoreFileIsGone) {

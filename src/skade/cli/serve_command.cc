@@ -93,6 +93,11 @@ Result<rest::StorageAccess> StorageAccessFor(const CliContext& context, const Se
   return storage;
 }
 
+// Whether `host` (--host) takes connections from this machine only.
+bool IsLoopbackHost(std::string_view host) {
+  return host == "localhost" || host.starts_with("127.") || host == "::1" || host == "[::1]";
+}
+
 // The clients from --oauth-client, --oauth-client-file and SKADE_OAUTH_CLIENTS.
 Result<std::vector<rest::OAuthClient>> CollectClients(const ServeArgs& args) {
   std::vector<rest::OAuthClient> clients;
@@ -193,6 +198,14 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
     auth.max_tokens = static_cast<size_t>(args.max_tokens);
   } else if (args.auth != "none") {
     return InvalidArgument("Unknown --auth '", args.auth, "' (expected none or token)");
+  }
+  // Static vending hands out skade's own keys: without authentication, to
+  // whoever can connect.
+  if (args.vend_credentials == "static" && auth.mode == rest::AuthOptions::Mode::kNone &&
+      !IsLoopbackHost(args.host)) {
+    return InvalidArgument("--vend-credentials static with --auth none would hand skade's own S3 ",
+                           "keys to anyone who can reach ", args.host,
+                           ": use --auth token, --vend-credentials sts, or a loopback --host");
   }
 
   rest::IdempotencyOptions idempotency;

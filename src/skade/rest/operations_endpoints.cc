@@ -33,10 +33,10 @@ HttpResponse OperationsEndpoints::Live() const {
   return Response(200, "application/json", R"({"status":"live"})");
 }
 
-HttpResponse OperationsEndpoints::Ready() const {
+HttpResponse OperationsEndpoints::Ready(bool with_messages) const {
   ReadinessReport report = readiness_->Current();
-  HttpResponse response =
-      Response(report.ready ? 200 : 503, "application/json", ReadinessProbe::ToJson(report));
+  HttpResponse response = Response(report.ready ? 200 : 503, "application/json",
+                                   ReadinessProbe::ToJson(report, with_messages));
   if (!report.ready) {
     response.headers.emplace_back("Retry-After", "1");
     response.error = "not ready";

@@ -4,7 +4,10 @@
 //   GET /health/live   200 {"status":"live"} whenever the process answers.
 //   GET /health/ready  200 when the readiness probe's checks pass (the store
 //                      is writable, the warehouse reachable, not shutting
-//                      down), else 503; the body is ReadinessProbe::ToJson.
+//                      down), else 503; the body is ReadinessProbe::ToJson,
+//                      a failed check's message only for callers who may
+//                      read the catalog (auth off, or a valid token): it
+//                      can name the warehouse path or the S3 endpoint.
 //   GET /metrics       the registry in the Prometheus text format 0.0.4.
 //                      Public by default; with MetricsAuth::kToken it needs a
 //                      valid bearer token, as the /v1 routes do.
@@ -48,7 +51,9 @@ class OperationsEndpoints {
   bool metrics_public() const { return metrics_auth_ == MetricsAuth::kNone; }
 
   HttpResponse Live() const;
-  HttpResponse Ready() const;
+  /// `with_messages`: whether the body says why a check failed (see
+  /// ReadinessProbe::ToJson); the caller decides who may know.
+  HttpResponse Ready(bool with_messages) const;
   HttpResponse Metrics() const;
 
  private:

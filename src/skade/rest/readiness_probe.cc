@@ -155,7 +155,7 @@ void ReadinessProbe::Refresh() { impl_->RunRound(); }
 
 ReadinessReport ReadinessProbe::Current() const { return impl_->Current(); }
 
-std::string ReadinessProbe::ToJson(const ReadinessReport& report) {
+std::string ReadinessProbe::ToJson(const ReadinessReport& report, bool with_messages) {
   JsonWriter writer;
   writer.StartObject();
   writer.Field("status", report.ready ? "ready" : "not-ready");
@@ -165,7 +165,7 @@ std::string ReadinessProbe::ToJson(const ReadinessReport& report) {
     writer.StartObject();
     writer.Field("name", check.name);
     writer.Field("status", check.ok ? "ok" : "failed");
-    if (!check.ok) writer.Field("message", check.message);
+    if (!check.ok && with_messages) writer.Field("message", check.message);
     writer.EndObject();
   }
   writer.EndArray();

@@ -82,8 +82,9 @@ class ReadinessProbe {
 
   /// The report as the /health/ready body: {"status":"ready"|"not-ready",
   /// "checks":[{"name":…,"status":"ok"|"failed","message":…}…],
-  /// "checked-ms-ago":N}.
-  static std::string ToJson(const ReadinessReport& report);
+  /// "checked-ms-ago":N}; without "message" unless `with_messages` (a
+  /// failure's message may name paths and endpoints).
+  static std::string ToJson(const ReadinessReport& report, bool with_messages = true);
 
  private:
   class Impl;
