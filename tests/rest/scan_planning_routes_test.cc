@@ -556,7 +556,7 @@ TEST_F(ScanPlanningRoutesTest, PlanningDoesNotFollowLinksOutOfTheAllowedLocation
                                           metadata + "/linked-manifest.avro",
                                           metadata + "/names-linked-manifest.avro"));
 
-  for (const std::string& name :
+  for (const char* name :
        {"linked-list.avro", "linked-dir/list.avro", "names-linked-manifest.avro"}) {
     SCOPED_TRACE(name);
     auto planned = PlanSnapshotListedIn(StrCat(metadata, "/", name));

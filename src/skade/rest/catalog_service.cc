@@ -26,9 +26,10 @@ HttpResponse JsonResponse(std::string body) {
   return response;
 }
 
-// `response`, told not to be kept by any cache (it carries credentials).
-HttpResponse NoStore(HttpResponse response) {
-  response.headers.emplace_back("Cache-Control", "no-store");
+// `response`, told not to be kept by any cache when it carries credentials.
+HttpResponse NoStoreIfCarrying(const std::vector<StorageCredential>& credentials,
+                               HttpResponse response) {
+  if (!credentials.empty()) response.headers.emplace_back("Cache-Control", "no-store");
   return response;
 }
 
@@ -155,14 +156,14 @@ Result<HttpResponse> CatalogService::TableResponse(const RouteCall& call,
   HttpResponse response = JsonResponse(
       WriteLoadTable(table.metadata_location,
                      metadata_json.empty() ? *table.metadata_json : metadata_json, &config));
-  return config.storage_credentials.empty() ? response : NoStore(std::move(response));
+  return NoStoreIfCarrying(config.storage_credentials, std::move(response));
 }
 
 Result<HttpResponse> CatalogService::LoadCredentials(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTable(call.identifier));
   SKADE_ASSIGN_OR_RAISE(auto credentials, VendCredentials(call, *table.metadata));
   HttpResponse response = JsonResponse(WriteLoadCredentials(credentials));
-  return credentials.empty() ? response : NoStore(std::move(response));
+  return NoStoreIfCarrying(credentials, std::move(response));
 }
 
 HttpResponse CatalogService::Handle(const HttpRequest& request) {
@@ -260,7 +261,8 @@ Result<HttpResponse> CatalogService::HealthLive(RouteCall& call) {
 
 Result<HttpResponse> CatalogService::HealthReady(RouteCall& call) {
   if (!operations_) return NoOperations(call);
-  return operations_->Ready();
+  // Public, so why a check failed (paths, endpoints) is for clients only.
+  return operations_->Ready(auth_->Authenticate(call.request).has_value());
 }
 
 Result<HttpResponse> CatalogService::ScrapeMetrics(RouteCall& call) {
@@ -458,7 +460,7 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
     // whose pages were all fetched.
     SKADE_ASSIGN_OR_RAISE(std::string plan_id, ScanPlanStore::NewPlanId());
     HttpResponse response = JsonResponse(WriteCompletedPlan(plan_id, plan, stats, credentials));
-    return credentials.empty() ? response : NoStore(std::move(response));
+    return NoStoreIfCarrying(credentials, std::move(response));
   }
   // Serialized now, on the pool thread that planned, so each fetch is a lookup.
   std::vector<std::string> pages;
@@ -470,7 +472,7 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto stored, plans_.Add(call.identifier, std::move(pages)));
   HttpResponse response =
       JsonResponse(WritePlanTasks(stored.plan_id, stored.plan_tasks, credentials));
-  return credentials.empty() ? response : NoStore(std::move(response));
+  return NoStoreIfCarrying(credentials, std::move(response));
 }
 
 Result<HttpResponse> CatalogService::FetchPlanningResult(RouteCall& call) {
