@@ -158,6 +158,33 @@ TEST_F(FileOwnershipTest, ATableRootThatBecameALinkLeadsNoPurgeOrCleanupToAnothe
   EXPECT_TRUE(catalog_->LoadTable({{"n"}, "u"}));
 }
 
+TEST_F(FileOwnershipTest, ACommitWritesNoMetadataThroughALinkOutOfTheRoots) {
+  // Review finding: whoever can write in a table can make its metadata/ a
+  // link; the server's next metadata file then landed where it led.
+  auto created = Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  const std::string metadata_dir = *io::LocalPath(created.metadata->location) + "/metadata";
+  const std::string elsewhere = dir_.Sub("elsewhere");
+  fs::create_directories(elsewhere);
+  fs::rename(metadata_dir, metadata_dir + "-before");
+  fs::create_directory_symlink(elsewhere, metadata_dir);
+  EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", "v"}}}}}),
+              IsErrorWithMessage(ErrorKind::kForbidden, "leads through a symbolic link"));
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+  EXPECT_EQ(catalog_->LoadTable(id)->metadata_location, created.metadata_location);
+
+  // A link into the store's own directory is refused the same way.
+  fs::remove(metadata_dir);
+  fs::create_directory_symlink(fs::path(store_file_).parent_path(), metadata_dir);
+  EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", "v"}}}}}),
+              IsError(ErrorKind::kForbidden));
+
+  // A link that stays inside the warehouse is followed as before.
+  fs::remove(metadata_dir);
+  fs::create_directory_symlink(metadata_dir + "-before", metadata_dir);
+  EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", "v"}}}}}), IsOk());
+}
+
 TEST_F(FileOwnershipTest, PurgeReadsNoFifoOrDevice) {
   auto created = Create("t");
   TableIdentifier id{{"n"}, "t"};

@@ -298,7 +298,8 @@ TEST_F(StoreBackupTest, AJournaledCurrentFileComesBackFromTheCopyWhenItsBaseIsLo
     if (entry.path().string().ends_with(".metadata.json")) fs::remove(entry.path());
   }
   // Without the put-back, the open's recovery could rebuild neither.
-  auto recovered = RecoverJournaledFiles(catalog_->file_io(), catalog_->store());
+  auto recovered =
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy());
   EXPECT_THAT(recovered, IsError(ErrorKind::kCorruption));
 
   auto check = CheckBackupMetadata(dir_.Sub("backup"), *manifest, catalog_->store(),
@@ -313,8 +314,9 @@ TEST_F(StoreBackupTest, AJournaledCurrentFileComesBackFromTheCopyWhenItsBaseIsLo
   ASSERT_EQ(check->unrebuildable.size(), 1u);
   EXPECT_EQ(check->unrebuildable[0].location, versions.front());
   EXPECT_THAT(check->unrebuildable[0].reason, ::testing::HasSubstr("is missing"));
-  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()),
-              IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
+      IsError(ErrorKind::kCorruption));
 
   WarehouseDoctor doctor(catalog_->store(), catalog_->file_io(), catalog_->location_policy());
   auto report = doctor.Run({.repair = true, .drop_dangling = true});
@@ -325,7 +327,9 @@ TEST_F(StoreBackupTest, AJournaledCurrentFileComesBackFromTheCopyWhenItsBaseIsLo
                    [&](const auto& problem) { return problem.location == versions[0]; });
   ASSERT_NE(released, report->problems.end()) << report->ToJson();
   EXPECT_EQ(released->repair, DoctorRepair::kReleased);
-  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()), IsOk());
+  EXPECT_THAT(
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
+      IsOk());
   auto loaded = catalog_->LoadTable(table);
   ASSERT_THAT(loaded, IsOk());
   EXPECT_EQ(loaded->metadata_location, versions.back());

@@ -278,6 +278,36 @@ TEST_F(WarehouseDoctorTest, RepairRewritesAJournaledMetadataFile) {
   EXPECT_TRUE(Run().problems.empty());
 }
 
+// Review finding: recovery rewrote a lost journaled file through a link
+// made in the table's metadata/ since, creating it wherever that led.
+TEST_F(WarehouseDoctorTest, RecoveryWritesNoFileThroughALinkOutOfTheRoots) {
+  Populate();
+  Append(kOrders);  // journaled
+  std::string location = MetadataLocation(kOrders);
+  const fs::path metadata_dir = fs::path(PathOf(location)).parent_path();
+  fs::remove(PathOf(location));
+  const std::string elsewhere = dir_.Sub("elsewhere");
+  fs::create_directories(elsewhere);
+  fs::rename(metadata_dir, metadata_dir.string() + "-before");
+  fs::create_directory_symlink(elsewhere, metadata_dir);
+
+  EXPECT_THAT(
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
+      testing::IsError(ErrorKind::kForbidden));
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+  WarehouseDoctor doctor(catalog_->store(), catalog_->file_io(), catalog_->location_policy());
+  EXPECT_THAT(doctor.Run({.repair = true}), testing::IsError(ErrorKind::kForbidden));
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+
+  // Once the link is gone, the file comes back.
+  fs::remove(metadata_dir);
+  fs::rename(metadata_dir.string() + "-before", metadata_dir);
+  EXPECT_THAT(
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
+      IsOk());
+  EXPECT_TRUE(fs::exists(PathOf(location)));
+}
+
 TEST_F(WarehouseDoctorTest, RepairRewritesAJournaledManifestList) {
   Populate();
   Append(kItems);
@@ -302,8 +332,9 @@ TEST_F(WarehouseDoctorTest, ReleasesAJournalEntryThatCannotRebuildItsFileOnlyWhe
   Append(kOrders);
   fs::remove(PathOf(base));
   fs::remove(PathOf(older));
-  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()),
-              testing::IsError(ErrorKind::kCorruption));
+  EXPECT_THAT(
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
+      testing::IsError(ErrorKind::kCorruption));
 
   auto report = Run({.repair = true});
   ASSERT_EQ(report.problems.size(), 1u) << report.ToJson();
@@ -318,7 +349,9 @@ TEST_F(WarehouseDoctorTest, ReleasesAJournalEntryThatCannotRebuildItsFileOnlyWhe
   ASSERT_EQ(report.problems.size(), 1u) << report.ToJson();
   EXPECT_EQ(report.problems[0].repair, DoctorRepair::kReleased);
   EXPECT_THAT(report.ToJson(), ::testing::HasSubstr(R"("repair":"released")"));
-  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()), IsOk());
+  EXPECT_THAT(
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
+      IsOk());
   EXPECT_TRUE(Run().problems.empty());
 }
 
@@ -357,7 +390,9 @@ TEST_F(WarehouseDoctorTest, ReleasingTheEntryOfADamagedCurrentFileLeavesTheProbl
   EXPECT_EQ(report.problems[0].repair, DoctorRepair::kNone);
   EXPECT_EQ(report.unrepaired(), 1u);
   EXPECT_EQ(MetadataLocation(kItems), location);
-  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()), IsOk());
+  EXPECT_THAT(
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
+      IsOk());
 }
 
 TEST_F(WarehouseDoctorTest, DropsAPointerWhoseJournaledFileCannotBeRebuilt) {
@@ -373,7 +408,9 @@ TEST_F(WarehouseDoctorTest, DropsAPointerWhoseJournaledFileCannotBeRebuilt) {
   auto record = catalog_->store().GetTable(kItems);
   ASSERT_THAT(record, IsOk());
   EXPECT_FALSE(*record);
-  EXPECT_THAT(RecoverJournaledFiles(catalog_->file_io(), catalog_->store()), IsOk());
+  EXPECT_THAT(
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
+      IsOk());
 }
 
 }  // namespace

@@ -264,5 +264,39 @@ TEST(LocalFileIOTest, ACheckedDeleteFollowsNoLinkMadeAfterTheCheck) {
   EXPECT_THAT(io->DeleteCheckedFile(location, *checked), IsError(ErrorKind::kNotFound));
 }
 
+TEST(LocalFileIOTest, AConfinedWriteIsAskedWhereTheFileWasCreated) {
+  testing::TempDir dir;
+  testing::TempDir outside;
+  namespace fs = std::filesystem;
+  const std::string real = fs::canonical(dir.path()).string();
+  const std::string elsewhere = fs::canonical(outside.path()).string();
+  auto io = NewLocalFileIO();
+  fs::create_directories(real + "/t");
+  fs::create_directory_symlink(elsewhere, real + "/t/metadata");
+  const std::string location = real + "/t/metadata/m.json";
+  std::vector<std::string> asked;
+  auto inside_only = [&](const Location& created) -> Status {
+    asked.push_back(created.path);
+    if (created.IsUnder(*Location::Parse(real))) return OkStatus();
+    return Status(MakeError(ErrorKind::kForbidden, "outside"));
+  };
+
+  // Through the link: asked with where the file is, refused, and gone.
+  EXPECT_THAT(io->WriteConfinedFile(location, "{}", false, inside_only),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_EQ(asked, std::vector<std::string>{elsewhere + "/m.json"});
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+
+  // Without the link: written, durably too.
+  fs::remove(real + "/t/metadata");
+  EXPECT_THAT(io->WriteConfinedFile(location, "{}", true, inside_only), IsOk());
+  EXPECT_EQ(asked.back(), location);
+  EXPECT_EQ(*io->ReadFile(location), "{}");
+  // Never over an existing file.
+  EXPECT_THAT(io->WriteConfinedFile(location, "[]", false, inside_only),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_EQ(*io->ReadFile(location), "{}");
+}
+
 }  // namespace
 }  // namespace skade::io

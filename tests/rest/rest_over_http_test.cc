@@ -145,7 +145,7 @@ TEST_F(RestOverHttpTest, ReadOnlyClientsGet403OnEveryWriteAndOnlyThere) {
 // the token was checked, so anyone who could connect could make the server
 // hold gigabytes. Now the header alone is answered.
 TEST_F(RestOverHttpTest, ABodyWithoutValidCredentialsIsRefusedBeforeItIsRead) {
-  for (const std::string auth : {std::string(), std::string("Authorization: Bearer nope\r\n")}) {
+  for (const std::string& auth : {std::string(), std::string("Authorization: Bearer nope\r\n")}) {
     TestClient client(server_->port());
     ASSERT_TRUE(client.Send(StrCat("POST /v1/namespaces HTTP/1.1\r\nHost: t\r\n", auth,
                                    "Content-Length: 16000000\r\n\r\n")));

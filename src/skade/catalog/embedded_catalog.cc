@@ -163,7 +163,8 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   // Before anything is served, at every level: the journal may hold files of
   // an earlier process at immediate.
   if (options.recover_journal) {
-    SKADE_RETURN_NOT_OK(RecoverJournaledFiles(*catalog->io_, *catalog->store_));
+    SKADE_RETURN_NOT_OK(
+        RecoverJournaledFiles(*catalog->io_, *catalog->store_, *catalog->location_policy_));
     SKADE_RETURN_NOT_OK(
         ClaimUnclaimedTables(*catalog->io_, *catalog->store_, *catalog->location_policy_));
   }
@@ -681,18 +682,17 @@ Status EmbeddedCatalog::WritePrepared(PreparedCommit& commit) {
   // client-chosen locations inside the allowed roots.
   SKADE_RETURN_NOT_OK(CheckLocations(*commit.metadata, commit.new_location));
   for (const UnsyncedFile& list : commit.rebased_manifest_lists) {
-    SKADE_RETURN_NOT_OK(location_policy_->Check(list.location));
     // Journaled with the swap like the metadata file, or durable before it.
     bool journaled = journal_max_bytes_ > 0 && list.contents->size() <= journal_max_bytes_;
     SKADE_RETURN_NOT_OK(
-        io_->WriteFile(list.location, *list.contents, durable_files() && !journaled));
+        location_policy_->WriteFile(list.location, *list.contents, durable_files() && !journaled));
     if (journaled) commit.unsynced_files.push_back(list);
   }
   EncodedMetadataFile file = EncodeMetadataFile(*commit.metadata, commit.new_location);
   // A journaled file is durable through the store, with the swap.
   bool journaled = journal_max_bytes_ > 0 && file.bytes->size() <= journal_max_bytes_;
   SKADE_RETURN_NOT_OK(
-      io_->WriteFile(commit.new_location, *file.bytes, durable_files() && !journaled));
+      location_policy_->WriteFile(commit.new_location, *file.bytes, durable_files() && !journaled));
   commit.json = std::move(file.json);
   commit.json_copies = std::move(file.copied);
   if (journaled) commit.journaled_bytes = std::move(file.bytes);

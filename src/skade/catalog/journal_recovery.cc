@@ -1,5 +1,6 @@
 #include "skade/catalog/journal_recovery.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,17 +84,26 @@ Result<std::string> JournalSnapshot::BaseText(const store::JournaledFile& file, 
   return MetadataText(std::move(bytes), location);
 }
 
-Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file,
-                            JournalSnapshot& journal, bool* rewritten) {
+Status RestoreJournaledFile(io::FileIO& io, const LocationPolicy& policy,
+                            const store::JournaledFile& file, JournalSnapshot& journal,
+                            bool* rewritten) {
   *rewritten = false;
   SKADE_ASSIGN_OR_RAISE(bool intact, HoldsExactly(io, file));
   if (intact) {  // restored by someone before the hold (another process)
     return io.SyncFiles({file.location});
   }
+  // Where it would be written is checked before its bases are read.
+  const bool inside = policy.Check(file.location).has_value();
+  std::optional<io::Location> resolved;
+  if (inside) {
+    SKADE_ASSIGN_OR_RAISE(resolved, policy.CheckRead(file.location));
+  }
   SKADE_ASSIGN_OR_RAISE(std::string contents, journal.Contents(file));
-  Status deleted = io.DeleteFile(file.location);
+  Status deleted =
+      inside ? io.DeleteCheckedFile(file.location, *resolved) : io.DeleteFile(file.location);
   if (!deleted && !Gone(deleted)) return deleted;
-  SKADE_RETURN_NOT_OK(io.WriteFile(file.location, contents, /*durable=*/true));
+  SKADE_RETURN_NOT_OK(inside ? policy.WriteFile(file.location, contents, /*durable=*/true)
+                             : io.WriteFile(file.location, contents, /*durable=*/true));
   *rewritten = true;
   return OkStatus();
 }
@@ -118,7 +128,8 @@ std::vector<UnrebuildableFile> FindUnrebuildableFiles(
   return lost;
 }
 
-Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::CatalogStore& store) {
+Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::CatalogStore& store,
+                                                   const LocationPolicy& policy) {
   SKADE_ASSIGN_OR_RAISE(auto files, store.ReadJournaledFiles());
   JournalRecoveryStats stats;
   stats.journaled = files.size();
@@ -141,7 +152,7 @@ Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::Catalo
   JournalSnapshot journal(io, std::move(files));
   SKADE_RETURN_NOT_OK(store.RestoreJournaledFiles(damaged, [&](const store::JournaledFile& file) {
     bool rewritten = false;
-    Status restored = RestoreJournaledFile(io, file, journal, &rewritten);
+    Status restored = RestoreJournaledFile(io, policy, file, journal, &rewritten);
     stats.rewritten += rewritten ? 1 : 0;
     return restored;
   }));

@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "skade/catalog/location_policy.h"
 #include "skade/io/file_io.h"
 #include "skade/store/catalog_store.h"
 #include "skade/util/result.h"
@@ -88,9 +89,14 @@ struct JournalRecoveryStats {
 /// it holds them, else rewritten (a torn file is deleted first; a difference
 /// is expanded through `journal`), setting `*rewritten` to which. For the
 /// `restore` of store::CatalogStore::RestoreJournaledFiles, under its hold
-/// on commits. The FileIO's errors, or JournalSnapshot::Contents's.
-Status RestoreJournaledFile(io::FileIO& io, const store::JournaledFile& file,
-                            JournalSnapshot& journal, bool* rewritten);
+/// on commits. A location inside `policy`'s roots is deleted and written
+/// where it was checked to be, so a link made in a table's directories
+/// since the commit is refused (kForbidden), not followed; one outside them
+/// (a root allowed when it was committed, not now) is rewritten as written.
+/// The FileIO's errors, or JournalSnapshot::Contents's.
+Status RestoreJournaledFile(io::FileIO& io, const LocationPolicy& policy,
+                            const store::JournaledFile& file, JournalSnapshot& journal,
+                            bool* rewritten);
 
 /// A journaled file, missing or damaged on disk, that its entry cannot
 /// rebuild: a difference whose base is gone too (deleted by hand, or a
@@ -113,9 +119,10 @@ std::vector<UnrebuildableFile> FindUnrebuildableFiles(
     const std::function<bool(const std::string&)>& may_read);
 
 /// Makes every file in `store`'s journal durable as journaled and releases
-/// it (see above). kIo (or the FileIO's error) if a file cannot be read,
-/// written or synced, or the store fails; what was done stays done, the rest
-/// stays journaled.
-Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::CatalogStore& store);
+/// it (see above; rewrites as RestoreJournaledFile, within `policy`). kIo
+/// (or the FileIO's error) if a file cannot be read, written or synced, or
+/// the store fails; what was done stays done, the rest stays journaled.
+Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::CatalogStore& store,
+                                                   const LocationPolicy& policy);
 
 }  // namespace skade::catalog

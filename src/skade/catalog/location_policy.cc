@@ -74,6 +74,17 @@ Result<io::Location> LocationPolicy::CheckRead(const std::string& location) cons
   return std::move(*resolved);
 }
 
+Status LocationPolicy::WriteFile(const std::string& location, std::string_view contents,
+                                 bool durable) const {
+  SKADE_RETURN_NOT_OK(Check(location));
+  return io_->WriteConfinedFile(location, contents, durable, [&](const io::Location& created) {
+    if (CheckNormalized(created, location)) return OkStatus();
+    // Where the link leads is not said: outside, by definition.
+    return Status(MakeError(ErrorKind::kForbidden, "File ", location,
+                            " leads through a symbolic link out of the allowed locations"));
+  });
+}
+
 Status LocationPolicy::CheckNormalized(const io::Location& location,
                                        std::string_view as_written) const {
   if (location.IsUnder(reserved_)) {

@@ -58,6 +58,14 @@ class LocationPolicy {
   /// follows no link made since).
   Result<io::Location> CheckRead(const std::string& location) const;
 
+  /// Creates `location` (passing Check) with `contents` through the
+  /// policy's FileIO, where the new file lies having to pass too
+  /// (FileIO::WriteConfinedFile): a symbolic link in a table's directories,
+  /// which whoever can write there may make at any time, cannot lead a file
+  /// skade writes out of the allowed roots or into the store's directory
+  /// (kForbidden, naming `location` only).
+  Status WriteFile(const std::string& location, std::string_view contents, bool durable) const;
+
   /// `location` parsed, normalised and accepted by the FileIO; the
   /// kInvalidArgument of Check otherwise.
   Result<io::Location> Normalize(std::string_view location) const;

@@ -260,7 +260,7 @@ class Examination {
     SKADE_RETURN_NOT_OK(
         store_.RestoreJournaledFiles(rewrite, [&](const store::JournaledFile& file) -> Status {
           bool was_rewritten = false;
-          SKADE_RETURN_NOT_OK(RestoreJournaledFile(io_, file, journal, &was_rewritten));
+          SKADE_RETURN_NOT_OK(RestoreJournaledFile(io_, policy_, file, journal, &was_rewritten));
           // Also a file restored by another process before the hold is right now.
           rewritten.insert(file.location);
           return OkStatus();

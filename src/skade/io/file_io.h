@@ -39,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -112,6 +113,18 @@ class FileIO {
   /// returning (see SyncDirectory), so the file survives a power loss even
   /// when a crashed process created its directory and never synced it.
   virtual Status WriteFile(std::string_view location, std::string_view contents, bool durable) = 0;
+
+  /// As WriteFile, for a file that must end up where `allowed` agrees (the
+  /// caller's location policy): storage with links (the local FileIO) asks
+  /// it with where the file was created — every link on the way resolved,
+  /// read back from the open file, so a link swapped in at any time cannot
+  /// lead the write elsewhere — before writing a byte, and removes the empty
+  /// file when it refuses; its refusal is returned. The default, for
+  /// storage without links, asks with `location` itself, then calls
+  /// WriteFile.
+  virtual Status WriteConfinedFile(std::string_view location, std::string_view contents,
+                                   bool durable,
+                                   const std::function<Status(const Location&)>& allowed);
 
   /// Creates every file of `files` as WriteFile(location, contents, durable)
   /// would and returns the first error. The default writes them one after

@@ -1,8 +1,8 @@
 // ForwardingFileIO: a FileIO that passes every call to an inner FileIO, the
 // base of wrappers (tracking, counting, fault or latency injection) so that
 // each overrides only the calls it changes and inherits the rest, including
-// calls added to FileIO later (SyncFiles and WriteFiles excepted, see
-// below).
+// calls added to FileIO later (SyncFiles, WriteFiles and WriteConfinedFile
+// excepted, see below).
 //
 // Owns a share of the inner FileIO. Thread-safe when the inner FileIO is.
 #pragma once
@@ -55,11 +55,12 @@ class ForwardingFileIO : public FileIO {
   Status SyncDirectory(std::string_view location) override {
     return inner_->SyncDirectory(location);
   }
-  // SyncFiles and WriteFiles are not forwarded: FileIO's defaults call this
-  // wrapper's SyncFile and SyncDirectory, or WriteFile, so a wrapper that
-  // changes those (fault injection, counting) sees every sync and write. A
-  // wrapper that changes them only to observe may forward the batch
-  // (TrackingFileIO) to keep the inner FileIO's batching.
+  // SyncFiles, WriteFiles and WriteConfinedFile are not forwarded: FileIO's
+  // defaults call this wrapper's SyncFile and SyncDirectory, or WriteFile,
+  // so a wrapper that changes those (fault injection, counting) sees every
+  // sync and write. A wrapper that changes them only to observe may forward
+  // the call (TrackingFileIO) to keep the inner FileIO's batching, or its
+  // check of where a file is created.
   Status CheckLocation(const Location& location) const override {
     return inner_->CheckLocation(location);
   }

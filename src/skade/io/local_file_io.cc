@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -272,6 +273,17 @@ Result<int> OpenRegularFileWithoutLinks(const std::string& path, struct stat* st
   return KeepIfRegular(*fd, path, st);
 }
 
+// The path of the file open as `fd` (created as `path`), links resolved:
+// the kernel's name for it, or else `path` resolved now.
+std::string CreatedPath(int fd, const std::string& path) {
+  char buf[PATH_MAX + 1];
+  ssize_t n = ::readlink(StrCat("/proc/self/fd/", fd).c_str(), buf, PATH_MAX);
+  if (n > 0 && buf[0] == '/') return std::string(buf, static_cast<size_t>(n));
+  std::error_code ec;
+  fs::path resolved = fs::weakly_canonical(path, ec);
+  return ec ? path : resolved.string();
+}
+
 // pread(2) on one descriptor: no shared file offset, so concurrent ReadAt
 // calls need no lock.
 class LocalInputFile : public InputFile {
@@ -368,6 +380,27 @@ class LocalFileIO : public FileIO {
     SKADE_ASSIGN_OR_RAISE(auto file, NewOutputFile(location, durable));
     SKADE_RETURN_NOT_OK(file->Write(contents));
     return file->Close();
+  }
+
+  Status WriteConfinedFile(std::string_view location, std::string_view contents, bool durable,
+                           const std::function<Status(const Location&)>& allowed) override {
+    SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
+    SKADE_RETURN_NOT_OK(EnsureDirectory(fs::path(path).parent_path()));
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return ErrnoError("Cannot create", path, errno);
+    // Where the new, still empty, file is: its directory entry, whatever
+    // links led there. Without /proc, the path resolved now.
+    std::string created = CreatedPath(fd, path);
+    auto where = Location::Parse(created);
+    Status confined = where ? allowed(*where) : Status(tl::unexpected(where.error()));
+    if (!confined) {
+      ::close(fd);
+      ::unlink(created.c_str());
+      return confined;
+    }
+    LocalOutputFile file(path, fd, durable, directories_);
+    SKADE_RETURN_NOT_OK(file.Write(contents));
+    return file.Close();
   }
 
   Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
@@ -524,6 +557,13 @@ Result<std::string> LocalPath(std::string_view location) {
   SKADE_ASSIGN_OR_RAISE(Location parsed, Location::ParseVerbatim(location));
   SKADE_RETURN_NOT_OK(CheckLocal(parsed, location));
   return std::move(parsed.path);
+}
+
+Status FileIO::WriteConfinedFile(std::string_view location, std::string_view contents, bool durable,
+                                 const std::function<Status(const Location&)>& allowed) {
+  SKADE_ASSIGN_OR_RAISE(Location parsed, Location::Parse(location));
+  SKADE_RETURN_NOT_OK(allowed(parsed));
+  return WriteFile(location, contents, durable);
 }
 
 Status FileIO::WriteFiles(const std::vector<NewFile>& files) {

@@ -45,6 +45,14 @@ Status TrackingFileIO::WriteFile(std::string_view location, std::string_view con
   return OkStatus();
 }
 
+Status TrackingFileIO::WriteConfinedFile(std::string_view location, std::string_view contents,
+                                         bool durable,
+                                         const std::function<Status(const Location&)>& allowed) {
+  SKADE_RETURN_NOT_OK(inner().WriteConfinedFile(location, contents, durable, allowed));
+  if (!durable) Record(location);
+  return OkStatus();
+}
+
 Status TrackingFileIO::WriteFiles(const std::vector<NewFile>& files) {
   Status written = inner().WriteFiles(files);
   for (const NewFile& file : files) {

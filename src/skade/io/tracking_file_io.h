@@ -37,6 +37,8 @@ class TrackingFileIO : public ForwardingFileIO {
   /// every file not written durably, even after an error (some may exist;
   /// the missing ones are skipped when synced).
   Status WriteFiles(const std::vector<NewFile>& files) override;
+  Status WriteConfinedFile(std::string_view location, std::string_view contents, bool durable,
+                           const std::function<Status(const Location&)>& allowed) override;
   Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
                                                     bool durable) override;
   /// Forwarded: syncs pass through unchanged.
