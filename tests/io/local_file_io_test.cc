@@ -287,11 +287,18 @@ TEST(LocalFileIOTest, AConfinedWriteIsAskedWhereTheFileWasCreated) {
   EXPECT_EQ(asked, std::vector<std::string>{elsewhere + "/m.json"});
   EXPECT_TRUE(fs::is_empty(elsewhere));
 
-  // Without the link: written, durably too.
+  // A directory that does not exist yet is not made through the link.
+  EXPECT_THAT(io->WriteConfinedFile(real + "/t/metadata/new/m.json", "{}", false, inside_only),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+
+  // Without the link: written, durably too, directories made.
   fs::remove(real + "/t/metadata");
   EXPECT_THAT(io->WriteConfinedFile(location, "{}", true, inside_only), IsOk());
   EXPECT_EQ(asked.back(), location);
   EXPECT_EQ(*io->ReadFile(location), "{}");
+  EXPECT_THAT(io->WriteConfinedFile(real + "/t/metadata/new/m.json", "{}", false, inside_only),
+              IsOk());
   // Never over an existing file.
   EXPECT_THAT(io->WriteConfinedFile(location, "[]", false, inside_only),
               IsError(ErrorKind::kAlreadyExists));

@@ -385,14 +385,24 @@ class LocalFileIO : public FileIO {
   Status WriteConfinedFile(std::string_view location, std::string_view contents, bool durable,
                            const std::function<Status(const Location&)>& allowed) override {
     SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
-    SKADE_RETURN_NOT_OK(EnsureDirectory(fs::path(path).parent_path()));
+    auto allows = [&](const std::string& resolved) -> Status {
+      SKADE_ASSIGN_OR_RAISE(Location where, Location::Parse(resolved));
+      return allowed(where);
+    };
+    const fs::path parent = fs::path(path).parent_path();
+    if (std::error_code ec; !fs::is_directory(parent, ec)) {
+      // Directories to make: where the file would be is asked first, so
+      // none is made through a link that leads out.
+      fs::path would_be = fs::weakly_canonical(path, ec);
+      SKADE_RETURN_NOT_OK(allows(ec ? path : would_be.string()));
+      SKADE_RETURN_NOT_OK(EnsureDirectory(parent));
+    }
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return ErrnoError("Cannot create", path, errno);
     // Where the new, still empty, file is: its directory entry, whatever
     // links led there. Without /proc, the path resolved now.
     std::string created = CreatedPath(fd, path);
-    auto where = Location::Parse(created);
-    Status confined = where ? allowed(*where) : Status(tl::unexpected(where.error()));
+    Status confined = allows(created);
     if (!confined) {
       ::close(fd);
       ::unlink(created.c_str());
