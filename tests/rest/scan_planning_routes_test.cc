@@ -9,15 +9,18 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "rest/rest_service_fixture.h"
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
+#include "skade/io/forwarding_file_io.h"
 #include "skade/rest/rest_messages.h"
 #include "skade/scan/table_scan.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/row_delta.h"
 #include "skade/table/table.h"
+#include "testing/gate.h"
 #include "testing/matchers.h"
 
 namespace skade::rest {
@@ -182,6 +185,27 @@ class ScanPlanningRoutesTest : public testing::RestServiceTest {
       out.emplace(task.data_file.file_path, deletes);
     }
     return out;
+  }
+
+  // A plan the server holds (of more tasks than a page): its id, and the
+  // body that fetches its first page.
+  struct HeldPlan {
+    std::string id;
+    std::string fetch_body;
+  };
+  HeldPlan HoldPlan() {
+    auto object = Body(Plan("{}"));
+    return {
+        std::string(*json::GetString(object, "plan-id")),
+        StrCat(R"({"plan-task":")", json::GetStringList(object, "plan-tasks")->front(), R"("})")};
+  }
+
+  // Listing, fetching and cancelling `plan` under table `table` find nothing.
+  void ExpectPlanGone(const std::string& table, const HeldPlan& plan) {
+    const std::string routes = StrCat("/v1/namespaces/n/tables/", table);
+    ExpectError(Call("GET", routes + "/plan/" + plan.id), 404, "NoSuchPlanIdException");
+    ExpectError(Call("POST", routes + "/tasks", plan.fetch_body), 404, "NoSuchPlanTaskException");
+    ExpectError(Call("DELETE", routes + "/plan/" + plan.id), 404, "NoSuchPlanIdException");
   }
 
   void ExpectError(const HttpResponse& response, int status, std::string_view type,
@@ -389,18 +413,12 @@ TEST_F(ScanPlanningRoutesTest, CancelledAndForeignPlansAreNotFound) {
                  std::string(R"({"name":"other","schema":)") + testing::kSchema + "}")
                 .status,
             200);
-  auto object = Body(Plan("{}"));
-  const std::string plan_id = *json::GetString(object, "plan-id");
-  const std::string task = json::GetStringList(object, "plan-tasks")->front();
-  const std::string fetch_body = StrCat(R"({"plan-task":")", task, R"("})");
+  const HeldPlan plan = HoldPlan();
+  const std::string& plan_id = plan.id;
+  const std::string& fetch_body = plan.fetch_body;
 
   // Another table's routes do not reach it.
-  ExpectError(Call("GET", "/v1/namespaces/n/tables/other/plan/" + plan_id), 404,
-              "NoSuchPlanIdException");
-  ExpectError(Call("POST", "/v1/namespaces/n/tables/other/tasks", fetch_body), 404,
-              "NoSuchPlanTaskException");
-  ExpectError(Call("DELETE", "/v1/namespaces/n/tables/other/plan/" + plan_id), 404,
-              "NoSuchPlanIdException");
+  ExpectPlanGone("other", plan);
 
   auto cancelled = Call("DELETE", "/v1/namespaces/n/tables/t/plan/" + plan_id);
   EXPECT_EQ(cancelled.status, 204) << cancelled.body;
@@ -409,6 +427,21 @@ TEST_F(ScanPlanningRoutesTest, CancelledAndForeignPlansAreNotFound) {
   ExpectError(Call("POST", "/v1/namespaces/n/tables/t/tasks", fetch_body), 404,
               "NoSuchPlanTaskException");
   ExpectError(Call("GET", "/v1/namespaces/n/tables/t/plan/made-up"), 404, "NoSuchPlanIdException");
+}
+
+// Review finding: a held plan outlived a drop and was served under a new
+// table of the same name, listing the purged table's files.
+TEST_F(ScanPlanningRoutesTest, APlanDoesNotOutliveItsTable) {
+  Open(1);
+  AppendFiles(3);
+  const HeldPlan plan = HoldPlan();
+  ASSERT_EQ(Call("POST", "/v1/namespaces/n/tables/t/tasks", plan.fetch_body).status, 200);
+
+  ASSERT_EQ(Call("DELETE", "/v1/namespaces/n/tables/t?purgeRequested=true").status, 204);
+  ExpectError(Call("GET", "/v1/namespaces/n/tables/t/plan/" + plan.id), 404,
+              "NoSuchTableException");
+  ASSERT_EQ(Call("POST", "/v1/namespaces/n/tables", kCreateBody).status, 200);
+  ExpectPlanGone("t", plan);
 }
 
 TEST_F(ScanPlanningRoutesTest, HostileRequestsAreClientErrors) {
@@ -598,6 +631,100 @@ TEST_F(ScanPlanningRoutesTest, AnotherListNamingAManifestDoesNotChangeItsPlan) {
   const TaskSet tasks = TasksOf(Body(planned));
   ASSERT_EQ(tasks.size(), 1u);
   EXPECT_EQ(tasks.begin()->second, std::vector<std::string>{deletes});
+}
+
+// Review finding: a list naming one manifest a thousand times made a plan
+// of a thousand times its files (gigabytes, from a 118 KB list).
+TEST_F(ScanPlanningRoutesTest, AListNamingAManifestManyTimesPlansItsFilesOnce) {
+  AppendFiles(3);
+  const table::Table table = Load();
+  const spec::Snapshot& current = *table.metadata().CurrentSnapshot();
+  auto list = avro::ReadManifestList(*catalog_->file_io().ReadFile(current.manifest_list));
+  ASSERT_THAT(list, testing::IsOk());
+  avro::ManifestListWriterOptions options;
+  options.snapshot_id = current.snapshot_id;
+  options.sequence_number = current.sequence_number;
+  auto writer = avro::ManifestListWriter::Make(options);
+  ASSERT_THAT(writer, testing::IsOk());
+  for (int i = 0; i < 50; ++i) {
+    for (const auto& manifest : list->manifests)
+      ASSERT_THAT((*writer)->Add(manifest), testing::IsOk());
+  }
+  const std::string repeated = StrCat(table.metadata().location, "/metadata/repeated.avro");
+  ASSERT_THAT((*writer)->WriteTo(catalog_->file_io(), repeated, true), testing::IsOk());
+  auto planned = PlanSnapshotListedIn(repeated);
+  ASSERT_EQ(planned.status, 200) << planned.body;
+  EXPECT_EQ(json::AsArray(*json::Find(Body(planned), "file-scan-tasks"), "tasks")->size(), 3u);
+}
+
+// Review finding: how many files a plan held was bounded only after all of
+// them were in memory. Now planning stops at the plan store's bytes.
+TEST_F(ScanPlanningRoutesTest, APlanThatWouldHoldTooMuchStopsWhileItIsMade) {
+  AppendFiles(20);
+  ASSERT_NO_FATAL_FAILURE(Open(1000, 8192));
+  ExpectError(Plan("{}"), 400, "BadRequestException", "bytes one plan may hold");
+  // Narrowed by a filter, it fits.
+  auto narrow = Plan(R"({"filter":{"type":"eq","term":"p","value":1}})");
+  ASSERT_EQ(narrow.status, 200) << narrow.body;
+  EXPECT_EQ(TasksOf(Body(narrow)).size(), 7u);
+}
+
+// Holds every read while armed, until its gate opens.
+class HeldReads : public io::ForwardingFileIO {
+ public:
+  using ForwardingFileIO::ForwardingFileIO;
+  Result<std::string> ReadFile(std::string_view location) override {
+    Hold();
+    return ForwardingFileIO::ReadFile(location);
+  }
+  Result<std::string> ReadFileUpTo(std::string_view location, uint64_t max_bytes) override {
+    Hold();
+    return ForwardingFileIO::ReadFileUpTo(location, max_bytes);
+  }
+  Result<std::string> ReadCheckedFileUpTo(std::string_view location, const io::Location& resolved,
+                                          uint64_t max_bytes) override {
+    Hold();
+    return ForwardingFileIO::ReadCheckedFileUpTo(location, resolved, max_bytes);
+  }
+  Result<std::unique_ptr<io::InputFile>> NewInputFile(std::string_view location) override {
+    Hold();
+    return ForwardingFileIO::NewInputFile(location);
+  }
+  std::atomic<bool> armed{false};
+  std::atomic<int> waiting{0};
+  testing::Gate gate;
+
+ private:
+  void Hold() {
+    if (!armed) return;
+    ++waiting;
+    gate.Wait();
+  }
+};
+
+// Review finding: plans, each in memory, had no bound together; one more
+// than the limit is told to come back (503, Retry-After) rather than queued.
+TEST_F(ScanPlanningRoutesTest, PlansPastTheLimitAtOnceAreToldToRetry) {
+  AppendFiles(3);
+  auto held = std::make_shared<HeldReads>(io::NewLocalFileIO());
+  ScanPlanningOptions planning;
+  planning.io = held;
+  planning.max_concurrent_plans = 1;
+  ASSERT_NO_FATAL_FAILURE(OpenService({}, {}, nullptr, {}, planning));
+  held->armed = true;
+  HttpResponse first;
+  std::thread planner([&] { first = Plan("{}"); });
+  testing::WaitUntil([&] { return held->waiting > 0; });
+  auto turned_away = Plan("{}");
+  EXPECT_EQ(turned_away.status, 503) << turned_away.body;
+  EXPECT_NE(std::find(turned_away.headers.begin(), turned_away.headers.end(),
+                      std::pair<std::string, std::string>("Retry-After", "1")),
+            turned_away.headers.end());
+  held->armed = false;
+  held->gate.Open();
+  planner.join();
+  EXPECT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(Plan("{}").status, 200);
 }
 
 // After a set-location the table's snapshots still name the manifests

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <span>
+#include <thread>
 
 #include "skade/rest/error_response.h"
 #include "skade/rest/request_target.h"
@@ -130,6 +131,9 @@ CatalogService::CatalogService(std::shared_ptr<catalog::Catalog> catalog,
       plans_(scan_planning_.store),
       operations_(std::move(operations)) {
   scan_planning_.tasks_per_response = std::max<size_t>(scan_planning_.tasks_per_response, 1);
+  max_concurrent_plans_ = scan_planning_.max_concurrent_plans > 0
+                              ? scan_planning_.max_concurrent_plans
+                              : std::max<size_t>(2, std::thread::hardware_concurrency());
 }
 
 Result<std::vector<StorageCredential>> CatalogService::VendCredentials(
@@ -441,8 +445,24 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
   if (!scan_planning_.io || !scan_planning_.file_policy) {
     return MakeError(ErrorKind::kUnsupported, "Server-side scan planning is not configured");
   }
-  // Every manifest path in the metadata was written by a client.
+  // Bounded at once, as each is in memory (below).
+  if (plans_in_progress_.fetch_add(1) >= max_concurrent_plans_) {
+    plans_in_progress_.fetch_sub(1);
+    HttpResponse busy =
+        ErrorResponse(MakeError(ErrorKind::kCancelled, "The server is making ",
+                                max_concurrent_plans_, " scan plans already; retry shortly")
+                          .value());
+    busy.headers.emplace_back("Retry-After", "1");
+    return busy;
+  }
+  struct Done {
+    std::atomic<size_t>& count;
+    ~Done() { count.fetch_sub(1); }
+  } done{plans_in_progress_};
+  // Every manifest path in the metadata was written by a client, and so is
+  // how many files they list: a plan holds no more than the plan store.
   body.options.file_policy = scan_planning_.file_policy.get();
+  body.options.max_task_bytes = scan_planning_.store.max_bytes;
   SKADE_ASSIGN_OR_RAISE(scan::ScanPlan plan,
                         scan::PlanTableScan(*catalog_, call.identifier, *scan_planning_.io,
                                             body.options, scan_planning_.manifest_cache.get()));
@@ -469,25 +489,34 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
     pages.push_back(WriteScanTasksPage(
         plan, tasks.subspan(begin, std::min(page_size, tasks.size() - begin)), stats));
   }
-  SKADE_ASSIGN_OR_RAISE(auto stored, plans_.Add(call.identifier, std::move(pages)));
+  SKADE_ASSIGN_OR_RAISE(auto stored,
+                        plans_.Add({call.identifier, plan.metadata->table_uuid}, std::move(pages)));
   HttpResponse response =
       JsonResponse(WritePlanTasks(stored.plan_id, stored.plan_tasks, credentials));
   return NoStoreIfCarrying(credentials, std::move(response));
 }
 
+Result<PlanOwner> CatalogService::CurrentPlanOwner(const RouteCall& call) {
+  SKADE_ASSIGN_OR_RAISE(auto table, catalog_->LoadTable(call.identifier));
+  return PlanOwner(call.identifier, table.metadata->table_uuid);
+}
+
 Result<HttpResponse> CatalogService::FetchPlanningResult(RouteCall& call) {
-  SKADE_ASSIGN_OR_RAISE(auto pending, plans_.PendingPlanTasks(call.identifier, call.plan_id));
+  SKADE_ASSIGN_OR_RAISE(PlanOwner owner, CurrentPlanOwner(call));
+  SKADE_ASSIGN_OR_RAISE(auto pending, plans_.PendingPlanTasks(owner, call.plan_id));
   return JsonResponse(WritePlanTasks({}, pending, {}));
 }
 
 Result<HttpResponse> CatalogService::CancelPlanning(RouteCall& call) {
-  SKADE_RETURN_NOT_OK(plans_.Cancel(call.identifier, call.plan_id));
+  SKADE_ASSIGN_OR_RAISE(PlanOwner owner, CurrentPlanOwner(call));
+  SKADE_RETURN_NOT_OK(plans_.Cancel(owner, call.plan_id));
   return NoContent();
 }
 
 Result<HttpResponse> CatalogService::FetchScanTasks(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(std::string plan_task, ParseFetchScanTasks(call.request.body));
-  SKADE_ASSIGN_OR_RAISE(auto page, plans_.FetchPage(call.identifier, plan_task));
+  SKADE_ASSIGN_OR_RAISE(PlanOwner owner, CurrentPlanOwner(call));
+  SKADE_ASSIGN_OR_RAISE(auto page, plans_.FetchPage(owner, plan_task));
   return JsonResponse(*page);
 }
 

@@ -7,6 +7,7 @@
 // HttpServer's handler. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -39,6 +40,10 @@ struct ScanPlanningOptions {
   /// A plan of at most this many tasks is answered in full; a larger one is
   /// held (ScanPlanStore) and handed out as plan tasks of this many each.
   size_t tasks_per_response = 1000;
+  /// Plans made at once, at most (0: one per core, at least 2); more get
+  /// 503 with Retry-After. With ScanOptions::max_task_bytes (the store's
+  /// max_bytes per plan) it bounds the memory planning takes.
+  size_t max_concurrent_plans = 0;
   ScanPlanStoreOptions store;
 };
 
@@ -120,6 +125,8 @@ class CatalogService {
   Result<HttpResponse> FetchPlanningResult(RouteCall& call);
   Result<HttpResponse> CancelPlanning(RouteCall& call);
   Result<HttpResponse> FetchScanTasks(RouteCall& call);
+  // Whose plans the route's table holds: its name and current UUID.
+  Result<PlanOwner> CurrentPlanOwner(const RouteCall& call);
   // skade's time-travel extension.
   Result<HttpResponse> LoadTableAtSnapshot(RouteCall& call);
   Result<HttpResponse> LoadTableAsOf(RouteCall& call);
@@ -151,6 +158,8 @@ class CatalogService {
   StorageAccess storage_;
   ScanPlanningOptions scan_planning_;
   ScanPlanStore plans_;
+  size_t max_concurrent_plans_ = 0;
+  std::atomic<size_t> plans_in_progress_{0};
   std::shared_ptr<const OperationsEndpoints> operations_;
 };
 

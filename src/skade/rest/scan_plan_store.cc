@@ -31,7 +31,7 @@ class ScanPlanStore::Impl {
     if (!options_.now_ms) options_.now_ms = SteadyNowMillis;
   }
 
-  Result<StoredPlan> Add(const spec::TableIdentifier& table, std::vector<std::string> pages) {
+  Result<StoredPlan> Add(const PlanOwner& owner, std::vector<std::string> pages) {
     if (pages.empty()) return InternalError("A stored scan plan needs a page");
     size_t bytes = 0;
     for (const auto& page : pages) bytes += page.size();
@@ -43,7 +43,7 @@ class ScanPlanStore::Impl {
     SKADE_ASSIGN_OR_RAISE(std::string plan_id, NewPlanId());
     StoredPlan stored{plan_id, {}};
     Entry entry;
-    entry.table = table;
+    entry.owner = owner;
     entry.bytes = bytes;
     entry.pending = pages.size();
     entry.fetched.assign(pages.size(), false);
@@ -69,10 +69,10 @@ class ScanPlanStore::Impl {
     return stored;
   }
 
-  Result<std::vector<std::string>> PendingPlanTasks(const spec::TableIdentifier& table,
+  Result<std::vector<std::string>> PendingPlanTasks(const PlanOwner& owner,
                                                     std::string_view plan_id) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = Find(table, plan_id);
+    auto it = Find(owner, plan_id);
     if (it == plans_.end()) return NoSuchPlanId(plan_id);
     std::vector<std::string> tokens;
     for (size_t i = 0; i < it->second.fetched.size(); ++i) {
@@ -81,13 +81,13 @@ class ScanPlanStore::Impl {
     return tokens;
   }
 
-  Result<std::shared_ptr<const std::string>> FetchPage(const spec::TableIdentifier& table,
+  Result<std::shared_ptr<const std::string>> FetchPage(const PlanOwner& owner,
                                                        std::string_view plan_task) {
     const size_t dash = plan_task.rfind('-');
     auto page =
         dash == std::string_view::npos ? std::nullopt : ParseInt64(plan_task.substr(dash + 1));
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = page ? Find(table, plan_task.substr(0, dash)) : plans_.end();
+    auto it = page ? Find(owner, plan_task.substr(0, dash)) : plans_.end();
     if (it == plans_.end() || *page < 0 || static_cast<size_t>(*page) >= it->second.pages.size()) {
       return MakeError(ErrorKind::kNoSuchPlanTask, "No such plan task: ", plan_task);
     }
@@ -100,9 +100,9 @@ class ScanPlanStore::Impl {
     return out;
   }
 
-  Status Cancel(const spec::TableIdentifier& table, std::string_view plan_id) {
+  Status Cancel(const PlanOwner& owner, std::string_view plan_id) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = Find(table, plan_id);
+    auto it = Find(owner, plan_id);
     if (it == plans_.end()) return NoSuchPlanId(plan_id);
     Erase(it);
     return OkStatus();
@@ -115,7 +115,7 @@ class ScanPlanStore::Impl {
 
  private:
   struct Entry {
-    spec::TableIdentifier table;
+    PlanOwner owner;
     std::vector<std::shared_ptr<const std::string>> pages;
     std::vector<bool> fetched;
     size_t pending = 0;
@@ -129,15 +129,15 @@ class ScanPlanStore::Impl {
     return MakeError(ErrorKind::kNoSuchPlanId, "No such plan id: ", plan_id);
   }
 
-  // Requires mutex_. The live plan `plan_id` of `table`, touched; end() if none.
-  Plans::iterator Find(const spec::TableIdentifier& table, std::string_view plan_id) {
+  // Requires mutex_. The live plan `plan_id` of `owner`, touched; end() if none.
+  Plans::iterator Find(const PlanOwner& owner, std::string_view plan_id) {
     auto it = plans_.find(plan_id);
     if (it == plans_.end()) return it;
     if (it->second.expires_ms <= options_.now_ms()) {
       Erase(it);
       return plans_.end();
     }
-    if (it->second.table != table) return plans_.end();
+    if (it->second.owner != owner) return plans_.end();
     it->second.touched = ++clock_;
     return it;
   }
@@ -173,23 +173,23 @@ ScanPlanStore::~ScanPlanStore() = default;
 
 Result<std::string> ScanPlanStore::NewPlanId() { return SecureRandomHex(kPlanIdBytes); }
 
-Result<ScanPlanStore::StoredPlan> ScanPlanStore::Add(const spec::TableIdentifier& table,
+Result<ScanPlanStore::StoredPlan> ScanPlanStore::Add(const PlanOwner& owner,
                                                      std::vector<std::string> pages) {
-  return impl_->Add(table, std::move(pages));
+  return impl_->Add(owner, std::move(pages));
 }
 
-Result<std::vector<std::string>> ScanPlanStore::PendingPlanTasks(const spec::TableIdentifier& table,
+Result<std::vector<std::string>> ScanPlanStore::PendingPlanTasks(const PlanOwner& owner,
                                                                  std::string_view plan_id) {
-  return impl_->PendingPlanTasks(table, plan_id);
+  return impl_->PendingPlanTasks(owner, plan_id);
 }
 
-Result<std::shared_ptr<const std::string>> ScanPlanStore::FetchPage(
-    const spec::TableIdentifier& table, std::string_view plan_task) {
-  return impl_->FetchPage(table, plan_task);
+Result<std::shared_ptr<const std::string>> ScanPlanStore::FetchPage(const PlanOwner& owner,
+                                                                    std::string_view plan_task) {
+  return impl_->FetchPage(owner, plan_task);
 }
 
-Status ScanPlanStore::Cancel(const spec::TableIdentifier& table, std::string_view plan_id) {
-  return impl_->Cancel(table, plan_id);
+Status ScanPlanStore::Cancel(const PlanOwner& owner, std::string_view plan_id) {
+  return impl_->Cancel(owner, plan_id);
 }
 
 ScanPlanStore::Stats ScanPlanStore::stats() const { return impl_->stats(); }

@@ -37,6 +37,17 @@ struct ScanPlanStoreOptions {
   std::function<int64_t()> now_ms;
 };
 
+/// Whose a plan is: the table by name, and which table of that name (its
+/// UUID), so a plan does not outlive a drop into a new table of the name.
+struct PlanOwner {
+  PlanOwner() = default;
+  PlanOwner(spec::TableIdentifier table, std::string table_uuid = {})
+      : table(std::move(table)), table_uuid(std::move(table_uuid)) {}
+  spec::TableIdentifier table;
+  std::string table_uuid;
+  bool operator==(const PlanOwner& other) const = default;
+};
+
 class ScanPlanStore {
  public:
   struct Stats {
@@ -59,23 +70,24 @@ class ScanPlanStore {
   /// bytes.
   static Result<std::string> NewPlanId();
 
-  /// Keeps `pages` (at least one) for `table`. kInvalidArgument when the
+  /// Keeps `pages` (at least one) for `owner`. kInvalidArgument when the
   /// pages alone exceed max_bytes (the scan must be narrowed); kIo if the
   /// OS gives no random bytes.
-  Result<StoredPlan> Add(const spec::TableIdentifier& table, std::vector<std::string> pages);
+  Result<StoredPlan> Add(const PlanOwner& owner, std::vector<std::string> pages);
 
   /// The tokens of the pages of `plan_id` not fetched yet. kNoSuchPlanId if
-  /// the plan is unknown, expired, released or another table's.
-  Result<std::vector<std::string>> PendingPlanTasks(const spec::TableIdentifier& table,
+  /// the plan is unknown, expired, released or another table's (or another
+  /// table's of the same name).
+  Result<std::vector<std::string>> PendingPlanTasks(const PlanOwner& owner,
                                                     std::string_view plan_id);
 
   /// The page `plan_task` names. kNoSuchPlanTask as PendingPlanTasks (and
   /// for a token that is malformed).
-  Result<std::shared_ptr<const std::string>> FetchPage(const spec::TableIdentifier& table,
+  Result<std::shared_ptr<const std::string>> FetchPage(const PlanOwner& owner,
                                                        std::string_view plan_task);
 
   /// Drops `plan_id`. kNoSuchPlanId as PendingPlanTasks.
-  Status Cancel(const spec::TableIdentifier& table, std::string_view plan_id);
+  Status Cancel(const PlanOwner& owner, std::string_view plan_id);
 
   Stats stats() const;
 

@@ -3,6 +3,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 
 #include "skade/avro/manifest_reader.h"
@@ -230,13 +231,27 @@ Status ListManifests(const ScanPlan& plan, const std::vector<spec::SnapshotPtr>&
       if (plan.from_snapshot_id) {
         if (manifest.content != spec::ManifestContent::kData) continue;
         if (!range.contains(manifest.added_snapshot_id)) continue;
-        if (!seen.try_emplace(manifest.manifest_path, true).second) continue;
       }
+      // Once each: a list that names a manifest twice would repeat its files.
+      if (!seen.try_emplace(manifest.manifest_path, true).second) continue;
       manifests.push_back(&manifest);
     }
     lists.push_back(std::move(*list));
   }
   return OkStatus();
+}
+
+// About the memory `file` takes as a task: its path, tuple and metrics
+// (a map node each), and a fixed share for the task and the rest.
+uint64_t TaskBytes(const spec::DataFile& file) {
+  uint64_t bytes = 512 + file.file_path.size() + 48 * file.partition.size() +
+                   64 * (file.column_sizes.size() + file.value_counts.size() +
+                         file.null_value_counts.size() + file.nan_value_counts.size()) +
+                   8 * (file.split_offsets.size() + file.equality_ids.size());
+  for (const auto* bounds : {&file.lower_bounds, &file.upper_bounds}) {
+    for (const auto& [id, value] : *bounds) bytes += 64 + value.size();
+  }
+  return bytes;
 }
 
 Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadata_location,
@@ -323,6 +338,18 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
     to_read.push_back(&manifest);
   }
 
+  // What the files held so far would take as tasks (ScanOptions::max_task_bytes).
+  std::atomic<uint64_t> task_bytes{0};
+  auto hold = [&](const spec::DataFile& file) -> Status {
+    if (options.max_task_bytes == 0 ||
+        task_bytes.fetch_add(TaskBytes(file), std::memory_order_relaxed) <=
+            options.max_task_bytes) {
+      return OkStatus();
+    }
+    return InvalidArgument("The scan's files come to more than the ", options.max_task_bytes,
+                           " bytes one plan may hold: narrow the scan with a filter, or plan it "
+                           "on the client");
+  };
   // Read the rest in parallel: each manifest's live files, pruned by
   // partition tuple and (data files) by column metrics.
   expr::MetricsEvaluator metrics(plan.filter, *plan.schema);
@@ -349,6 +376,7 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
       }
       int64_t sequence = entry.sequence_number.value_or(0);
       if (!is_data) {
+        SKADE_RETURN_NOT_OK(hold(file));
         part.deletes.emplace_back(file, sequence);
         continue;
       }
@@ -356,6 +384,7 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
         ++part.pruned_by_metrics;
         continue;
       }
+      SKADE_RETURN_NOT_OK(hold(file));
       FileScanTask task;
       task.data_file = file;
       task.data_sequence_number = sequence;

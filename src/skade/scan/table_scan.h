@@ -65,6 +65,11 @@ struct ScanOptions {
   /// metadata names (a caller scanning its own tables). Must outlive the
   /// call.
   const catalog::LocationPolicy* file_policy = nullptr;
+  /// When nonzero, planning stops (kInvalidArgument) as soon as the files it
+  /// holds (data and delete files, with their paths, partitions and metrics)
+  /// take about this many bytes of memory: a bound on what one plan takes,
+  /// whatever the table's manifests list.
+  uint64_t max_task_bytes = 0;
 };
 
 /// Plans a scan of `metadata` (at `metadata_location`), reading manifests
