@@ -165,8 +165,12 @@ TEST_F(CatalogIdempotencyTest, ARecordedTableAnswerLoadsItsFileOrTheCurrentTable
   EXPECT_EQ(at_create->metadata_location, created->metadata_location);
   EXPECT_EQ(at_create->metadata->properties.count("a"), 0u);
 
-  // Gone from the files and (in a new process) from the metadata cache.
+  // Gone from the files, though still in this process's metadata cache
+  // (review finding: the replay named the deleted file), and in a new one.
   ASSERT_THAT(catalog_->file_io().DeleteFile(created->metadata_location), IsOk());
+  auto cached = catalog_->LoadTableFromMetadata(id, created->metadata_location);
+  ASSERT_THAT(cached, IsOk());
+  EXPECT_EQ(cached->metadata_location, committed->metadata_location);
   ASSERT_NO_FATAL_FAILURE(Open());
   auto gone = catalog_->LoadTableFromMetadata(id, created->metadata_location);
   ASSERT_THAT(gone, IsOk());

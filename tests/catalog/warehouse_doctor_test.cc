@@ -291,21 +291,57 @@ TEST_F(WarehouseDoctorTest, RecoveryWritesNoFileThroughALinkOutOfTheRoots) {
   fs::rename(metadata_dir, metadata_dir.string() + "-before");
   fs::create_directory_symlink(elsewhere, metadata_dir);
 
-  EXPECT_THAT(
-      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
-      testing::IsError(ErrorKind::kForbidden));
+  // Kept journaled, and the rest of the catalog opens (review finding: a
+  // local user could keep every table down).
+  auto recovered =
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy());
+  ASSERT_THAT(recovered, IsOk());
+  EXPECT_GE(recovered->kept, 1u);
   EXPECT_TRUE(fs::is_empty(elsewhere));
-  WarehouseDoctor doctor(catalog_->store(), catalog_->file_io(), catalog_->location_policy());
-  EXPECT_THAT(doctor.Run({.repair = true}), testing::IsError(ErrorKind::kForbidden));
+  // The doctor reports what is in the way, and repairs nothing through it.
+  auto report = Run({.repair = true});
+  EXPECT_THAT(report.ToJson(),
+              ::testing::HasSubstr("not rewritten: Location file://" + metadata_dir.string()));
+  EXPECT_THAT(report.ToJson(), ::testing::HasSubstr("leads through a symbolic link"));
+  for (const auto& problem : report.problems) EXPECT_EQ(problem.repair, DoctorRepair::kNone);
   EXPECT_TRUE(fs::is_empty(elsewhere));
 
   // Once the link is gone, the file comes back.
   fs::remove(metadata_dir);
   fs::rename(metadata_dir.string() + "-before", metadata_dir);
-  EXPECT_THAT(
-      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
-      IsOk());
+  recovered =
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy());
+  ASSERT_THAT(recovered, IsOk());
+  EXPECT_EQ(recovered->kept, 0u);
   EXPECT_TRUE(fs::exists(PathOf(location)));
+  EXPECT_TRUE(Run().problems.empty());
+}
+
+// Review finding: a directory planted where a lost journaled file goes
+// made recovery fail, so the catalog (every table) would not open.
+TEST_F(WarehouseDoctorTest, RecoveryKeepsAFileWithADirectoryInItsWayAndRestoresTheRest) {
+  Populate();
+  Append(kOrders);
+  Append(kItems);
+  const std::string blocked = MetadataLocation(kOrders);
+  const std::string other = MetadataLocation(kItems);
+  fs::remove(PathOf(blocked));
+  fs::remove(PathOf(other));
+  fs::create_directories(PathOf(blocked) + "/planted");
+
+  auto recovered =
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy());
+  ASSERT_THAT(recovered, IsOk());
+  EXPECT_EQ(recovered->kept, 1u);
+  EXPECT_TRUE(fs::exists(PathOf(other)));
+  EXPECT_TRUE(fs::is_directory(PathOf(blocked)));
+
+  fs::remove_all(PathOf(blocked));
+  recovered =
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy());
+  ASSERT_THAT(recovered, IsOk());
+  EXPECT_EQ(recovered->kept, 0u);
+  EXPECT_TRUE(fs::is_regular_file(PathOf(blocked)));
 }
 
 TEST_F(WarehouseDoctorTest, RepairRewritesAJournaledManifestList) {

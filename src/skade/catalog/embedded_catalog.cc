@@ -1040,10 +1040,13 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableFromMetadata(
     const TableIdentifier& identifier, const std::string& metadata_location) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   SKADE_RETURN_NOT_OK(location_policy_->Check(metadata_location));
+  // Cleaned up since (write.metadata.delete-after-commit, a purge): the
+  // table as it is now is an answer the REST spec allows. Asked of the
+  // disk, as the metadata cache may still hold a deleted file.
+  SKADE_ASSIGN_OR_RAISE(bool exists, io_->Exists(metadata_location));
+  if (!exists) return LoadTable(identifier);
   auto file = ReadMetadata(metadata_location);
   if (file) return LoadTableResult{metadata_location, std::move(file->metadata), file->json};
-  // Cleaned up since (write.metadata.delete-after-commit, a purge): the
-  // table as it is now is an answer the REST spec allows.
   if (file.error().kind != ErrorKind::kNotFound) return tl::unexpected(file.error());
   return LoadTable(identifier);
 }

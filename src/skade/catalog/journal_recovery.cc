@@ -1,6 +1,5 @@
 #include "skade/catalog/journal_recovery.h"
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,19 +92,39 @@ Status RestoreJournaledFile(io::FileIO& io, const LocationPolicy& policy,
     return io.SyncFiles({file.location});
   }
   // Where it would be written is checked before its bases are read.
-  const bool inside = policy.Check(file.location).has_value();
-  std::optional<io::Location> resolved;
-  if (inside) {
-    SKADE_ASSIGN_OR_RAISE(resolved, policy.CheckRead(file.location));
+  if (auto allowed = policy.Check(file.location); !allowed) {
+    return MakeError(ErrorKind::kForbidden, "Journaled file ", file.location,
+                     " is outside the allowed locations now: allow its root again "
+                     "(--allow-location) to restore it");
   }
+  SKADE_ASSIGN_OR_RAISE(io::Location resolved, policy.CheckRead(file.location));
   SKADE_ASSIGN_OR_RAISE(std::string contents, journal.Contents(file));
-  Status deleted =
-      inside ? io.DeleteCheckedFile(file.location, *resolved) : io.DeleteFile(file.location);
+  Status deleted = io.DeleteCheckedFile(file.location, resolved);
   if (!deleted && !Gone(deleted)) return deleted;
-  SKADE_RETURN_NOT_OK(inside ? policy.WriteFile(file.location, contents, /*durable=*/true)
-                             : io.WriteFile(file.location, contents, /*durable=*/true));
+  SKADE_RETURN_NOT_OK(policy.WriteFile(file.location, contents, /*durable=*/true));
   *rewritten = true;
   return OkStatus();
+}
+
+bool IsInTheWay(const Error& error) {
+  return error.kind == ErrorKind::kForbidden || error.kind == ErrorKind::kInvalidArgument;
+}
+
+Result<RestoreOutcome> RestoreAlone(io::FileIO& io, store::CatalogStore& store,
+                                    const LocationPolicy& policy, JournalSnapshot& journal,
+                                    const std::string& location) {
+  RestoreOutcome outcome;
+  Status file_status;
+  Status restored = store.RestoreJournaledFiles({location}, [&](const store::JournaledFile& file) {
+    file_status = RestoreJournaledFile(io, policy, file, journal, &outcome.rewritten);
+    outcome.restored = file_status.has_value();
+    return file_status;
+  });
+  if (restored) return outcome;
+  outcome.restored = outcome.rewritten = false;
+  if (file_status || !IsInTheWay(file_status.error())) return tl::unexpected(restored.error());
+  outcome.in_the_way = file_status.error().message;
+  return outcome;
 }
 
 std::vector<UnrebuildableFile> FindUnrebuildableFiles(
@@ -148,14 +167,23 @@ Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::Catalo
   SKADE_RETURN_NOT_OK(store.ReleaseJournaledFiles(intact));
 
   // Bases are read from the journal as it was before the releases (a
-  // released base is durable on disk too, so either serves).
-  JournalSnapshot journal(io, std::move(files));
-  SKADE_RETURN_NOT_OK(store.RestoreJournaledFiles(damaged, [&](const store::JournaledFile& file) {
-    bool rewritten = false;
-    Status restored = RestoreJournaledFile(io, policy, file, journal, &rewritten);
-    stats.rewritten += rewritten ? 1 : 0;
-    return restored;
-  }));
+  // released base is durable on disk too, so either serves), and from disk
+  // only where the policy allows. One file at a time: a file that something
+  // in its way keeps from being restored stays journaled, and only its table
+  // is unreadable meanwhile, not the whole catalog.
+  JournalSnapshot journal(io, std::move(files), [&policy](const std::string& location) {
+    return policy.CheckRead(location).has_value();
+  });
+  for (const std::string& location : damaged) {
+    SKADE_ASSIGN_OR_RAISE(RestoreOutcome outcome,
+                          RestoreAlone(io, store, policy, journal, location));
+    stats.rewritten += outcome.rewritten ? 1 : 0;
+    if (outcome.in_the_way.empty()) continue;
+    ++stats.kept;
+    LogWarning(StrCat("cannot restore journaled file ", location, ": ", outcome.in_the_way,
+                      "; it stays journaled, and its table unreadable, until what is in the way "
+                      "is removed and the catalog opens again (or `skade doctor --repair`)"));
+  }
   if (stats.rewritten > 0) {
     LogWarning(StrCat("recovered ", stats.rewritten, " of ", stats.journaled,
                       " journaled files (metadata files, manifests, small data files) that were "

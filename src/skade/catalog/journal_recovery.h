@@ -83,20 +83,46 @@ class JournalSnapshot {
 struct JournalRecoveryStats {
   size_t journaled = 0;
   size_t rewritten = 0;
+  /// Left journaled: something in the way (IsInTheWay).
+  size_t kept = 0;
 };
+
+/// Whether a failed RestoreJournaledFile met something in the way of the
+/// one file — a link out of the allowed locations, a directory where the
+/// file goes, a location outside the roots now — rather than a failing disk
+/// or store: its entry is kept and the rest is restored.
+bool IsInTheWay(const Error& error);
 
 /// Makes `file` durable at its location with exactly its bytes: synced if
 /// it holds them, else rewritten (a torn file is deleted first; a difference
 /// is expanded through `journal`), setting `*rewritten` to which. For the
 /// `restore` of store::CatalogStore::RestoreJournaledFiles, under its hold
-/// on commits. A location inside `policy`'s roots is deleted and written
-/// where it was checked to be, so a link made in a table's directories
-/// since the commit is refused (kForbidden), not followed; one outside them
-/// (a root allowed when it was committed, not now) is rewritten as written.
-/// The FileIO's errors, or JournalSnapshot::Contents's.
+/// on commits. It is deleted and written where it was checked to be, so a
+/// link made in a table's directories since the commit is refused
+/// (kForbidden), not followed; a location outside `policy`'s roots (allowed
+/// when it was committed, not now) is kForbidden too. The FileIO's errors,
+/// or JournalSnapshot::Contents's.
 Status RestoreJournaledFile(io::FileIO& io, const LocationPolicy& policy,
                             const store::JournaledFile& file, JournalSnapshot& journal,
                             bool* rewritten);
+
+/// How RestoreAlone went.
+struct RestoreOutcome {
+  /// The file holds its journaled bytes now (rewritten, or found so) and
+  /// its entry is released; false also when the entry was gone already.
+  bool restored = false;
+  bool rewritten = false;
+  /// Why it was kept journaled (IsInTheWay); empty otherwise.
+  std::string in_the_way;
+};
+
+/// RestoreJournaledFile for `location` alone, under the store's hold on
+/// commits (store::CatalogStore::RestoreJournaledFiles): one file at a
+/// time, so what is in one file's way keeps only that one journaled. The
+/// error of a failing disk or store.
+Result<RestoreOutcome> RestoreAlone(io::FileIO& io, store::CatalogStore& store,
+                                    const LocationPolicy& policy, JournalSnapshot& journal,
+                                    const std::string& location);
 
 /// A journaled file, missing or damaged on disk, that its entry cannot
 /// rebuild: a difference whose base is gone too (deleted by hand, or a
@@ -119,9 +145,11 @@ std::vector<UnrebuildableFile> FindUnrebuildableFiles(
     const std::function<bool(const std::string&)>& may_read);
 
 /// Makes every file in `store`'s journal durable as journaled and releases
-/// it (see above; rewrites as RestoreJournaledFile, within `policy`). kIo
-/// (or the FileIO's error) if a file cannot be read, written or synced, or
-/// the store fails; what was done stays done, the rest stays journaled.
+/// it (see above; rewrites as RestoreJournaledFile, within `policy`, one at a
+/// time). A file with something in its way (IsInTheWay) is logged and kept
+/// journaled; kIo (or the FileIO's error) if a file cannot be read, written
+/// or synced otherwise, or the store fails; what was done stays done, the
+/// rest stays journaled.
 Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::CatalogStore& store,
                                                    const LocationPolicy& policy);
 

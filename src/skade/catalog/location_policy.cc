@@ -7,6 +7,17 @@
 
 namespace skade::catalog {
 
+namespace {
+
+// A location that passed as written but leads, through a link, out of the
+// roots (or into the store's directory). Where it leads is not said.
+tl::unexpected<Error> LeadsOut(std::string_view location) {
+  return MakeError(ErrorKind::kForbidden, "Location ", location,
+                   " leads through a symbolic link out of the allowed locations");
+}
+
+}  // namespace
+
 std::string DescribeLocations(const std::vector<io::Location>& locations) {
   std::vector<std::string> names;
   for (const auto& location : locations) {
@@ -70,7 +81,7 @@ Result<io::Location> LocationPolicy::CheckRead(const std::string& location) cons
     return MakeError(ErrorKind::kForbidden, "Location ", location, " cannot be resolved");
   }
   // Where the link leads is not said: it may be outside the roots.
-  SKADE_RETURN_NOT_OK(CheckNormalized(*resolved, location));
+  if (!CheckNormalized(*resolved, location)) return LeadsOut(location);
   return std::move(*resolved);
 }
 
@@ -79,9 +90,7 @@ Status LocationPolicy::WriteFile(const std::string& location, std::string_view c
   SKADE_RETURN_NOT_OK(Check(location));
   return io_->WriteConfinedFile(location, contents, durable, [&](const io::Location& created) {
     if (CheckNormalized(created, location)) return OkStatus();
-    // Where the link leads is not said: outside, by definition.
-    return Status(MakeError(ErrorKind::kForbidden, "File ", location,
-                            " leads through a symbolic link out of the allowed locations"));
+    return Status(LeadsOut(location));
   });
 }
 

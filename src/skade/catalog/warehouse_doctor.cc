@@ -254,22 +254,29 @@ class Examination {
       }
     }
     std::set<std::string> rewritten;
+    std::map<std::string, std::string> in_the_way;  // location → why it was not rewritten
     std::vector<store::JournaledFile> entries;
     for (const auto& [location, file] : journal_) entries.push_back(file);
-    JournalSnapshot journal(io_, std::move(entries));
-    SKADE_RETURN_NOT_OK(
-        store_.RestoreJournaledFiles(rewrite, [&](const store::JournaledFile& file) -> Status {
-          bool was_rewritten = false;
-          SKADE_RETURN_NOT_OK(RestoreJournaledFile(io_, policy_, file, journal, &was_rewritten));
-          // Also a file restored by another process before the hold is right now.
-          rewritten.insert(file.location);
-          return OkStatus();
-        }));
+    JournalSnapshot journal(io_, std::move(entries), [this](const std::string& location) {
+      return policy_.CheckRead(location).has_value();
+    });
+    // One at a time, as the catalog's recovery: what is in one file's way
+    // keeps only that one.
+    for (const std::string& location : rewrite) {
+      SKADE_ASSIGN_OR_RAISE(RestoreOutcome outcome,
+                            RestoreAlone(io_, store_, policy_, journal, location));
+      // Also a file restored by another process before the hold is right now.
+      if (outcome.restored) rewritten.insert(location);
+      if (!outcome.in_the_way.empty()) in_the_way.emplace(location, outcome.in_the_way);
+    }
     for (auto& problem : report_.problems) {
-      if (problem.kind != DoctorProblemKind::kLocationNotAllowed &&
-          problem.kind != DoctorProblemKind::kTableWithoutNamespace &&
-          rewritten.contains(problem.location)) {
-        problem.repair = DoctorRepair::kRewritten;
+      if (problem.kind == DoctorProblemKind::kLocationNotAllowed ||
+          problem.kind == DoctorProblemKind::kTableWithoutNamespace) {
+        continue;
+      }
+      if (rewritten.contains(problem.location)) problem.repair = DoctorRepair::kRewritten;
+      if (auto why = in_the_way.find(problem.location); why != in_the_way.end()) {
+        problem.detail = StrCat(problem.detail, "; not rewritten: ", why->second);
       }
     }
     if (!options_.drop_dangling) return OkStatus();
