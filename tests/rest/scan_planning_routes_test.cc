@@ -702,15 +702,25 @@ class HeldReads : public io::ForwardingFileIO {
   }
 };
 
+// Plans one at a time (another waits `wait`), through reads a test holds.
+class OnePlanAtOnceTest : public ScanPlanningRoutesTest {
+ protected:
+  std::shared_ptr<HeldReads> OpenWithOneSlot(std::chrono::milliseconds wait) {
+    auto held = std::make_shared<HeldReads>(io::NewLocalFileIO());
+    ScanPlanningOptions planning;
+    planning.io = held;
+    planning.max_concurrent_plans = 1;
+    planning.plan_slot_wait = wait;
+    OpenService({}, {}, nullptr, {}, planning);
+    return held;
+  }
+};
+
 // Review finding: plans, each in memory, had no bound together; one more
 // than the limit is told to come back (503, Retry-After) rather than queued.
-TEST_F(ScanPlanningRoutesTest, PlansPastTheLimitAtOnceAreToldToRetry) {
+TEST_F(OnePlanAtOnceTest, PlansPastTheLimitAtOnceAreToldToRetry) {
   AppendFiles(3);
-  auto held = std::make_shared<HeldReads>(io::NewLocalFileIO());
-  ScanPlanningOptions planning;
-  planning.io = held;
-  planning.max_concurrent_plans = 1;
-  ASSERT_NO_FATAL_FAILURE(OpenService({}, {}, nullptr, {}, planning));
+  auto held = OpenWithOneSlot(std::chrono::milliseconds(0));
   held->armed = true;
   HttpResponse first;
   std::thread planner([&] { first = Plan("{}"); });
@@ -725,6 +735,38 @@ TEST_F(ScanPlanningRoutesTest, PlansPastTheLimitAtOnceAreToldToRetry) {
   planner.join();
   EXPECT_EQ(first.status, 200) << first.body;
   EXPECT_EQ(Plan("{}").status, 200);
+}
+
+// Review finding: with no wait, cheap plans of well-behaved readers were
+// turned away whenever the slots were taken for a moment. One waits now.
+TEST_F(OnePlanAtOnceTest, APlanPastTheLimitWaitsForASlot) {
+  AppendFiles(3);
+  auto held = OpenWithOneSlot(std::chrono::minutes(10));
+  held->armed = true;
+  HttpResponse first;
+  HttpResponse second;
+  std::thread planner([&] { first = Plan("{}"); });
+  testing::WaitUntil([&] { return held->waiting > 0; });
+  held->armed = false;  // the second, once it has the slot, reads freely
+  std::thread waiter([&] { second = Plan("{}"); });
+  held->gate.Open();
+  planner.join();
+  waiter.join();
+  EXPECT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(second.status, 200) << second.body;
+}
+
+// Review finding: the bound counted a delete file once, but each task
+// holds its own copy of every delete that applies to it.
+TEST_F(ScanPlanningRoutesTest, DeletesOverManyFilesCountOncePerFileTheyApplyTo) {
+  AppendFiles(12);
+  for (int i = 0; i < 3; ++i) AddPositionDeletes(1);
+  // 12 data files and 3 deletes fit; the 4 files of partition 1 holding a
+  // copy of the 3 deletes each do not.
+  ASSERT_NO_FATAL_FAILURE(Open(1000, 12 * 900 + 3 * 900 + 2 * 900));
+  ExpectError(Plan("{}"), 400, "BadRequestException", "bytes one plan may hold");
+  ASSERT_NO_FATAL_FAILURE(Open(1000));
+  EXPECT_EQ(TasksOf(Body(Plan("{}"))).size(), 12u);
 }
 
 // After a set-location the table's snapshots still name the manifests

@@ -134,6 +134,8 @@ CatalogService::CatalogService(std::shared_ptr<catalog::Catalog> catalog,
   max_concurrent_plans_ = scan_planning_.max_concurrent_plans > 0
                               ? scan_planning_.max_concurrent_plans
                               : std::max<size_t>(2, std::thread::hardware_concurrency());
+  plan_slots_ = std::make_unique<std::counting_semaphore<>>(
+      static_cast<std::ptrdiff_t>(max_concurrent_plans_));
 }
 
 Result<std::vector<StorageCredential>> CatalogService::VendCredentials(
@@ -441,13 +443,13 @@ Result<HttpResponse> CatalogService::CommitTransaction(RouteCall& call) {
 }
 
 Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
-  SKADE_ASSIGN_OR_RAISE(auto body, ParsePlanTableScan(call.request.body));
   if (!scan_planning_.io || !scan_planning_.file_policy) {
     return MakeError(ErrorKind::kUnsupported, "Server-side scan planning is not configured");
   }
-  // Bounded at once, as each is in memory (below).
-  if (plans_in_progress_.fetch_add(1) >= max_concurrent_plans_) {
-    plans_in_progress_.fetch_sub(1);
+  // Bounded at once, the body's parse included, as each is in memory: a
+  // plan waits a moment for a slot (most take milliseconds), then is told
+  // to come back.
+  if (!plan_slots_->try_acquire_for(scan_planning_.plan_slot_wait)) {
     HttpResponse busy =
         ErrorResponse(MakeError(ErrorKind::kCancelled, "The server is making ",
                                 max_concurrent_plans_, " scan plans already; retry shortly")
@@ -455,10 +457,11 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
     busy.headers.emplace_back("Retry-After", "1");
     return busy;
   }
-  struct Done {
-    std::atomic<size_t>& count;
-    ~Done() { count.fetch_sub(1); }
-  } done{plans_in_progress_};
+  struct Release {
+    std::counting_semaphore<>& slots;
+    ~Release() { slots.release(); }
+  } release{*plan_slots_};
+  SKADE_ASSIGN_OR_RAISE(auto body, ParsePlanTableScan(call.request.body));
   // Every manifest path in the metadata was written by a client, and so is
   // how many files they list: a plan holds no more than the plan store.
   body.options.file_policy = scan_planning_.file_policy.get();

@@ -7,10 +7,11 @@
 // HttpServer's handler. Thread-safe.
 #pragma once
 
-#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <semaphore>
 #include <span>
 
 #include "skade/cache/manifest_cache.h"
@@ -40,10 +41,12 @@ struct ScanPlanningOptions {
   /// A plan of at most this many tasks is answered in full; a larger one is
   /// held (ScanPlanStore) and handed out as plan tasks of this many each.
   size_t tasks_per_response = 1000;
-  /// Plans made at once, at most (0: one per core, at least 2); more get
-  /// 503 with Retry-After. With ScanOptions::max_task_bytes (the store's
-  /// max_bytes per plan) it bounds the memory planning takes.
+  /// Plans made at once, at most (0: one per core, at least 2); another
+  /// waits up to `plan_slot_wait` for one to finish, then gets 503 with
+  /// Retry-After. With ScanOptions::max_task_bytes (the store's max_bytes
+  /// per plan) it bounds the memory planning takes.
   size_t max_concurrent_plans = 0;
+  std::chrono::milliseconds plan_slot_wait{5000};
   ScanPlanStoreOptions store;
 };
 
@@ -159,7 +162,7 @@ class CatalogService {
   ScanPlanningOptions scan_planning_;
   ScanPlanStore plans_;
   size_t max_concurrent_plans_ = 0;
-  std::atomic<size_t> plans_in_progress_{0};
+  std::unique_ptr<std::counting_semaphore<>> plan_slots_;  // max_concurrent_plans_ of them
   std::shared_ptr<const OperationsEndpoints> operations_;
 };
 

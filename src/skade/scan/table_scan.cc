@@ -418,6 +418,9 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
       if (task.residual->IsFalse()) continue;
       task.deletes = deletes.ForDataFile(task.data_file, task.data_sequence_number);
       for (const ScanDelete& d : task.deletes) {
+        // Each task holds its own copy of every delete that applies: many
+        // deletes over many files take their product.
+        SKADE_RETURN_NOT_OK(hold(d.file));
         auto [path, offset] = KeyOf(d.file);
         applied.try_emplace(std::pair<std::string, int64_t>(path, offset), true);
       }

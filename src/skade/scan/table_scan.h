@@ -66,9 +66,10 @@ struct ScanOptions {
   /// call.
   const catalog::LocationPolicy* file_policy = nullptr;
   /// When nonzero, planning stops (kInvalidArgument) as soon as the files it
-  /// holds (data and delete files, with their paths, partitions and metrics)
-  /// take about this many bytes of memory: a bound on what one plan takes,
-  /// whatever the table's manifests list.
+  /// holds (data and delete files, with their paths, partitions and metrics,
+  /// and each task's copy of the deletes that apply to it) take about this
+  /// many bytes of memory: a bound on what one plan takes, whatever the
+  /// table's manifests list.
   uint64_t max_task_bytes = 0;
 };
 
