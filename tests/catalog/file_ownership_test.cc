@@ -40,10 +40,11 @@ class FileOwnershipTest : public ::testing::Test {
     WriteText(outside_, "not the catalog's");
   }
 
-  void Open() {
+  void Open(std::vector<std::string> allowed_locations = {}) {
     catalog_.reset();
     EmbeddedCatalogOptions options;
     options.warehouse = dir_.Sub("warehouse");
+    options.allowed_locations = std::move(allowed_locations);
     options.store_map_size = 1ull << 30;
     auto opened = EmbeddedCatalog::Open(options);
     ASSERT_TRUE(opened) << opened.error().ToString();
@@ -446,6 +447,82 @@ TEST_F(FileOwnershipTest, TablesFromBeforeTheClaimsAreClaimedAtOpen) {
   }
   Open();
   EXPECT_THAT(TryCreate("evil", old.metadata->location + "/data"), IsError(ErrorKind::kForbidden));
+}
+
+TEST_F(FileOwnershipTest, ALoadReadsNoMetadataFileThroughALinkNorOutsideTheRoots) {
+  // Review finding: a table's metadata file, once out of the metadata
+  // cache, was read wherever a link planted in its place led.
+  auto created = Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  const std::string file = *io::LocalPath(created.metadata_location);
+  auto crafted = std::make_shared<spec::TableMetadata>(*created.metadata);
+  crafted->properties["planted"] = "yes";
+  const std::string planted = dir_.Sub("outside/planted.metadata.json");
+  WriteText(planted, spec::TableMetadataToJson(*crafted));
+  fs::rename(file, file + ".real");
+  fs::create_symlink(planted, file);
+  Open();  // an empty metadata cache
+  EXPECT_THAT(catalog_->LoadTable(id),
+              IsErrorWithMessage(ErrorKind::kForbidden, "is a symbolic link"));
+  // Nor through a link in place of its directory.
+  const std::string metadata_dir = fs::path(file).parent_path().string();
+  fs::remove(file);
+  fs::rename(metadata_dir, metadata_dir + "-real");
+  fs::create_directory_symlink(fs::path(planted).parent_path(), metadata_dir);
+  fs::rename(planted, dir_.Sub("outside") + "/" + fs::path(file).filename().string());
+  EXPECT_THAT(catalog_->LoadTable(id),
+              IsErrorWithMessage(ErrorKind::kForbidden, "leads through a symbolic link"));
+  fs::remove(metadata_dir);
+  fs::rename(metadata_dir + "-real", metadata_dir);
+  fs::rename(file + ".real", file);
+  auto loaded = catalog_->LoadTable(id);
+  ASSERT_TRUE(loaded) << loaded.error().ToString();
+  EXPECT_FALSE(loaded->metadata->properties.contains("planted"));
+
+  // A table under a root allowed when it was made, and no longer.
+  const std::string extra = dir_.Sub("extra");
+  Open({extra});
+  ASSERT_TRUE(TryCreate("u", extra + "/u"));
+  Open();
+  EXPECT_THAT(catalog_->LoadTable({{"n"}, "u"}),
+              IsErrorWithMessage(ErrorKind::kForbidden, "outside the allowed locations"));
+  Open({extra});
+  EXPECT_TRUE(catalog_->LoadTable({{"n"}, "u"}));
+}
+
+TEST_F(FileOwnershipTest, ACreateMakesNoDirectoryThroughALinkOutOfTheRoots) {
+  // Review finding: the table's directories were made where a link in the
+  // namespace's directory led, before the 403 (and a staged create answered
+  // 200 having made them).
+  const std::string elsewhere = dir_.Sub("elsewhere");
+  fs::create_directories(elsewhere);
+  const std::string namespace_dir = *io::LocalPath(catalog_->warehouse_location()) + "/n";
+  fs::create_directories(namespace_dir);
+  fs::create_directory_symlink(elsewhere, namespace_dir + "/link");
+  EXPECT_THAT(TryCreate("q", namespace_dir + "/link/q"), IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(TryCreate("q2", std::nullopt, {{spec::kMetadataPath, namespace_dir + "/link/m"}}),
+              IsError(ErrorKind::kForbidden));
+  CreateTableRequest staged;
+  staged.name = "staged";
+  staged.schema = std::make_shared<const spec::Schema>(
+      0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
+  staged.location = namespace_dir + "/link/staged";
+  staged.stage_create = true;
+  EXPECT_THAT(catalog_->CreateTable({"n"}, staged), IsError(ErrorKind::kForbidden));
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+}
+
+TEST_F(FileOwnershipTest, RegisterOfALinkIsRefusedAsEveryLaterLoadWouldBe) {
+  // Review finding: a link registered (leading inside) was read while
+  // cached, and refused by every load after a restart.
+  auto created = Create("t");
+  ASSERT_THAT(catalog_->DropTable({{"n"}, "t"}, false), IsOk());
+  const std::string file = *io::LocalPath(created.metadata_location);
+  const std::string link = fs::path(file).parent_path().string() + "/current.metadata.json";
+  fs::create_symlink(file, link);
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "r"}, "file://" + link, false, {}),
+              IsErrorWithMessage(ErrorKind::kForbidden, "is a symbolic link"));
+  EXPECT_TRUE(catalog_->RegisterTable({{"n"}, "r"}, created.metadata_location, false, {}));
 }
 
 }  // namespace

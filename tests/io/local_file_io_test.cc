@@ -1,9 +1,20 @@
 // LocalFileIO's sync operations and location helpers.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cstring>
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <thread>
 
 #include "skade/io/file_io.h"
+#include "skade/util/strings.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
 
@@ -264,22 +275,32 @@ TEST(LocalFileIOTest, ACheckedDeleteFollowsNoLinkMadeAfterTheCheck) {
   EXPECT_THAT(io->DeleteCheckedFile(location, *checked), IsError(ErrorKind::kNotFound));
 }
 
-TEST(LocalFileIOTest, AConfinedWriteIsAskedWhereTheFileWasCreated) {
+// A directory whose real path is `real`, one outside it (`elsewhere`), and
+// a policy that allows only the first, recording what it was asked.
+class LocalFileIOConfinedTest : public ::testing::Test {
+ protected:
+  std::function<Status(const Location&)> InsideOnly() {
+    return [this](const Location& where) -> Status {
+      asked.push_back(where.path);
+      if (where.IsUnder(*Location::Parse(real))) return OkStatus();
+      return Status(MakeError(ErrorKind::kForbidden, "outside"));
+    };
+  }
+
   testing::TempDir dir;
   testing::TempDir outside;
+  const std::string real = std::filesystem::canonical(dir.path()).string();
+  const std::string elsewhere = std::filesystem::canonical(outside.path()).string();
+  std::shared_ptr<FileIO> io = NewLocalFileIO();
+  std::vector<std::string> asked;
+};
+
+TEST_F(LocalFileIOConfinedTest, AConfinedWriteIsAskedWhereTheFileWasCreated) {
   namespace fs = std::filesystem;
-  const std::string real = fs::canonical(dir.path()).string();
-  const std::string elsewhere = fs::canonical(outside.path()).string();
-  auto io = NewLocalFileIO();
   fs::create_directories(real + "/t");
   fs::create_directory_symlink(elsewhere, real + "/t/metadata");
   const std::string location = real + "/t/metadata/m.json";
-  std::vector<std::string> asked;
-  auto inside_only = [&](const Location& created) -> Status {
-    asked.push_back(created.path);
-    if (created.IsUnder(*Location::Parse(real))) return OkStatus();
-    return Status(MakeError(ErrorKind::kForbidden, "outside"));
-  };
+  auto inside_only = InsideOnly();
 
   // Through the link: asked with where the file is, refused, and gone.
   EXPECT_THAT(io->WriteConfinedFile(location, "{}", false, inside_only),
@@ -303,6 +324,141 @@ TEST(LocalFileIOTest, AConfinedWriteIsAskedWhereTheFileWasCreated) {
   EXPECT_THAT(io->WriteConfinedFile(location, "[]", false, inside_only),
               IsError(ErrorKind::kAlreadyExists));
   EXPECT_EQ(*io->ReadFile(location), "{}");
+}
+
+// A writer's table directory swapped with a link out, again and again, while
+// confined writes make directories in it (renameat2 RENAME_EXCHANGE, as a
+// client that can write there can): nothing is made outside, and a write
+// either lands inside or is refused with a client's error, never an I/O
+// error or a missing file.
+TEST_F(LocalFileIOConfinedTest, AConfinedWriteRacingADirectorySwapMakesNothingOutside) {
+  namespace fs = std::filesystem;
+  fs::create_directories(real + "/t/metadata");
+  fs::create_directory_symlink(elsewhere, real + "/t/swap");
+  auto inside_only = InsideOnly();
+
+  std::atomic<bool> done = false;
+  std::thread swapper([&] {
+    const std::string a = real + "/t/metadata", b = real + "/t/swap";
+    while (!done) ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE);
+  });
+  int written = 0;
+  std::map<ErrorKind, int> refused;
+  for (int i = 0; i < 3000; ++i) {
+    Status s = io->WriteConfinedFile(StrCat(real, "/t/metadata/d", i, "/m.json"), "{}", false,
+                                     inside_only);
+    if (s) {
+      ++written;
+    } else {
+      ++refused[s.error().kind];
+      EXPECT_THAT(s.error().kind,
+                  ::testing::AnyOf(ErrorKind::kForbidden, ErrorKind::kInvalidArgument))
+          << s.error().message;
+    }
+  }
+  done = true;
+  swapper.join();
+  EXPECT_TRUE(fs::is_empty(elsewhere)) << fs::directory_iterator(elsewhere)->path();
+  EXPECT_GT(written, 0);
+  EXPECT_FALSE(refused.empty());  // the race was met
+}
+
+TEST_F(LocalFileIOConfinedTest, AConfinedReadIsAskedWhereTheFileIs) {
+  namespace fs = std::filesystem;
+  ASSERT_THAT(io->WriteFile(real + "/t/metadata/m.json", "inside", false), IsOk());
+  ASSERT_THAT(io->WriteFile(elsewhere + "/m.json", "outside", false), IsOk());
+  auto inside_only = InsideOnly();
+  EXPECT_EQ(*io->ReadConfinedFileUpTo(real + "/t/metadata/m.json", 100, inside_only), "inside");
+  EXPECT_THAT(io->ReadConfinedFileUpTo(real + "/t/metadata/m.json", 3, inside_only),
+              IsError(ErrorKind::kInvalidArgument));  // larger than asked for
+
+  // A link in the file's place is not followed, wherever it leads.
+  fs::create_symlink(real + "/t/metadata/m.json", real + "/t/metadata/link.json");
+  asked.clear();
+  EXPECT_THAT(io->ReadConfinedFileUpTo(real + "/t/metadata/link.json", 100, inside_only),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_TRUE(asked.empty());
+
+  // Through a link in place of its directory: asked with where it is.
+  fs::rename(real + "/t/metadata", real + "/t/before");
+  fs::create_directory_symlink(elsewhere, real + "/t/metadata");
+  EXPECT_THAT(io->ReadConfinedFileUpTo(real + "/t/metadata/m.json", 100, inside_only),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_EQ(asked, std::vector<std::string>{elsewhere + "/m.json"});
+  EXPECT_THAT(io->ReadConfinedFileUpTo(real + "/t/metadata/gone.json", 100, inside_only),
+              IsError(ErrorKind::kNotFound));
+}
+
+TEST_F(LocalFileIOConfinedTest, ConfinedDirectoriesAreNotMadeThroughALinkOut) {
+  namespace fs = std::filesystem;
+  fs::create_directories(real + "/ns");
+  fs::create_directory_symlink(elsewhere, real + "/ns/link");
+  EXPECT_THAT(io->CreateConfinedDirectories(real + "/ns/link/t/metadata", InsideOnly()),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_EQ(asked, std::vector<std::string>{elsewhere + "/t/metadata"});
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+  // A file where a directory must be is a wrong path.
+  ASSERT_THAT(io->WriteFile(real + "/ns/file", "x", false), IsOk());
+  EXPECT_THAT(io->CreateConfinedDirectories(real + "/ns/file/t", InsideOnly()),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(io->CreateConfinedDirectories(real + "/ns/t/data/", InsideOnly()), IsOk());
+  EXPECT_TRUE(fs::is_directory(real + "/ns/t/data"));
+  EXPECT_THAT(io->CreateConfinedDirectories(real + "/ns/t/data", InsideOnly()), IsOk());
+}
+
+// Review finding: the kernel cannot name a real path of PATH_MAX bytes or
+// more, which short links can make; resolving the path by name then failed
+// too, and the unresolved path, inside, was asked instead: the write and the
+// read went through. Now neither can tell where the file lies, and refuses.
+TEST_F(LocalFileIOConfinedTest, AFileWhoseRealPathIsTooLongToNameIsRefused) {
+  namespace fs = std::filesystem;
+  // elsewhere/d0/.../d21, each name 200 bytes: a real path of about 4,450.
+  const std::string name(200, 'd');
+  int dir = ::open(elsewhere.c_str(), O_PATH | O_DIRECTORY);
+  ASSERT_GE(dir, 0);
+  std::string first_half, second_half;
+  for (int i = 0; i < 22; ++i) {
+    ASSERT_EQ(::mkdirat(dir, name.c_str(), 0777), 0);
+    int next = ::openat(dir, name.c_str(), O_PATH | O_DIRECTORY);
+    ::close(dir);
+    ASSERT_GE(next, 0);
+    dir = next;
+    (i < 11 ? first_half : second_half) += (i == 0 || i == 11 ? "" : "/") + name;
+  }
+  int file = ::openat(dir, "m.json", O_CREAT | O_WRONLY, 0644);
+  ASSERT_GE(file, 0);
+  ASSERT_EQ(::write(file, "{}", 2), 2);
+  ::close(file);
+  ::close(dir);
+  // Links whose own targets are short: half-way, then the rest from there.
+  fs::create_directory_symlink(first_half, elsewhere + "/half");
+  fs::create_directories(real + "/t");
+  fs::create_directory_symlink(elsewhere + "/half/" + second_half, real + "/t/metadata");
+
+  EXPECT_THAT(io->WriteConfinedFile(real + "/t/metadata/new.json", "{}", false, InsideOnly()),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_FALSE(fs::exists(real + "/t/metadata/new.json"));
+  EXPECT_THAT(io->CreateConfinedDirectories(real + "/t/metadata/sub", InsideOnly()),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_FALSE(fs::exists(real + "/t/metadata/sub"));
+  EXPECT_EQ(*io->ReadFile(real + "/t/metadata/m.json"), "{}");  // there, unconfined
+  EXPECT_THAT(io->ReadConfinedFileUpTo(real + "/t/metadata/m.json", 100, InsideOnly()),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_TRUE(asked.empty());
+}
+
+TEST_F(LocalFileIOConfinedTest, AConfinedReadOfASocketIsAWrongPath) {
+  const std::string path = real + "/sock.json";
+  int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  ASSERT_LT(path.size(), sizeof(address.sun_path));
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  EXPECT_THAT(io->ReadConfinedFileUpTo(path, 100, InsideOnly()),
+              IsError(ErrorKind::kInvalidArgument));
+  ::close(sock);
 }
 
 }  // namespace

@@ -240,8 +240,9 @@ Result<std::optional<uint64_t>> EmbeddedCatalog::FindTableId(const TableIdentifi
 }
 
 Result<MetadataFile> EmbeddedCatalog::ReadMetadata(const std::string& location) {
-  return metadata_cache_->GetOrLoad(location, cache::MetadataCache::Hash(location),
-                                    [&] { return ReadMetadataFile(*io_, location); });
+  return metadata_cache_->GetOrLoad(location, cache::MetadataCache::Hash(location), [&] {
+    return ReadOwnMetadataFile(*location_policy_, location);
+  });
 }
 
 Result<MetadataFile> EmbeddedCatalog::ReadHistoricalMetadata(const std::string& location) {
@@ -252,7 +253,7 @@ Result<MetadataFile> EmbeddedCatalog::ReadHistoricalMetadata(const std::string& 
       return *file;
     }
   }
-  return ReadMetadataFile(*io_, location);
+  return ReadOwnMetadataFile(*location_policy_, location);
 }
 
 Status EmbeddedCatalog::ReleaseDeltasOn(const std::vector<std::string>& files) {
@@ -503,11 +504,14 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   // Checked before anything is read, so a client learns nothing about files
   // outside the allowed roots (the same 403 whether or not one exists), nor
-  // through a link inside them.
-  SKADE_ASSIGN_OR_RAISE(io::Location resolved, location_policy_->CheckRead(metadata_location));
+  // through a link inside them. Then read as every later load reads it: a
+  // link in the file's own place is refused now, not after a restart.
+  if (auto checked = location_policy_->CheckRead(metadata_location); !checked) {
+    return tl::unexpected(checked.error());
+  }
   auto read = metadata_cache_->GetOrLoad(
       metadata_location, cache::MetadataCache::Hash(metadata_location),
-      [&] { return ReadCheckedMetadataFile(*io_, metadata_location, resolved); });
+      [&] { return ReadOwnMetadataFile(*location_policy_, metadata_location); });
   if (!read) {
     // The file is the client's choice: an unreadable one is bad input.
     if (read.error().kind == ErrorKind::kNotFound || read.error().kind == ErrorKind::kForbidden) {
@@ -672,7 +676,7 @@ Status EmbeddedCatalog::CreateTableDirectories(const spec::TableMetadata& metada
     // `write.data.path` may lead outside the roots skade owns: the client's
     // to make, then.
     if (!location_policy_->Check(directory)) continue;
-    SKADE_RETURN_NOT_OK(io_->CreateDirectories(directory));
+    SKADE_RETURN_NOT_OK(location_policy_->CreateDirectories(directory));
   }
   return OkStatus();
 }

@@ -30,8 +30,8 @@ Result<bool> HoldsExactly(io::FileIO& io, const store::JournaledFile& file) {
 }  // namespace
 
 JournalSnapshot::JournalSnapshot(io::FileIO& io, std::vector<store::JournaledFile> files,
-                                 std::function<bool(const std::string&)> may_read)
-    : io_(io), files_(std::move(files)), may_read_(std::move(may_read)) {
+                                 std::function<Result<std::string>(const std::string&)> read_base)
+    : io_(io), files_(std::move(files)), read_base_(std::move(read_base)) {
   for (size_t i = 0; i < files_.size(); ++i) index_.emplace(files_[i].location, i);
 }
 
@@ -67,12 +67,13 @@ Result<std::string> JournalSnapshot::BaseText(const store::JournaledFile& file, 
   if (const store::JournaledFile* entry = Find(location); entry != nullptr) {
     SKADE_ASSIGN_OR_RAISE(bytes, Bytes(*entry, depth + 1));
   } else {
-    if (may_read_ && !may_read_(location)) {
-      return MakeError(ErrorKind::kForbidden, "The base ", location, " of journaled file ",
-                       file.location, " is outside the allowed locations");
-    }
-    auto read = io_.ReadFileUpTo(location, kMaxMetadataReadBytes);
+    auto read =
+        read_base_ ? read_base_(location) : io_.ReadFileUpTo(location, kMaxMetadataReadBytes);
     if (!read) {
+      if (read.error().kind == ErrorKind::kForbidden) {
+        return MakeError(ErrorKind::kForbidden, "The base ", location, " of journaled file ",
+                         file.location, " may not be read: ", read.error().message);
+      }
       if (read.error().kind != ErrorKind::kNotFound) return tl::unexpected(read.error());
       return Corruption("Cannot restore journaled file ", file.location, ": its base ", location,
                         " is missing (`skade doctor --repair --drop-dangling` releases an "
@@ -106,6 +107,12 @@ Status RestoreJournaledFile(io::FileIO& io, const LocationPolicy& policy,
   return OkStatus();
 }
 
+std::function<Result<std::string>(const std::string&)> ReadBaseWithin(
+    const LocationPolicy& policy) {
+  return
+      [&policy](const std::string& base) { return policy.ReadFile(base, kMaxMetadataReadBytes); };
+}
+
 bool IsInTheWay(const Error& error) {
   return error.kind == ErrorKind::kForbidden || error.kind == ErrorKind::kInvalidArgument;
 }
@@ -136,7 +143,12 @@ std::vector<UnrebuildableFile> FindUnrebuildableFiles(
     auto intact = HoldsExactly(io, file);
     if (intact && !*intact) damaged.push_back(file.location);
   }
-  JournalSnapshot journal(io, std::move(files), may_read);
+  JournalSnapshot journal(io, std::move(files),
+                          [&](const std::string& base) -> Result<std::string> {
+                            if (!may_read(base))
+                              return MakeError(ErrorKind::kForbidden, "not allowed");
+                            return io.ReadFileUpTo(base, kMaxMetadataReadBytes);
+                          });
   std::vector<UnrebuildableFile> lost;
   for (const auto& location : damaged) {
     auto contents = journal.Contents(*journal.Find(location));
@@ -171,9 +183,7 @@ Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::Catalo
   // only where the policy allows. One file at a time: a file that something
   // in its way keeps from being restored stays journaled, and only its table
   // is unreadable meanwhile, not the whole catalog.
-  JournalSnapshot journal(io, std::move(files), [&policy](const std::string& location) {
-    return policy.CheckRead(location).has_value();
-  });
+  JournalSnapshot journal(io, std::move(files), ReadBaseWithin(policy));
   for (const std::string& location : damaged) {
     SKADE_ASSIGN_OR_RAISE(RestoreOutcome outcome,
                           RestoreAlone(io, store, policy, journal, location));

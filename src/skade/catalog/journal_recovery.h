@@ -53,10 +53,11 @@ namespace skade::catalog {
 /// version).
 class JournalSnapshot {
  public:
-  /// `may_read`, when given, says which base files may be read from disk;
-  /// a base it refuses makes Contents fail with kForbidden.
+  /// `read_base`, when given, reads a base file from disk (the catalog's:
+  /// LocationPolicy::ReadFile, so only where it may lie); its kForbidden
+  /// makes Contents fail with kForbidden. Without it the FileIO reads any.
   JournalSnapshot(io::FileIO& io, std::vector<store::JournaledFile> files,
-                  std::function<bool(const std::string&)> may_read = {});
+                  std::function<Result<std::string>(const std::string&)> read_base = {});
 
   /// The entry for `location`, or null.
   const store::JournaledFile* Find(const std::string& location) const;
@@ -74,7 +75,7 @@ class JournalSnapshot {
 
   io::FileIO& io_;
   std::vector<store::JournaledFile> files_;
-  std::function<bool(const std::string&)> may_read_;
+  std::function<Result<std::string>(const std::string&)> read_base_;
   std::unordered_map<std::string, size_t> index_;            // location → files_ position
   std::optional<std::pair<std::string, std::string>> last_;  // location, text
 };
@@ -86,6 +87,10 @@ struct JournalRecoveryStats {
   /// Left journaled: something in the way (IsInTheWay).
   size_t kept = 0;
 };
+
+/// A JournalSnapshot's reader of base files for the catalog: only where
+/// `policy` (which must outlive it) allows them to lie.
+std::function<Result<std::string>(const std::string&)> ReadBaseWithin(const LocationPolicy& policy);
 
 /// Whether a failed RestoreJournaledFile met something in the way of the
 /// one file — a link out of the allowed locations, a directory where the

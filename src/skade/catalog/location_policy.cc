@@ -89,9 +89,28 @@ Status LocationPolicy::WriteFile(const std::string& location, std::string_view c
                                  bool durable) const {
   SKADE_RETURN_NOT_OK(Check(location));
   return io_->WriteConfinedFile(location, contents, durable, [&](const io::Location& created) {
-    if (CheckNormalized(created, location)) return OkStatus();
-    return Status(LeadsOut(location));
+    return CheckWhereItLies(created, location);
   });
+}
+
+Status LocationPolicy::CreateDirectories(const std::string& location) const {
+  SKADE_RETURN_NOT_OK(Check(location));
+  return io_->CreateConfinedDirectories(
+      location, [&](const io::Location& made) { return CheckWhereItLies(made, location); });
+}
+
+Result<std::string> LocationPolicy::ReadFile(const std::string& location,
+                                             uint64_t max_bytes) const {
+  SKADE_RETURN_NOT_OK(Check(location));
+  return io_->ReadConfinedFileUpTo(location, max_bytes, [&](const io::Location& opened) {
+    return CheckWhereItLies(opened, location);
+  });
+}
+
+Status LocationPolicy::CheckWhereItLies(const io::Location& actual,
+                                        const std::string& location) const {
+  if (CheckNormalized(actual, location)) return OkStatus();
+  return Status(LeadsOut(location));
 }
 
 Status LocationPolicy::CheckNormalized(const io::Location& location,

@@ -66,6 +66,21 @@ class LocationPolicy {
   /// (kForbidden, naming `location` only).
   Status WriteFile(const std::string& location, std::string_view contents, bool durable) const;
 
+  /// Makes the directory `location` (passing Check) and those above it
+  /// through the policy's FileIO, where it lies having to pass too
+  /// (FileIO::CreateConfinedDirectories): no link in a table's directories
+  /// leads a directory skade makes out of the allowed roots (kForbidden).
+  Status CreateDirectories(const std::string& location) const;
+
+  /// Reads `location` (passing Check), a file skade wrote, up to
+  /// `max_bytes` through the policy's FileIO, where the file lies having to
+  /// pass too (FileIO::ReadConfinedFileUpTo): a symbolic link in its place
+  /// or in its table's directories, which whoever can write there may make
+  /// at any time, cannot lead the read out of the allowed roots or into the
+  /// store's directory (kForbidden). A file under a root no longer allowed
+  /// is not read either.
+  Result<std::string> ReadFile(const std::string& location, uint64_t max_bytes) const;
+
   /// `location` parsed, normalised and accepted by the FileIO; the
   /// kInvalidArgument of Check otherwise.
   Result<io::Location> Normalize(std::string_view location) const;
@@ -80,6 +95,9 @@ class LocationPolicy {
 
  private:
   Status CheckNormalized(const io::Location& location, std::string_view as_written) const;
+  /// OK if a file skade reads or writes as `location` lies at `actual`
+  /// (links resolved) where it may; kForbidden naming `location` only.
+  Status CheckWhereItLies(const io::Location& actual, const std::string& location) const;
 
   std::shared_ptr<io::FileIO> io_;
   bool anywhere_ = false;

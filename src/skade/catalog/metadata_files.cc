@@ -29,10 +29,9 @@ Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& locatio
   return ParseMetadataFile(io.ReadFileUpTo(location, kMaxMetadataReadBytes), location);
 }
 
-Result<MetadataFile> ReadCheckedMetadataFile(io::FileIO& io, const std::string& location,
-                                             const io::Location& resolved) {
-  return ParseMetadataFile(io.ReadCheckedFileUpTo(location, resolved, kMaxMetadataReadBytes),
-                           location);
+Result<MetadataFile> ReadOwnMetadataFile(const LocationPolicy& policy,
+                                         const std::string& location) {
+  return ParseMetadataFile(policy.ReadFile(location, kMaxMetadataReadBytes), location);
 }
 
 Result<std::string> MetadataText(std::string bytes, const std::string& location) {

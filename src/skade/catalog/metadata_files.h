@@ -7,6 +7,7 @@
 #include <string>
 
 #include "skade/cache/metadata_file.h"
+#include "skade/catalog/location_policy.h"
 #include "skade/io/file_io.h"
 #include "skade/spec/table_metadata.h"
 #include "skade/spec/table_metadata_json.h"
@@ -27,10 +28,12 @@ using cache::MetadataFile;
 /// is larger than kMaxMetadataReadBytes (compressed or not) is
 /// kInvalidArgument.
 Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& location);
-/// As ReadMetadataFile, for a file a client named, read where the caller
-/// checked it leads (`resolved`; FileIO::ReadCheckedFileUpTo).
-Result<MetadataFile> ReadCheckedMetadataFile(io::FileIO& io, const std::string& location,
-                                             const io::Location& resolved);
+
+/// As ReadMetadataFile, for a file the catalog wrote (a table pointer's, or
+/// one of its history), read only where `policy` allows it to lie
+/// (LocationPolicy::ReadFile): never through a link planted in its place or
+/// leading out, nor under a root no longer allowed (kForbidden).
+Result<MetadataFile> ReadOwnMetadataFile(const LocationPolicy& policy, const std::string& location);
 
 /// A metadata file's JSON text from its bytes as stored (gunzipped if they
 /// are gzip, whatever the name says). kCorruption (kInvalidArgument above

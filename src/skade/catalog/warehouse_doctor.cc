@@ -257,9 +257,7 @@ class Examination {
     std::map<std::string, std::string> in_the_way;  // location → why it was not rewritten
     std::vector<store::JournaledFile> entries;
     for (const auto& [location, file] : journal_) entries.push_back(file);
-    JournalSnapshot journal(io_, std::move(entries), [this](const std::string& location) {
-      return policy_.CheckRead(location).has_value();
-    });
+    JournalSnapshot journal(io_, std::move(entries), ReadBaseWithin(policy_));
     // One at a time, as the catalog's recovery: what is in one file's way
     // keeps only that one.
     for (const std::string& location : rewrite) {

@@ -126,6 +126,28 @@ class FileIO {
                                    bool durable,
                                    const std::function<Status(const Location&)>& allowed);
 
+  /// As CreateDirectories, for directories that must end up where
+  /// `allowed` agrees (the caller's location policy): storage with links
+  /// (the local FileIO) asks it with where the directory would be, from the
+  /// real path of the deepest one that exists, before making any, and makes
+  /// each from its parent without following links (a link swapped in is
+  /// kForbidden). The default asks with `location` itself, then calls
+  /// CreateDirectories.
+  virtual Status CreateConfinedDirectories(std::string_view location,
+                                           const std::function<Status(const Location&)>& allowed);
+
+  /// As ReadFileUpTo, for a file that must be where `allowed` agrees (the
+  /// caller's location policy): storage with links (the local FileIO) opens
+  /// it without following a link in its own place (kForbidden), asks
+  /// `allowed` with where the open file is — the links of its directories
+  /// resolved, read back from the open file, so no link swapped in at any
+  /// time leads the read elsewhere — and returns its refusal instead of
+  /// reading. The default, for storage without links, asks with `location`
+  /// itself, then calls ReadFileUpTo.
+  virtual Result<std::string> ReadConfinedFileUpTo(
+      std::string_view location, uint64_t max_bytes,
+      const std::function<Status(const Location&)>& allowed);
+
   /// Creates every file of `files` as WriteFile(location, contents, durable)
   /// would and returns the first error. The default writes them one after
   /// another and stops at the first error; a storage whose every request

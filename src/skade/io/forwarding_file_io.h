@@ -1,8 +1,8 @@
 // ForwardingFileIO: a FileIO that passes every call to an inner FileIO, the
 // base of wrappers (tracking, counting, fault or latency injection) so that
 // each overrides only the calls it changes and inherits the rest, including
-// calls added to FileIO later (SyncFiles, WriteFiles and WriteConfinedFile
-// excepted, see below).
+// calls added to FileIO later (SyncFiles, WriteFiles and the confined
+// calls excepted, see below).
 //
 // Owns a share of the inner FileIO. Thread-safe when the inner FileIO is.
 #pragma once
@@ -55,12 +55,14 @@ class ForwardingFileIO : public FileIO {
   Status SyncDirectory(std::string_view location) override {
     return inner_->SyncDirectory(location);
   }
-  // SyncFiles, WriteFiles and WriteConfinedFile are not forwarded: FileIO's
-  // defaults call this wrapper's SyncFile and SyncDirectory, or WriteFile,
-  // so a wrapper that changes those (fault injection, counting) sees every
-  // sync and write. A wrapper that changes them only to observe may forward
-  // the call (TrackingFileIO) to keep the inner FileIO's batching, or its
-  // check of where a file is created.
+  // SyncFiles, WriteFiles, WriteConfinedFile, CreateConfinedDirectories and
+  // ReadConfinedFileUpTo are not forwarded: FileIO's defaults call this
+  // wrapper's SyncFile and SyncDirectory, WriteFile, CreateDirectories or
+  // ReadFileUpTo, so a wrapper that changes those (fault injection,
+  // counting) sees every sync, write and read. A
+  // wrapper that changes them only to observe may forward the call
+  // (TrackingFileIO) to keep the inner FileIO's batching, or its check of
+  // where a file is created or read.
   Status CheckLocation(const Location& location) const override {
     return inner_->CheckLocation(location);
   }

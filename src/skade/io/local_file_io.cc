@@ -273,15 +273,93 @@ Result<int> OpenRegularFileWithoutLinks(const std::string& path, struct stat* st
   return KeepIfRegular(*fd, path, st);
 }
 
-// The path of the file open as `fd` (created as `path`), links resolved:
-// the kernel's name for it, or else `path` resolved now.
-std::string CreatedPath(int fd, const std::string& path) {
-  char buf[PATH_MAX + 1];
-  ssize_t n = ::readlink(StrCat("/proc/self/fd/", fd).c_str(), buf, PATH_MAX);
-  if (n > 0 && buf[0] == '/') return std::string(buf, static_cast<size_t>(n));
-  std::error_code ec;
-  fs::path resolved = fs::weakly_canonical(path, ec);
-  return ec ? path : resolved.string();
+// The path of the file or directory open as `fd` (opened as `path`), links
+// resolved: the kernel's name for it. kForbidden when the kernel cannot say
+// (no /proc, or a real path of PATH_MAX bytes or more, which a link can make
+// of a short one): a confined operation then cannot tell where it is, and
+// resolving `path` by name again would answer for another moment.
+Result<std::string> OpenedPath(int fd, const std::string& path) {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink(StrCat("/proc/self/fd/", fd).c_str(), buf, sizeof(buf));
+  if (n > 0 && n < static_cast<ssize_t>(sizeof(buf)) && buf[0] == '/') {
+    return std::string(buf, static_cast<size_t>(n));
+  }
+  return MakeError(ErrorKind::kForbidden, "Cannot tell where ", path,
+                   " lies (its real path is too long, or /proc is not mounted)");
+}
+
+// An error of a confined operation (FileIO::WriteConfinedFile,
+// ReadConfinedFileUpTo, CreateConfinedDirectories) from errno, on a path
+// that whoever can write in a table's directories shapes: no permission
+// there is a refusal, not a failure of the server; something that is not a
+// regular file or directory is a wrong path, as in ErrnoError. With
+// `vanished`, a missing entry is a directory on the way removed while the
+// operation ran (not a missing file, which a client reads as a missing
+// table).
+tl::unexpected<Error> ConfinedError(std::string_view what, const std::string& path, int err,
+                                    bool vanished) {
+  if (err == EACCES || err == EPERM) {
+    return MakeError(ErrorKind::kForbidden, what, " ", path, ": ", std::strerror(err));
+  }
+  if (err == ENXIO) return InvalidArgument(what, " ", path, ": not a regular file");
+  if (err == ENOENT && vanished) {
+    return InvalidArgument(what, " ", path, ": a directory on its way was removed meanwhile");
+  }
+  return ErrnoError(what, path, err);
+}
+
+// Opens `directory` (O_PATH), making the missing ones. The deepest that
+// exists is opened (following links, as any path's existing prefix), and
+// `allowed` is asked where `below` it (a name in `directory`, or empty for
+// `directory` itself) would lie, from the open directory's real path, before
+// anything is made or created; each missing directory is then made and
+// opened from its parent without following links, so one swapped for a link
+// meanwhile is refused. What the caller creates in the directory returned
+// is where `allowed` was asked about.
+Result<int> OpenConfinedDirectory(fs::path directory, const std::string& below,
+                                  const std::function<Status(const Location&)>& allowed) {
+  if (!directory.has_filename()) directory = directory.parent_path();  // a trailing slash
+  std::vector<std::string> missing;                                    // deepest first
+  fs::path existing = directory;
+  for (struct stat st; ::stat(existing.c_str(), &st) != 0; existing = existing.parent_path()) {
+    if (errno != ENOENT || existing == existing.parent_path()) {
+      return ConfinedError("Cannot open", existing.string(), errno, /*vanished=*/true);
+    }
+    std::string name = existing.filename().string();
+    if (name.empty() || name == "." || name == "..") {
+      return InvalidArgument("Not a resolved path: ", directory.string());
+    }
+    missing.push_back(std::move(name));
+  }
+  int dir = ::open(existing.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return ConfinedError("Cannot open", existing.string(), errno, /*vanished=*/true);
+  Status inside = [&]() -> Status {
+    SKADE_ASSIGN_OR_RAISE(std::string real, OpenedPath(dir, existing.string()));
+    fs::path would_be(real);
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) would_be /= *it;
+    if (!below.empty()) would_be /= below;
+    SKADE_ASSIGN_OR_RAISE(Location where, Location::Parse(would_be.string()));
+    return allowed(where);
+  }();
+  if (!inside) {
+    ::close(dir);
+    return tl::unexpected(inside.error());
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdirat(dir, it->c_str(), 0777) != 0 && errno != EEXIST) {
+      int err = errno;
+      ::close(dir);
+      return ConfinedError("Cannot create directory", directory.string(), err, /*vanished=*/true);
+    }
+    auto next = OpenWithoutLink(dir, *it, O_PATH | O_DIRECTORY, directory.string());
+    ::close(dir);
+    if (!next && next.error().kind == ErrorKind::kNotFound) {
+      return ConfinedError("Cannot open directory", directory.string(), ENOENT, true);
+    }
+    if (!next) return tl::unexpected(next.error());
+    dir = *next;
+  }
+  return dir;
 }
 
 // pread(2) on one descriptor: no shared file offset, so concurrent ReadAt
@@ -340,6 +418,34 @@ class LocalFileIO : public FileIO {
     return ReadOpened(fd, st, location, resolved.path, max_bytes);
   }
 
+  Result<std::string> ReadConfinedFileUpTo(
+      std::string_view location, uint64_t max_bytes,
+      const std::function<Status(const Location&)>& allowed) override {
+    SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+    if (fd < 0) {
+      int err = errno;
+      struct stat link;
+      if (err == ELOOP && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+        return MakeError(ErrorKind::kForbidden, "File ", path, " is a symbolic link");
+      }
+      return ConfinedError("Cannot open", path, err, /*vanished=*/false);
+    }
+    struct stat st;
+    SKADE_ASSIGN_OR_RAISE(fd, KeepIfRegular(fd, path, &st));
+    // Where the open file is: whatever links led to its directory.
+    Status confined = [&]() -> Status {
+      SKADE_ASSIGN_OR_RAISE(std::string real, OpenedPath(fd, path));
+      SKADE_ASSIGN_OR_RAISE(Location where, Location::Parse(real));
+      return allowed(where);
+    }();
+    if (!confined) {
+      ::close(fd);
+      return tl::unexpected(confined.error());
+    }
+    return ReadOpened(fd, st, location, path, max_bytes);
+  }
+
   Result<std::string> Read(std::string_view location, uint64_t max_bytes) {
     SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
     struct stat st;
@@ -382,35 +488,36 @@ class LocalFileIO : public FileIO {
     return file->Close();
   }
 
+  // Every directory is made and opened relative to its parent's descriptor
+  // and the file is created in the last one without following a link (no
+  // path is looked up twice), so swapping a directory for a link while this
+  // runs cannot lead a directory or the file out of where `allowed` was
+  // asked about.
   Status WriteConfinedFile(std::string_view location, std::string_view contents, bool durable,
                            const std::function<Status(const Location&)>& allowed) override {
     SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
-    auto allows = [&](const std::string& resolved) -> Status {
-      SKADE_ASSIGN_OR_RAISE(Location where, Location::Parse(resolved));
-      return allowed(where);
-    };
-    const fs::path parent = fs::path(path).parent_path();
-    if (std::error_code ec; !fs::is_directory(parent, ec)) {
-      // Directories to make: where the file would be is asked first, so
-      // none is made through a link that leads out.
-      fs::path would_be = fs::weakly_canonical(path, ec);
-      SKADE_RETURN_NOT_OK(allows(ec ? path : would_be.string()));
-      SKADE_RETURN_NOT_OK(EnsureDirectory(parent));
+    const fs::path file(path);
+    const std::string name = file.filename().string();
+    if (name.empty() || name == "." || name == "..") {
+      return InvalidArgument("Not a file location: ", location);
     }
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return ErrnoError("Cannot create", path, errno);
-    // Where the new, still empty, file is: its directory entry, whatever
-    // links led there. Without /proc, the path resolved now.
-    std::string created = CreatedPath(fd, path);
-    Status confined = allows(created);
-    if (!confined) {
-      ::close(fd);
-      ::unlink(created.c_str());
-      return confined;
-    }
-    LocalOutputFile file(path, fd, durable, directories_);
-    SKADE_RETURN_NOT_OK(file.Write(contents));
-    return file.Close();
+    SKADE_ASSIGN_OR_RAISE(int dir, OpenConfinedDirectory(file.parent_path(), name, allowed));
+    int fd =
+        ::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int err = errno;
+    ::close(dir);
+    if (fd < 0) return ConfinedError("Cannot create", path, err, /*vanished=*/true);
+    LocalOutputFile out(path, fd, durable, directories_);
+    SKADE_RETURN_NOT_OK(out.Write(contents));
+    return out.Close();
+  }
+
+  Status CreateConfinedDirectories(std::string_view location,
+                                   const std::function<Status(const Location&)>& allowed) override {
+    SKADE_ASSIGN_OR_RAISE(std::string path, LocalPath(location));
+    SKADE_ASSIGN_OR_RAISE(int dir, OpenConfinedDirectory(fs::path(path), "", allowed));
+    ::close(dir);
+    return OkStatus();
   }
 
   Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
@@ -550,6 +657,12 @@ class LocalFileIO : public FileIO {
     SKADE_RETURN_NOT_OK(CheckLocation(location));
     std::error_code ec;
     fs::path resolved = fs::weakly_canonical(location.path, ec);
+    // A path whose directories change while it is resolved (moved, removed
+    // or swapped for links by whoever can write there) is a wrong path.
+    if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory ||
+        ec == std::errc::too_many_symbolic_link_levels || ec == std::errc::filename_too_long) {
+      return InvalidArgument("Cannot resolve ", location.ToString(), ": ", ec.message());
+    }
     if (ec) return IoError("Cannot resolve ", location.ToString(), ": ", ec.message());
     return Location::Parse(resolved.string());
   }
@@ -574,6 +687,21 @@ Status FileIO::WriteConfinedFile(std::string_view location, std::string_view con
   SKADE_ASSIGN_OR_RAISE(Location parsed, Location::Parse(location));
   SKADE_RETURN_NOT_OK(allowed(parsed));
   return WriteFile(location, contents, durable);
+}
+
+Status FileIO::CreateConfinedDirectories(std::string_view location,
+                                         const std::function<Status(const Location&)>& allowed) {
+  SKADE_ASSIGN_OR_RAISE(Location parsed, Location::Parse(location));
+  SKADE_RETURN_NOT_OK(allowed(parsed));
+  return CreateDirectories(location);
+}
+
+Result<std::string> FileIO::ReadConfinedFileUpTo(
+    std::string_view location, uint64_t max_bytes,
+    const std::function<Status(const Location&)>& allowed) {
+  SKADE_ASSIGN_OR_RAISE(Location parsed, Location::Parse(location));
+  SKADE_RETURN_NOT_OK(allowed(parsed));
+  return ReadFileUpTo(location, max_bytes);
 }
 
 Status FileIO::WriteFiles(const std::vector<NewFile>& files) {

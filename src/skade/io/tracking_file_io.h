@@ -41,6 +41,16 @@ class TrackingFileIO : public ForwardingFileIO {
                            const std::function<Status(const Location&)>& allowed) override;
   Result<std::unique_ptr<OutputFile>> NewOutputFile(std::string_view location,
                                                     bool durable) override;
+  /// Forwarded: directories and reads pass through unchanged.
+  Status CreateConfinedDirectories(std::string_view location,
+                                   const std::function<Status(const Location&)>& allowed) override {
+    return inner().CreateConfinedDirectories(location, allowed);
+  }
+  Result<std::string> ReadConfinedFileUpTo(
+      std::string_view location, uint64_t max_bytes,
+      const std::function<Status(const Location&)>& allowed) override {
+    return inner().ReadConfinedFileUpTo(location, max_bytes, allowed);
+  }
   /// Forwarded: syncs pass through unchanged.
   Status SyncFiles(const std::vector<std::string>& locations) override {
     return inner().SyncFiles(locations);
