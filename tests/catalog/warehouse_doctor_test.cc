@@ -25,6 +25,7 @@
 #include "skade/util/strings.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
+#include "testing/unix_socket.h"
 
 namespace skade::catalog {
 namespace {
@@ -315,6 +316,49 @@ TEST_F(WarehouseDoctorTest, RecoveryWritesNoFileThroughALinkOutOfTheRoots) {
   EXPECT_EQ(recovered->kept, 0u);
   EXPECT_TRUE(fs::exists(PathOf(location)));
   EXPECT_TRUE(Run().problems.empty());
+}
+
+// Review finding: a socket planted where a journaled file goes (ENXIO on
+// open) made recovery fail, and the catalog would not open.
+TEST_F(WarehouseDoctorTest, RecoveryReplacesASocketWhereAJournaledFileGoes) {
+  Populate();
+  Append(kOrders);  // journaled
+  const std::string location = MetadataLocation(kOrders);
+  const std::string path = PathOf(location);
+  std::string contents;
+  ASSERT_TRUE(std::getline(std::ifstream(path), contents, '\0'));
+  fs::remove(path);
+  testing::PlaceUnixSocket(path, dir_.Sub("s"));
+
+  auto recovered =
+      RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy());
+  ASSERT_THAT(recovered, IsOk());
+  EXPECT_EQ(recovered->kept, 0u);
+  EXPECT_TRUE(fs::is_regular_file(path));
+  EXPECT_EQ(*catalog_->file_io().ReadFile(location), contents);
+}
+
+// Review finding: one directory the server could not open for a sync (a
+// client's doing) failed every table's sync, so nothing was released, and
+// recovery failed, so the catalog would not open.
+TEST(SyncWhatCanBeTest, LeavesOutOnlyTheFilesSomethingIsInTheWayOf) {
+  testing::TempDir dir;
+  auto io = io::NewLocalFileIO();
+  std::vector<std::string> files;
+  for (const char* name : {"a/f", "b/f", "c/f", "d/f", "e/f"}) {
+    files.push_back(dir.Sub(name));
+    ASSERT_THAT(io->WriteFile(files.back(), "x", false), IsOk());
+  }
+  // A file where c's directory was: its sync is in the way.
+  fs::remove_all(dir.Sub("c"));
+  { std::ofstream(dir.Sub("c")) << "not a directory"; }
+  // By syncfs (four files or more), and one by one.
+  for (std::vector<std::string> some : {files, std::vector<std::string>{files[1], files[2]}}) {
+    auto synced = SyncWhatCanBe(*io, some);
+    ASSERT_THAT(synced, IsOk());
+    std::erase(some, dir.Sub("c/f"));
+    EXPECT_EQ(*synced, some);
+  }
 }
 
 // Review finding: a directory planted where a lost journaled file goes

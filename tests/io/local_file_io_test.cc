@@ -2,12 +2,9 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdio.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -17,6 +14,7 @@
 #include "skade/util/strings.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
+#include "testing/unix_socket.h"
 
 namespace skade::io {
 namespace {
@@ -449,16 +447,9 @@ TEST_F(LocalFileIOConfinedTest, AFileWhoseRealPathIsTooLongToNameIsRefused) {
 
 TEST_F(LocalFileIOConfinedTest, AConfinedReadOfASocketIsAWrongPath) {
   const std::string path = real + "/sock.json";
-  int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  ASSERT_GE(sock, 0);
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  ASSERT_LT(path.size(), sizeof(address.sun_path));
-  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-  ASSERT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  testing::PlaceUnixSocket(path, real + "/s");
   EXPECT_THAT(io->ReadConfinedFileUpTo(path, 100, InsideOnly()),
               IsError(ErrorKind::kInvalidArgument));
-  ::close(sock);
 }
 
 }  // namespace

@@ -18,10 +18,9 @@ bool Gone(const Status& status) { return !status && status.error().kind == Error
 Result<bool> HoldsExactly(io::FileIO& io, const store::JournaledFile& file) {
   auto bytes = io.ReadFileUpTo(file.location, kMaxMetadataReadBytes);
   if (!bytes) {
-    if (bytes.error().kind == ErrorKind::kNotFound ||
-        bytes.error().kind == ErrorKind::kInvalidArgument) {
-      return false;
-    }
+    // Or something in its way (a socket, a directory the server may not
+    // read): restoring it will say what.
+    if (bytes.error().kind == ErrorKind::kNotFound || IsInTheWay(bytes.error())) return false;
     return tl::unexpected(bytes.error());
   }
   return store::Holds(file, *bytes);
@@ -107,6 +106,24 @@ Status RestoreJournaledFile(io::FileIO& io, const LocationPolicy& policy,
   return OkStatus();
 }
 
+Result<std::vector<std::string>> SyncWhatCanBe(io::FileIO& io, std::vector<std::string> files) {
+  Status all = io.SyncFiles(files);
+  if (all) return files;
+  if (!IsInTheWay(all.error())) return tl::unexpected(all.error());
+  std::vector<std::string> synced;
+  for (auto& file : files) {
+    Status one = io.SyncFiles({file});
+    if (one) {
+      synced.push_back(std::move(file));
+    } else if (IsInTheWay(one.error())) {
+      LogWarning(StrCat("journaled file ", file, " stays journaled: ", one.error().message));
+    } else {
+      return tl::unexpected(one.error());
+    }
+  }
+  return synced;
+}
+
 std::function<Result<std::string>(const std::string&)> ReadBaseWithin(
     const LocationPolicy& policy) {
   return
@@ -175,8 +192,8 @@ Result<JournalRecoveryStats> RecoverJournaledFiles(io::FileIO& io, store::Catalo
     SKADE_ASSIGN_OR_RAISE(bool holds, HoldsExactly(io, file));
     (holds ? intact : damaged).push_back(file.location);
   }
-  SKADE_RETURN_NOT_OK(io.SyncFiles(intact));
-  SKADE_RETURN_NOT_OK(store.ReleaseJournaledFiles(intact));
+  SKADE_ASSIGN_OR_RAISE(std::vector<std::string> synced, SyncWhatCanBe(io, std::move(intact)));
+  SKADE_RETURN_NOT_OK(store.ReleaseJournaledFiles(synced));
 
   // Bases are read from the journal as it was before the releases (a
   // released base is durable on disk too, so either serves), and from disk

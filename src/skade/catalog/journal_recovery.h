@@ -88,6 +88,13 @@ struct JournalRecoveryStats {
   size_t kept = 0;
 };
 
+/// Syncs `files` (FileIO::SyncFiles, the missing skipped) and returns those
+/// it synced. When something is in the way of one (IsInTheWay: a directory
+/// someone took the server's permission on), they are synced one at a time
+/// and those in the way are left out and logged, so that one table's
+/// directory keeps only its own files journaled; any other error fails.
+Result<std::vector<std::string>> SyncWhatCanBe(io::FileIO& io, std::vector<std::string> files);
+
 /// A JournalSnapshot's reader of base files for the catalog: only where
 /// `policy` (which must outlive it) allows them to lie.
 std::function<Result<std::string>(const std::string&)> ReadBaseWithin(const LocationPolicy& policy);

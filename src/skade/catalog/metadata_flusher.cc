@@ -1,7 +1,9 @@
 #include "skade/catalog/metadata_flusher.h"
 
 #include <chrono>
+#include <set>
 
+#include "skade/catalog/journal_recovery.h"
 #include "skade/util/log.h"
 #include "skade/util/strings.h"
 
@@ -98,10 +100,19 @@ Status MetadataFlusher::ReleaseJournaled() {
   }
   if (files.empty()) return OkStatus();
   // Files that are gone are released too: deleted on purpose (and released
-  // first), or by someone else; either way there is nothing to restore.
-  Status status = io_->SyncFiles(files);
-  if (status) status = store_->ReleaseJournaledFiles(files);
-  if (!status) failed_journaled_ = std::move(files);
+  // first), or by someone else; either way there is nothing to restore. A
+  // file something is in the way of stays journaled, and is tried again.
+  auto synced = SyncWhatCanBe(*io_, files);
+  Status status =
+      synced ? store_->ReleaseJournaledFiles(*synced) : Status(tl::unexpected(synced.error()));
+  if (!status) {
+    failed_journaled_ = std::move(files);
+  } else if (synced->size() < files.size()) {
+    std::set<std::string> released(synced->begin(), synced->end());
+    for (auto& file : files) {
+      if (!released.contains(file)) failed_journaled_.push_back(std::move(file));
+    }
+  }
   return status;
 }
 

@@ -47,7 +47,18 @@ tl::unexpected<Error> ErrnoError(std::string_view what, const std::string& path,
   if (err == ENAMETOOLONG || err == ENOTDIR || err == EISDIR || err == ELOOP) {
     return InvalidArgument(what, " ", path, ": ", std::strerror(err));
   }
+  // A socket where a file must be.
+  if (err == ENXIO) return InvalidArgument(what, " ", path, ": not a regular file");
+  // No permission where whoever can write in a table's directories can take
+  // it away: a refusal, not a failure of the server.
+  if (err == EACCES || err == EPERM) {
+    return MakeError(ErrorKind::kForbidden, what, " ", path, ": ", std::strerror(err));
+  }
   return IoError(what, " ", path, ": ", std::strerror(err));
+}
+
+tl::unexpected<Error> Vanished(std::string_view what, const std::string& path) {
+  return InvalidArgument(what, " ", path, ": a directory on its way was removed meanwhile");
 }
 
 Status FsyncPath(const std::string& path, int flags) {
@@ -288,23 +299,12 @@ Result<std::string> OpenedPath(int fd, const std::string& path) {
                    " lies (its real path is too long, or /proc is not mounted)");
 }
 
-// An error of a confined operation (FileIO::WriteConfinedFile,
-// ReadConfinedFileUpTo, CreateConfinedDirectories) from errno, on a path
-// that whoever can write in a table's directories shapes: no permission
-// there is a refusal, not a failure of the server; something that is not a
-// regular file or directory is a wrong path, as in ErrnoError. With
-// `vanished`, a missing entry is a directory on the way removed while the
-// operation ran (not a missing file, which a client reads as a missing
-// table).
-tl::unexpected<Error> ConfinedError(std::string_view what, const std::string& path, int err,
-                                    bool vanished) {
-  if (err == EACCES || err == EPERM) {
-    return MakeError(ErrorKind::kForbidden, what, " ", path, ": ", std::strerror(err));
-  }
-  if (err == ENXIO) return InvalidArgument(what, " ", path, ": not a regular file");
-  if (err == ENOENT && vanished) {
-    return InvalidArgument(what, " ", path, ": a directory on its way was removed meanwhile");
-  }
+// As ErrnoError, for making a confined file or directory
+// (FileIO::WriteConfinedFile, CreateConfinedDirectories): a missing entry is
+// a directory on the way removed while it ran (not a missing file, which a
+// client reads as a missing table).
+tl::unexpected<Error> ConfinedError(std::string_view what, const std::string& path, int err) {
+  if (err == ENOENT) return Vanished(what, path);
   return ErrnoError(what, path, err);
 }
 
@@ -323,7 +323,7 @@ Result<int> OpenConfinedDirectory(fs::path directory, const std::string& below,
   fs::path existing = directory;
   for (struct stat st; ::stat(existing.c_str(), &st) != 0; existing = existing.parent_path()) {
     if (errno != ENOENT || existing == existing.parent_path()) {
-      return ConfinedError("Cannot open", existing.string(), errno, /*vanished=*/true);
+      return ConfinedError("Cannot open", existing.string(), errno);
     }
     std::string name = existing.filename().string();
     if (name.empty() || name == "." || name == "..") {
@@ -332,7 +332,7 @@ Result<int> OpenConfinedDirectory(fs::path directory, const std::string& below,
     missing.push_back(std::move(name));
   }
   int dir = ::open(existing.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return ConfinedError("Cannot open", existing.string(), errno, /*vanished=*/true);
+  if (dir < 0) return ConfinedError("Cannot open", existing.string(), errno);
   Status inside = [&]() -> Status {
     SKADE_ASSIGN_OR_RAISE(std::string real, OpenedPath(dir, existing.string()));
     fs::path would_be(real);
@@ -349,12 +349,12 @@ Result<int> OpenConfinedDirectory(fs::path directory, const std::string& below,
     if (::mkdirat(dir, it->c_str(), 0777) != 0 && errno != EEXIST) {
       int err = errno;
       ::close(dir);
-      return ConfinedError("Cannot create directory", directory.string(), err, /*vanished=*/true);
+      return ConfinedError("Cannot create directory", directory.string(), err);
     }
     auto next = OpenWithoutLink(dir, *it, O_PATH | O_DIRECTORY, directory.string());
     ::close(dir);
     if (!next && next.error().kind == ErrorKind::kNotFound) {
-      return ConfinedError("Cannot open directory", directory.string(), ENOENT, true);
+      return ConfinedError("Cannot open directory", directory.string(), ENOENT);
     }
     if (!next) return tl::unexpected(next.error());
     dir = *next;
@@ -429,7 +429,7 @@ class LocalFileIO : public FileIO {
       if (err == ELOOP && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
         return MakeError(ErrorKind::kForbidden, "File ", path, " is a symbolic link");
       }
-      return ConfinedError("Cannot open", path, err, /*vanished=*/false);
+      return ErrnoError("Cannot open", path, err);
     }
     struct stat st;
     SKADE_ASSIGN_OR_RAISE(fd, KeepIfRegular(fd, path, &st));
@@ -506,10 +506,13 @@ class LocalFileIO : public FileIO {
         ::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     int err = errno;
     ::close(dir);
-    if (fd < 0) return ConfinedError("Cannot create", path, err, /*vanished=*/true);
+    if (fd < 0) return ConfinedError("Cannot create", path, err);
     LocalOutputFile out(path, fd, durable, directories_);
     SKADE_RETURN_NOT_OK(out.Write(contents));
-    return out.Close();
+    Status closed = out.Close();  // a durable one syncs its directory by name
+    if (!closed && closed.error().kind == ErrorKind::kNotFound)
+      return Vanished("Cannot sync", path);
+    return closed;
   }
 
   Status CreateConfinedDirectories(std::string_view location,
