@@ -2,12 +2,16 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "skade/io/file_io.h"
@@ -450,6 +454,52 @@ TEST_F(LocalFileIOConfinedTest, AConfinedReadOfASocketIsAWrongPath) {
   testing::PlaceUnixSocket(path, real + "/s");
   EXPECT_THAT(io->ReadConfinedFileUpTo(path, 100, InsideOnly()),
               IsError(ErrorKind::kInvalidArgument));
+}
+
+// When the file was made (its birth time), by the coarse clock the file
+// system stamps it with; nullopt where the file system keeps none.
+std::optional<std::chrono::nanoseconds> BirthTime(const std::string& path) {
+  struct statx stx;
+  if (::statx(AT_FDCWD, path.c_str(), 0, STATX_BTIME, &stx) != 0) return std::nullopt;
+  if (!(stx.stx_mask & STATX_BTIME)) return std::nullopt;
+  return std::chrono::seconds(stx.stx_btime.tv_sec) +
+         std::chrono::nanoseconds(stx.stx_btime.tv_nsec);
+}
+
+std::chrono::nanoseconds CoarseNow() {
+  struct timespec now;
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+}
+
+// A confined write that need not be durable links a file made ahead
+// (io/spare_files.h) into place: made well before the write, and then an
+// ordinary file. A durable one creates its file.
+TEST_F(LocalFileIOConfinedTest, AConfinedWriteLinksAFileMadeAheadIntoPlace) {
+  namespace fs = std::filesystem;
+  using std::chrono::milliseconds;
+  fs::create_directories(real + "/t/metadata");
+  const std::string first = real + "/t/metadata/0.json";
+  ASSERT_THAT(io->WriteConfinedFile(first, "{}", false, InsideOnly()), IsOk());
+  if (!BirthTime(first)) GTEST_SKIP() << "no birth times here";
+  bool made_ahead = false;
+  for (int i = 1; i <= 50 && !made_ahead; ++i) {
+    std::this_thread::sleep_for(milliseconds(100));  // the spares are made meanwhile
+    const std::string location = StrCat(real, "/t/metadata/", i, ".json");
+    const auto began = CoarseNow();
+    ASSERT_THAT(io->WriteConfinedFile(location, StrCat("{\"v\":", i, "}"), false, InsideOnly()),
+                IsOk());
+    made_ahead = *BirthTime(location) + milliseconds(20) < began;
+    EXPECT_EQ(*io->ReadFile(location), StrCat("{\"v\":", i, "}"));
+    EXPECT_EQ(fs::hard_link_count(location), 1u);
+  }
+  EXPECT_TRUE(made_ahead);
+
+  std::this_thread::sleep_for(milliseconds(100));
+  const std::string durable = real + "/t/metadata/durable.json";
+  const auto began = CoarseNow();
+  ASSERT_THAT(io->WriteConfinedFile(durable, "{}", true, InsideOnly()), IsOk());
+  EXPECT_GE(*BirthTime(durable), began);
 }
 
 }  // namespace

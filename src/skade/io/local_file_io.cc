@@ -18,6 +18,7 @@
 
 #include "skade/io/buffer_input_file.h"
 #include "skade/io/file_io.h"
+#include "skade/io/spare_files.h"
 #include "skade/util/strings.h"
 
 namespace skade::io {
@@ -502,8 +503,7 @@ class LocalFileIO : public FileIO {
       return InvalidArgument("Not a file location: ", location);
     }
     SKADE_ASSIGN_OR_RAISE(int dir, OpenConfinedDirectory(file.parent_path(), name, allowed));
-    int fd =
-        ::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = CreateIn(dir, name, durable);
     int err = errno;
     ::close(dir);
     if (fd < 0) return ConfinedError("Cannot create", path, err);
@@ -513,6 +513,30 @@ class LocalFileIO : public FileIO {
     if (!closed && closed.error().kind == ErrorKind::kNotFound)
       return Vanished("Cannot sync", path);
     return closed;
+  }
+
+  // Creates `name` in the directory `dir` as
+  // openat(O_CREAT | O_EXCL | O_NOFOLLOW) does (-1 and errno when it
+  // cannot), linking a spare file into place when one is ready
+  // (spare_files.h). Not for a durable file: fdatasync need not write the
+  // link count a spare gains when linked if no data changes the inode too.
+  int CreateIn(int dir, const std::string& name, bool durable) {
+    SpareFile spare = durable ? SpareFile{} : spares_.Take(dir);
+    if (spare.fd >= 0) {
+      int err = LinkSpareFile(spare.fd, dir, name.c_str());
+      if (err == 0) return spare.fd;
+      if (err == EXDEV) {
+        spares_.MoveHome(spare, dir);
+      } else {
+        spares_.GiveBack(spare);
+      }
+      if (err == EEXIST) {
+        errno = EEXIST;
+        return -1;
+      }
+      // Anything else: the plain create below says what is wrong.
+    }
+    return ::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   }
 
   Status CreateConfinedDirectories(std::string_view location,
@@ -673,6 +697,7 @@ class LocalFileIO : public FileIO {
  private:
   // Shared with open output files, which may outlive this FileIO.
   std::shared_ptr<SyncedDirectories> directories_ = std::make_shared<SyncedDirectories>();
+  SpareFiles spares_;
 };
 
 }  // namespace
