@@ -18,11 +18,13 @@
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/catalog/journal_recovery.h"
+#include "skade/catalog/metadata_flusher.h"
 #include "skade/io/location.h"
 #include "skade/spec/table_locations.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/table.h"
 #include "skade/util/strings.h"
+#include "testing/counting_file_io.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
 #include "testing/unix_socket.h"
@@ -359,6 +361,52 @@ TEST(SyncWhatCanBeTest, LeavesOutOnlyTheFilesSomethingIsInTheWayOf) {
     std::erase(some, dir.Sub("c/f"));
     EXPECT_EQ(*synced, some);
   }
+}
+
+// Last note's "left alone": while one journaled file stayed in the way,
+// every flush round synced its whole batch one file at a time (and logged
+// the file again, once a second).
+TEST(MetadataFlusherTest, AFileInTheWayIsRetriedOnItsOwnAndTheRestKeepOneSync) {
+  testing::TempDir dir;
+  auto io = std::make_shared<testing::CountingFileIO>(io::NewLocalFileIO());
+  store::CatalogStoreOptions options;
+  options.durability = store::Durability::kImmediate;
+  auto store = store::CatalogStore::Open(dir.Sub("store"), options);
+  ASSERT_THAT(store, IsOk());
+  MetadataFlusher flusher(io.get(), nullptr, store->get(), 0);  // rounds on Flush only
+  auto add = [&](std::vector<std::string> names) {
+    std::vector<std::string> files;
+    for (const std::string& name : names) {
+      files.push_back(dir.Sub(name));
+      EXPECT_THAT(io->WriteFile(files.back(), "x", false), IsOk());
+      flusher.AddJournaled(files.back());
+    }
+    return files;
+  };
+  const std::string blocked = dir.Sub("c/f");
+  add({"a/f", "b/f", "c/f", "d/f"});
+  fs::remove_all(dir.Sub("c"));
+  { std::ofstream(dir.Sub("c")) << "not a directory"; }
+  EXPECT_THAT(flusher.Flush(), IsOk());
+  EXPECT_GT(io->TakeSyncBatches().size(), 1u);  // found one at a time
+
+  // The next round: the new files in one call, the blocked one on its own.
+  auto added = add({"e/f", "g/f", "h/f", "i/f"});
+  EXPECT_THAT(flusher.Flush(), IsOk());
+  auto batches = io->TakeSyncBatches();
+  ASSERT_FALSE(batches.empty());
+  EXPECT_EQ(batches.front(), added);
+  for (size_t i = 1; i < batches.size(); ++i) {
+    EXPECT_EQ(batches[i], std::vector<std::string>{blocked});
+  }
+
+  // Out of the way: synced and released, and not tried again.
+  fs::remove(dir.Sub("c"));
+  ASSERT_THAT(io->WriteFile(blocked, "x", false), IsOk());
+  EXPECT_THAT(flusher.Flush(), IsOk());
+  EXPECT_EQ(io->TakeSyncBatches(), std::vector<std::vector<std::string>>{{blocked}});
+  EXPECT_THAT(flusher.Flush(), IsOk());
+  EXPECT_TRUE(io->TakeSyncBatches().empty());
 }
 
 // Review finding: a directory planted where a lost journaled file goes

@@ -474,11 +474,13 @@ std::chrono::nanoseconds CoarseNow() {
 
 // A confined write that need not be durable links a file made ahead
 // (io/spare_files.h) into place: made well before the write, and then an
-// ordinary file. A durable one creates its file.
+// ordinary file. A durable one creates its file, and so does one into a
+// directory that gives its files another group.
 TEST_F(LocalFileIOConfinedTest, AConfinedWriteLinksAFileMadeAheadIntoPlace) {
   namespace fs = std::filesystem;
   using std::chrono::milliseconds;
   fs::create_directories(real + "/t/metadata");
+  io->MakeSpareFilesIn(real);
   const std::string first = real + "/t/metadata/0.json";
   ASSERT_THAT(io->WriteConfinedFile(first, "{}", false, InsideOnly()), IsOk());
   if (!BirthTime(first)) GTEST_SKIP() << "no birth times here";
@@ -500,6 +502,17 @@ TEST_F(LocalFileIOConfinedTest, AConfinedWriteLinksAFileMadeAheadIntoPlace) {
   const auto began = CoarseNow();
   ASSERT_THAT(io->WriteConfinedFile(durable, "{}", true, InsideOnly()), IsOk());
   EXPECT_GE(*BirthTime(durable), began);
+
+  if (::geteuid() != 0) return;  // giving a directory a group it is not in
+  const std::string grouped = real + "/t/grouped";
+  fs::create_directories(grouped);
+  const gid_t other = ::getegid() + 4242;
+  ASSERT_EQ(::chown(grouped.c_str(), -1, other), 0);
+  ASSERT_EQ(::chmod(grouped.c_str(), 02755), 0);
+  ASSERT_THAT(io->WriteConfinedFile(grouped + "/m.json", "{}", false, InsideOnly()), IsOk());
+  struct stat st;
+  ASSERT_EQ(::stat((grouped + "/m.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_gid, other);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // A FileIO wrapper around a real one that counts reads per location (for
-// single-flight and cache tests) and records each WriteFiles batch (for
-// tests of what is written together); it forwards the batch, keeping the
-// inner FileIO's concurrency. Thread-safe.
+// single-flight and cache tests) and records each WriteFiles and SyncFiles
+// batch (for tests of what is written or synced together); it forwards the
+// batch, keeping the inner FileIO's concurrency and batching. Thread-safe.
 #pragma once
 
 #include <map>
@@ -59,6 +59,20 @@ class CountingFileIO : public io::ForwardingFileIO {
     return std::exchange(write_batches_, {});
   }
 
+  Status SyncFiles(const std::vector<std::string>& locations) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sync_batches_.push_back(locations);
+    }
+    return inner().SyncFiles(locations);
+  }
+
+  /// The locations of each SyncFiles call so far, and forgets them.
+  std::vector<std::vector<std::string>> TakeSyncBatches() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(sync_batches_, {});
+  }
+
  private:
   void Count(std::string_view location) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -68,6 +82,7 @@ class CountingFileIO : public io::ForwardingFileIO {
   mutable std::mutex mutex_;
   std::map<std::string, int> reads_;
   std::vector<std::vector<std::string>> write_batches_;
+  std::vector<std::vector<std::string>> sync_batches_;
 };
 
 }  // namespace skade::testing

@@ -138,6 +138,9 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   } else {
     catalog->io_ = std::move(base_io);
   }
+  // The warehouse is the operator's directory, not a client's: the files
+  // commits create ahead of need are made there.
+  catalog->io_->MakeSpareFilesIn(catalog->warehouse_location_);
   catalog->location_policy_ = std::make_unique<LocationPolicy>(
       catalog->warehouse_location_, options.allowed_locations, catalog->io_);
   cache::MetadataCacheOptions cache_options;

@@ -106,7 +106,8 @@ Status RestoreJournaledFile(io::FileIO& io, const LocationPolicy& policy,
   return OkStatus();
 }
 
-Result<std::vector<std::string>> SyncWhatCanBe(io::FileIO& io, std::vector<std::string> files) {
+Result<std::vector<std::string>> SyncWhatCanBe(io::FileIO& io, std::vector<std::string> files,
+                                               bool log_in_the_way) {
   Status all = io.SyncFiles(files);
   if (all) return files;
   if (!IsInTheWay(all.error())) return tl::unexpected(all.error());
@@ -116,7 +117,9 @@ Result<std::vector<std::string>> SyncWhatCanBe(io::FileIO& io, std::vector<std::
     if (one) {
       synced.push_back(std::move(file));
     } else if (IsInTheWay(one.error())) {
-      LogWarning(StrCat("journaled file ", file, " stays journaled: ", one.error().message));
+      if (log_in_the_way) {
+        LogWarning(StrCat("journaled file ", file, " stays journaled: ", one.error().message));
+      }
     } else {
       return tl::unexpected(one.error());
     }

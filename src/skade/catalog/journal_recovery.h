@@ -91,9 +91,11 @@ struct JournalRecoveryStats {
 /// Syncs `files` (FileIO::SyncFiles, the missing skipped) and returns those
 /// it synced. When something is in the way of one (IsInTheWay: a directory
 /// someone took the server's permission on), they are synced one at a time
-/// and those in the way are left out and logged, so that one table's
-/// directory keeps only its own files journaled; any other error fails.
-Result<std::vector<std::string>> SyncWhatCanBe(io::FileIO& io, std::vector<std::string> files);
+/// and those in the way are left out (and logged, with `log_in_the_way`),
+/// so that one table's directory keeps only its own files journaled; any
+/// other error fails.
+Result<std::vector<std::string>> SyncWhatCanBe(io::FileIO& io, std::vector<std::string> files,
+                                               bool log_in_the_way = true);
 
 /// A JournalSnapshot's reader of base files for the catalog: only where
 /// `policy` (which must outlive it) allows them to lie.

@@ -98,19 +98,28 @@ Status MetadataFlusher::ReleaseJournaled() {
     journaled_.clear();
     wake_early_ = false;
   }
+  // The files something was in the way of are retried apart (and not
+  // logged again), so the rest keep their one sync.
+  std::vector<std::string> in_the_way = std::exchange(in_the_way_, {});
+  Status status = Release(std::move(files), /*log_in_the_way=*/true);
+  KeepFirst(&status, Release(std::move(in_the_way), /*log_in_the_way=*/false));
+  return status;
+}
+
+Status MetadataFlusher::Release(std::vector<std::string> files, bool log_in_the_way) {
   if (files.empty()) return OkStatus();
   // Files that are gone are released too: deleted on purpose (and released
   // first), or by someone else; either way there is nothing to restore. A
   // file something is in the way of stays journaled, and is tried again.
-  auto synced = SyncWhatCanBe(*io_, files);
+  auto synced = SyncWhatCanBe(*io_, files, log_in_the_way);
   Status status =
       synced ? store_->ReleaseJournaledFiles(*synced) : Status(tl::unexpected(synced.error()));
   if (!status) {
-    failed_journaled_ = std::move(files);
+    failed_journaled_.insert(failed_journaled_.end(), files.begin(), files.end());
   } else if (synced->size() < files.size()) {
     std::set<std::string> released(synced->begin(), synced->end());
     for (auto& file : files) {
-      if (!released.contains(file)) failed_journaled_.push_back(std::move(file));
+      if (!released.contains(file)) in_the_way_.push_back(std::move(file));
     }
   }
   return status;

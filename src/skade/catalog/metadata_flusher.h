@@ -86,6 +86,10 @@ class MetadataFlusher {
   Status SyncWritten();
   // The round at immediate: journaled files, then their release.
   Status ReleaseJournaled();
+  // Syncs and releases `files` (SyncWhatCanBe); those something is in the
+  // way of go to in_the_way_, and all of them to failed_journaled_ when the
+  // sync or the release fails.
+  Status Release(std::vector<std::string> files, bool log_in_the_way);
   // Syncs `files` and their directories in one FileIO::SyncFiles call; on
   // an error appends them all to `failed`. A file or directory that no
   // longer exists is not a failure: there is nothing left to keep.
@@ -100,6 +104,7 @@ class MetadataFlusher {
   // Guarded by round_mutex_: retried next round.
   std::vector<std::string> failed_;
   std::vector<std::string> failed_journaled_;
+  std::vector<std::string> in_the_way_;  // journaled, logged once, retried on their own
 
   std::mutex mutex_;
   std::condition_variable wake_;

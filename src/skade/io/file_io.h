@@ -126,6 +126,13 @@ class FileIO {
                                    bool durable,
                                    const std::function<Status(const Location&)>& allowed);
 
+  /// Asks the FileIO to create the files of WriteConfinedFile calls that
+  /// need not be durable ahead of need, in `directory` — one the caller owns,
+  /// whose group, default ACL and security label such files may take. The
+  /// local FileIO keeps a few unnamed files made there (io/spare_files.h);
+  /// the default does nothing.
+  virtual void MakeSpareFilesIn(std::string_view /*directory*/) {}
+
   /// As CreateDirectories, for directories that must end up where
   /// `allowed` agrees (the caller's location policy): storage with links
   /// (the local FileIO) asks it with where the directory would be, from the

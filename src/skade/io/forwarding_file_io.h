@@ -63,6 +63,9 @@ class ForwardingFileIO : public FileIO {
   // wrapper that changes them only to observe may forward the call
   // (TrackingFileIO) to keep the inner FileIO's batching, or its check of
   // where a file is created or read.
+  void MakeSpareFilesIn(std::string_view directory) override {
+    inner_->MakeSpareFilesIn(directory);
+  }
   Status CheckLocation(const Location& location) const override {
     return inner_->CheckLocation(location);
   }

@@ -323,8 +323,9 @@ Result<int> OpenConfinedDirectory(fs::path directory, const std::string& below,
   std::vector<std::string> missing;                                    // deepest first
   fs::path existing = directory;
   for (struct stat st; ::stat(existing.c_str(), &st) != 0; existing = existing.parent_path()) {
-    if (errno != ENOENT || existing == existing.parent_path()) {
-      return ConfinedError("Cannot open", existing.string(), errno);
+    const int err = errno;  // before anything that allocates
+    if (err != ENOENT || existing == existing.parent_path()) {
+      return ConfinedError("Cannot open", existing.string(), err);
     }
     std::string name = existing.filename().string();
     if (name.empty() || name == "." || name == "..") {
@@ -518,25 +519,27 @@ class LocalFileIO : public FileIO {
   // Creates `name` in the directory `dir` as
   // openat(O_CREAT | O_EXCL | O_NOFOLLOW) does (-1 and errno when it
   // cannot), linking a spare file into place when one is ready
-  // (spare_files.h). Not for a durable file: fdatasync need not write the
-  // link count a spare gains when linked if no data changes the inode too.
+  // (spare_files.h). Not for a durable write: it waits on two syncs, not on
+  // the allocation.
   int CreateIn(int dir, const std::string& name, bool durable) {
     SpareFile spare = durable ? SpareFile{} : spares_.Take(dir);
     if (spare.fd >= 0) {
       int err = LinkSpareFile(spare.fd, dir, name.c_str());
       if (err == 0) return spare.fd;
-      if (err == EXDEV) {
-        spares_.MoveHome(spare, dir);
-      } else {
-        spares_.GiveBack(spare);
-      }
+      spares_.GiveBack(spare);  // still unnamed: good for another directory
       if (err == EEXIST) {
         errno = EEXIST;
         return -1;
       }
-      // Anything else: the plain create below says what is wrong.
+      // Anything else (EXDEV: another project or mount): the plain create
+      // below, which also says what is wrong.
     }
     return ::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  }
+
+  void MakeSpareFilesIn(std::string_view directory) override {
+    auto path = LocalPath(directory);
+    if (path) spares_.SetHome(*path);
   }
 
   Status CreateConfinedDirectories(std::string_view location,

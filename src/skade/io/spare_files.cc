@@ -2,15 +2,34 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <string>
+#include <system_error>
 
 namespace skade::io {
 
-SpareFiles::SpareFiles(size_t per_device, size_t max_devices)
-    : per_device_(per_device), max_devices_(max_devices) {}
+namespace {
+
+std::string ProcPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+// The extended attribute `name` of the file open as `fd` (empty when it has
+// none); false when it cannot be read.
+bool ReadAttribute(int fd, const char* name, std::string* out) {
+  char value[4096];
+  ssize_t n = ::getxattr(ProcPath(fd).c_str(), name, value, sizeof(value));
+  if (n >= 0) {
+    out->assign(value, static_cast<size_t>(n));
+    return true;
+  }
+  out->clear();
+  return errno == ENODATA || errno == ENOTSUP;
+}
+
+}  // namespace
+
+SpareFiles::SpareFiles(size_t count) : count_(count) {}
 
 SpareFiles::~SpareFiles() {
   {
@@ -19,121 +38,126 @@ SpareFiles::~SpareFiles() {
   }
   wanted_.notify_all();
   if (thread_.joinable()) thread_.join();
-  for (auto& [id, device] : devices_) {
-    for (int fd : device.ready) ::close(fd);
-    if (device.home >= 0) ::close(device.home);
+  CloseReady();
+  if (home_ >= 0) ::close(home_);
+}
+
+bool SpareFiles::InheritanceOf(int dir, Inheritance* out) {
+  struct stat st;
+  if (::fstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  out->device = st.st_dev;
+  out->set_group_id = (st.st_mode & S_ISGID) != 0;
+  out->group = out->set_group_id ? st.st_gid : 0;
+  return ReadAttribute(dir, "system.posix_acl_default", &out->default_acl) &&
+         ReadAttribute(dir, "security.selinux", &out->label);
+}
+
+bool SpareFiles::SetHome(const std::string& path) {
+  if (count_ == 0) return false;
+  int home = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (home < 0) return false;
+  Inheritance inheritance;
+  if (!InheritanceOf(home, &inheritance)) {
+    ::close(home);
+    return false;
   }
+  std::lock_guard<std::mutex> lock(mutex_);
+  CloseReady();
+  if (home_ >= 0) ::close(home_);
+  home_ = home;
+  inheritance_ = std::move(inheritance);
+  ++generation_;
+  home_failed_ = false;
+  if (!thread_.joinable()) {
+    try {
+      thread_ = std::thread([this] { Refill(); });
+    } catch (const std::system_error&) {  // no thread to spare: files are created as before
+      ::close(home_);
+      home_ = -1;
+      return false;
+    }
+  }
+  wanted_.notify_one();
+  return true;
 }
 
 SpareFile SpareFiles::Take(int dir) {
-  struct stat st;
-  if (per_device_ == 0 || ::fstat(dir, &st) != 0) return {};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (home_ < 0) return {};
+  }
+  Inheritance where;
+  if (!InheritanceOf(dir, &where)) return {};
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = devices_.find(st.st_dev);
-  if (it == devices_.end()) {
-    if (devices_.size() >= max_devices_) return {};
-    it = devices_.emplace(st.st_dev, Device{}).first;
-  }
-  Device& device = it->second;
-  if (device.unsupported) return {};
-  if (device.home < 0) SetHome(device, dir);
+  if (home_ < 0 || where != inheritance_) return {};
   SpareFile spare;
-  if (!device.ready.empty()) {
-    spare = {device.ready.back(), st.st_dev, device.generation};
-    device.ready.pop_back();
+  if (!ready_.empty()) {
+    spare = {ready_.back(), generation_};
+    ready_.pop_back();
   }
-  if (!thread_.joinable()) thread_ = std::thread([this] { Refill(); });
+  home_failed_ = false;
   wanted_.notify_one();
   return spare;
 }
 
 void SpareFiles::GiveBack(SpareFile spare) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = devices_.find(spare.device);
-  if (it == devices_.end() || it->second.generation != spare.generation ||
-      it->second.ready.size() >= per_device_) {
+  if (spare.generation != generation_ || ready_.size() >= count_) {
     ::close(spare.fd);
     return;
   }
-  it->second.ready.push_back(spare.fd);
+  ready_.push_back(spare.fd);
 }
 
-void SpareFiles::MoveHome(SpareFile spare, int dir) {
-  ::close(spare.fd);
+size_t SpareFiles::Ready() {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = devices_.find(spare.device);
-  if (it == devices_.end()) return;
-  for (int fd : it->second.ready) ::close(fd);
-  it->second.ready.clear();
-  SetHome(it->second, dir);
-  wanted_.notify_one();
+  return ready_.size();
 }
 
-size_t SpareFiles::ReadyFor(int dir) {
-  struct stat st;
-  if (::fstat(dir, &st) != 0) return 0;
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = devices_.find(st.st_dev);
-  return it == devices_.end() ? 0 : it->second.ready.size();
-}
-
-void SpareFiles::SetHome(Device& device, int dir) {
-  int home = ::fcntl(dir, F_DUPFD_CLOEXEC, 0);
-  if (home < 0) return;
-  if (device.home >= 0) ::close(device.home);
-  device.home = home;
-  ++device.generation;
+void SpareFiles::CloseReady() {
+  for (int fd : ready_) ::close(fd);
+  ready_.clear();
 }
 
 void SpareFiles::Refill() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
-    auto it = devices_.begin();
-    while (it != devices_.end() &&
-           (it->second.home < 0 || it->second.ready.size() >= per_device_)) {
-      ++it;
-    }
-    if (it == devices_.end()) {
+    if (home_ < 0 || home_failed_ || ready_.size() >= count_) {
       wanted_.wait(lock);
       continue;
     }
     // Made unlocked (an inode allocation is what this thread takes off the
     // callers' path), from a copy of the home that stays open meanwhile.
-    const dev_t id = it->first;
-    const uint64_t generation = it->second.generation;
-    int home = ::fcntl(it->second.home, F_DUPFD_CLOEXEC, 0);
+    const uint64_t generation = generation_;
+    int home = ::fcntl(home_, F_DUPFD_CLOEXEC, 0);
     lock.unlock();
     int fd = home < 0 ? -1 : ::openat(home, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-    const int err = home < 0 ? EMFILE : errno;
+    const int err = errno;
     if (home >= 0) ::close(home);
     lock.lock();
-    Device& device = devices_.at(id);
-    if (device.generation != generation) {  // another home meanwhile: made by the old one
-      if (fd >= 0) ::close(fd);
+    if (fd >= 0 && !stopping_ && generation == generation_ && ready_.size() < count_) {
+      ready_.push_back(fd);
       continue;
     }
-    if (fd < 0) {
-      // The home is gone, full or closed to this process: the next Take
-      // names another. A file system without O_TMPFILE (EISDIR from kernels
-      // that predate it) never gets spares.
-      if (device.home >= 0) ::close(device.home);
-      device.home = -1;
-      device.unsupported = err == EOPNOTSUPP || err == EISDIR;
-      continue;
-    }
-    if (stopping_ || device.ready.size() >= per_device_) {
+    if (fd >= 0) {
       ::close(fd);
-      continue;
+    } else if (generation == generation_) {
+      // Gone, full or closed to this process: tried again on the next Take.
+      // A file system without O_TMPFILE (EISDIR from kernels before it)
+      // never has spares.
+      home_failed_ = true;
+      if (err == EOPNOTSUPP || err == EISDIR) {
+        ::close(home_);
+        home_ = -1;
+      }
     }
-    device.ready.push_back(fd);
   }
 }
 
 int LinkSpareFile(int fd, int dir, const char* name) {
   // Through its /proc name: linking an open file by descriptor
   // (AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH, this does not.
-  const std::string proc = "/proc/self/fd/" + std::to_string(fd);
-  if (::linkat(AT_FDCWD, proc.c_str(), dir, name, AT_SYMLINK_FOLLOW) == 0) return 0;
+  if (::linkat(AT_FDCWD, ProcPath(fd).c_str(), dir, name, AT_SYMLINK_FOLLOW) == 0) return 0;
   return errno;
 }
 

@@ -9,78 +9,93 @@
 // a commit waits on it. A thread makes O_TMPFILE files ahead instead; linking
 // one into a directory (linkat) allocates nothing.
 //
-// A spare has no name until it is linked and never holds data before: a
-// crash leaves nothing behind. Spares are kept per file system, made in a
-// directory a Take named there — the first, until it can make no more (the
-// file gets its name where it is linked; its group is that directory's,
-// which differs only under a set-group-ID directory). linkat links only within one mount: one
-// file system mounted twice (a bind mount) and written through both falls
-// back to plain creates. Thread-safe.
+// The files are made in one directory the server owns, the home (the
+// catalog names its warehouse), never in a client's: a new file takes its
+// group, default ACL and security label from the directory it is made in.
+// So a spare is linked only into a directory that would give a file made
+// there the same ones — on the home's file system, with the same set-group-ID
+// bit and group, default ACL and label; elsewhere the file is created as
+// before. (A directory of another project, or another mount of the file
+// system, refuses the link with EXDEV: created as before too.)
+//
+// A spare has no name until it is linked and never holds data before. After
+// a crash it is gone on a journaling file system; without a journal (ext4 in
+// that mode keeps no orphan list) up to kSpareFiles unreferenced inodes stay
+// allocated until e2fsck reclaims them. Thread-safe.
 #pragma once
 
 #include <sys/types.h>
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
-#include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace skade::io {
 
-/// A spare file taken from SpareFiles: `fd` is -1 when none was ready.
+/// How many spares are kept ready; with the home's descriptor, what they
+/// take of the process's file descriptors.
+inline constexpr size_t kSpareFiles = 8;
+
+/// A spare file taken from SpareFiles: `fd` is -1 when there was none.
 struct SpareFile {
   int fd = -1;
-  dev_t device = 0;
-  uint64_t generation = 0;  // of its file system's home when taken
+  uint64_t generation = 0;  // of the home it was made in
 };
 
 class SpareFiles {
  public:
-  /// Keeps up to `per_device` spares ready on each of at most `max_devices`
-  /// file systems.
-  explicit SpareFiles(size_t per_device = 16, size_t max_devices = 8);
+  explicit SpareFiles(size_t count = kSpareFiles);
   ~SpareFiles();
   SpareFiles(const SpareFiles&) = delete;
   SpareFiles& operator=(const SpareFiles&) = delete;
 
-  /// An unnamed empty file open for writing (mode 0644 less the umask) on
-  /// the file system of the open directory `dir`, or none when none is
-  /// ready: the caller then creates its file as before, and more are made
-  /// meanwhile. The caller owns the descriptor: it links it (LinkSpareFile),
+  /// Makes spares in the directory `path` from now on (those made in an
+  /// earlier home are dropped). False, and none are made, when it cannot be
+  /// opened (a file system that cannot make unnamed files makes none too).
+  bool SetHome(const std::string& path);
+
+  /// An unnamed empty file open for writing (mode 0644 less the umask) like
+  /// one created in the open directory `dir` would be, or none: none is
+  /// ready (more are made meanwhile), or `dir` would make another kind (see
+  /// above). The caller owns the descriptor: it links it (LinkSpareFile),
   /// gives it back unused, or closes it.
   SpareFile Take(int dir);
 
   /// Returns a spare taken and not linked, for a later Take.
   void GiveBack(SpareFile spare);
 
-  /// `spare` could not be linked into `dir` (EXDEV: another mount of its
-  /// file system): closes it and makes the spares of that file system in
-  /// `dir` from now on.
-  void MoveHome(SpareFile spare, int dir);
-
-  /// Spares ready now on the file system of `dir` (for tests).
-  size_t ReadyFor(int dir);
+  /// Spares ready now (for tests).
+  size_t Ready();
 
  private:
-  struct Device {
-    int home = -1;  // a directory there (O_PATH); -1 until a Take names one
-    std::vector<int> ready;
-    uint64_t generation = 0;   // counts homes: a spare made by an earlier one may be elsewhere
-    bool unsupported = false;  // the file system cannot make unnamed files
+  // What a directory gives the files made in it, besides their name.
+  struct Inheritance {
+    dev_t device = 0;
+    gid_t group = 0;  // when set-group-ID; otherwise 0
+    bool set_group_id = false;
+    std::string default_acl;
+    std::string label;
+    bool operator==(const Inheritance&) const = default;
   };
+  static bool InheritanceOf(int dir, Inheritance* out);
 
   void Refill();
-  void SetHome(Device& device, int dir);
+  void CloseReady();  // with mutex_ held
 
-  const size_t per_device_;
-  const size_t max_devices_;
+  const size_t count_;
   std::mutex mutex_;
   std::condition_variable wanted_;
-  std::map<dev_t, Device> devices_;
+  int home_ = -1;             // O_PATH; -1 without one
+  Inheritance inheritance_;   // the home's
+  uint64_t generation_ = 0;   // counts homes: a spare made in an earlier one is dropped
+  bool home_failed_ = false;  // the last spare could not be made; the next Take retries
+  std::vector<int> ready_;
   bool stopping_ = false;
-  std::thread thread_;  // started by the first Take
+  std::thread thread_;  // started by the first SetHome
 };
 
 /// Gives the spare file `fd` the name `name` in the directory `dir`, as
