@@ -4,14 +4,17 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <thread>
 
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/spec/table_properties.h"
 #include "skade/store/catalog_store.h"
+#include "testing/birth_time.h"
 #include "testing/fast_append.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
@@ -184,6 +187,30 @@ TEST_F(FileOwnershipTest, ACommitWritesNoMetadataThroughALinkOutOfTheRoots) {
   fs::remove(metadata_dir);
   fs::create_directory_symlink(metadata_dir + "-before", metadata_dir);
   EXPECT_THAT(catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", "v"}}}}}), IsOk());
+}
+
+// A catalog on a new warehouse commits through spare files
+// (io/spare_files.h), made in the warehouse directory once the store has
+// made it: each commit's metadata file was made well before the commit.
+TEST_F(FileOwnershipTest, ANewWarehouseCommitsThroughSpareFiles) {
+  using std::chrono::milliseconds;
+  auto created = Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  if (!testing::BirthTime(*io::LocalPath(created.metadata_location))) {
+    GTEST_SKIP() << "no birth times here";
+  }
+  bool made_ahead = false;
+  for (int i = 0; i < 20 && !made_ahead; ++i) {
+    std::this_thread::sleep_for(milliseconds(100));  // the spares are made meanwhile
+    const auto began = testing::CoarseNow();
+    auto committed =
+        catalog_->CommitTable({id, {}, {spec::SetProperties{{{"k", std::to_string(i)}}}}});
+    ASSERT_THAT(committed, IsOk());
+    made_ahead =
+        *testing::BirthTime(*io::LocalPath(committed->metadata_location)) + milliseconds(20) <
+        began;
+  }
+  EXPECT_TRUE(made_ahead);
 }
 
 TEST_F(FileOwnershipTest, PurgeReadsNoFifoOrDevice) {

@@ -16,6 +16,7 @@
 
 #include "skade/io/file_io.h"
 #include "skade/util/strings.h"
+#include "testing/birth_time.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
 #include "testing/unix_socket.h"
@@ -456,22 +457,6 @@ TEST_F(LocalFileIOConfinedTest, AConfinedReadOfASocketIsAWrongPath) {
               IsError(ErrorKind::kInvalidArgument));
 }
 
-// When the file was made (its birth time), by the coarse clock the file
-// system stamps it with; nullopt where the file system keeps none.
-std::optional<std::chrono::nanoseconds> BirthTime(const std::string& path) {
-  struct statx stx;
-  if (::statx(AT_FDCWD, path.c_str(), 0, STATX_BTIME, &stx) != 0) return std::nullopt;
-  if (!(stx.stx_mask & STATX_BTIME)) return std::nullopt;
-  return std::chrono::seconds(stx.stx_btime.tv_sec) +
-         std::chrono::nanoseconds(stx.stx_btime.tv_nsec);
-}
-
-std::chrono::nanoseconds CoarseNow() {
-  struct timespec now;
-  ::clock_gettime(CLOCK_REALTIME_COARSE, &now);
-  return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
-}
-
 // A confined write that need not be durable links a file made ahead
 // (io/spare_files.h) into place: made well before the write, and then an
 // ordinary file. A durable one creates its file, and so does one into a
@@ -483,6 +468,8 @@ TEST_F(LocalFileIOConfinedTest, AConfinedWriteLinksAFileMadeAheadIntoPlace) {
   io->MakeSpareFilesIn(real);
   const std::string first = real + "/t/metadata/0.json";
   ASSERT_THAT(io->WriteConfinedFile(first, "{}", false, InsideOnly()), IsOk());
+  using testing::BirthTime;
+  using testing::CoarseNow;
   if (!BirthTime(first)) GTEST_SKIP() << "no birth times here";
   bool made_ahead = false;
   for (int i = 1; i <= 50 && !made_ahead; ++i) {

@@ -138,9 +138,6 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
   } else {
     catalog->io_ = std::move(base_io);
   }
-  // The warehouse is the operator's directory, not a client's: the files
-  // commits create ahead of need are made there.
-  catalog->io_->MakeSpareFilesIn(catalog->warehouse_location_);
   catalog->location_policy_ = std::make_unique<LocationPolicy>(
       catalog->warehouse_location_, options.allowed_locations, catalog->io_);
   cache::MetadataCacheOptions cache_options;
@@ -163,6 +160,10 @@ Result<std::shared_ptr<EmbeddedCatalog>> EmbeddedCatalog::Open(
     SKADE_ASSIGN_OR_RAISE(auto store_io, io::FileIORegistry::Default().Create(store_path));
     SKADE_RETURN_NOT_OK(store_io->SyncDirectory(store_path));
   }
+  // The warehouse is the operator's directory, not a client's: the files
+  // commits create ahead of need are made there. After the store, which
+  // makes the warehouse directory when it is new.
+  catalog->io_->MakeSpareFilesIn(catalog->warehouse_location_);
   // Before anything is served, at every level: the journal may hold files of
   // an earlier process at immediate.
   if (options.recover_journal) {

@@ -20,7 +20,8 @@
 //
 // A spare has no name until it is linked and never holds data before. After
 // a crash it is gone on a journaling file system; without a journal (ext4 in
-// that mode keeps no orphan list) up to kSpareFiles unreferenced inodes stay
+// that mode keeps no orphan list) up to kSpareFiles, and one per write in
+// flight, unreferenced inodes stay
 // allocated until e2fsck reclaims them. Thread-safe.
 #pragma once
 

@@ -39,9 +39,10 @@ using tcp = net::ip::tcp;
 constexpr std::chrono::milliseconds kAcceptRetryDelay{50};
 
 // Descriptors kept free of connections: the listening socket, the store, log
-// and metadata files, the catalog's spare files (io/spare_files.h: 8 and
-// their directory), and the files each handler on an I/O thread opens.
-constexpr int kReservedFileDescriptors = 137;
+// and metadata files, the catalog's spare files (io/spare_files.h: 8, their
+// directory and its copy while one is made), and the files each handler on
+// an I/O thread opens.
+constexpr int kReservedFileDescriptors = 138;
 // And per pool thread: a commit holds at most the metadata file it reads and
 // the one it writes open at once.
 constexpr int kFileDescriptorsPerPoolThread = 2;
