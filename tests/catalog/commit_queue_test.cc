@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
+#include <string>
 #include <thread>
 
 #include "catalog/staged_append.h"
 #include "skade/io/forwarding_file_io.h"
 #include "skade/spec/table_properties.h"
+#include "skade/store/table_key.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/snapshot_scan.h"
 #include "table/table_fixture.h"
@@ -20,6 +23,7 @@ namespace skade::table {
 namespace {
 
 using testing::IsError;
+using testing::IsOk;
 
 // Holds the first metadata-file write after Arm() until Release().
 class GateFileIO : public io::ForwardingFileIO {
@@ -240,6 +244,34 @@ TEST_F(CommitQueueTest, AnUnwritableMetadataPathInABatchFailsOnlyItsRequest) {
        {},
        {spec::SetProperties{{{spec::kMetadataPath, base.metadata_location() + "/under-a-file"}}}}},
       ErrorKind::kInvalidArgument);
+}
+
+// A commit to one table, held in its metadata-file write (the table's lock
+// held), does not hold back a commit to another: not even to one whose key
+// hashes alike, which with a fixed array of striped table locks shared its
+// mutex and waited for the whole held commit (this test then hangs).
+TEST_F(CommitQueueTest, ACommitInFlightHoldsBackNoOtherTable) {
+  Table held = Create("held");
+  const size_t held_hash = std::hash<std::string>()(store::TableKey(held.identifier()));
+  std::string alike;
+  for (int i = 0; alike.empty(); ++i) {
+    std::string name = StrCat("alike", i);
+    if (std::hash<std::string>()(store::TableKey({{"db"}, name})) % 64 == held_hash % 64) {
+      alike = name;
+    }
+  }
+  Table other = Create(alike);
+
+  gate_->Arm();
+  std::thread commit([&] {
+    EXPECT_THAT(catalog_->CommitTable({held.identifier(), {}, {spec::SetProperties{{{"k", "1"}}}}}),
+                IsOk());
+  });
+  gate_->WaitUntilBlocked();
+  EXPECT_THAT(catalog_->CommitTable({other.identifier(), {}, {spec::SetProperties{{{"k", "2"}}}}}),
+              IsOk());
+  gate_->Release();
+  commit.join();
 }
 
 }  // namespace

@@ -216,8 +216,8 @@ std::string EmbeddedCatalog::DefaultTableLocation(const TableIdentifier& identif
   return location;
 }
 
-std::mutex& EmbeddedCatalog::TableLock(const TableIdentifier& identifier) {
-  return table_locks_[std::hash<std::string>()(store::TableKey(identifier)) % table_locks_.size()];
+TableLocks::Held EmbeddedCatalog::LockTable(const TableIdentifier& identifier) {
+  return table_locks_.Lock(store::TableKey(identifier));
 }
 
 Result<std::optional<store::TableRecord>> EmbeddedCatalog::FindTable(
@@ -453,7 +453,7 @@ Result<bool> EmbeddedCatalog::TableExists(const TableIdentifier& identifier) {
 Status EmbeddedCatalog::DropTable(const TableIdentifier& identifier, bool purge) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   auto dropped = [&] {
-    std::lock_guard<std::mutex> lock(TableLock(identifier));
+    const auto held = LockTable(identifier);
     return store_->DropTable(identifier);
   }();
   SKADE_ASSIGN_OR_RAISE(auto record, std::move(dropped));
@@ -526,7 +526,7 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
   MetadataFile file = std::move(*read);
   SKADE_RETURN_NOT_OK(CheckLocations(*file.metadata, metadata_location));
   SKADE_ASSIGN_OR_RAISE(auto owned, OwnedLocations(*file.metadata, *location_policy_));
-  std::lock_guard<std::mutex> lock(TableLock(identifier));
+  const auto held = LockTable(identifier);
   const auto recorded = RecordedOrigins({&origin, 1});
   SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, overwrite,
                                             recorded.empty() ? CommitOrigin{} : recorded.front(),
@@ -900,7 +900,7 @@ std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatchLocked(
     return answers;
   };
   const CommitTableRequest& first = *requests.front();
-  std::lock_guard<std::mutex> lock(TableLock(first.identifier));
+  const auto held = LockTable(first.identifier);
   for (int attempt = 0; attempt < max_commit_attempts_; ++attempt) {
     auto prepared = Prepare(requests, &outcomes);
     if (!prepared) {
@@ -962,18 +962,17 @@ Status EmbeddedCatalog::CommitTransaction(const std::vector<CommitTableRequest>&
 Status EmbeddedCatalog::CommitTransactionUncounted(
     const std::vector<CommitTableRequest>& requests) {
   std::set<std::string> keys;
-  std::set<size_t> stripes;
   for (const auto& request : requests) {
     SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(request.identifier));
     if (!keys.insert(store::TableKey(request.identifier)).second) {
       return InvalidArgument("Invalid transaction: table ", request.identifier.ToString(),
                              " appears more than once");
     }
-    stripes.insert(&TableLock(request.identifier) - table_locks_.data());
   }
-  // Lock stripes in index order so concurrent transactions cannot deadlock.
-  std::vector<std::unique_lock<std::mutex>> locks;
-  for (size_t stripe : stripes) locks.emplace_back(table_locks_[stripe]);
+  // In key order (the set's), so concurrent transactions cannot deadlock.
+  std::vector<TableLocks::Held> locks;
+  locks.reserve(keys.size());
+  for (const std::string& key : keys) locks.push_back(table_locks_.Lock(key));
 
   for (int attempt = 0; attempt < max_commit_attempts_; ++attempt) {
     std::vector<PreparedCommit> commits;

@@ -32,9 +32,7 @@
 // Several processes may open the same warehouse at once. Thread-safe.
 #pragma once
 
-#include <array>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 
@@ -47,6 +45,7 @@
 #include "skade/catalog/metadata_files.h"
 #include "skade/catalog/metadata_flusher.h"
 #include "skade/catalog/table_commit_queue.h"
+#include "skade/catalog/table_locks.h"
 #include "skade/catalog/table_pointer_mirror.h"
 #include "skade/index/commit_log_index.h"
 #include "skade/io/file_io.h"
@@ -228,7 +227,7 @@ class EmbeddedCatalog : public Catalog {
   Result<LoadTableResult> CreateTableAt(const TableIdentifier& identifier,
                                         const CreateTableRequest& request, std::string location);
   bool durable_files() const { return durability_ == store::Durability::kImmediate; }
-  std::mutex& TableLock(const TableIdentifier& identifier);
+  [[nodiscard]] TableLocks::Held LockTable(const TableIdentifier& identifier);
   /// The table as the metadata file `location` of one of its commits (`what`
   /// names the commit in the error if the file is gone).
   Result<LoadTableResult> LoadCommitted(const TableIdentifier& identifier,
@@ -327,7 +326,7 @@ class EmbeddedCatalog : public Catalog {
   std::shared_ptr<cache::ManifestCache> manifest_cache_;
   std::unique_ptr<MetadataFlusher> flusher_;
   std::unique_ptr<CommitLogRetention> retention_;
-  std::array<std::mutex, 64> table_locks_;
+  TableLocks table_locks_;
   TableCommitQueue commit_queue_;
   CommitStats commit_stats_;
 };

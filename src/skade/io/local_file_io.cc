@@ -322,7 +322,15 @@ Result<int> OpenConfinedDirectory(fs::path directory, const std::string& below,
   if (!directory.has_filename()) directory = directory.parent_path();  // a trailing slash
   std::vector<std::string> missing;                                    // deepest first
   fs::path existing = directory;
-  for (struct stat st; ::stat(existing.c_str(), &st) != 0; existing = existing.parent_path()) {
+  // Mostly the directory exists (a table's metadata directory after its
+  // first commit): opened at once, without looking for missing ones first.
+  int dir = ::open(existing.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) {
+    const int err = errno;
+    if (err != ENOENT) return ConfinedError("Cannot open", existing.string(), err);
+  }
+  for (struct stat st; dir < 0 && ::stat(existing.c_str(), &st) != 0;
+       existing = existing.parent_path()) {
     const int err = errno;  // before anything that allocates
     if (err != ENOENT || existing == existing.parent_path()) {
       return ConfinedError("Cannot open", existing.string(), err);
@@ -333,8 +341,13 @@ Result<int> OpenConfinedDirectory(fs::path directory, const std::string& below,
     }
     missing.push_back(std::move(name));
   }
-  int dir = ::open(existing.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return ConfinedError("Cannot open", existing.string(), errno);
+  if (dir < 0) {
+    dir = ::open(existing.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) {
+      const int err = errno;
+      return ConfinedError("Cannot open", existing.string(), err);
+    }
+  }
   Status inside = [&]() -> Status {
     SKADE_ASSIGN_OR_RAISE(std::string real, OpenedPath(dir, existing.string()));
     fs::path would_be(real);
