@@ -766,6 +766,8 @@ def render(records: list, meta: dict, results_name: str, ingest: list = (),
         f"{meta.get('load_start', '?')} at start, {meta.get('load_end', '?')} at end"
         + (f"; durable 4 KiB file create median {meta['fsync_ms_start']} ms at start, "
            f"{meta.get('fsync_ms_end', '?')} ms at end" if "fsync_ms_start" in meta else "")
+        + (f"; empty file create median {meta['create_us_start']} µs at start, "
+           f"{meta.get('create_us_end', '?')} µs at end" if meta.get("create_us_start") else "")
         + (f"; sequential write {meta['write_mb_s_start']} MB/s" if "write_mb_s_start" in meta else ""),
         *([f"- **Python peers**: {meta['peers']}"] if meta.get("peers") else []),
         f"- **Catalog**: {options.get('tables', '?')} tables, {options.get('tables_per_namespace', '?')} per "

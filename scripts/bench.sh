@@ -698,6 +698,25 @@ print(f"{statistics.median(samples):.2f}")
 ' "$work"
 }
 
+# Median time to create an empty file (open O_CREAT|O_EXCL, close, no sync) in a new directory of
+# the work directory, in µs: the inode allocation every metadata file costs. On ext4 without a
+# journal it grows tenfold for minutes after many files were deleted (the allocator steps over each
+# recently freed inode), so it says whether the commit rows ran in that state. The files stay until
+# the run's cleanup: deleting them would cause what it measures.
+create_us() {
+  python3 -c '
+import os, statistics, sys, tempfile, time
+directory = tempfile.mkdtemp(prefix="create-probe-", dir=sys.argv[1])
+samples = []
+for i in range(500):
+    began = time.perf_counter()
+    fd = os.open(os.path.join(directory, str(i)), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    samples.append((time.perf_counter() - began) * 1e6)
+    os.close(fd)
+print(f"{statistics.median(samples):.0f}")
+' "$work"
+}
+
 # The work directory's sequential write bandwidth in MB/s: 512 MiB in 1 MiB writes, then
 # fdatasync, the best of 3. Every file a commit writes reaches the disk sooner or later, so a
 # sustained commit rate is at most this ÷ the bytes each commit writes (report.py's group-commit ceiling).
@@ -723,9 +742,10 @@ print(f"{best:.0f}")
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)
 load_start=$(load)
 fsync_start=$(fsync_ms)
+create_us_start=$(create_us || true)
 write_mb_s_start=$(write_mb_s || true)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-log "run $run_id ($mode: $tables tables, $threads threads, load $load_start, fsync ${fsync_start} ms, write ${write_mb_s_start} MB/s) -> $results"
+log "run $run_id ($mode: $tables tables, $threads threads, load $load_start, fsync ${fsync_start} ms, create ${create_us_start} us, write ${write_mb_s_start} MB/s) -> $results"
 
 wants skade-embedded && bench_skade_embedded
 wants skade-rest && bench_skade_rest
@@ -818,6 +838,7 @@ META_PEERS=$(peer_versions) META_RUN_ID=$run_id META_MODE=$mode META_STARTED=$st
   META_GIT_BRANCH=$(git rev-parse --abbrev-ref HEAD 2>/dev/null || true) META_CPU=$cpu META_CORES=$cores \
   META_LOAD_START=$load_start META_LOAD_END=$(load) META_TARGETS=$targets \
   META_FSYNC_MS_START=$fsync_start META_FSYNC_MS_END=$(fsync_ms) META_WRITE_MB_S_START=$write_mb_s_start \
+  META_CREATE_US_START=$create_us_start META_CREATE_US_END=$(create_us || true) \
   META_OPTIONS="{\"tables\": $tables, \"tables_per_namespace\": $per_ns, \"threads\": $threads, \"ops\": $ops, \"commit_ops\": $commit_ops, \"seconds\": $seconds, \"warmup\": $warmup}" \
   python3 -c '
 import json, os, sys
