@@ -7,12 +7,14 @@
 
 #include <atomic>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "catalog/staged_append.h"
 #include "skade/io/forwarding_file_io.h"
 #include "skade/spec/table_properties.h"
+#include "skade/store/commit_listener.h"
 #include "skade/store/table_key.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/snapshot_scan.h"
@@ -220,6 +222,55 @@ TEST_F(CommitQueueTest, AForbiddenMoveInABatchFailsOnlyItsRequest) {
   EXPECT_EQ(loaded->metadata->snapshots.size(), 4u);
   EXPECT_EQ(loaded->metadata->location, base.metadata().location);
   EXPECT_EQ(loaded->metadata->Property(spec::kDataPath, ""), "");
+}
+
+// A store listener that throws once told of its `n`th commit that changed a
+// table (not the flusher's), standing in for any failure after the store
+// committed: that commit's callers hear "state unknown".
+class ThrowAfterCommit : public store::CommitListener {
+ public:
+  explicit ThrowAfterCommit(int n) : left_(n) {}
+  void OnCommitting(uint64_t, uint64_t) override {}
+  void OnCommitted(uint64_t, uint64_t, const std::vector<store::TableChange>& changes) override {
+    if (!changes.empty() && --left_ == 0) throw std::runtime_error("injected after commit");
+  }
+  void OnCommitFailed(uint64_t) override {}
+
+ private:
+  std::atomic<int> left_;
+};
+
+// A batch with a request refused on its own whose merged commit landed but
+// answered "state unknown": the others keep that answer and are not
+// committed again one by one (which found their snapshots there, failed
+// them, and deleted files the table now references).
+TEST_F(CommitQueueTest, ABatchWhoseCommitStateIsUnknownIsNotCommittedAgain) {
+  Table base = Create("t");
+  std::vector<catalog::CommitTableRequest> requests;
+  for (int i = 0; i < 4; ++i) requests.push_back(AppendRequest(base, StrCat("f", i)));
+  requests.push_back({base.identifier(),
+                      {},
+                      {spec::SetProperties{{{spec::kDataPath, catalog_->warehouse_location()}}}}});
+  // Told of the first request's commit, then of the batch's. (The table
+  // pointer mirror, the listener it replaces, catches up from the store.)
+  ThrowAfterCommit listener(2);
+  catalog_->store().SetCommitListener(&listener);
+  auto results = CommitAsABatchBehindTheFirst(requests);
+  catalog_->store().SetCommitListener(nullptr);
+
+  ASSERT_TRUE(results[0]) << results[0].error().ToString();
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_THAT(results[i], IsError(ErrorKind::kCommitStateUnknown)) << i;
+  }
+  EXPECT_THAT(results[4], IsError(ErrorKind::kForbidden));
+  auto loaded = catalog_->LoadTable(base.identifier());
+  ASSERT_TRUE(loaded);
+  ASSERT_EQ(loaded->metadata->snapshots.size(), 4u);
+  for (const auto& snapshot : loaded->metadata->snapshots) {
+    auto exists = catalog_->file_io().Exists(snapshot->manifest_list);
+    ASSERT_TRUE(exists);
+    EXPECT_TRUE(*exists) << snapshot->manifest_list;
+  }
 }
 
 // A request refused on its own (catalog::CheckOwnRoots) while the batch

@@ -313,6 +313,84 @@ TEST_F(CommitterTest, ABadWriteFailsAloneAndTheOthersCommit) {
   for (const Row& row : rows) EXPECT_NE(row.id, 99);
 }
 
+// A write whose files do not fit the table (here: of a partition spec it
+// does not have) fails alone, and the other writes of its flush — to its
+// table and to another — commit. (When the files were first checked as the
+// commit staged them, every write of the flush failed.)
+TEST_F(CommitterTest, FilesThatDoNotFitTheTableFailAloneAndTheOthersCommit) {
+  std::vector<spec::DataFile> stray;
+  {
+    table::Table table = Create("t");
+    auto written = ingest::Append(table, EventGroup(0, 10), {});
+    ASSERT_TRUE(written) << written.error().ToString();
+    auto files = table::CurrentDataFiles(written->table);
+    ASSERT_TRUE(files);
+    stray = *files;
+    for (auto& file : stray) file.spec_id = 99;
+  }
+  Create("u");
+  Gate gate(".parquet");
+  OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
+  MakeCommitter();
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "u"}, Events({{0, "x"}}))); });
+  gate.WaitUntilHeld();
+  Result<CommitReceipt> refused = CommitReceipt{};
+  std::thread bad([&] { refused = committer_->AppendFiles({{"db"}, "t"}, stray); });
+  WaitForQueued(2);
+  std::vector<Result<CommitReceipt>> good_t;
+  std::vector<Result<CommitReceipt>> good_u;
+  std::thread rest_t([&] { good_t = AppendConcurrently(*committer_, "t", 100, 3); });
+  std::thread rest_u([&] { good_u = AppendConcurrently(*committer_, "u", 200, 3); });
+  WaitForQueued(8);
+  gate.Release();
+  first.join();
+  bad.join();
+  rest_t.join();
+  rest_u.join();
+  EXPECT_THAT(refused, IsError(ErrorKind::kInvalidArgument));
+  for (const auto& receipt : good_t) ASSERT_TRUE(receipt) << receipt.error().ToString();
+  for (const auto& receipt : good_u) ASSERT_TRUE(receipt) << receipt.error().ToString();
+  EXPECT_THAT(VisibleRows(Load("t")), SizeIs(10 + 3));
+  EXPECT_THAT(VisibleRows(Load("u")), SizeIs(1 + 3));
+}
+
+// A large batch is written by its caller before it queues: refused at the
+// flush (a requirement that no longer holds), its file goes too.
+TEST_F(CommitterTest, ARefusedLargeWriteLeavesNoFileBehind) {
+  table::Table table = Create("t", nullptr, {{kDeferredMaxBytesProperty, "1"}});
+  MakeCommitter();
+  WriteOptions stale;
+  stale.requirements.push_back(spec::TableRequirement(spec::AssertRefSnapshotId{"main", 12345}));
+  EXPECT_THAT(committer_->Append({{"db"}, "t"}, Events({{1, "x"}}), stale),
+              IsError(ErrorKind::kCommitFailed));
+  ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{2, "y"}})));
+  auto files = table::CurrentDataFiles(Load("t"));
+  ASSERT_TRUE(files);
+  ASSERT_THAT(*files, SizeIs(1));
+  EXPECT_THAT(DataFilesOnDisk(table), SizeIs(1));
+}
+
+// An empty batch commits nothing, with requirements too: they are checked,
+// then it is answered with the table as it is (it made an empty snapshot).
+TEST_F(CommitterTest, AnEmptyBatchWithRequirementsCommitsNothing) {
+  Create("t");
+  MakeCommitter();
+  auto first = committer_->Append({{"db"}, "t"}, Events({{1, "x"}}));
+  ASSERT_TRUE(first) << first.error().ToString();
+  WriteOptions holds;
+  holds.requirements.push_back(
+      spec::TableRequirement(spec::AssertRefSnapshotId{"main", first->snapshot_id}));
+  auto empty = committer_->Append({{"db"}, "t"}, Events({}), holds);
+  ASSERT_TRUE(empty) << empty.error().ToString();
+  EXPECT_EQ(empty->snapshot_id, first->snapshot_id);
+  EXPECT_EQ(empty->metadata_location, first->metadata_location);
+  EXPECT_THAT(Load("t").metadata().snapshots, SizeIs(1));
+  WriteOptions stale;
+  stale.requirements.push_back(spec::TableRequirement(spec::AssertRefSnapshotId{"main", 12345}));
+  EXPECT_THAT(committer_->Append({{"db"}, "t"}, Events({}), stale),
+              IsError(ErrorKind::kCommitFailed));
+}
+
 TEST_F(CommitterTest, RowsThatDoNotConformFailBeforeTheQueue) {
   Create("t");
   MakeCommitter();

@@ -91,6 +91,21 @@ TEST_F(RequestValidationTest, ChunkedBodyOverLimitIs413AsChunksArrive) {
   EXPECT_EQ(handler_calls(), 0);
 }
 
+// Beast holds a chunk's size line and the trailer until they end: one that
+// never ends must be refused once it passes the header limit, not buffered
+// until the request deadline (no handler runs).
+TEST_F(RequestValidationTest, EndlessChunkSizeLineOrTrailerIs400) {
+  const std::string head = "POST /up HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string endless(8 * 1024, 'a');
+  ExpectRejected(port(), StrCat(head, "1;", endless), 400, "BadRequestException");
+  TestClient client(port());
+  auto response = client.Exchange(StrCat(head, "1\r\nx\r\n0\r\nX-Trailer: ", endless));
+  ASSERT_TRUE(response);
+  EXPECT_THAT(response->status, ::testing::AnyOf(400, 431)) << response->body;
+  EXPECT_TRUE(client.WaitForClose(Millis(5000)));
+  EXPECT_EQ(handler_calls(), 0);
+}
+
 TEST_F(RequestValidationTest, ExpectContinueOverLimitIs413WithoutInterimResponse) {
   ExpectRejected(
       port(), "PUT /up HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n\r\n",

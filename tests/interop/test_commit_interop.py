@@ -205,6 +205,71 @@ def test_stream_and_coalesce_errors_are_clear(catalog, ingest, tmp_path):
     assert catalog.load_table("coalesce.v1").metadata.snapshots == []
 
 
+def test_stream_takes_one_record_per_line_and_only_empty_csv_fields_as_null(catalog, ingest):
+    catalog.create_table("coalesce.lines", schema=EVENTS)
+    header = "id,region,name,score,ts\n"
+    # A quoted CSV field left open would swallow the next lines into one row;
+    # instead its line is bad (and named), and the lines after it are rows.
+    text = header + '1,eu,"Al,1.5,\n2,eu,Bob,2.5,\n3,eu,"Cy ""the"" one",3.5,\n'
+    proc = ingest("--stream", "--format", "csv", "coalesce.lines", stdin=text, check=False)
+    assert proc.returncode == 1 and "line 2:" in proc.stderr, proc.stderr
+    assert "quoted field does not end" in proc.stderr
+    proc = ingest("--stream", "--format", "csv", "--skip-bad", "coalesce.lines", stdin=text)
+    assert "skipping line 2:" in proc.stderr
+    got = scan(catalog, "coalesce.lines")
+    assert [(r["id"], r["name"]) for r in got] == [(2, "Bob"), (3, 'Cy "the" one')]
+
+    # NaN is a float; "NA" or "NULL" are not numbers (Arrow alone reads all three as null).
+    proc = ingest("--stream", "--format", "csv", "--skip-bad", "coalesce.lines",
+                  stdin=header + "4,eu,d,NaN,\n5,eu,e,NA,\n6,eu,f,NULL,\n7,eu,g,,\n")
+    assert "skipping line 3:" in proc.stderr and "skipping line 4:" in proc.stderr, proc.stderr
+    scores = {r["id"]: r["score"] for r in scan(catalog, "coalesce.lines")}
+    assert scores[4] != scores[4] and scores[7] is None and 5 not in scores and 6 not in scores
+
+    # JSON: two records on one line, or one across two, are bad lines too (Arrow's
+    # reader alone takes these four lines as four rows).
+    lines = ['{"id": 8, "region": "eu"} {"id": 9, "region": "eu"}', '{"id": 10,',
+             '"region": "eu"}', '{"id": 11, "region": "eu"}']
+    proc = ingest("--stream", "--skip-bad", "coalesce.lines", stdin="\n".join(lines) + "\n")
+    for line in (1, 2, 3):
+        assert f"skipping line {line}:" in proc.stderr, proc.stderr
+    ids = {r["id"] for r in scan(catalog, "coalesce.lines")}
+    assert 11 in ids and not {8, 9, 10} & ids
+
+    # --create makes the table from the first batch's good lines; its bad one is skipped.
+    proc = ingest("--stream", "--create", "--skip-bad", "coalesce.created_past_a_bad_line",
+                  stdin='{"id": 1, "region": "eu"}\n{"id":\n{"id": 3, "region": "us"}\n')
+    assert "skipping line 2:" in proc.stderr, proc.stderr
+    assert [r["id"] for r in scan(catalog, "coalesce.created_past_a_bad_line")] == [1, 3]
+    # Without --skip-bad, a bad first line stops the stream before any table is made.
+    proc = ingest("--stream", "--create", "coalesce.never_made",
+                  stdin='{"id":\n{"id": 1, "region": "eu"}\n', check=False)
+    assert proc.returncode == 1 and "line 1:" in proc.stderr, proc.stderr
+    assert not catalog.table_exists("coalesce.never_made")
+
+
+def test_stream_bounds_a_line_and_survives_a_closed_stdin(catalog, ingest, bin_dir, module_server):
+    catalog.create_table("coalesce.long", schema=EVENTS)
+    long_line = json.dumps({"id": 1, "region": "eu", "name": "x" * (17 << 20)})
+    proc = ingest("--stream", "--skip-bad", "coalesce.long",
+                  stdin=long_line + "\n" + '{"id": 2, "region": "eu"}\n')
+    assert "skipping line 1: longer than 16777216 bytes" in proc.stderr, proc.stderr
+    # A line of 2 MiB is no longer than allowed (and longer than Arrow's 1 MiB block).
+    name = "y" * (2 << 20)
+    proc = ingest("--stream", "coalesce.long", stdin=json.dumps(
+        {"id": 3, "region": "eu", "name": name}) + "\n")
+    got = scan(catalog, "coalesce.long")
+    assert [(r["id"], len(r["name"] or "")) for r in got] == [(2, 0), (3, len(name))]
+
+    # stdin closed (`<&-`): nothing to read, not a hang on whatever took its descriptor.
+    command = [str(bin_dir / "skade"), "ingest", "--warehouse", str(module_server.warehouse),
+               "--stream", "coalesce.long"]
+    proc = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=60, pass_fds=(), preexec_fn=lambda: __import__("os").close(0))
+    assert proc.returncode == 0, proc.stderr
+    assert "ingested 0 rows" in proc.stdout + proc.stderr
+
+
 def test_stream_sigterm_commits_what_was_read(catalog, ingest, bin_dir, module_server):
     catalog.create_table("coalesce.signal", schema=EVENTS)
     proc = subprocess.Popen(

@@ -62,9 +62,10 @@ class AuthenticatorTest : public ::testing::Test {
     return *json::GetString(*object, "access_token");
   }
 
-  bool Accepted(Authenticator& auth, const std::string& token) {
+  bool Accepted(Authenticator& auth, const std::string& token,
+                const std::string& scheme = "Bearer ") {
     HttpRequest request;
-    request.headers.emplace_back("authorization", "Bearer " + token);
+    request.headers.emplace_back("authorization", scheme + token);
     return auth.Authenticate(request).has_value();
   }
 
@@ -93,6 +94,18 @@ TEST_F(AuthenticatorTest, OnlyTheExactTokenIsAccepted) {
   flipped.back() = flipped.back() == 'a' ? 'b' : 'a';
   EXPECT_FALSE(Accepted(auth, flipped));
   EXPECT_FALSE(Accepted(auth, ""));
+}
+
+// RFC 9110 §11.1: the scheme's case does not matter; only Bearer is one.
+TEST_F(AuthenticatorTest, TheBearerSchemeIsMatchedWithoutCase) {
+  Authenticator auth(Options());
+  std::string token = Grant(auth, "writer", "w-secret");
+  for (const char* scheme : {"Bearer ", "bearer ", "BEARER ", "bEaReR "}) {
+    EXPECT_TRUE(Accepted(auth, token, scheme)) << scheme;
+  }
+  for (const char* scheme : {"Basic ", "Bearer", "Bearerx ", ""}) {
+    EXPECT_FALSE(Accepted(auth, token, scheme)) << scheme;
+  }
 }
 
 TEST_F(AuthenticatorTest, ReadOnlyTravelsWithTheTokenAndItsExchange) {

@@ -44,6 +44,12 @@ TEST(ErrorResponseTest, EveryKindHasItsRestStatusAndType) {
     EXPECT_EQ(response.status, status);
     EXPECT_NE(response.body.find(StrCat("\"type\":\"", type, "\"")), std::string::npos)
         << response.body;
+    // A 503 says when to come back.
+    std::string retry_after;
+    for (const auto& [name, value] : response.headers) {
+      if (name == "Retry-After") retry_after = value;
+    }
+    EXPECT_EQ(retry_after, status == 503 ? "1" : "") << ErrorKindName(kind);
   }
 }
 

@@ -865,10 +865,12 @@ std::vector<Result<LoadTableResult>> EmbeddedCatalog::CommitBatch(
   // roots or another table's), or one named a metadata path that cannot be
   // written (kInvalidArgument from writing the file). Commit the requests one
   // by one, so that only that request learns it — but only when the merged
-  // commit failed as a whole: once it committed, a request that failed on
-  // its own (its own answer) must not make the others commit twice.
-  const bool none_committed = std::none_of(answers.begin(), answers.end(),
-                                           [](const auto& answer) { return answer.has_value(); });
+  // commit failed as a whole: once it committed, or may have (its state is
+  // unknown), a request that failed on its own (its own answer) must not
+  // make the others commit twice.
+  const bool none_committed = std::none_of(answers.begin(), answers.end(), [](const auto& answer) {
+    return answer.has_value() || answer.error().kind == ErrorKind::kCommitStateUnknown;
+  });
   bool one_requests_failure = std::any_of(answers.begin(), answers.end(), [](const auto& answer) {
     return !answer && (answer.error().kind == ErrorKind::kIdempotencyKeyUsed ||
                        answer.error().kind == ErrorKind::kForbidden ||

@@ -2,7 +2,9 @@
 
 #include <absl/hash/hash.h>
 
+#include <exception>
 #include <optional>
+#include <string_view>
 
 #include "skade/store/table_key.h"
 
@@ -14,6 +16,19 @@ struct TableCommitQueue::Waiter {
   bool done = false;
   std::optional<Result<LoadTableResult>> result;
 };
+
+namespace {
+
+// The answer to every request of a batch whose commit threw: it may or may
+// not have reached the store. The lead still passes on, or the callers
+// queued behind would wait forever.
+std::vector<Result<LoadTableResult>> Unknown(size_t count, std::string_view what) {
+  return std::vector<Result<LoadTableResult>>(
+      count, MakeError(ErrorKind::kCommitStateUnknown,
+                       "Commit state unknown: the commit path failed (", what, ")"));
+}
+
+}  // namespace
 
 Result<LoadTableResult> TableCommitQueue::Commit(const CommitTableRequest& request,
                                                  const BatchCommit& commit) {
@@ -39,7 +54,14 @@ Result<LoadTableResult> TableCommitQueue::Commit(const CommitTableRequest& reque
   std::vector<const CommitTableRequest*> requests;
   for (Waiter* waiter : batch) requests.push_back(waiter->request);
   lock.unlock();
-  std::vector<Result<LoadTableResult>> results = commit(requests);
+  std::vector<Result<LoadTableResult>> results;
+  try {
+    results = commit(requests);
+  } catch (const std::exception& e) {
+    results = Unknown(batch.size(), e.what());
+  } catch (...) {
+    results = Unknown(batch.size(), "unknown exception");
+  }
   lock.lock();
   // `queue` stays valid: the map entry is erased only by the leader, below.
   for (size_t i = 0; i < batch.size(); ++i) {

@@ -82,12 +82,16 @@ Status CoalesceIngest(const std::vector<std::string>& files, commit::CoalescingC
         }
         return OkStatus();
       }();
-      if (!read) {
-        std::lock_guard lock(mutex);
-        if (!failure) failure = read.error();
-        not_committed.insert(path);
+      bool failed = submitter.failed();
+      {
+        std::lock_guard lock(mutex);  // the submitter's threads set `failure` too
+        if (!read) {
+          if (!failure) failure = read.error();
+          not_committed.insert(path);
+        }
+        failed = failed || failure.has_value();
       }
-      if (failure || submitter.failed()) break;
+      if (failed) break;
     }
     submitter.Finish();
   }

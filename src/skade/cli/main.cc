@@ -1,5 +1,10 @@
 // `skade`: the command-line front end of the embedded catalog.
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "skade/cli/commands.h"
 #include "skade/cli/config_sources.h"
 #ifdef SKADE_WITH_INGEST
@@ -9,7 +14,24 @@
 #include "skade/s3/s3_file_io.h"
 #endif
 
+namespace {
+
+// A standard descriptor the caller closed (`skade … <&-`) gets /dev/null,
+// so no file opened later — the store, a signalfd — takes its number and
+// is read or written as stdin, stdout or stderr. (In order: the lowest free
+// number is the one opened.)
+void OpenClosedStandardDescriptors() {
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+    if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      (void)::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+    }
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  OpenClosedStandardDescriptors();
 #ifdef SKADE_WITH_INGEST
   skade::data::PreferJemallocArrowPool();
 #endif

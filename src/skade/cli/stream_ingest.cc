@@ -1,6 +1,7 @@
 #include "skade/cli/stream_ingest.h"
 
 #include <arrow/api.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -71,6 +72,11 @@ std::string RangesToString(std::vector<LineRange> ranges) {
   return Join(parts, ", ");
 }
 
+// The longest line read: a longer one is a bad line, not kept in memory.
+constexpr size_t kMaxLineBytes = 16 << 20;
+// A batch is sent once its lines take this much, whatever --batch-rows says.
+constexpr size_t kMaxBatchBytes = 64 << 20;
+
 // Lines read and not yet sent, each kept with its newline and number.
 class LineBatch {
  public:
@@ -78,6 +84,7 @@ class LineBatch {
   size_t size() const { return numbers_.size(); }
   int64_t opened_at() const { return opened_at_; }
   int64_t number(size_t i) const { return numbers_[i]; }
+  size_t bytes() const { return text_.size(); }
 
   void Add(std::string_view line, int64_t number) {
     if (numbers_.empty()) opened_at_ = MonotonicMicros();
@@ -189,6 +196,7 @@ class StreamReader {
         target_(std::move(target)),
         options_(options),
         ledger_(options.ack) {}
+  ~StreamReader() { StopWatcher(); }
 
   Status Run() {
     const int64_t start = MonotonicMicros();
@@ -201,9 +209,12 @@ class StreamReader {
           ledger_.Done(submission, result);
         });
     submitter_ = &submitter;
+    SKADE_RETURN_NOT_OK(StartWatcher());
     Status read = ReadAll();
+    reading_ = false;
     if (read && !stopped_) read = Send();
-    Drain();
+    submitter_->Finish();
+    StopWatcher();
     submitter_ = nullptr;
     return Summarize(read, static_cast<double>(MonotonicMicros() - start) / 1e6);
   }
@@ -212,7 +223,8 @@ class StreamReader {
   // Reads lines until the end of the input, a signal, a bad line or a
   // failed commit, sending batches as they fill or age.
   Status ReadAll() {
-    std::string partial;  // the start of a line whose newline has not come
+    std::string partial;    // the start of a line whose newline has not come
+    bool overlong = false;  // the line read now passed kMaxLineBytes: dropped to its end
     std::vector<char> buffer(1 << 16);
     for (;;) {
       int timeout = -1;
@@ -220,19 +232,13 @@ class StreamReader {
         int64_t due = batch_.opened_at() + options_.batch_ms * 1000 - MonotonicMicros();
         timeout = static_cast<int>(std::max<int64_t>(0, (due + 999) / 1000));
       }
-      pollfd fds[2] = {{input_fd_, POLLIN, 0}, {signals_.fd(), POLLIN, 0}};
-      int ready = ::poll(fds, signals_.fd() >= 0 ? 2 : 1, timeout);
+      pollfd fds[2] = {{input_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
+      int ready = ::poll(fds, wake_[0] >= 0 ? 2 : 1, timeout);
       if (ready < 0) {
         if (errno == EINTR) continue;
         return IoError("cannot wait for input: ", std::strerror(errno));
       }
-      if (signals_.fd() >= 0 && (fds[1].revents & POLLIN) != 0) {
-        signal_ = ReadSignal(signals_.fd());
-        signals_seen_ = 1;
-        std::fprintf(stderr, "skade: %s: stopping after line %lld, committing what was read\n",
-                     SignalName(signal_), static_cast<long long>(line_));
-        return OkStatus();
-      }
+      if (wake_[0] >= 0 && (fds[1].revents & POLLIN) != 0) return OkStatus();  // a signal
       if (ready == 0) {
         SKADE_RETURN_NOT_OK(Send());
         if (stopped_) return OkStatus();
@@ -244,12 +250,17 @@ class StreamReader {
         return IoError("cannot read input after line ", line_, ": ", std::strerror(errno));
       }
       if (n == 0) {
+        if (overlong) return LongLine();
         if (!partial.empty()) SKADE_RETURN_NOT_OK(AddLine(partial));
         return OkStatus();
       }
       std::string_view chunk(buffer.data(), static_cast<size_t>(n));
       for (size_t newline; (newline = chunk.find('\n')) != std::string_view::npos;) {
-        if (partial.empty()) {
+        if (overlong || partial.size() + newline > kMaxLineBytes) {
+          overlong = false;
+          std::string().swap(partial);
+          SKADE_RETURN_NOT_OK(LongLine());
+        } else if (partial.empty()) {
           SKADE_RETURN_NOT_OK(AddLine(chunk.substr(0, newline)));
         } else {
           partial.append(chunk.substr(0, newline));
@@ -259,12 +270,36 @@ class StreamReader {
         if (stopped_) return OkStatus();
         chunk.remove_prefix(newline + 1);
       }
-      partial.append(chunk);
+      if (!overlong) partial.append(chunk);
+      if (partial.size() > kMaxLineBytes) {
+        overlong = true;
+        std::string().swap(partial);
+      }
     }
+  }
+
+  // A line longer than kMaxLineBytes, read to its end and not kept: a bad
+  // line.
+  Status LongLine() {
+    ++line_;
+    const std::string why = StrCat("longer than ", kMaxLineBytes, " bytes");
+    if (options_.skip_bad) {
+      ++skipped_;
+      std::fprintf(stderr, "skade: skipping line %lld: %s\n", static_cast<long long>(line_),
+                   why.c_str());
+      return OkStatus();
+    }
+    // The lines before it are committed; none from it on.
+    SKADE_RETURN_NOT_OK(Send());
+    if (stopped_) return OkStatus();
+    stopped_ = true;
+    bad_line_ = line_;
+    return InvalidArgument("line ", bad_line_, ": ", why);
   }
 
   Status AddLine(std::string_view line) {
     ++line_;
+    if (line_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // a UTF-8 BOM
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) return OkStatus();
     if (options_.format == ingest::InputFormat::kCsv && csv_columns_.empty()) {
@@ -275,25 +310,143 @@ class StreamReader {
       return OkStatus();
     }
     batch_.Add(line, line_);
-    if (static_cast<int64_t>(batch_.size()) >= options_.batch_rows) return Send();
+    if (static_cast<int64_t>(batch_.size()) >= options_.batch_rows ||
+        batch_.bytes() >= kMaxBatchBytes) {
+      return Send();
+    }
     return OkStatus();
   }
 
-  // Lines as rows of the table: parsed, then conformed to its schema.
-  Result<std::shared_ptr<arrow::RecordBatch>> Parse(std::string_view text) {
+  // `lines` lines as rows of the table: parsed, one record per line, then
+  // conformed to its schema.
+  Result<std::shared_ptr<arrow::RecordBatch>> Parse(std::string_view text, size_t lines) {
+    SKADE_RETURN_NOT_OK(CheckQuotesClose(text));
+    SKADE_RETURN_NOT_OK(CheckOneJsonValuePerLine(text));
     SKADE_ASSIGN_OR_RAISE(
         auto table, ingest::ParseTextRows(arrow::Buffer::FromString(std::string(text)),
                                           options_.format, csv_columns_, arrow_schema_.get()));
+    // The readers take a record across lines (a CSV quoted field, a JSON
+    // object) and several on one (JSON): counted, so neither merges lines
+    // into one row or splits one into two.
+    if (table->num_rows() != static_cast<int64_t>(lines)) {
+      return InvalidArgument(lines == 1 ? "the line holds " : StrCat(lines, " lines hold "),
+                             table->num_rows(), " records: each line must hold one");
+    }
     auto combined = table->CombineChunksToBatch();
     if (!combined.ok()) return InvalidArgument(combined.status().message());
     return data::ConformBatch(*combined, *target_.schema);
   }
 
+  // JSON: a line that is not one whole JSON value — it ends inside one, or
+  // holds more after it (Arrow's reader would read an object across lines,
+  // and two on one line, as rows). Only the structure is checked here:
+  // brackets outside strings; the reader checks the rest.
+  Status CheckOneJsonValuePerLine(std::string_view text) const {
+    if (options_.format != ingest::InputFormat::kJson) return OkStatus();
+    int depth = 0;
+    bool in_string = false;
+    bool escaped = false;
+    bool closed = false;  // the line's value ended: only blanks may follow
+    for (char c : text) {
+      if (in_string) {
+        if (escaped) {
+          escaped = false;
+        } else if (c == '\\') {
+          escaped = true;
+        } else if (c == '"') {
+          in_string = false;
+        } else if (c == '\n') {
+          return InvalidArgument("the line ends inside a JSON string");
+        }
+        continue;
+      }
+      if (c == '\n') {
+        if (depth != 0) return InvalidArgument("the line ends inside a JSON value");
+        closed = false;
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r') continue;
+      if (closed) return InvalidArgument("the line holds more than one JSON value");
+      if (c == '"') {
+        in_string = true;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if (c == '}' || c == ']') {
+        if (--depth < 0) return InvalidArgument("the line closes a bracket it did not open");
+        closed = depth == 0;
+      }
+    }
+    return OkStatus();
+  }
+
+  // CSV: a line whose quoted field does not end on it. A field is quoted
+  // when it starts with a quote (elsewhere a quote is just a character), and
+  // a quote inside it is doubled.
+  Status CheckQuotesClose(std::string_view text) const {
+    if (options_.format != ingest::InputFormat::kCsv) return OkStatus();
+    bool field_start = true;
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (quoted) {
+        if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+          ++i;
+        } else if (c == '"') {
+          quoted = false;
+        } else if (c == '\n') {
+          return InvalidArgument("a quoted field does not end on its line");
+        }
+        continue;
+      }
+      quoted = field_start && c == '"';
+      field_start = c == ',' || c == '\n';
+    }
+    return OkStatus();
+  }
+
+  // The rows of `text` with the types the readers infer (no table yet).
+  Result<std::shared_ptr<arrow::Table>> Infer(std::string_view text) const {
+    SKADE_RETURN_NOT_OK(CheckQuotesClose(text));
+    SKADE_RETURN_NOT_OK(CheckOneJsonValuePerLine(text));
+    return ingest::ParseTextRows(arrow::Buffer::FromString(std::string(text)), options_.format,
+                                 csv_columns_, nullptr);
+  }
+
   // With --create, the first batch makes the table, from its inferred types.
+  // If some of its lines do not parse alone, from the lines before the first
+  // of them (Send then stops there), or with --skip-bad from those that do
+  // parse; a batch of bad lines only is skipped (--skip-bad) or stops the
+  // stream before any table is made.
   Status CreateTable() {
-    auto table =
-        ingest::ParseTextRows(arrow::Buffer::FromString(std::string(batch_.Text(0, batch_.size()))),
-                              options_.format, csv_columns_, nullptr);
+    auto table = Infer(batch_.Text(0, batch_.size()));
+    if (!table) {
+      std::string good;
+      for (size_t i = 0; i < batch_.size(); ++i) {
+        auto one = Infer(batch_.Text(i, i + 1));
+        if (one) {
+          good.append(batch_.Text(i, i + 1));
+          continue;
+        }
+        if (options_.skip_bad) continue;
+        if (good.empty()) {
+          stopped_ = true;
+          bad_line_ = batch_.number(i);
+          return InvalidArgument("line ", bad_line_, ": ", one.error().message);
+        }
+        break;
+      }
+      if (good.empty()) {  // --skip-bad: every line is bad
+        for (size_t i = 0; i < batch_.size(); ++i) {
+          ++skipped_;
+          std::fprintf(stderr, "skade: skipping line %lld: %s\n",
+                       static_cast<long long>(batch_.number(i)),
+                       Infer(batch_.Text(i, i + 1)).error().message.c_str());
+        }
+        batch_.Clear();
+        return OkStatus();
+      }
+      table = Infer(good);
+    }
     if (!table) {
       return InvalidArgument("lines ", batch_.number(0), "-", batch_.number(batch_.size() - 1),
                              ": cannot create the table from them: ", table.error().message);
@@ -306,9 +459,12 @@ class StreamReader {
   // Sends the batch read so far; finds its bad lines if it does not parse.
   Status Send() {
     if (batch_.empty()) return OkStatus();
-    if (!target_.schema) SKADE_RETURN_NOT_OK(CreateTable());
+    if (!target_.schema) {
+      SKADE_RETURN_NOT_OK(CreateTable());
+      if (!target_.schema) return OkStatus();  // its lines were all bad, and skipped
+    }
     const size_t lines = batch_.size();
-    auto rows = Parse(batch_.Text(0, lines));
+    auto rows = Parse(batch_.Text(0, lines), lines);
     if (rows) {
       Submit(std::move(*rows), batch_.number(0), batch_.number(lines - 1));
       batch_.Clear();
@@ -318,7 +474,7 @@ class StreamReader {
     std::string good;
     std::vector<int64_t> good_numbers;
     for (size_t i = 0; i < lines; ++i) {
-      auto one = Parse(batch_.Text(i, i + 1));
+      auto one = Parse(batch_.Text(i, i + 1), 1);
       if (one) {
         good.append(batch_.Text(i, i + 1));
         good_numbers.push_back(batch_.number(i));
@@ -327,7 +483,7 @@ class StreamReader {
       if (!options_.skip_bad) {
         // The lines before it are committed; none from it on.
         if (i > 0) {
-          auto prefix = Parse(batch_.Text(0, i));
+          auto prefix = Parse(batch_.Text(0, i), i);
           if (!prefix) return LinesError(0, i - 1, prefix.error());
           Submit(std::move(*prefix), batch_.number(0), batch_.number(i - 1));
         }
@@ -345,7 +501,7 @@ class StreamReader {
       return LinesError(0, lines - 1, rows.error());
     }
     if (!good_numbers.empty()) {
-      auto kept = Parse(good);
+      auto kept = Parse(good, good_numbers.size());
       if (!kept) {
         stopped_ = true;
         return LinesError(0, lines - 1, kept.error());
@@ -368,43 +524,63 @@ class StreamReader {
     if (!submitter_->Submit(std::move(submission))) stopped_ = true;
   }
 
-  // Waits for every batch sent; a second signal meanwhile exits at once.
-  void Drain() {
-    int done[2];
-    bool watch = signals_.fd() >= 0 && ::pipe(done) == 0;
-    std::thread watcher;
-    if (watch) {
-      watcher = std::thread([this, done] {
-        for (;;) {
-          pollfd fds[2] = {{signals_.fd(), POLLIN, 0}, {done[0], POLLIN, 0}};
-          if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
-          if ((fds[1].revents & POLLIN) != 0) return;
-          if ((fds[0].revents & POLLIN) == 0) continue;
-          int signal = ReadSignal(signals_.fd());
-          if (++signals_seen_ < 2) {
-            std::fprintf(stderr, "skade: %s: input read to its end, committing it\n",
-                         SignalName(signal));
-            continue;
-          }
-          std::string pending = RangesToString(ledger_.in_flight());
-          std::fprintf(stderr, "skade: %s again: exiting without waiting; %s%s\n",
-                       SignalName(signal),
-                       pending.empty() ? "every line read was acknowledged"
-                                       : "not acknowledged (may or may not be committed): lines ",
-                       pending.c_str());
-          std::fflush(stdout);
-          ::_exit(130);
+  // Watches the stop signals for the whole run, on a thread of its own: the
+  // first stops reading (ReadAll polls wake_) or, once the input is read,
+  // just says so; the second exits at once — also while the reader waits
+  // for room in the submitter's queue, which nothing else interrupts.
+  Status StartWatcher() {
+    if (signals_.fd() < 0) return OkStatus();
+    if (::pipe2(wake_, O_CLOEXEC) != 0) {
+      return IoError("cannot watch for signals: ", std::strerror(errno));
+    }
+    if (::pipe2(done_, O_CLOEXEC) != 0) {
+      const int error = errno;
+      ::close(wake_[0]);
+      ::close(wake_[1]);
+      wake_[0] = wake_[1] = -1;
+      return IoError("cannot watch for signals: ", std::strerror(error));
+    }
+    watcher_ = std::thread([this] {
+      for (;;) {
+        pollfd fds[2] = {{signals_.fd(), POLLIN, 0}, {done_[0], POLLIN, 0}};
+        if (::poll(fds, 2, -1) < 0) {
+          if (errno == EINTR) continue;
+          return;
         }
-      });
-    }
-    submitter_->Finish();
-    if (watch) {
-      char byte = 0;
-      (void)!::write(done[1], &byte, 1);
-      watcher.join();
-      ::close(done[0]);
-      ::close(done[1]);
-    }
+        if ((fds[1].revents & POLLIN) != 0) return;
+        if ((fds[0].revents & POLLIN) == 0) continue;
+        const int signal = ReadSignal(signals_.fd());
+        if (++signals_seen_ == 1) {
+          signal_ = signal;
+          // Said at once: the reader may be waiting on a commit.
+          std::fprintf(stderr,
+                       "skade: %s: reading no more, committing what was read (again to exit at "
+                       "once)\n",
+                       SignalName(signal));
+          if (reading_) {
+            const char byte = 0;
+            (void)!::write(wake_[1], &byte, 1);
+          }
+          continue;
+        }
+        std::string pending = RangesToString(ledger_.in_flight());
+        std::fprintf(stderr, "skade: %s again: exiting without waiting; %s%s\n", SignalName(signal),
+                     pending.empty() ? "every line read was acknowledged"
+                                     : "not acknowledged (may or may not be committed): lines ",
+                     pending.c_str());
+        std::fflush(stdout);
+        ::_exit(130);
+      }
+    });
+    return OkStatus();
+  }
+
+  void StopWatcher() {
+    if (!watcher_.joinable()) return;
+    const char byte = 0;
+    (void)!::write(done_[1], &byte, 1);
+    watcher_.join();
+    for (int fd : {wake_[0], wake_[1], done_[0], done_[1]}) ::close(fd);
   }
 
   Status Summarize(Status read, double seconds) {
@@ -452,10 +628,14 @@ class StreamReader {
   Ledger ledger_;
   CommitSubmitter* submitter_ = nullptr;  // while Run() runs
   LineBatch batch_;
-  int64_t line_ = 0;      // lines read
-  int64_t skipped_ = 0;   // bad lines left out (--skip-bad)
-  bool stopped_ = false;  // no more reading: a bad line or a failed commit
-  int signal_ = 0;        // the signal that stopped reading
+  int64_t line_ = 0;            // lines read
+  int64_t skipped_ = 0;         // bad lines left out (--skip-bad)
+  bool stopped_ = false;        // no more reading: a bad line or a failed commit
+  std::atomic<int> signal_{0};  // the first stop signal
+  std::atomic<bool> reading_{true};
+  int wake_[2] = {-1, -1};  // the watcher wakes the reader: a signal came
+  int done_[2] = {-1, -1};  // the run tells the watcher to end
+  std::thread watcher_;
   int64_t bad_line_ = 0;  // the line that stopped reading
   std::atomic<int> signals_seen_{0};
 };

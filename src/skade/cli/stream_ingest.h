@@ -6,8 +6,10 @@
 // a slow producer still sees its rows committed soon. Each batch is parsed
 // (ingest/input_files.h) and conformed to the table on the reading thread,
 // then handed to a CommitSubmitter, which commits while reading goes on.
-// One record per line: a CSV record must not span lines; blank lines are
-// skipped; CSV input starts with a header line.
+// One record per line: a CSV quoted field left open at the end of its
+// line, a JSON object across lines or two on one, and a line longer than
+// 16 MiB are bad lines; blank lines are skipped; CSV input starts with a
+// header line. A batch also goes once its lines take 64 MiB.
 //
 // Contract:
 //   - Nothing is acknowledged (--ack line, the summary's row count) before
@@ -17,8 +19,9 @@
 //     on is, and the error names its line number. With `skip_bad` the line
 //     is reported on stderr and left out instead.
 //   - SIGINT or SIGTERM stops reading; what was read is committed, and the
-//     summary says so (exit 0). A second signal exits at once, saying which
-//     lines were not acknowledged.
+//     summary says so (exit 0). A second signal exits at once (130), saying
+//     which lines were not acknowledged — also while reading waits for room
+//     behind slow commits.
 //   - A failed commit stops the stream; the summary names the line ranges
 //     that were not committed.
 //
@@ -45,7 +48,9 @@ namespace skade::cli {
 /// Blocks SIGINT and SIGTERM in the calling thread — and so in every thread
 /// it starts afterwards, which inherit the mask — and delivers them through
 /// fd() (a signalfd) instead: no system call of the catalog, the store or
-/// Arrow is interrupted, and the reader sees the signal beside its input.
+/// Arrow is interrupted. StreamIngest watches it on a thread of its own for
+/// the whole run, so a signal is seen even while the reader waits for a
+/// commit.
 /// Make it before any thread starts; the destructor restores the mask.
 class StopSignals {
  public:

@@ -152,7 +152,7 @@ Result<CommitReceipt> CoalescingCommitter::Impl::Write(
     ++failed_writes_;
     return tl::unexpected(std::move(error));
   };
-  SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(table));
+  if (Status valid = spec::ValidateTableIdentifier(table); !valid) return fail(valid.error());
   PendingWrite write;
   write.kind = kind;
   write.table = table;

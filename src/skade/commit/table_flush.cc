@@ -1,16 +1,35 @@
+#include <arrow/record_batch.h>
+
 #include "skade/commit/row_encoder_internal.h"
 #include "skade/commit/table_flush_internal.h"
 #include "skade/commit/upsert_keys_internal.h"
 #include "skade/data/conform_batch.h"
+#include "skade/table/added_files.h"
 
 namespace skade::commit {
 
 TableFlush::TableFlush(table::Table table, std::vector<PendingWrite*> writes)
     : table_(table), writes_(std::move(writes)), transaction_(std::move(table)) {}
 
-void TableFlush::Fail(PendingWrite* write, Error error) {
+void TableFlush::Settle(PendingWrite* write, Error error) {
   write->result = tl::unexpected(std::move(error));
   write->settled = true;
+}
+
+void TableFlush::SettleUnchanged(PendingWrite* write) {
+  CommitReceipt receipt;
+  receipt.metadata_location = table_.metadata_location();
+  if (auto current = table_.metadata().CurrentSnapshot()) {
+    receipt.snapshot_id = current->snapshot_id;
+    receipt.sequence_number = current->sequence_number;
+  }
+  write->result = receipt;
+  write->settled = true;
+}
+
+void TableFlush::Refuse(PendingWrite* write, Error error) {
+  DeleteFiles(table_.io(), write->OwnedLocations());
+  Settle(write, std::move(error));
 }
 
 bool TableFlush::Admit(PendingWrite* write) {
@@ -18,7 +37,7 @@ bool TableFlush::Admit(PendingWrite* write) {
   for (const auto& requirement : write->options.requirements) {
     Status held = requirement.Validate(&metadata);
     if (!held) {
-      Fail(write, held.error());
+      Refuse(write, held.error());
       return false;
     }
   }
@@ -26,23 +45,31 @@ bool TableFlush::Admit(PendingWrite* write) {
     auto keys = ResolveKeyFields(*metadata.Schema(), *metadata.Spec(), write->key_columns,
                                  metadata.format_version);
     if (!keys) {
-      Fail(write, keys.error());
+      Refuse(write, keys.error());
       return false;
     }
     // Pre-written delete files carry the ids they were written with.
     if (!write->deferred() && *keys != write->key_field_ids) {
-      Fail(write, InvalidArgument("Cannot upsert into ", write->table.ToString(),
-                                  ": its schema changed while the write was queued")
-                      .value());
+      Refuse(write, InvalidArgument("Cannot upsert into ", write->table.ToString(),
+                                    ": its schema changed while the write was queued")
+                        .value());
       return false;
     }
     write->key_field_ids = std::move(*keys);
+  }
+  // Files the caller wrote (or the committer, for a large batch) are checked
+  // here, not first when the commit stages them: there one that does not
+  // fit the table would fail every write of the flush.
+  if (Status fits = table::CheckAddedFiles(metadata, write->data_files, write->delete_files);
+      !fits) {
+    Refuse(write, fits.error());
+    return false;
   }
   if (write->deferred() && write->schema_id != metadata.Schema()->schema_id()) {
     // The schema changed while the write waited: conform again, by name.
     auto conformed = data::ConformBatch(write->rows, *metadata.Schema());
     if (!conformed) {
-      Fail(write, conformed.error());
+      Refuse(write, conformed.error());
       return false;
     }
     write->rows = std::move(*conformed);
@@ -97,11 +124,18 @@ Status TableFlush::StageRun(Run& run) {
 bool TableFlush::Stage() {
   auto properties = CommitProperties::Of(table_.metadata());
   if (!properties) {
-    for (PendingWrite* write : writes_) Fail(write, properties.error());
+    for (PendingWrite* write : writes_) Refuse(write, properties.error());
     return false;
   }
   for (PendingWrite* write : writes_) {
     if (!Admit(write)) continue;
+    if ((!write->deferred() || write->rows->num_rows() == 0) && write->data_files.empty() &&
+        write->delete_files.empty()) {
+      // No rows and no files (queued for its requirements, which hold):
+      // nothing to commit.
+      SettleUnchanged(write);
+      continue;
+    }
     if (runs_.empty() || !Joins(runs_.back(), *write, properties->history_mode)) {
       runs_.push_back(Run{write->kind, {}, nullptr});
     }
@@ -145,7 +179,7 @@ void TableFlush::Failed(const Error& error) {
   for (const Run& run : runs_) {
     for (PendingWrite* write : run.writes) {
       if (!unknown) DeleteFiles(table_.io(), write->OwnedLocations());
-      Fail(write, error);
+      Settle(write, error);
     }
   }
   if (!unknown) DeleteFiles(table_.io(), written_);

@@ -3,7 +3,8 @@
 // updates on one table::Transaction.
 //
 // Stage() fails the writes that cannot go in (a requirement that does not
-// hold, rows that no longer conform, a key that no longer resolves) and
+// hold, rows that no longer conform, a key that no longer resolves, files
+// that do not fit the table; the files the committer wrote for them go) and
 // groups the rest into runs, each one snapshot: in merged mode a run is a
 // sequence of writes of the same kind (appends, or upserts on the same key
 // without pre-written files), in per-transaction mode every write is its own
@@ -53,8 +54,13 @@ class TableFlush {
     table::SnapshotUpdate* update = nullptr;
   };
 
-  // Fails `write` alone.
-  static void Fail(PendingWrite* write, Error error);
+  // Sets `write`'s result to `error`.
+  static void Settle(PendingWrite* write, Error error);
+  // Fails `write` alone, before its commit: the files the committer wrote
+  // for it are deleted.
+  void Refuse(PendingWrite* write, Error error);
+  // Answers `write`, which has nothing to commit, with the table as it is.
+  void SettleUnchanged(PendingWrite* write);
   // Checks one write against the table; false if it failed.
   bool Admit(PendingWrite* write);
   bool Joins(const Run& run, const PendingWrite& write, HistoryMode mode) const;

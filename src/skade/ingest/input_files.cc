@@ -11,6 +11,7 @@
 #include <parquet/file_reader.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -53,6 +54,12 @@ std::vector<std::shared_ptr<arrow::Field>> ReaderTypes(const arrow::Schema& sche
 // as the target's types, the others inferred.
 arrow::csv::ConvertOptions CsvConvertOptions(const arrow::Schema* target) {
   auto convert = arrow::csv::ConvertOptions::Defaults();
+  // Only an empty field is null, as Spark and DuckDB read CSV: Arrow's
+  // default list would also take "NaN", "NA", "N/A", "NULL", "null", …,
+  // silently, so a float NaN could not be written at all and a typo'd
+  // number would become a null. Anything else that is not a value of the
+  // column's type is an error naming it.
+  convert.null_values = {""};
   if (target == nullptr) return convert;
   for (const auto& field : ReaderTypes(*target))
     convert.column_types[field->name()] = field->type();
@@ -420,10 +427,24 @@ Result<GroupSource> InputGroups(const std::vector<std::string>& paths, std::stri
 Result<std::shared_ptr<arrow::Table>> ParseTextRows(
     std::shared_ptr<arrow::Buffer> text, InputFormat format,
     const std::vector<std::string>& csv_column_names, const arrow::Schema* table_schema) {
+  // A record longer than the readers' block (1 MiB by default) cannot be
+  // read: the block grows to hold the longest line.
+  const std::string_view all(reinterpret_cast<const char*>(text->data()),
+                             static_cast<size_t>(text->size()));
+  size_t longest = 0;
+  for (size_t start = 0; start < all.size();) {
+    const size_t end = std::min(all.find('\n', start), all.size());
+    longest = std::max(longest, end - start);
+    start = end + 1;
+  }
+  const auto block = static_cast<int32_t>(
+      std::clamp<int64_t>(static_cast<int64_t>(longest) + 2,
+                          arrow::csv::ReadOptions::Defaults().block_size, INT32_MAX));
   auto input = std::make_shared<arrow::io::BufferReader>(std::move(text));
   if (format == InputFormat::kCsv) {
     auto read = arrow::csv::ReadOptions::Defaults();
     read.column_names = csv_column_names;
+    read.block_size = block;
     SKADE_ASSIGN_OR_RAISE(auto reader, FromArrow(arrow::csv::TableReader::Make(
                                                      arrow::io::default_io_context(), input, read,
                                                      arrow::csv::ParseOptions::Defaults(),
@@ -432,10 +453,11 @@ Result<std::shared_ptr<arrow::Table>> ParseTextRows(
     return FromArrow(reader->Read(), "");
   }
   if (format != InputFormat::kJson) return InvalidArgument("only CSV and JSON text can be parsed");
+  auto read = arrow::json::ReadOptions::Defaults();
+  read.block_size = block;
   SKADE_ASSIGN_OR_RAISE(
       auto reader, FromArrow(arrow::json::TableReader::Make(arrow::default_memory_pool(), input,
-                                                            arrow::json::ReadOptions::Defaults(),
-                                                            JsonParseOptions(table_schema)),
+                                                            read, JsonParseOptions(table_schema)),
                              ""));
   return FromArrow(reader->Read(), "");
 }

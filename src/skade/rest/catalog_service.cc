@@ -450,12 +450,9 @@ Result<HttpResponse> CatalogService::PlanTableScan(RouteCall& call) {
   // plan waits a moment for a slot (most take milliseconds), then is told
   // to come back.
   if (!plan_slots_->try_acquire_for(scan_planning_.plan_slot_wait)) {
-    HttpResponse busy =
-        ErrorResponse(MakeError(ErrorKind::kCancelled, "The server is making ",
-                                max_concurrent_plans_, " scan plans already; retry shortly")
-                          .value());
-    busy.headers.emplace_back("Retry-After", "1");
-    return busy;
+    return ErrorResponse(MakeError(ErrorKind::kCancelled, "The server is making ",
+                                   max_concurrent_plans_, " scan plans already; retry shortly")
+                             .value());
   }
   struct Release {
     std::counting_semaphore<>& slots;

@@ -55,6 +55,8 @@ RestErrorType RestErrorTypeFor(ErrorKind kind) {
 
 HttpResponse ErrorResponse(const Error& error) {
   const RestErrorType rest = RestErrorTypeFor(error.kind);
+  // A 503 is an overload that passes: it says when to come back.
+  if (rest.status == 503) return RetryLaterResponse(error.message);
   return ErrorModelResponse(rest.status, rest.type, error.message);
 }
 

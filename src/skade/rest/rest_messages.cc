@@ -1,6 +1,9 @@
 #include "skade/rest/rest_messages.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <semaphore>
 #include <variant>
 
 #include "skade/expr/expression_json.h"
@@ -14,17 +17,58 @@ namespace skade::rest {
 
 namespace {
 
-simdjson::dom::parser& Parser() {
-  thread_local simdjson::dom::parser parser;
-  return parser;
+// A parser keeps buffers of about 15 times the largest document it parsed.
+// Bodies up to kThreadParserBytes use the thread's parser, kept for its next
+// request; a larger one (up to the transport's body limit, 16 MiB by
+// default) gets a parser of its own, freed with the BodyParser, and at most
+// kLargeParses of those exist at once — one more is answered 503 with
+// Retry-After, not waited for (some routes run on I/O threads). Otherwise a
+// burst of large bodies would take the handler pool's size times ~240 MiB,
+// and keep it.
+constexpr size_t kThreadParserBytes = 64 * 1024;
+constexpr std::ptrdiff_t kLargeParses = 4;
+
+std::counting_semaphore<kLargeParses>& LargeParses() {
+  static std::counting_semaphore<kLargeParses> slots(kLargeParses);
+  return slots;
 }
 
-Result<json::Object> ParseObject(std::string_view body, std::string_view what) {
-  if (body.empty()) return InvalidArgument("Invalid ", what, ": empty request body");
-  SKADE_ASSIGN_OR_RAISE(auto element, json::Parse(Parser(), body));
-  SKADE_RETURN_NOT_OK(json::CheckUniqueKeys(element));
-  return json::AsObject(element, what);
-}
+// Parses one request body; what it returns lives as long as it does.
+class BodyParser {
+ public:
+  BodyParser() = default;
+  BodyParser(const BodyParser&) = delete;
+  BodyParser& operator=(const BodyParser&) = delete;
+  ~BodyParser() {
+    own_.reset();
+    if (holds_slot_) LargeParses().release();
+  }
+
+  Result<json::Object> Parse(std::string_view body, std::string_view what) {
+    if (body.empty()) return InvalidArgument("Invalid ", what, ": empty request body");
+    thread_local simdjson::dom::parser thread_parser;
+    simdjson::dom::parser* parser = &thread_parser;
+    if (body.size() > kThreadParserBytes) {
+      if (!holds_slot_) {
+        if (!LargeParses().try_acquire()) {
+          return MakeError(ErrorKind::kCancelled, "The server is parsing ", kLargeParses,
+                           " request bodies over ", kThreadParserBytes,
+                           " bytes already; retry shortly");
+        }
+        holds_slot_ = true;
+      }
+      if (!own_) own_ = std::make_unique<simdjson::dom::parser>();
+      parser = own_.get();
+    }
+    SKADE_ASSIGN_OR_RAISE(auto element, json::Parse(*parser, body));
+    SKADE_RETURN_NOT_OK(json::CheckUniqueKeys(element));
+    return json::AsObject(element, what);
+  }
+
+ private:
+  bool holds_slot_ = false;
+  std::unique_ptr<simdjson::dom::parser> own_;  // a large body's
+};
 
 Result<spec::Namespace> NamespaceFromJson(json::Element element, std::string_view what) {
   SKADE_ASSIGN_OR_RAISE(auto array, json::AsArray(element, what));
@@ -108,7 +152,8 @@ void WriteStringArray(JsonWriter& writer, const std::vector<std::string>& values
 }  // namespace
 
 Result<CreateNamespaceBody> ParseCreateNamespace(std::string_view body) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "create namespace request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "create namespace request"));
   CreateNamespaceBody out;
   SKADE_ASSIGN_OR_RAISE(auto ns, json::GetRequired(object, "namespace"));
   SKADE_ASSIGN_OR_RAISE(out.ns, NamespaceFromJson(ns, "namespace"));
@@ -117,7 +162,8 @@ Result<CreateNamespaceBody> ParseCreateNamespace(std::string_view body) {
 }
 
 Result<UpdatePropertiesBody> ParseUpdateProperties(std::string_view body) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "update properties request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "update properties request"));
   UpdatePropertiesBody out;
   if (json::Find(object, "removals")) {
     SKADE_ASSIGN_OR_RAISE(out.removals, json::GetStringList(object, "removals"));
@@ -127,7 +173,8 @@ Result<UpdatePropertiesBody> ParseUpdateProperties(std::string_view body) {
 }
 
 Result<catalog::CreateTableRequest> ParseCreateTable(std::string_view body) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "create table request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "create table request"));
   catalog::CreateTableRequest request;
   SKADE_ASSIGN_OR_RAISE(request.name, json::GetString(object, "name"));
   SKADE_ASSIGN_OR_RAISE(auto schema, json::GetRequired(object, "schema"));
@@ -148,7 +195,8 @@ Result<catalog::CreateTableRequest> ParseCreateTable(std::string_view body) {
 
 Result<catalog::CommitTableRequest> ParseCommitTable(std::string_view body,
                                                      const spec::TableIdentifier& identifier) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "commit table request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "commit table request"));
   SKADE_ASSIGN_OR_RAISE(auto request, CommitFromObject(object));
   if (auto named = json::Find(object, "identifier")) {
     SKADE_ASSIGN_OR_RAISE(auto body_identifier, IdentifierFromJson(*named, "identifier"));
@@ -162,7 +210,8 @@ Result<catalog::CommitTableRequest> ParseCommitTable(std::string_view body,
 }
 
 Result<std::vector<catalog::CommitTableRequest>> ParseCommitTransaction(std::string_view body) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "commit transaction request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "commit transaction request"));
   SKADE_ASSIGN_OR_RAISE(auto changes, json::GetArray(object, "table-changes"));
   std::vector<catalog::CommitTableRequest> requests;
   for (auto change : changes) {
@@ -177,7 +226,8 @@ Result<std::vector<catalog::CommitTableRequest>> ParseCommitTransaction(std::str
 }
 
 Result<RenameBody> ParseRename(std::string_view body) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "rename table request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "rename table request"));
   RenameBody out;
   SKADE_ASSIGN_OR_RAISE(auto source, json::GetRequired(object, "source"));
   SKADE_ASSIGN_OR_RAISE(out.source, IdentifierFromJson(source, "source"));
@@ -187,7 +237,8 @@ Result<RenameBody> ParseRename(std::string_view body) {
 }
 
 Result<RegisterBody> ParseRegister(std::string_view body) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "register table request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "register table request"));
   RegisterBody out;
   SKADE_ASSIGN_OR_RAISE(out.name, json::GetString(object, "name"));
   SKADE_ASSIGN_OR_RAISE(out.metadata_location, json::GetString(object, "metadata-location"));
@@ -199,7 +250,8 @@ Result<RegisterBody> ParseRegister(std::string_view body) {
 Result<PlanTableScanBody> ParsePlanTableScan(std::string_view body) {
   PlanTableScanBody out;
   if (body.empty()) return out;
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "plan table scan request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "plan table scan request"));
   auto snapshot_id = [&](std::string_view key) -> Result<std::optional<int64_t>> {
     SKADE_ASSIGN_OR_RAISE(auto id, json::GetOptionalInt64(object, key));
     if (id && *id < 0) return InvalidArgument("Invalid ", key, ": ", *id);
@@ -248,12 +300,14 @@ Result<PlanTableScanBody> ParsePlanTableScan(std::string_view body) {
 }
 
 Result<std::string> ParseFetchScanTasks(std::string_view body) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "fetch scan tasks request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "fetch scan tasks request"));
   return json::GetString(object, "plan-task");
 }
 
 Result<std::vector<catalog::SnapshotKey>> ParseResolveSnapshots(std::string_view body) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "resolve request"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "resolve request"));
   SKADE_ASSIGN_OR_RAISE(auto items, json::GetArray(object, "snapshots"));
   std::vector<catalog::SnapshotKey> keys;
   keys.reserve(items.size());
@@ -272,7 +326,8 @@ Result<std::vector<catalog::SnapshotKey>> ParseResolveSnapshots(std::string_view
 }
 
 Status ValidateMetricsReport(std::string_view body) {
-  SKADE_ASSIGN_OR_RAISE(auto object, ParseObject(body, "metrics report"));
+  BodyParser parser;
+  SKADE_ASSIGN_OR_RAISE(auto object, parser.Parse(body, "metrics report"));
   SKADE_ASSIGN_OR_RAISE(auto type, json::GetString(object, "report-type"));
   (void)type;
   return OkStatus();

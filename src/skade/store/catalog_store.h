@@ -106,9 +106,9 @@ class CatalogStore {
 
   virtual ~CatalogStore() = default;
 
-  /// Sets (or clears, with null) the listener for this instance's writes.
-  /// Call before the store is used concurrently; `listener` must outlive its
-  /// use.
+  /// Sets (or clears, with null) the listener for this instance's writes,
+  /// from the next write on (one in progress keeps the one it began with).
+  /// `listener` must outlive its use.
   virtual void SetCommitListener(CommitListener* listener) = 0;
 
   // --- Namespaces ---------------------------------------------------------

@@ -43,14 +43,20 @@ Result<Element> Parse(simdjson::dom::parser& parser, std::string_view text) {
 }
 
 Status CheckUniqueKeys(Element element) {
-  // Depth-first without recursion: simdjson allows deep documents.
-  std::vector<Element> pending{element};
+  // Depth-first without recursion: simdjson allows deep documents. Only
+  // arrays and objects wait their turn: a long array of numbers costs
+  // nothing here.
+  std::vector<Element> pending;
+  auto visit = [&](Element value) {
+    if (value.is_array() || value.is_object()) pending.push_back(value);
+  };
+  visit(element);
   absl::flat_hash_set<std::string_view> keys;
   while (!pending.empty()) {
     Element next = pending.back();
     pending.pop_back();
     if (Array array; !next.get_array().get(array)) {
-      for (Element item : array) pending.push_back(item);
+      for (Element item : array) visit(item);
     } else if (Object object; !next.get_object().get(object)) {
       keys.clear();
       for (auto field : object) {
@@ -59,7 +65,7 @@ Status CheckUniqueKeys(Element element) {
                                  field.key.size() > 64 ? "…" : "",
                                  "\" appears twice in one object");
         }
-        pending.push_back(field.value);
+        visit(field.value);
       }
     }
   }

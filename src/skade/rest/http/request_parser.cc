@@ -79,7 +79,17 @@ RequestParser::Status RequestParser::Parse(std::string_view input, size_t* consu
   const size_t used = put(boost::asio::const_buffer(input.data(), input.size()), ec);
   *consumed = skipped + used;
   if (!in_header) {
-    if (ec == http::error::need_more) return Status::kNeedMore;
+    if (ec == http::error::need_more) {
+      // Beast consumes body data as it comes, but a chunk's size line and the
+      // trailer only once whole: bound what waits for them, or an endless
+      // chunk extension or trailer would grow the buffer without limit.
+      if (input.size() - used >= max_header_bytes_) {
+        return Reject(
+            400, kBadRequest,
+            StrCat("A chunk size line or the trailer exceeds ", max_header_bytes_, " bytes"));
+      }
+      return Status::kNeedMore;
+    }
     if (ec) return Reject(ec);
     return is_done() ? Status::kDone : Status::kNeedMore;
   }

@@ -177,14 +177,16 @@ Status LmdbCatalogStore::Commit(WriteTxn& txn, const std::vector<TableChange>& c
     SKADE_RETURN_NOT_OK(txn.Put(table_changes_, TableChangesKey(txn_id), EncodeStringList(keys)));
   }
   // A write transaction's id is one past the last committed one (LMDB).
-  if (listener_ != nullptr) listener_->OnCommitting(txn_id - 1, txn_id);
+  // One listener hears a write from its start to its end.
+  CommitListener* listener = listener_.load();
+  if (listener != nullptr) listener->OnCommitting(txn_id - 1, txn_id);
   if (commit_started != nullptr) *commit_started = true;
   Status committed = txn.Commit();
-  if (listener_ != nullptr) {
+  if (listener != nullptr) {
     if (committed) {
-      listener_->OnCommitted(txn_id - 1, txn_id, changes);
+      listener->OnCommitted(txn_id - 1, txn_id, changes);
     } else {
-      listener_->OnCommitFailed(txn_id);
+      listener->OnCommitFailed(txn_id);
     }
   }
   return committed;

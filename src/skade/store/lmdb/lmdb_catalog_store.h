@@ -40,6 +40,7 @@
 // lock (which outlasts the LMDB commit, see lmdb_env.h).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -74,7 +75,7 @@ class LmdbCatalogStore : public CatalogStore {
   static Result<std::unique_ptr<LmdbCatalogStore>> Open(const std::string& path,
                                                         const LmdbCatalogStoreOptions& options);
 
-  void SetCommitListener(CommitListener* listener) override { listener_ = listener; }
+  void SetCommitListener(CommitListener* listener) override { listener_.store(listener); }
 
   Status CreateNamespace(const spec::Namespace& ns, const Properties& properties) override;
   Result<std::optional<Properties>> GetNamespace(const spec::Namespace& ns) override;
@@ -204,7 +205,7 @@ class LmdbCatalogStore : public CatalogStore {
 
   std::shared_ptr<LmdbEnv> env_;
   const bool group_commit_;
-  CommitListener* listener_ = nullptr;
+  std::atomic<CommitListener*> listener_{nullptr};
   MDB_dbi namespaces_ = 0;
   MDB_dbi tables_ = 0;
   MDB_dbi snapshots_ = 0;
