@@ -313,6 +313,59 @@ TEST_F(CommitterTest, ABadWriteFailsAloneAndTheOthersCommit) {
   for (const Row& row : rows) EXPECT_NE(row.id, 99);
 }
 
+// A write's own requirement that held when its flush began but not when the
+// commit lands (the table changed between) fails that write alone: the
+// requirement goes into the commit, and the flush is staged again without
+// it. (Checked only at the flush's start, the write committed anyway.)
+TEST_F(CommitterTest, AWriteWhoseRequirementStopsHoldingBeforeItsCommitFailsAlone) {
+  // The first flush's data file holds the first flush; the second flush's
+  // holds it after its writes were checked.
+  Gate first_flush(".parquet");
+  Gate second_flush(".parquet");
+  std::atomic<int> data_files{0};
+  auto hold_first = first_flush.Hook();
+  auto hold_second = second_flush.Hook();
+  OpenWithIO(std::make_shared<HookedFileIO>([&](std::string_view location) -> Status {
+    if (location.find(".parquet") == std::string_view::npos) return OkStatus();
+    return ++data_files == 1 ? hold_first(location) : hold_second(location);
+  }));
+  Create("t");
+  MakeCommitter();
+  std::thread first([&] { ASSERT_TRUE(committer_->Append({{"db"}, "t"}, Events({{0, "x"}}))); });
+  first_flush.WaitUntilHeld();
+  WriteOptions schema_zero;
+  schema_zero.requirements.push_back(spec::TableRequirement(spec::AssertCurrentSchemaId{0}));
+  Result<CommitReceipt> bound = CommitReceipt{};
+  std::thread bad([&] {
+    bound = committer_->Append({{"db"}, "t"}, Events({{99, "bound"}}), schema_zero);
+  });
+  WaitForQueued(2);
+  std::vector<Result<CommitReceipt>> good;
+  std::thread rest([&] { good = AppendConcurrently(*committer_, "t", 1, 3); });
+  WaitForQueued(5);
+  first_flush.Release();
+  second_flush.WaitUntilHeld();
+  // The second flush has checked its writes; now the schema changes.
+  table::Table base = Load("t");
+  auto fields = ingest::testing::EventSchema()->fields();
+  fields.push_back({5, "note", spec::Type::String(), false, {}, {}, {}});
+  catalog::CommitTableRequest evolve{base.identifier(), {}, {}};
+  evolve.updates.push_back(spec::AddSchema{std::make_shared<const spec::Schema>(1, fields), 5});
+  evolve.updates.push_back(spec::SetCurrentSchema{-1});
+  ASSERT_TRUE(catalog_->CommitTable(evolve));
+  second_flush.Release();
+  first.join();
+  bad.join();
+  rest.join();
+  EXPECT_THAT(bound, IsError(ErrorKind::kCommitFailed));
+  for (const auto& receipt : good) ASSERT_TRUE(receipt) << receipt.error().ToString();
+  std::vector<Row> rows = VisibleRows(Load("t"));
+  EXPECT_THAT(rows, SizeIs(4));
+  for (const Row& row : rows) EXPECT_NE(row.id, 99);
+  // The abandoned staging's data file is gone: one file per committed flush.
+  EXPECT_THAT(DataFilesOnDisk(Load("t")), SizeIs(2));
+}
+
 // A write whose files do not fit the table (here: of a partition spec it
 // does not have) fails alone, and the other writes of its flush — to its
 // table and to another — commit. (When the files were first checked as the

@@ -38,5 +38,17 @@ TEST(StringsTest, SplitKeepsEmptyPieces) {
   EXPECT_TRUE(EqualsIgnoreCase("TRUE", "true"));
 }
 
+TEST(StringsTest, ConsumePrefixIgnoringCaseRemovesOnlyAMatchingPrefix) {
+  std::string_view header = "bEARER abc";
+  EXPECT_TRUE(ConsumePrefixIgnoringCase(&header, "Bearer "));
+  EXPECT_EQ(header, "abc");
+  std::string_view short_text = "Bear";
+  EXPECT_FALSE(ConsumePrefixIgnoringCase(&short_text, "Bearer "));
+  EXPECT_EQ(short_text, "Bear");
+  std::string_view other = "Basic abc";
+  EXPECT_FALSE(ConsumePrefixIgnoringCase(&other, "Bearer "));
+  EXPECT_EQ(other, "Basic abc");
+}
+
 }  // namespace
 }  // namespace skade

@@ -278,15 +278,20 @@ class StreamReader {
     }
   }
 
+  // Leaves bad line `number` out (--skip-bad), saying why.
+  void SkipLine(int64_t number, const std::string& why) {
+    ++skipped_;
+    std::fprintf(stderr, "skade: skipping line %lld: %s\n", static_cast<long long>(number),
+                 why.c_str());
+  }
+
   // A line longer than kMaxLineBytes, read to its end and not kept: a bad
   // line.
   Status LongLine() {
     ++line_;
     const std::string why = StrCat("longer than ", kMaxLineBytes, " bytes");
     if (options_.skip_bad) {
-      ++skipped_;
-      std::fprintf(stderr, "skade: skipping line %lld: %s\n", static_cast<long long>(line_),
-                   why.c_str());
+      SkipLine(line_, why);
       return OkStatus();
     }
     // The lines before it are committed; none from it on.
@@ -437,10 +442,7 @@ class StreamReader {
       }
       if (good.empty()) {  // --skip-bad: every line is bad
         for (size_t i = 0; i < batch_.size(); ++i) {
-          ++skipped_;
-          std::fprintf(stderr, "skade: skipping line %lld: %s\n",
-                       static_cast<long long>(batch_.number(i)),
-                       Infer(batch_.Text(i, i + 1)).error().message.c_str());
+          SkipLine(batch_.number(i), Infer(batch_.Text(i, i + 1)).error().message);
         }
         batch_.Clear();
         return OkStatus();
@@ -491,9 +493,7 @@ class StreamReader {
         bad_line_ = batch_.number(i);
         return InvalidArgument("line ", bad_line_, ": ", one.error().message);
       }
-      ++skipped_;
-      std::fprintf(stderr, "skade: skipping line %lld: %s\n",
-                   static_cast<long long>(batch_.number(i)), one.error().message.c_str());
+      SkipLine(batch_.number(i), one.error().message);
     }
     if (good_numbers.size() == lines) {
       // Every line parses alone: the lines disagree with each other.

@@ -37,6 +37,9 @@ constexpr std::chrono::milliseconds kReturnWindowCap{100};
 // longest list it keeps (~250 bytes a manifest): a longer one is read back.
 constexpr size_t kMaxRememberedLists = 64;
 constexpr size_t kMaxRememberedManifests = 10000;
+// Times a flush is staged again because a write's own requirement stopped
+// holding before its commit landed (each time that write is refused).
+constexpr int kMaxRestages = 4;
 
 }  // namespace
 
@@ -77,6 +80,14 @@ class CoalescingCommitter::Impl {
   // One physical commit of `batch` (the front of the queue). Never throws.
   void Flush(const std::vector<PendingWrite*>& batch);
   void FlushOrThrow(const std::vector<PendingWrite*>& batch);
+  // One try at it, for the writes of `batch` still without a result; true
+  // when they are to be staged again (TableFlush::Abandon), which only a
+  // try that `may_restage` does.
+  bool TryFlush(const std::vector<PendingWrite*>& batch, bool may_restage);
+  // Whether `tables`' commit failed because a write's own requirement no
+  // longer holds on the table as it is now.
+  bool ARequirementFailed(const std::vector<std::unique_ptr<TableFlush>>& tables,
+                          const Error& error) const;
 
   std::shared_ptr<catalog::EmbeddedCatalog> catalog_;
   CoalescingCommitterOptions options_;
@@ -293,10 +304,28 @@ void CoalescingCommitter::Impl::Flush(const std::vector<PendingWrite*>& batch) {
 }
 
 void CoalescingCommitter::Impl::FlushOrThrow(const std::vector<PendingWrite*>& batch) {
+  int restages = 0;
+  while (TryFlush(batch, restages < kMaxRestages)) ++restages;
+}
+
+bool CoalescingCommitter::Impl::ARequirementFailed(
+    const std::vector<std::unique_ptr<TableFlush>>& tables, const Error& error) const {
+  if (error.kind != ErrorKind::kCommitFailed) return false;
+  for (const auto& flush : tables) {
+    if (!flush->carries_requirements()) continue;
+    auto now = catalog_->LoadTable(flush->transaction().table().identifier());
+    if (now && flush->ARequirementFailsOn(*now->metadata)) return true;
+  }
+  return false;
+}
+
+bool CoalescingCommitter::Impl::TryFlush(const std::vector<PendingWrite*>& batch,
+                                         bool may_restage) {
   // The writes of each table, tables in order of first arrival.
   std::vector<std::vector<PendingWrite*>> by_table;
   std::map<std::string_view, size_t> table_index;
   for (PendingWrite* write : batch) {
+    if (write->settled) continue;
     auto [it, added] = table_index.emplace(write->table_key, by_table.size());
     if (added) by_table.emplace_back();
     by_table[it->second].push_back(write);
@@ -327,7 +356,7 @@ void CoalescingCommitter::Impl::FlushOrThrow(const std::vector<PendingWrite*>& b
     transactions.push_back(&flush->transaction());
     tables.push_back(std::move(flush));
   }
-  if (tables.empty()) return;
+  if (tables.empty()) return false;
   int64_t writes_in_commit = 0;
   for (const auto& flush : tables) {
     writes_in_commit += static_cast<int64_t>(flush->staged_writes());
@@ -335,8 +364,12 @@ void CoalescingCommitter::Impl::FlushOrThrow(const std::vector<PendingWrite*>& b
   }
   auto committed = table::CommitTransactions(transactions);
   if (!committed) {
+    if (may_restage && ARequirementFailed(tables, committed.error())) {
+      for (auto& flush : tables) flush->Abandon();
+      return true;
+    }
     for (auto& flush : tables) flush->Failed(committed.error());
-    return;
+    return false;
   }
   ++physical_commits_;
   if (last_lists_.size() + tables.size() > kMaxRememberedLists) last_lists_.clear();
@@ -349,6 +382,7 @@ void CoalescingCommitter::Impl::FlushOrThrow(const std::vector<PendingWrite*>& b
       last_lists_.erase(table_keys[i]);
     }
   }
+  return false;
 }
 
 // --- The public face ----------------------------------------------------------

@@ -52,8 +52,8 @@
 //     acknowledged early.
 //   - A bad write fails alone and holds back no other: an unknown table, a
 //     batch that does not conform to the schema, a bad key, a requirement
-//     that does not hold at the flush, a table whose files could not be
-//     written. Its error is the catalog's (kNoSuchTable, kInvalidArgument,
+//     that does not hold when its commit lands, a table whose files could
+//     not be written. Its error is the catalog's (kNoSuchTable, kInvalidArgument,
 //     kCommitFailed, kIo, …).
 //   - A flush whose commit fails fails every write in it with the same
 //     error and makes nothing visible; the files it wrote are deleted
@@ -128,7 +128,8 @@ struct CoalescingCommitterStats {
 /// Optional parts of a write.
 struct WriteOptions {
   /// Checked against the table's metadata at the flush, before any write of
-  /// that flush is applied to it; a failure fails this write alone
+  /// that flush is applied to it, and again by the catalog with the commit
+  /// (the table may change between); a failure fails this write alone
   /// (kCommitFailed, as a REST commit).
   std::vector<spec::TableRequirement> requirements;
 };

@@ -140,6 +140,8 @@ bool TableFlush::Stage() {
       runs_.push_back(Run{write->kind, {}, nullptr});
     }
     runs_.back().writes.push_back(write);
+    // Checked again with the commit: the table may change before it lands.
+    for (const auto& requirement : write->options.requirements) transaction_.Require(requirement);
   }
   for (Run& run : runs_) {
     Status staged = StageRun(run);
@@ -172,6 +174,32 @@ void TableFlush::Committed(const table::Table& committed, int64_t writes_in_comm
       write->settled = true;
     }
   }
+}
+
+bool TableFlush::ARequirementFailsOn(const spec::TableMetadata& now) const {
+  for (const Run& run : runs_) {
+    for (const PendingWrite* write : run.writes) {
+      for (const auto& requirement : write->options.requirements) {
+        if (!requirement.Validate(&now)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool TableFlush::carries_requirements() const {
+  for (const Run& run : runs_) {
+    for (const PendingWrite* write : run.writes) {
+      if (!write->options.requirements.empty()) return true;
+    }
+  }
+  return false;
+}
+
+void TableFlush::Abandon() {
+  DeleteFiles(table_.io(), written_);
+  written_.clear();
+  runs_.clear();
 }
 
 void TableFlush::Failed(const Error& error) {

@@ -12,6 +12,11 @@
 // If writing a run's files fails, every write of the table fails with that
 // error and nothing of the table is staged.
 //
+// Each staged write's requirements go into the commit too, so they hold for
+// the version it lands on. When one stopped holding before it landed, the
+// leader Abandon()s the flush and stages the writes again on the new
+// version, where that write is refused alone.
+//
 // After the flush's commit, Committed() or Failed() sets every staged
 // write's result. Not thread-safe: the flush's leader drives it.
 #pragma once
@@ -46,6 +51,14 @@ class TableFlush {
   /// The commit failed with `error`: every staged write gets it; the files
   /// the committer wrote are deleted unless the outcome is unknown.
   void Failed(const Error& error);
+
+  /// Whether a staged write carries requirements of its own.
+  bool carries_requirements() const;
+  /// Whether one of them does not hold on `now`.
+  bool ARequirementFailsOn(const spec::TableMetadata& now) const;
+  /// The commit failed and will be staged again: deletes the files the
+  /// flush wrote and leaves the staged writes without a result.
+  void Abandon();
 
  private:
   struct Run {

@@ -154,12 +154,10 @@ Result<Principal> Authenticator::Authenticate(const HttpRequest& request) {
   if (!enabled()) return Principal{};
   std::string_view header = request.Header("authorization");
   // The scheme is case-insensitive (RFC 9110 §11.1): "BEARER" is "Bearer".
-  constexpr std::string_view kScheme = "Bearer ";
-  if (header.size() < kScheme.size() ||
-      !EqualsIgnoreCase(header.substr(0, kScheme.size()), kScheme)) {
+  if (!ConsumePrefixIgnoringCase(&header, "Bearer ")) {
     return MakeError(ErrorKind::kNotAuthorized, "Not authorized: missing bearer token");
   }
-  SKADE_ASSIGN_OR_RAISE(auto issued, Find(StripWhitespace(header.substr(kScheme.size()))));
+  SKADE_ASSIGN_OR_RAISE(auto issued, Find(StripWhitespace(header)));
   return Principal{std::move(issued.client_id), issued.read_only};
 }
 
@@ -246,8 +244,8 @@ HttpResponse Authenticator::IssueToken(const HttpRequest& request) {
     std::string id = form["client_id"];
     std::string secret = form["client_secret"];
     std::string_view basic = request.Header("authorization");
-    if (id.empty() && basic.size() >= 6 && EqualsIgnoreCase(basic.substr(0, 6), "Basic ")) {
-      std::string decoded = Base64Decode(StripWhitespace(basic.substr(6)));
+    if (id.empty() && ConsumePrefixIgnoringCase(&basic, "Basic ")) {
+      std::string decoded = Base64Decode(StripWhitespace(basic));
       size_t colon = decoded.find(':');
       if (colon != std::string::npos) {
         id = decoded.substr(0, colon);

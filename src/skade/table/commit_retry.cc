@@ -57,9 +57,22 @@ Result<std::vector<catalog::CommitTableRequest>> StageAll(const std::vector<Tabl
   std::vector<catalog::CommitTableRequest> requests;
   for (const TableUpdates& table : tables) {
     SKADE_ASSIGN_OR_RAISE(auto request, StageUpdates(table.table, table.updates));
+    request.requirements.insert(request.requirements.end(), table.requirements.begin(),
+                                table.requirements.end());
     requests.push_back(std::move(request));
   }
   return requests;
+}
+
+// The first of the callers' requirements that does not hold on the tables
+// as they are now.
+Status CallersRequirementsHold(const std::vector<TableUpdates>& tables) {
+  for (const TableUpdates& table : tables) {
+    for (const auto& requirement : table.requirements) {
+      SKADE_RETURN_NOT_OK(requirement.Validate(&table.table.metadata()));
+    }
+  }
+  return OkStatus();
 }
 
 // The manifest list of the last snapshot a table's commit staged: main's,
@@ -162,6 +175,10 @@ Result<std::vector<Table>> CommitWithRetry(std::vector<TableUpdates> tables) {
         return tl::unexpected(refreshed.error());
       }
       table.table = std::move(*refreshed);
+    }
+    if (Status held = CallersRequirementsHold(tables); !held) {
+      CleanUpAll(tables, false);
+      return tl::unexpected(held.error());
     }
   }
 }

@@ -2,12 +2,15 @@
 // CommitTransactions: stage every update on the current version, commit
 // with assert-table-uuid + assert-ref-snapshot-id, and on kCommitFailed
 // reload, restage and retry (see snapshot_update.h for the policy and the
-// clean-up of files). Not thread-safe per update.
+// clean-up of files). A caller's own requirements go into every attempt's
+// request; once one no longer holds on the reloaded table the commit fails
+// with it instead of retrying. Not thread-safe per update.
 #pragma once
 
 #include <vector>
 
 #include "skade/catalog/catalog.h"
+#include "skade/spec/table_requirement.h"
 #include "skade/table/snapshot_update.h"
 #include "skade/table/table.h"
 #include "skade/util/result.h"
@@ -19,6 +22,8 @@ namespace skade::table {
 struct TableUpdates {
   Table table;
   std::vector<SnapshotUpdate*> updates;
+  /// Checked by the catalog with the commit, on every attempt.
+  std::vector<spec::TableRequirement> requirements;
 };
 
 /// The request that applies `updates` to the main branch of `base`.

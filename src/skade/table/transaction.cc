@@ -26,14 +26,16 @@ std::vector<SnapshotUpdate*> Transaction::Updates() const {
 
 Result<Table> Transaction::Commit() {
   if (updates_.empty()) return table_;
-  SKADE_ASSIGN_OR_RAISE(std::vector<Table> committed, CommitWithRetry({{table_, Updates()}}));
+  SKADE_ASSIGN_OR_RAISE(std::vector<Table> committed,
+                        CommitWithRetry({{table_, Updates(), requirements_}}));
   return std::move(committed.front());
 }
 
 Result<std::vector<Table>> CommitTransactions(const std::vector<Transaction*>& transactions) {
   std::vector<TableUpdates> tables;
   for (Transaction* transaction : transactions) {
-    if (!transaction->empty()) tables.push_back({transaction->table(), transaction->Updates()});
+    if (!transaction->empty())
+      tables.push_back({transaction->table(), transaction->Updates(), transaction->requirements_});
   }
   SKADE_ASSIGN_OR_RAISE(std::vector<Table> committed, CommitWithRetry(std::move(tables)));
   std::vector<Table> result;

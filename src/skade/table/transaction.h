@@ -7,6 +7,8 @@
 // CommitTable, rebasing every update on conflict (see snapshot_update.h).
 // CommitTransactions() commits transactions on several tables of one
 // catalog atomically: all or nothing, through Catalog::CommitTransaction.
+// Require() adds a caller's own requirement to the commit: checked by the
+// catalog with it, so it holds for the version the snapshots land on.
 //
 // Not thread-safe. A transaction is committed at most once; its updates
 // live as long as it does.
@@ -16,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "skade/spec/table_requirement.h"
 #include "skade/table/delete_files.h"
 #include "skade/table/fast_append.h"
 #include "skade/table/merge_append.h"
@@ -41,6 +44,12 @@ class Transaction {
   DeleteFiles& NewDelete(PartitionFilter filter);
   RowDelta& NewRowDelta();
 
+  /// Commits only while `requirement` holds (see above); when it no longer
+  /// does, Commit() fails with its error (kCommitFailed), without retrying.
+  void Require(spec::TableRequirement requirement) {
+    requirements_.push_back(std::move(requirement));
+  }
+
   /// Commits every update (none: returns the table unchanged) and returns
   /// the table as committed. Errors as SnapshotUpdate::Commit.
   Result<Table> Commit();
@@ -64,6 +73,7 @@ class Transaction {
 
   Table table_;
   std::vector<std::unique_ptr<SnapshotUpdate>> updates_;
+  std::vector<spec::TableRequirement> requirements_;
 };
 
 /// Commits `transactions` (distinct tables of the same catalog) in one

@@ -68,6 +68,14 @@ bool ConsumePrefix(std::string_view* text, std::string_view prefix) {
   return true;
 }
 
+bool ConsumePrefixIgnoringCase(std::string_view* text, std::string_view prefix) {
+  if (text->size() < prefix.size() || !EqualsIgnoreCase(text->substr(0, prefix.size()), prefix)) {
+    return false;
+  }
+  text->remove_prefix(prefix.size());
+  return true;
+}
+
 bool ConsumeSuffix(std::string_view* text, std::string_view suffix) {
   if (!text->ends_with(suffix)) return false;
   text->remove_suffix(suffix.size());

@@ -73,6 +73,8 @@ std::optional<int32_t> ParseInt32(std::string_view text);
 /// Removes `prefix` / `suffix` from `text` if present; returns whether it was.
 bool ConsumePrefix(std::string_view* text, std::string_view prefix);
 bool ConsumeSuffix(std::string_view* text, std::string_view suffix);
+/// ConsumePrefix, with `prefix` matched as case-insensitive ASCII.
+bool ConsumePrefixIgnoringCase(std::string_view* text, std::string_view prefix);
 
 /// Case-insensitive ASCII equality.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);

@@ -37,14 +37,6 @@ bool HasObsFold(std::string_view header_bytes) {
   return false;
 }
 
-bool ConsumeSchemePrefix(std::string_view* text, std::string_view prefix) {
-  if (text->size() < prefix.size() || !EqualsIgnoreCase(text->substr(0, prefix.size()), prefix)) {
-    return false;
-  }
-  text->remove_prefix(prefix.size());
-  return true;
-}
-
 }  // namespace
 
 RequestParser::RequestParser(HttpRequest* request, size_t max_header_bytes, size_t max_body_bytes)
@@ -147,7 +139,8 @@ bool RequestParser::SetTarget(std::string_view target, bool is_options) {
     return is_options;
   }
   // absolute-form, which servers must accept: keep path and query only.
-  if (!ConsumeSchemePrefix(&target, "http://") && !ConsumeSchemePrefix(&target, "https://")) {
+  if (!ConsumePrefixIgnoringCase(&target, "http://") &&
+      !ConsumePrefixIgnoringCase(&target, "https://")) {
     return false;
   }
   const size_t path = target.find_first_of("/?");
