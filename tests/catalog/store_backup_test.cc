@@ -21,6 +21,7 @@
 #include "skade/catalog/metadata_files.h"
 #include "skade/catalog/warehouse_doctor.h"
 #include "skade/io/location.h"
+#include "skade/util/clock.h"
 #include "skade/util/strings.h"
 #include "testing/fast_append.h"
 #include "testing/matchers.h"
@@ -195,12 +196,67 @@ TEST_F(StoreBackupTest, RestoreRefusesANonEmptyTargetAndNeverReplacesAStoreInUse
   EXPECT_THAT(RestoreStore(dir_.Sub("backup"), live, {.force = true}),
               IsError(ErrorKind::kInvalidArgument));
 
-  auto forced = RestoreStore(dir_.Sub("backup"), dir_.Sub("target"), {.force = true});
+  // Force moves aside only a catalog store: not a directory of something
+  // else, nor a warehouse (a --store/--warehouse mix-up).
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("target"), {.force = true}),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_TRUE(fs::exists(dir_.Sub("target/data")));
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("warehouse"), {.force = true}),
+              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_TRUE(fs::exists(live + "/data.mdb"));
+
+  ASSERT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {}), IsOk());
+  auto forced = RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {.force = true});
   ASSERT_THAT(forced, IsOk());
-  EXPECT_TRUE(fs::exists(forced->replaced + "/data"));  // moved aside, not deleted
-  auto restored = Open(dir_.Sub("target"));
+  EXPECT_TRUE(fs::exists(forced->replaced + "/data.mdb"));  // moved aside, not deleted
+  auto restored = Open(dir_.Sub("store"));
   ASSERT_NE(restored, nullptr);
   EXPECT_THAT(restored->LoadTable({{"a"}, "t"}), IsOk());
+}
+
+// Retention keeps each table's last commit before its cut: a backup of a
+// pruned log holds those and every later one, and restores.
+TEST_F(StoreBackupTest, APrunedCommitLogIsBackedUpAndRestored) {
+  CreateTable({{"a"}, "t"});
+  ASSERT_THAT(testing::FastAppend(*catalog_, {{"a"}, "t"}), IsOk());
+  CreateTable({{"a"}, "u"});
+  ASSERT_THAT(catalog_->store().PruneCommitLog(NowMillis() + 60'000, 1000), IsOk());
+  ASSERT_THAT(testing::FastAppend(*catalog_, {{"a"}, "u"}), IsOk());
+  auto backed_up = Backup(dir_.Sub("backup"));
+  ASSERT_THAT(backed_up, IsOk());
+  EXPECT_EQ(backed_up->commit_seq, 4u);
+  // t's last (2), u's create (3) and the commit after the cut (4).
+  ASSERT_EQ(backed_up->commits.size(), 3u);
+  EXPECT_EQ(backed_up->commits.front().commit_seq, 2u);
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {}), IsOk());
+}
+
+// A backup whose store does not hold the history its manifest lists (the
+// store file tampered with, say) is refused, and so is a truncated one —
+// with an error, not a fault on the first page past the file's end.
+TEST_F(StoreBackupTest, RestoreRejectsADifferentHistoryOrATruncatedStore) {
+  CreateTable({{"a"}, "t"});
+  ASSERT_THAT(testing::FastAppend(*catalog_, {{"a"}, "t"}), IsOk());
+  ASSERT_THAT(Backup(dir_.Sub("backup")), IsOk());
+  auto manifest = ReadBackupManifest(dir_.Sub("backup"));
+  ASSERT_THAT(manifest, IsOk());
+  std::string original = manifest->ToJson();
+  manifest->commits.front().metadata_location += ".other";
+  std::ofstream(dir_.Sub("backup/manifest.json"), std::ios::trunc) << manifest->ToJson();
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {}),
+              IsError(ErrorKind::kCorruption));
+  std::ofstream(dir_.Sub("backup/manifest.json"), std::ios::trunc) << original;
+
+  fs::resize_file(dir_.Sub("backup/store/data.mdb"), 8192);
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {}),
+              IsError(ErrorKind::kCorruption));
+  // Nothing is left behind: no store, no partial directory.
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir_.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"backup", "warehouse"}));
 }
 
 TEST_F(StoreBackupTest, RestoreRejectsABackupThatDoesNotMatchItsManifest) {

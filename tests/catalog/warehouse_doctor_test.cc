@@ -33,6 +33,7 @@ namespace skade::catalog {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::IsError;
 using testing::IsOk;
 
 class WarehouseDoctorTest : public ::testing::Test {
@@ -187,6 +188,22 @@ TEST_F(WarehouseDoctorTest, ReportsADeletedMetadataFileAndDropsItsPointerOnlyWhe
   ASSERT_THAT(record, IsOk());
   EXPECT_FALSE(*record);
   EXPECT_TRUE(Run().problems.empty());
+}
+
+// A warehouse that is not there (unmounted, moved, a wrong --warehouse)
+// shows every table's metadata as missing: nothing is dropped.
+TEST_F(WarehouseDoctorTest, DropsNothingWhenNoTablesMetadataIsThere) {
+  Populate();
+  std::vector<std::string> locations;
+  for (const auto& id : {kOrders, kItems, kEmpty}) locations.push_back(MetadataLocation(id));
+  for (const auto& location : locations) fs::remove(PathOf(location));
+
+  WarehouseDoctor doctor(catalog_->store(), catalog_->file_io(), catalog_->location_policy());
+  EXPECT_THAT(doctor.Run({.repair = true, .drop_dangling = true}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_EQ(MetadataLocation(kOrders), locations[0]);
+  EXPECT_EQ(MetadataLocation(kItems), locations[1]);
+  EXPECT_EQ(MetadataLocation(kEmpty), locations[2]);
 }
 
 TEST_F(WarehouseDoctorTest, ReportsAPointerToNothing) {

@@ -197,7 +197,8 @@ def test_positions_outside_the_log_are_clear_errors(server, run_tool):
 
     # Prune by hand while the server runs: a follower from 0 is told it is
     # behind the retention, and from where it can go on.
-    run_tool("skade", "--warehouse", server.warehouse, "changes", "prune", "--older-than", "0")
+    time.sleep(1.2)
+    run_tool("skade", "--warehouse", server.warehouse, "changes", "prune", "--older-than", "1")
     status, body = get(server, "since=0", bearer)
     assert status == 410, body
     assert body["error"]["type"] == "GoneException"

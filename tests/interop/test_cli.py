@@ -1,7 +1,10 @@
 """The `skade` CLI end to end, and PyIceberg reading every metadata file the
 embedded catalog writes (StaticTable.from_metadata)."""
 import json
+import os
 import pathlib
+import subprocess
+import time
 
 import pytest
 from pyiceberg.table import StaticTable
@@ -261,3 +264,46 @@ def test_time_travel_at_as_of_and_the_commit_log(cli):
         failed = cli("table", *args, check=False)
         assert failed.returncode != 0, args
         assert failed.stderr.startswith("skade: ") and message in failed.stderr, (args, failed.stderr)
+
+
+def test_operations_commands_refuse_what_would_lose_or_hide_things(cli, run_tool, bin_dir,
+                                                                  tmp_path):
+    cli("ns", "create", "db")
+    cli("table", "create", "db.t", "--schema", cli.schema)
+    backup = tmp_path / "backup"
+    cli("backup", backup)
+
+    # --force moves aside only a catalog store, never a warehouse given as
+    # --store by mistake.
+    refused = cli("--store", cli.warehouse, "restore", backup, "--force", check=False)
+    assert refused.returncode != 0 and "not a catalog store" in refused.stderr
+    assert (cli.warehouse / ".skade").is_dir() and (cli.warehouse / "db").is_dir()
+
+    # Restored into another warehouse, the tables point outside it: not a
+    # success.
+    other = tmp_path / "other"
+    elsewhere = run_tool("skade", "--warehouse", other, "restore", backup, check=False)
+    assert elsewhere.returncode != 0 and "restore it there" in elsewhere.stderr
+
+    # An empty SKADE_WAREHOUSE counts as unset: the backed-up warehouse is the
+    # target, not ./warehouse.
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    env = dict(os.environ, SKADE_WAREHOUSE="")
+    moved = subprocess.run([str(bin_dir / "skade"), "restore", str(backup), "--force"],
+                           capture_output=True, text=True, cwd=fresh, env=env, timeout=300)
+    assert moved.returncode == 0, moved.stderr
+    assert not (fresh / "warehouse").exists()
+
+    # 0 would prune the whole feed (serve's --commit-log-retention 0 keeps all).
+    zero = cli("changes", "prune", "--older-than", "0", check=False)
+    assert zero.returncode != 0 and "positive" in zero.stderr
+    time.sleep(1.2)
+    cli("changes", "prune", "--older-than", "1")
+    # Without --since, the feed starts where retention left it.
+    shown = cli("changes")
+    assert "resume with --since" in shown.stderr
+
+    # Metrics behind a token only when there are tokens.
+    metrics = cli("serve", "--port", "0", "--metrics-auth", "token", check=False)
+    assert metrics.returncode != 0 and "--auth token" in metrics.stderr

@@ -124,3 +124,11 @@ def test_commit_queue_must_not_be_negative(run_tool, tmp_path):
                     "--commit-queue", "-1", check=False)
     assert proc.returncode != 0
     assert "--commit-queue" in proc.stderr
+
+
+def test_the_largest_shutdown_timeout_still_drains_and_exits_cleanly(bin_dir, tmp_path):
+    # The watchdog's wait (timeout + grace) once overflowed an int: SIGTERM
+    # then exited at once with 3.
+    server = SkadeServer(bin_dir, tmp_path / "warehouse", ["--shutdown-timeout", "2147483647"])
+    assert requests.get(f"{server.uri}/v1/config", timeout=30).status_code == 200
+    assert server.stop() == 0, server.log_path.read_text()

@@ -1101,7 +1101,9 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableAsOf(const TableIdentifier& id
   SKADE_ASSIGN_OR_RAISE(auto commit, store_->FindCommitAsOf(*table_id, timestamp_ms));
   if (!commit) {
     SKADE_ASSIGN_OR_RAISE(auto retained, store_->ReadCommitLogPage(0, 0));
-    if (timestamp_ms < retained.bounds.pruned_before_ms) {
+    // (pruned_before_ms is 0 until retention ran: a time before 1970 is not
+    // its doing.)
+    if (retained.bounds.pruned_through > 0 && timestamp_ms < retained.bounds.pruned_before_ms) {
       return MakeError(ErrorKind::kNotFound, "Table ", identifier.ToString(),
                        " has no commit at or before ", timestamp_ms,
                        " ms that the commit log still keeps: retention pruned its history before ",

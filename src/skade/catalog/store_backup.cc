@@ -63,6 +63,17 @@ Result<bool> HasEntries(const std::string& path) {
   return !empty;
 }
 
+// Whether the directory `path` looks like a catalog store: a data.mdb and
+// files only (a warehouse, say, holds directories).
+bool IsCatalogStoreDirectory(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::path(path) / "data.mdb", ec)) return false;
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec) || ec) return false;
+  }
+  return !ec;
+}
+
 // A name beside `path`, in its directory (so a rename into place stays on
 // one file system): `.<name>.<tag>-<uuid>`.
 std::string Beside(const std::string& path, std::string_view tag) {
@@ -142,6 +153,25 @@ Result<std::vector<spec::Namespace>> AllNamespaces(store::CatalogStore& store) {
   return out;
 }
 
+// Every entry of `store`'s commit log, oldest first.
+Result<std::vector<BackupManifest::Commit>> ReadWholeCommitLog(store::CatalogStore& store,
+                                                               const BackupProgress& progress) {
+  SKADE_ASSIGN_OR_RAISE(uint64_t last, store.CommitSeq());
+  std::vector<BackupManifest::Commit> commits;
+  uint64_t after = 0;
+  while (after < last) {
+    Report(progress, "commit log", after, last);
+    SKADE_ASSIGN_OR_RAISE(auto page, store.ReadCommitLog(after, kCommitLogPage));
+    if (page.empty()) break;
+    for (auto& [seq, record] : page) {
+      commits.push_back({seq, record.table_id, std::move(record.metadata_location)});
+      after = seq;
+    }
+  }
+  Report(progress, "commit log", after, last);
+  return commits;
+}
+
 // The manifest of the store copy at `location` (nothing writes it).
 Result<BackupManifest> DescribeCopy(store::CatalogStore& copy, const BackupProgress& progress) {
   BackupManifest manifest;
@@ -155,20 +185,17 @@ Result<BackupManifest> DescribeCopy(store::CatalogStore& copy, const BackupProgr
     manifest.tables.push_back({store::TableIdentifierFromKey(table.table_key),
                                table.record->table_id, table.record->metadata_location, ""});
   }
-  uint64_t after = 0;
-  while (after < manifest.commit_seq) {
-    Report(progress, "commit log", after, manifest.commit_seq);
-    SKADE_ASSIGN_OR_RAISE(auto page, copy.ReadCommitLog(after, kCommitLogPage));
-    if (page.empty()) break;
-    for (auto& [seq, record] : page) {
-      manifest.commits.push_back({seq, record.table_id, std::move(record.metadata_location)});
-      after = seq;
-    }
-  }
-  Report(progress, "commit log", after, manifest.commit_seq);
-  if (manifest.commits.size() != manifest.commit_seq) {
-    return Corruption("The store copy has ", manifest.commits.size(),
-                      " commit-log entries for commit_seq ", manifest.commit_seq);
+  SKADE_ASSIGN_OR_RAISE(manifest.commits, ReadWholeCommitLog(copy, progress));
+  // Retention keeps every commit after pruned_through, and of those up to
+  // it each table's last (catalog_store.h).
+  SKADE_ASSIGN_OR_RAISE(auto bounds, copy.ReadCommitLogPage(0, 0));
+  const uint64_t pruned_through = bounds.bounds.pruned_through;
+  const auto kept = static_cast<uint64_t>(std::count_if(
+      manifest.commits.begin(), manifest.commits.end(),
+      [&](const BackupManifest::Commit& commit) { return commit.commit_seq > pruned_through; }));
+  if (kept != manifest.commit_seq - std::min(pruned_through, manifest.commit_seq)) {
+    return Corruption("The store copy has ", kept, " commit-log entries after commit ",
+                      pruned_through, " for commit_seq ", manifest.commit_seq);
   }
   return manifest;
 }
@@ -220,6 +247,16 @@ Status CheckCopy(store::CatalogStore& copy, const BackupManifest& manifest) {
   if (matched != expected.size()) {
     return Corruption("The restored store has ", matched, " tables, its backup manifest ",
                       expected.size());
+  }
+  // The history too: time travel and the change feed read it.
+  SKADE_ASSIGN_OR_RAISE(auto commits, ReadWholeCommitLog(copy, {}));
+  auto same = [](const BackupManifest::Commit& a, const BackupManifest::Commit& b) {
+    return a.commit_seq == b.commit_seq && a.table_id == b.table_id &&
+           a.metadata_location == b.metadata_location;
+  };
+  if (!std::equal(commits.begin(), commits.end(), manifest.commits.begin(), manifest.commits.end(),
+                  same)) {
+    return Corruption("The restored store's commit log does not match its backup manifest");
   }
   return OkStatus();
 }
@@ -431,6 +468,11 @@ Result<RestoreResult> RestoreStore(const std::string& backup, const std::string&
   if (has_entries && !options.force) {
     return MakeError(ErrorKind::kAlreadyExists, "The restore target ", path,
                      " is not empty (--force moves what is there aside)");
+  }
+  if (has_entries && !IsCatalogStoreDirectory(path)) {
+    return MakeError(ErrorKind::kAlreadyExists, "The restore target ", path,
+                     " is not a catalog store (a store holds data.mdb and no directories: is it "
+                     "a warehouse?); --force moves only a catalog store aside");
   }
 
   ScratchDirectory scratch(Beside(path, "partial"));

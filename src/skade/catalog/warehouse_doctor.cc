@@ -1,5 +1,6 @@
 #include "skade/catalog/warehouse_doctor.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -152,6 +153,7 @@ class Examination {
           table, location, file.error().message);
       return OkStatus();
     }
+    ++metadata_found_;
     const spec::TableMetadata& metadata = *file->metadata;
     TableFileScope scope(metadata, policy_);
     std::set<int64_t> snapshot_ids;
@@ -244,6 +246,14 @@ class Examination {
   }
 
   Status Repair() {
+    if (options_.drop_dangling && metadata_found_ == 0 && report_.tables > 0 &&
+        std::any_of(report_.problems.begin(), report_.problems.end(), Dangling)) {
+      // Every table gone at once is a warehouse not there (unmounted, moved,
+      // a wrong --warehouse), not tables to forget.
+      return InvalidArgument("Not dropping any table: none of the ", report_.tables,
+                             " tables' metadata files is there. Is the warehouse mounted, and is "
+                             "it the right one? (Drop a table that is really gone by itself.)");
+    }
     std::vector<std::string> rewrite;
     std::set<std::string> allowed;
     for (const auto& problem : report_.problems) {
@@ -279,7 +289,7 @@ class Examination {
     }
     if (!options_.drop_dangling) return OkStatus();
     for (auto& problem : report_.problems) {
-      if (problem.kind != DoctorProblemKind::kMetadataMissing || problem.journaled) continue;
+      if (!Dangling(problem)) continue;
       SKADE_ASSIGN_OR_RAISE(bool dropped, DropIfDangling(*problem.table, problem.location));
       if (dropped) problem.repair = DoctorRepair::kDropped;
     }
@@ -297,6 +307,11 @@ class Examination {
       }
     }
     return OkStatus();
+  }
+
+  // A pointer to missing metadata the journal cannot rebuild.
+  static bool Dangling(const DoctorProblem& problem) {
+    return problem.kind == DoctorProblemKind::kMetadataMissing && !problem.journaled;
   }
 
   // Drops `table` if its pointer still names `location` and that is still
@@ -322,6 +337,7 @@ class Examination {
   std::map<std::string, store::JournaledFile> journal_;  // by location
   std::map<std::string, std::string> unrebuildable_;     // location → why (journal_recovery.h)
   std::set<std::string> reported_;
+  uint64_t metadata_found_ = 0;  // tables whose current metadata file was read
   DoctorReport report_;
 };
 

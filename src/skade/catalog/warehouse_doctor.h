@@ -22,8 +22,10 @@
 // table's other files are left alone), and a journal entry that cannot
 // rebuild its missing or damaged file — a difference whose base is gone too,
 // after files were deleted by hand or a warehouse restored without them — is
-// released, since the catalog refuses to open while it is there. Nothing
-// else is ever changed.
+// released, since the catalog refuses to open while it is there. When no
+// table's metadata file is there at all, nothing is dropped and the run
+// fails: that is a warehouse not mounted or not the right one. Nothing else
+// is ever changed.
 //
 // The checks read one state of the store but files as they are while they
 // run: with a server committing meanwhile, a file deleted on purpose after

@@ -156,6 +156,15 @@ Status Restore(const CliContext& given_context, const BackupArgs& args, bool war
   for (const auto& location : check->not_allowed) {
     std::cerr << "  not checked (outside the allowed locations): " << location << "\n";
   }
+  if (!check->not_allowed.empty()) {
+    // Restored into a warehouse that is not the backed-up one: the tables
+    // point outside it, and the catalog refuses to read them.
+    return InvalidArgument(
+        check->not_allowed.size(), " metadata files are outside ", catalog->warehouse_location(),
+        "'s allowed locations, and their tables "
+        "cannot be read: the backup is of ",
+        manifest.warehouse, "; restore it there, or allow that root (--allow-location)");
+  }
   return OkStatus();
 }
 
@@ -247,7 +256,9 @@ void AddBackupCommands(CLI::App& app, const CliContext& context) {
                     "Replace a store no process has open (it is moved aside, not deleted)");
   const CLI::Option* warehouse = app.get_option("--warehouse");
   restore->callback([&context, args, warehouse] {
-    bool warehouse_given = warehouse->count() > 0 || std::getenv("SKADE_WAREHOUSE") != nullptr;
+    // An empty variable counts as unset, as everywhere.
+    const char* variable = std::getenv("SKADE_WAREHOUSE");
+    bool warehouse_given = warehouse->count() > 0 || (variable != nullptr && *variable != '\0');
     throw CLI::RuntimeError(Run([&] { return Restore(context, *args, warehouse_given); }));
   });
 

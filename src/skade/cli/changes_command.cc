@@ -22,7 +22,8 @@ namespace {
 
 struct ChangesArgs {
   uint64_t since = 0;
-  size_t limit = 0;  // 0: no limit
+  bool since_given = false;  // without --since: from the first commit kept
+  size_t limit = 0;          // 0: no limit
   bool follow = false;
   int poll_interval_ms = 1000;
   bool json = false;
@@ -70,6 +71,11 @@ Status ShowChanges(const CliContext& context, const ChangesArgs& args) {
   sigaction(SIGTERM, &action, nullptr);
   constexpr size_t kPage = 1000;
   uint64_t since = args.since;
+  if (!args.since_given) {
+    // "All kept": from where retention left the log.
+    SKADE_ASSIGN_OR_RAISE(auto kept, catalog->store().ReadCommitLogPage(0, 0));
+    since = kept.bounds.pruned_through;
+  }
   size_t shown = 0;
   while (!interrupted.load()) {
     size_t want = args.limit == 0 ? kPage : std::min(kPage, args.limit - shown);
@@ -97,6 +103,10 @@ Status ShowChanges(const CliContext& context, const ChangesArgs& args) {
 
 Status PruneChanges(const CliContext& context, const ChangesArgs& args) {
   SKADE_ASSIGN_OR_RAISE(auto retention, rest::ParseIsoDuration(args.older_than));
+  if (retention.count() <= 0) {
+    // As --commit-log-retention 0 (keep all), 0 never means "prune all".
+    return InvalidArgument("--older-than must be positive (got ", args.older_than, ")");
+  }
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
   const int64_t retention_ms = std::chrono::milliseconds(retention).count();
   SKADE_ASSIGN_OR_RAISE(size_t examined, catalog::CommitLogRetention::PruneOnce(
@@ -117,7 +127,7 @@ void AddChangesCommand(CLI::App& app, const CliContext& context) {
       "Every commit of the catalog since a sequence number: table, operation, snapshots, "
       "requester, metadata file (the commit log's change feed)");
   changes->add_option("--since", args->since,
-                      "Show commits after this commit sequence number (default 0: all kept)");
+                      "Show commits after this commit sequence number (default: all kept)");
   changes->add_option("--limit", args->limit, "Stop after this many commits");
   changes->add_flag("--follow,-f", args->follow,
                     "Keep waiting for new commits (Ctrl-C ends); prints where to resume");
@@ -126,6 +136,7 @@ void AddChangesCommand(CLI::App& app, const CliContext& context) {
   changes->add_flag("--json", args->json,
                     "One JSON event per line, as GET /v1/skade/changes answers them");
   changes->callback([&context, args, changes] {
+    args->since_given = changes->count("--since") > 0;
     if (changes->get_subcommands().empty()) {
       throw CLI::RuntimeError(Run([&] { return ShowChanges(context, *args); }));
     }

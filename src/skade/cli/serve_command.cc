@@ -199,6 +199,13 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   } else if (args.auth != "none") {
     return InvalidArgument("Unknown --auth '", args.auth, "' (expected none or token)");
   }
+  // Without --auth there are no tokens: /metrics would be open whatever the
+  // banner said.
+  if (metrics_auth == rest::MetricsAuth::kToken && auth.mode != rest::AuthOptions::Mode::kToken) {
+    return InvalidArgument(
+        "--metrics-auth token needs --auth token (there are no tokens to check "
+        "without it)");
+  }
   // Static vending hands out skade's own keys: without authentication, to
   // whoever can connect.
   if (args.vend_credentials == "static" && auth.mode == rest::AuthOptions::Mode::kNone &&
@@ -328,7 +335,7 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   // point, as it survives a crash.
   std::promise<void> stopped;
   std::thread watchdog([done = stopped.get_future(), &args]() mutable {
-    if (done.wait_for(std::chrono::seconds(args.shutdown_timeout_seconds +
+    if (done.wait_for(std::chrono::seconds(int64_t{args.shutdown_timeout_seconds} +
                                            kShutdownGraceSeconds)) == std::future_status::ready) {
       return;
     }

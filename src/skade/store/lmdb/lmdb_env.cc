@@ -77,6 +77,26 @@ Result<std::optional<std::string_view>> GetIn(MDB_txn* txn, MDB_dbi dbi, std::st
   return std::optional<std::string_view>(FromVal(v));
 }
 
+// A data file shorter than its meta page says (a truncated copy, say) would
+// fault (SIGBUS) on the first read of a page past its end: refuse it first.
+Status CheckDataFileLength(MDB_env* env, const std::string& path) {
+  MDB_envinfo info;
+  mdb_env_info(env, &info);
+  MDB_stat stat;
+  mdb_env_stat(env, &stat);
+  mdb_filehandle_t fd = -1;
+  struct stat file {};
+  if (mdb_env_get_fd(env, &fd) != 0 || ::fstat(fd, &file) != 0) {
+    return IoError("Cannot read the size of ", path, "/data.mdb: ", std::strerror(errno));
+  }
+  const uint64_t needed = (static_cast<uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+  if (static_cast<uint64_t>(file.st_size) < needed) {
+    return Corruption("The catalog store ", path, " is truncated: data.mdb has ", file.st_size,
+                      " bytes, its last page ends at byte ", needed);
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<std::optional<std::string_view>> ReadTxn::Get(MDB_dbi dbi, std::string_view key) const {
@@ -219,6 +239,10 @@ Result<std::shared_ptr<LmdbEnv>> LmdbEnv::Open(const std::string& path,
   if (rc != 0) {
     mdb_env_close(env);
     return LmdbError(StrCat("Cannot open catalog store ", canonical), rc);
+  }
+  if (Status whole = CheckDataFileLength(env, canonical); !whole) {
+    mdb_env_close(env);
+    return tl::unexpected(whole.error());
   }
   int dead = 0;
   mdb_reader_check(env, &dead);
