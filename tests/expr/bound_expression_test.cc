@@ -130,6 +130,20 @@ TEST_F(BindTest, FoldsOutOfRangeComparisons) {
   EXPECT_EQ(Text("ri < 10000000000"), "true");
 }
 
+// A `not` over a comparison that folds folds as the negated comparison:
+// no null row holds either (negating "i is not null" would select them).
+TEST_F(BindTest, ANotOfAFoldedComparisonFoldsAsItsNegation) {
+  EXPECT_EQ(Text("not (i < 10000000000)"), "false");
+  EXPECT_EQ(Text("not (i <= 10000000000)"), "false");
+  EXPECT_EQ(Text("not (i > -10000000000)"), "false");
+  EXPECT_EQ(Text("not (i != 10000000000)"), "false");
+  EXPECT_EQ(Text("not (i > 10000000000)"), "i is not null");
+  EXPECT_EQ(Text("not (i < 10000000000 or i = 3)"), "false");
+  EXPECT_EQ(Text("not (i not in (10000000000))"), "false");
+  EXPECT_EQ(Text("not not (i < 10000000000)"), "i is not null");
+  EXPECT_EQ(Text("not (i < 5)"), "i >= 5");
+}
+
 TEST_F(BindTest, FoldsSetsAndRequiredColumns) {
   EXPECT_EQ(Text("i in (3)"), "i = 3");
   EXPECT_EQ(Text("i not in (3, 3)"), "i != 3");

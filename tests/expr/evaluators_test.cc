@@ -149,6 +149,9 @@ TEST_F(EvaluatorsTest, PartitionsAndResiduals) {
   EXPECT_EQ(residuals->ResidualFor({Literal::Date(1)})->ToString(schema_.get()),
             "ts >= '1970-01-02T12:00:00.000000' and i = 1");
   EXPECT_EQ(residuals->ResidualFor({Literal::Date(2)})->ToString(schema_.get()), "i = 1");
+  // Where nothing simplifies, the residual is the filter itself, not a copy
+  // per file.
+  EXPECT_EQ(residuals->ResidualFor({Literal::Date(1)}), filter);
   auto unpartitioned = ResidualEvaluator::Make(filter, spec::PartitionSpec{}, *schema_);
   ASSERT_THAT(unpartitioned, IsOk());
   EXPECT_TRUE(unpartitioned->ResidualFor({})->Equals(*filter));

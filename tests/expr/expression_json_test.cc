@@ -4,6 +4,7 @@
 
 #include "expr/test_schema.h"
 #include "skade/expr/expression_parser.h"
+#include "skade/util/strings.h"
 #include "testing/matchers.h"
 
 namespace skade::expr {
@@ -139,6 +140,30 @@ TEST(ExpressionJsonTest, BoundExpressionsBindBackToThemselves) {
   EXPECT_EQ(writer.str(),
             R"js({"type":"and","left":{"type":"eq","term":"d","value":"2026-11-01"},)js"
             R"js("right":{"type":"gt","term":"dec","value":"1.50"}})js");
+}
+
+// Planning costs grow with a filter's predicates and set values: a filter
+// of more than 100,000 is refused as it is read, in either literal form.
+TEST(ExpressionJsonTest, AFilterOfTooManyPredicatesOrValuesIsRefused) {
+  auto in_list = [](size_t values, bool typed) {
+    std::string list = "[0";
+    for (size_t i = 1; i < values; ++i) StrAppend(&list, ",", i);
+    list += "]";
+    if (typed) list = StrCat(R"({"type":"literals","data-type":"long","values":)", list, "}");
+    return StrCat(R"({"type":"in","term":"id","values":)", list, "}");
+  };
+  EXPECT_THAT(ParseExpressionJson(in_list(99'999, false)), IsOk());
+  EXPECT_THAT(ParseExpressionJson(in_list(100'001, false)),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "more than 100000"));
+  EXPECT_THAT(ParseExpressionJson(in_list(100'001, true)),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "more than 100000"));
+  // A left-deep tree of single predicates counts each.
+  std::string tree = R"({"type":"eq","term":"id","value":0})";
+  for (int i = 1; i <= 600; ++i) {
+    tree = StrCat(R"({"type":"or","left":)", tree, R"(,"right":)", in_list(200, false), "}");
+  }
+  EXPECT_THAT(ParseExpressionJson(tree),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "more than 100000"));
 }
 
 TEST(ExpressionJsonTest, ReportsThePathOfTheFault) {

@@ -157,6 +157,33 @@ TEST_F(TableScanTest, PlansEveryFileThatMatchesAgainstBruteForce) {
   EXPECT_GT(cache.stats().hits, 0u);
 }
 
+// A table no longer partitioned by a column may drop it: its older
+// manifests still hold that column's partition values, read as the type the
+// column had. (Planning took the types from the current schema alone and
+// failed on every such table.)
+TEST_F(TableScanTest, PlansTheFilesOfASpecWhoseSourceColumnWasDropped) {
+  auto by_region = std::make_shared<spec::PartitionSpec>();
+  by_region->fields.push_back({2, {}, 1000, "region", spec::Transform::Identity()});
+  table::Table table = Create("t", by_region);
+  table = *table::FastAppend(table).AppendFile(Describe(table, "a", {SimpleRow(1, "eu")})).Commit();
+  catalog::CommitTableRequest evolve{{{"db"}, "t"}, {}, {}};
+  auto unpartitioned = std::make_shared<spec::PartitionSpec>();
+  unpartitioned->spec_id = 1;
+  evolve.updates.push_back(spec::AddPartitionSpec{unpartitioned});
+  evolve.updates.push_back(spec::SetDefaultSpec{-1});
+  auto fields = table.metadata().Schema()->fields();
+  fields.erase(fields.begin() + 1);  // region
+  evolve.updates.push_back(spec::AddSchema{std::make_shared<const spec::Schema>(1, fields), 4});
+  evolve.updates.push_back(spec::SetCurrentSchema{-1});
+  ASSERT_THAT(catalog_->CommitTable(evolve), IsOk());
+
+  auto plan = PlanTableScan(*catalog_, {{"db"}, "t"}, *io_, ScanOptions{}, nullptr);
+  ASSERT_THAT(plan, IsOk());
+  EXPECT_EQ(TaskNames(*plan), std::vector<std::string>{"a.parquet"});
+  ASSERT_EQ(plan->tasks.size(), 1u);
+  EXPECT_EQ(plan->tasks[0].data_file.partition.at(0), spec::Literal::String("eu"));
+}
+
 TEST_F(TableScanTest, SelectiveFilterCountsEachPruningStep) {
   table::Table table = Create("sales", testing::SalesSpec());
   for (int commit = 0; commit < 4; ++commit) {

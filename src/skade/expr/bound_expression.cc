@@ -509,6 +509,32 @@ bool BoundExpression::Equals(const BoundExpression& other) const {
   }
 }
 
+namespace {
+
+// not(`expression`), the not pushed down to the predicates (negating each
+// operator), as Iceberg's RewriteNot. Done before binding: a comparison with
+// an out-of-range value folds to "not null" or false, and negating that
+// would wrongly select the null rows (`not (i < 1e10)` as "i is null").
+ExpressionPtr PushNotDown(const Expression& expression) {
+  switch (expression.op()) {
+    case Operation::kTrue:
+      return Expression::False();
+    case Operation::kFalse:
+      return Expression::True();
+    case Operation::kAnd:
+      return Expression::Or(PushNotDown(*expression.left()), PushNotDown(*expression.right()));
+    case Operation::kOr:
+      return Expression::And(PushNotDown(*expression.left()), PushNotDown(*expression.right()));
+    case Operation::kNot:
+      return expression.left();
+    default:
+      return Expression::Predicate(Negate(expression.op()), expression.term(),
+                                   expression.literals());
+  }
+}
+
+}  // namespace
+
 Result<BoundExpressionPtr> Bind(const Expression& expression, const spec::Schema& schema,
                                 bool case_sensitive) {
   switch (expression.op()) {
@@ -523,10 +549,8 @@ Result<BoundExpressionPtr> Bind(const Expression& expression, const spec::Schema
       return expression.op() == Operation::kAnd ? BoundExpression::And(left, right)
                                                 : BoundExpression::Or(left, right);
     }
-    case Operation::kNot: {
-      SKADE_ASSIGN_OR_RAISE(auto child, Bind(*expression.left(), schema, case_sensitive));
-      return child->Negated();
-    }
+    case Operation::kNot:
+      return Bind(*PushNotDown(*expression.left()), schema, case_sensitive);
     default:
       return BindPredicate(expression, schema, case_sensitive);
   }

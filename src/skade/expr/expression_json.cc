@@ -17,6 +17,24 @@ using spec::Literal;
 // send long conjunctions as left-deep trees (PyIceberg's And(a, b, c, …)), so
 // the limit is simdjson's own document depth, not a small one.
 constexpr int kMaxDepth = 1000;
+// Predicates and set values one filter may hold: planning costs memory and
+// time in proportion to them (per file and partition), and no client needs
+// more (a long IN list is one predicate of many values).
+constexpr size_t kMaxFilterValues = 100'000;
+
+// What is left of kMaxFilterValues while a filter is read.
+struct Budget {
+  size_t left = kMaxFilterValues;
+
+  Status Take(size_t values, const std::string& path) {
+    if (values > left) {
+      return InvalidArgument(path, ": the filter has more than ", kMaxFilterValues,
+                             " predicates and values; split the scan");
+    }
+    left -= values;
+    return OkStatus();
+  }
+};
 
 std::optional<Operation> OperationFromName(std::string_view name) {
   for (int i = static_cast<int>(Operation::kTrue); i <= static_cast<int>(Operation::kNotIn); ++i) {
@@ -168,7 +186,7 @@ Result<Literal> LiteralAt(element value, const std::string& path) {
 }
 
 // A bare array of literals or {"type":"literals","values":[…],"data-type":…}.
-Result<std::vector<Literal>> LiteralsAt(element value, const std::string& path) {
+Result<std::vector<Literal>> LiteralsAt(element value, const std::string& path, Budget& budget) {
   spec::TypePtr data_type;
   std::string values_path = path;
   simdjson::dom::object object;
@@ -187,6 +205,7 @@ Result<std::vector<Literal>> LiteralsAt(element value, const std::string& path) 
   if (value.get(array) != simdjson::SUCCESS) {
     return InvalidArgument(values_path, ": expected an array");
   }
+  SKADE_RETURN_NOT_OK(budget.Take(array.size(), values_path));
   std::vector<Literal> literals;
   size_t index = 0;
   for (element item : array) {
@@ -203,13 +222,14 @@ Result<std::vector<Literal>> LiteralsAt(element value, const std::string& path) 
   return literals;
 }
 
-Result<ExpressionPtr> ExpressionAt(element value, const std::string& path, int depth);
+Result<ExpressionPtr> ExpressionAt(element value, const std::string& path, int depth,
+                                   Budget& budget);
 
 Result<ExpressionPtr> ChildAt(simdjson::dom::object object, std::string_view key,
-                              const std::string& path, int depth) {
+                              const std::string& path, int depth, Budget& budget) {
   auto child = Field(object, key);
   if (!child) return InvalidArgument(path, ".", key, ": missing");
-  return ExpressionAt(*child, StrCat(path, ".", key), depth + 1);
+  return ExpressionAt(*child, StrCat(path, ".", key), depth + 1, budget);
 }
 
 // The operand of a unary or set predicate: "child" or (older) "term".
@@ -219,7 +239,8 @@ Result<Term> OperandAt(simdjson::dom::object object, const std::string& path) {
   return InvalidArgument(path, ".term: missing");
 }
 
-Result<ExpressionPtr> ExpressionAt(element value, const std::string& path, int depth) {
+Result<ExpressionPtr> ExpressionAt(element value, const std::string& path, int depth,
+                                   Budget& budget) {
   if (depth > kMaxDepth) return InvalidArgument(path, ": nested too deeply");
   bool constant = false;
   if (value.get(constant) == simdjson::SUCCESS) {
@@ -241,17 +262,18 @@ Result<ExpressionPtr> ExpressionAt(element value, const std::string& path, int d
       return Expression::False();
     case Operation::kAnd:
     case Operation::kOr: {
-      SKADE_ASSIGN_OR_RAISE(auto left, ChildAt(object, "left", path, depth));
-      SKADE_ASSIGN_OR_RAISE(auto right, ChildAt(object, "right", path, depth));
+      SKADE_ASSIGN_OR_RAISE(auto left, ChildAt(object, "left", path, depth, budget));
+      SKADE_ASSIGN_OR_RAISE(auto right, ChildAt(object, "right", path, depth, budget));
       return *op == Operation::kAnd ? Expression::And(left, right) : Expression::Or(left, right);
     }
     case Operation::kNot: {
-      SKADE_ASSIGN_OR_RAISE(auto child, ChildAt(object, "child", path, depth));
+      SKADE_ASSIGN_OR_RAISE(auto child, ChildAt(object, "child", path, depth, budget));
       return Expression::Not(child);
     }
     default:
       break;
   }
+  SKADE_RETURN_NOT_OK(budget.Take(1, path));
   if (IsUnary(*op)) {
     SKADE_ASSIGN_OR_RAISE(Term term, OperandAt(object, path));
     return Expression::Predicate(*op, std::move(term));
@@ -260,7 +282,7 @@ Result<ExpressionPtr> ExpressionAt(element value, const std::string& path, int d
     SKADE_ASSIGN_OR_RAISE(Term term, OperandAt(object, path));
     auto values = Field(object, "values");
     if (!values) return InvalidArgument(path, ".values: missing");
-    SKADE_ASSIGN_OR_RAISE(auto literals, LiteralsAt(*values, path + ".values"));
+    SKADE_ASSIGN_OR_RAISE(auto literals, LiteralsAt(*values, path + ".values", budget));
     return Expression::Predicate(*op, std::move(term), std::move(literals));
   }
   // A comparison: "term" and "value", or "left" and "right" (either side
@@ -380,7 +402,8 @@ void WriteJson(const E& expression, const ColumnName& column, JsonWriter& writer
 }  // namespace
 
 Result<ExpressionPtr> ExpressionFromJson(simdjson::dom::element element) {
-  return ExpressionAt(element, "filter", 0);
+  Budget budget;
+  return ExpressionAt(element, "filter", 0, budget);
 }
 
 Result<ExpressionPtr> ParseExpressionJson(std::string_view json) {

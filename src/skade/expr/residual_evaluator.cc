@@ -51,13 +51,17 @@ BoundExpressionPtr ResidualEvaluator::ResidualFor(
     });
   };
   auto residual = [&](const auto& self, const Node& node) -> BoundExpressionPtr {
-    switch (node.expression->op()) {
-      case Operation::kAnd:
-        return BoundExpression::And(self(self, *node.left), self(self, *node.right));
-      case Operation::kOr:
-        return BoundExpression::Or(self(self, *node.left), self(self, *node.right));
-      default:
-        break;
+    Operation op = node.expression->op();
+    if (op == Operation::kAnd || op == Operation::kOr) {
+      BoundExpressionPtr left = self(self, *node.left);
+      BoundExpressionPtr right = self(self, *node.right);
+      // Nothing simplified below: the filter's own subtree, shared by every
+      // task, not a copy per task.
+      if (left == node.expression->left() && right == node.expression->right()) {
+        return node.expression;
+      }
+      return op == Operation::kAnd ? BoundExpression::And(left, right)
+                                   : BoundExpression::Or(left, right);
     }
     if (!node.expression->IsPredicate()) return node.expression;
     // Every row of the partition matches, or none does.

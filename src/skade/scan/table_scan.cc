@@ -254,6 +254,14 @@ uint64_t TaskBytes(const spec::DataFile& file) {
   return bytes;
 }
 
+// What one residual tree takes in memory, roughly.
+uint64_t ResidualBytes(const expr::BoundExpression& residual) {
+  uint64_t bytes = 128 + 64 * residual.literals().size();
+  if (residual.left()) bytes += ResidualBytes(*residual.left());
+  if (residual.right()) bytes += ResidualBytes(*residual.right());
+  return bytes;
+}
+
 Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadata_location,
                             io::FileIO& unchecked_io, const ScanOptions& options,
                             cache::ManifestCache* cache, spec::SchemaPtr table_schema) {
@@ -319,7 +327,8 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
                                " names partition spec ", manifest.partition_spec_id,
                                ", which the table does not have");
       }
-      SKADE_ASSIGN_OR_RAISE(e.partition_type, e.spec->PartitionType(*plan.schema));
+      SKADE_ASSIGN_OR_RAISE(e.partition_type,
+                            e.spec->PartitionType(*plan.schema, metadata->schemas));
       SKADE_ASSIGN_OR_RAISE(auto m,
                             expr::ManifestEvaluator::Make(*plan.filter, *e.spec, *plan.schema));
       SKADE_ASSIGN_OR_RAISE(auto p,
@@ -340,16 +349,16 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
 
   // What the files held so far would take as tasks (ScanOptions::max_task_bytes).
   std::atomic<uint64_t> task_bytes{0};
-  auto hold = [&](const spec::DataFile& file) -> Status {
+  auto hold_bytes = [&](uint64_t bytes) -> Status {
     if (options.max_task_bytes == 0 ||
-        task_bytes.fetch_add(TaskBytes(file), std::memory_order_relaxed) <=
-            options.max_task_bytes) {
+        task_bytes.fetch_add(bytes, std::memory_order_relaxed) <= options.max_task_bytes) {
       return OkStatus();
     }
     return InvalidArgument("The scan's files come to more than the ", options.max_task_bytes,
                            " bytes one plan may hold: narrow the scan with a filter, or plan it "
                            "on the client");
   };
+  auto hold = [&](const spec::DataFile& file) { return hold_bytes(TaskBytes(file)); };
   // Read the rest in parallel: each manifest's live files, pruned by
   // partition tuple and (data files) by column metrics.
   expr::MetricsEvaluator metrics(plan.filter, *plan.schema);
@@ -411,11 +420,17 @@ Result<ScanPlan> PlanScanIn(spec::TableMetadataPtr metadata, std::string metadat
   deletes.Finish();
 
   absl::flat_hash_map<std::pair<std::string, int64_t>, bool> applied;
+  // A residual can differ by partition: each tree made is held too (a large
+  // filter over many partitions would otherwise grow without bound).
+  absl::flat_hash_map<const expr::BoundExpression*, bool> residuals_held;
   for (ManifestPart& part : parts) {
     for (FileScanTask& task : part.tasks) {
       task.residual =
           evaluators.at(task.spec->spec_id).residuals->ResidualFor(task.data_file.partition);
       if (task.residual->IsFalse()) continue;
+      if (residuals_held.try_emplace(task.residual.get(), true).second) {
+        SKADE_RETURN_NOT_OK(hold_bytes(ResidualBytes(*task.residual)));
+      }
       task.deletes = deletes.ForDataFile(task.data_file, task.data_sequence_number);
       for (const ScanDelete& d : task.deletes) {
         // Each task holds its own copy of every delete that applies: many

@@ -20,9 +20,17 @@ int32_t PartitionSpec::LastAssignedFieldId() const {
 }
 
 Result<TypePtr> PartitionSpec::PartitionType(const Schema& schema) const {
+  return PartitionType(schema, {});
+}
+
+Result<TypePtr> PartitionSpec::PartitionType(const Schema& schema,
+                                             const std::vector<SchemaPtr>& earlier) const {
   std::vector<NestedField> out;
   for (const auto& field : fields) {
     const NestedField* source = schema.FindFieldById(field.source_id);
+    for (auto it = earlier.rbegin(); source == nullptr && it != earlier.rend(); ++it) {
+      if (*it) source = (*it)->FindFieldById(field.source_id);
+    }
     TypePtr type = Type::Unknown();
     if (source != nullptr) {
       SKADE_ASSIGN_OR_RAISE(type, field.transform.ResultType(source->type));

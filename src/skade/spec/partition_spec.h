@@ -55,6 +55,11 @@ struct PartitionSpec {
   /// The struct type of partition tuples under `schema`. Fields whose source
   /// column is missing (dropped) get type `unknown`.
   Result<TypePtr> PartitionType(const Schema& schema) const;
+  /// As above, but a source column `schema` lacks is taken from `earlier`
+  /// (the table's schemas; the last that has it): an older spec's column may
+  /// be dropped once the table is no longer partitioned by it, and its
+  /// manifests still hold values of that column's type.
+  Result<TypePtr> PartitionType(const Schema& schema, const std::vector<SchemaPtr>& earlier) const;
 
   // The two binding rules (Iceberg Java's PartitionSpec.Builder and
   // PartitionSpec.checkCompatibility). Errors are kInvalidArgument.

@@ -14,7 +14,8 @@ Result<std::vector<spec::ManifestEntry>> LiveEntries(const Table& table,
   for (const spec::ManifestFile& manifest : list.manifests) {
     avro::ManifestReaderOptions options;
     if (spec::PartitionSpecPtr spec = metadata.SpecById(manifest.partition_spec_id)) {
-      SKADE_ASSIGN_OR_RAISE(options.partition_type, spec->PartitionType(*metadata.Schema()));
+      SKADE_ASSIGN_OR_RAISE(options.partition_type,
+                            spec->PartitionType(*metadata.Schema(), metadata.schemas));
     }
     SKADE_ASSIGN_OR_RAISE(auto entries, avro::ReadManifestEntries(table.io(), manifest, options));
     for (spec::ManifestEntry& entry : entries) {

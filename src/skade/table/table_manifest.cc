@@ -14,7 +14,8 @@ Result<TableManifest> ReadTableManifest(const spec::TableMetadata& metadata, io:
                       manifest.partition_spec_id);
   }
   avro::ManifestReaderOptions options;
-  SKADE_ASSIGN_OR_RAISE(options.partition_type, read.spec->PartitionType(*metadata.Schema()));
+  SKADE_ASSIGN_OR_RAISE(options.partition_type,
+                        read.spec->PartitionType(*metadata.Schema(), metadata.schemas));
   SKADE_ASSIGN_OR_RAISE(read.entries, avro::ReadManifestEntries(io, manifest, options));
   return read;
 }
