@@ -11,12 +11,15 @@
 #include <stdexcept>
 #include <thread>
 
+#include "skade/io/forwarding_file_io.h"
 #include "testing/matchers.h"
+#include "testing/memory_file_io.h"
 
 namespace skade::rest {
 namespace {
 
 using testing::IsError;
+using testing::IsOk;
 
 TEST(ReadinessProbeTest, ReportsEachCheckAndShutdown) {
   std::atomic<bool> store_ok{true};
@@ -94,6 +97,46 @@ TEST(ReadinessProbeTest, AHungCheckMakesTheResultsStale) {
   EXPECT_EQ(report.checks[0].name, "checks");
   EXPECT_TRUE(report.checks[0].message.starts_with("the checks have not completed for "))
       << report.checks[0].message;
+}
+
+// Regression: SIGTERM hung for good while the probe's thread sat in a check
+// that never returned (a listing an S3 server kept paging): the probe's
+// destructor joined it. It now waits a bounded time, then leaves it.
+TEST(ReadinessProbeTest, AHungCheckDoesNotHoldUpShutdown) {
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  auto release = std::make_shared<std::promise<void>>();
+  std::shared_future<void> released = release->get_future().share();
+  auto probe = ReadinessProbe::Start({{"warehouse",
+                                       [calls, released] {
+                                         if ((*calls)++ > 0) released.wait();
+                                         return OkStatus();
+                                       }}},
+                                     {.interval_ms = 1});
+  ASSERT_TRUE(probe);
+  while (calls->load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto stopped = std::async(std::launch::async, [&] { probe->reset(); });
+  // Far past the default stop wait (2 s); the old destructor never returned.
+  const bool in_time = stopped.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  release->set_value();
+  stopped.wait();
+  EXPECT_TRUE(in_time);
+}
+
+// A FileIO whose listings never end, as from an S3 server that answers
+// every ListObjectsV2 page with the same continuation token.
+class EndlessListingFileIO : public io::ForwardingFileIO {
+ public:
+  EndlessListingFileIO() : ForwardingFileIO(std::make_shared<testing::MemoryFileIO>()) {}
+  Result<std::vector<std::string>> ListDirectory(std::string_view location) override {
+    return IoError("listed ", location, " page after page, forever");
+  }
+};
+
+// Regression: the warehouse check listed the whole root of an object store,
+// following every page: a server that kept paging held it for good.
+TEST(ReadinessProbeTest, TheWarehouseCheckOfAnObjectStoreListsNothing) {
+  EndlessListingFileIO io;
+  EXPECT_THAT(CheckWarehouseReachable(io, "s3://bucket/warehouse"), IsOk());
 }
 
 TEST(ReadinessProbeTest, RefusesBadOptions) {

@@ -106,18 +106,20 @@ TEST(RouteTableTest, NoPathIsNoRouteAndAnotherMethodIsNotAllowed) {
   EXPECT_EQ(MatchRoute("GET", prefixed_config).path_route, nullptr);
 }
 
-// The rows that write, planTableScan, resolve and the time-travel reads of
-// past versions are the requests the server runs on its handler pool; every
-// other row is answered on an I/O thread. CatalogService::MayBlock parses a
-// safe method's target only under `skade/`, which is right only while no
-// other such row writes or blocks.
+// The rows that write, planTableScan, resolve, loadCredentials and the
+// time-travel reads of past versions are the requests the server runs on its
+// handler pool; every other row is answered on an I/O thread unless it vends
+// credentials to a client that asks. CatalogService::MayBlock parses a safe
+// method's target only under `skade/`, for `/credentials` or when vending,
+// which is right only while no other such row writes or blocks.
 TEST(RouteTableTest, ExactlyTheWritingAndBlockingRowsMayBlock) {
   std::vector<std::string> blocking;
   for (const Route& route : Routes()) {
     EXPECT_FALSE(IsSafeMethod(route.method) && route.access == RouteAccess::kWrite)
         << route.method << " " << route.pattern;
     EXPECT_FALSE(IsSafeMethod(route.method) && route.blocks &&
-                 route.pattern.find("/skade/") == std::string_view::npos)
+                 route.pattern.find("/skade/") == std::string_view::npos &&
+                 !route.pattern.ends_with("/credentials"))
         << route.method << " " << route.pattern;
     if (route.access != RouteAccess::kWrite && route.blocks) {
       blocking.push_back(StrCat(route.method, " ", route.pattern));
@@ -130,11 +132,16 @@ TEST(RouteTableTest, ExactlyTheWritingAndBlockingRowsMayBlock) {
       EXPECT_EQ(CatalogService::MayBlock(request),
                 route.access == RouteAccess::kWrite || route.blocks)
           << request.method << " " << request.target;
+      request.headers = {{"x-iceberg-access-delegation", "vended-credentials"}};
+      EXPECT_EQ(CatalogService::MayBlock(request),
+                route.access == RouteAccess::kWrite || route.blocks || route.vends)
+          << request.method << " " << request.target << " (vending)";
     }
   }
   EXPECT_EQ(
       blocking,
       (std::vector<std::string>{
+          "GET v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
           "POST v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
           "GET v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/snapshots/{snapshot-id}",
           "GET v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/as-of",

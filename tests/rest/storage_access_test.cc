@@ -5,8 +5,11 @@
 
 #include <atomic>
 
+#include "http/test_client.h"
 #include "rest/rest_service_fixture.h"
+#include "skade/rest/http/http_server.h"
 #include "skade/util/strings.h"
+#include "testing/gate.h"
 
 namespace skade::rest {
 namespace {
@@ -20,7 +23,12 @@ class StorageAccessTest : public testing::RestServiceTest {
     storage.vendor = [this](const std::string& location,
                             bool read_only) -> Result<StorageProperties> {
       ++vended_;
+      if (on_vend_) on_vend_();
       last_location_ = location;
+      // As the STS vendor refuses a location its policy cannot hold.
+      if (location.find("refused") != std::string::npos) {
+        return MakeError(ErrorKind::kForbidden, "Cannot vend credentials for ", location);
+      }
       if (read_only) return StorageProperties{};  // as the static vendor: nothing for readers
       return StorageProperties{{"s3.access-key-id", "id"}, {"s3.secret-access-key", "secret"}};
     };
@@ -36,6 +44,7 @@ class StorageAccessTest : public testing::RestServiceTest {
   static constexpr std::pair<const char*, const char*> kVended{"x-iceberg-access-delegation",
                                                                "vended-credentials"};
   std::atomic<int> vended_{0};
+  std::function<void()> on_vend_;  // set before requests that vend
   std::string last_location_;
 };
 
@@ -91,6 +100,75 @@ TEST_F(StorageAccessTest, LoadCredentialsVendsForTheTable) {
   EXPECT_EQ(*json::GetString(config, "s3.access-key-id"), "id");
   EXPECT_EQ(ErrorType(Call("GET", "/v1/namespaces/n/tables/missing/credentials")),
             "NoSuchTableException");
+}
+
+// Regression: create and register committed the table, then failed to vend
+// for its location: the client got an error, and its retry a 409. The
+// location is now checked before the commit, so a refusal leaves no table.
+TEST_F(StorageAccessTest, ALocationThatCannotBeVendedForLeavesNoTable) {
+  const std::string create = StrCat(R"({"name":"refused","schema":)", testing::kSchema, "}");
+  auto refused = Call("POST", "/v1/namespaces/n/tables", create, {kVended});
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_EQ(Call("HEAD", "/v1/namespaces/n/tables/refused").status, 404);
+  auto retried = Call("POST", "/v1/namespaces/n/tables", create);  // without credentials
+  EXPECT_EQ(retried.status, 200) << retried.body;
+
+  // Register: the location is the metadata file's.
+  auto metadata_location = std::string(*json::GetString(Body(retried), "metadata-location"));
+  ASSERT_EQ(Call("DELETE", "/v1/namespaces/n/tables/refused").status, 204);
+  const std::string reg =
+      StrCat(R"({"name":"again","metadata-location":")", metadata_location, R"("})");
+  auto unregistered = Call("POST", "/v1/namespaces/n/register", reg, {kVended});
+  EXPECT_EQ(unregistered.status, 403) << unregistered.body;
+  EXPECT_EQ(Call("HEAD", "/v1/namespaces/n/tables/again").status, 404);
+  EXPECT_EQ(Call("POST", "/v1/namespaces/n/register", reg).status, 200);
+
+  // A location the vendor accepts is vended for once it exists.
+  auto created = Call("POST", "/v1/namespaces/n/tables",
+                      StrCat(R"({"name":"fine","schema":)", testing::kSchema, "}"), {kVended});
+  ASSERT_EQ(created.status, 200) << created.body;
+  EXPECT_EQ(*json::GetString(*json::GetObject(Body(created), "config"), "s3.secret-access-key"),
+            "secret");
+}
+
+// Regression: loadTable with vended credentials and loadCredentials called
+// STS on an I/O thread, so a stalled STS froze every request on it
+// (/v1/config, /health/*). As `skade serve` wires it, with one I/O thread:
+// both vend on the pool and the I/O thread answers meanwhile.
+TEST_F(StorageAccessTest, VendingRunsOnThePoolNotOnAnIoThread) {
+  testing::Gate stalled;
+  std::atomic<int> waiting{0};
+  on_vend_ = [&] {
+    ++waiting;
+    stalled.Wait();
+  };
+  HttpServerOptions http;
+  http.port = 0;
+  http.threads = 1;
+  http.pool_threads = 2;
+  http.log_requests = false;
+  http.may_block = &CatalogService::MayBlock;
+  auto server = HttpServer::Start(
+      http, [service = service_](const HttpRequest& r) { return service->Handle(r); });
+  ASSERT_TRUE(server) << server.error().ToString();
+  const std::string vended = "X-Iceberg-Access-Delegation: vended-credentials\r\n";
+  testing::TestClient load((*server)->port()), credentials((*server)->port());
+  ASSERT_TRUE(load.Send(testing::MakeRequest("GET", "/v1/namespaces/n/tables/t", "", vended)));
+  ASSERT_TRUE(credentials.Send(
+      testing::MakeRequest("GET", "/v1/namespaces/n/tables/t/credentials", "", "")));
+  testing::WaitUntil([&] { return waiting.load() >= 1; });
+
+  testing::TestClient other((*server)->port());
+  auto config = other.Exchange(testing::MakeRequest("GET", "/v1/config", "", ""));
+  stalled.Open();
+  ASSERT_TRUE(config) << "the I/O thread was held by a vending request";
+  EXPECT_EQ(config->status, 200);
+  for (testing::TestClient* client : {&load, &credentials}) {
+    auto response = client->ReadResponse();
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 200) << response->body;
+  }
+  EXPECT_EQ(waiting.load(), 2);
 }
 
 // A read-only client never gets write access to storage that the REST API

@@ -29,8 +29,8 @@ TEST(CredentialVendorTest, StsCredentialsReachOnlyTheirTableAndReadersOnlyRead) 
   auto admin = *NewS3FileIO(S3Environment::server().Properties());
   ASSERT_THAT(admin->WriteFile(table + "/metadata/a.json", "a", true), IsOk());
   ASSERT_THAT(admin->WriteFile(other + "/metadata/b.json", "b", true), IsOk());
-  auto vendor = MakeCredentialVendor(S3Environment::server().Properties(),
-                                     {VendingMode::kSts, 900, ""});
+  auto vendor =
+      MakeCredentialVendor(S3Environment::server().Properties(), {VendingMode::kSts, 900, ""});
   ASSERT_TRUE(vendor) << vendor.error().ToString();
 
   auto writer_keys = (*vendor)(table, false);
@@ -54,9 +54,29 @@ TEST(CredentialVendorTest, StsCredentialsReachOnlyTheirTableAndReadersOnlyRead) 
   EXPECT_THAT(reader->ReadFile(other + "/metadata/b.json"), IsError(ErrorKind::kForbidden));
 }
 
+// Regression: a location of ~550 bytes or more made a session policy (its
+// prefix three times) longer than STS's 2,048 characters: every vend was a
+// 500, for good. It is refused before STS is asked, as a client's choice.
+TEST(CredentialVendorTest, LocationTooLongForASessionPolicyIsRefused) {
+  std::string bucket = NewBucket();
+  auto vendor =
+      MakeCredentialVendor(S3Environment::server().Properties(), {VendingMode::kSts, 900, ""});
+  ASSERT_TRUE(vendor) << vendor.error().ToString();
+  std::string longest_fit = "s3://" + bucket + "/wh/n/" + std::string(300, 't');
+  EXPECT_THAT((*vendor)(longest_fit, false), IsOk());
+  std::string too_long = "s3://" + bucket + "/wh/n/" + std::string(600, 't');
+  for (bool read_only : {false, true}) {
+    auto vended = (*vendor)(too_long, read_only);
+    EXPECT_THAT(vended, IsError(ErrorKind::kForbidden));
+    if (!vended) {
+      EXPECT_NE(vended.error().message.find("2048"), std::string::npos);
+    }
+  }
+}
+
 TEST(CredentialVendorTest, StaticCredentialsGoOnlyToWriters) {
-  auto vendor = MakeCredentialVendor(S3Environment::server().Properties(),
-                                     {VendingMode::kStatic, 3600, ""});
+  auto vendor =
+      MakeCredentialVendor(S3Environment::server().Properties(), {VendingMode::kStatic, 3600, ""});
   ASSERT_TRUE(vendor);
   auto writer = (*vendor)("s3://b/t", false);
   ASSERT_TRUE(writer);

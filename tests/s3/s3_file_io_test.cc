@@ -227,6 +227,53 @@ TEST_F(S3FileIOTest, AddressesOnlyS3Locations) {
               IsError(ErrorKind::kInvalidArgument));
 }
 
+// Regression: S3's 400 for a key the client chose (a 600-byte segment,
+// which MinIO refuses as XMinioInvalidObjectName) was an I/O error, a 500.
+TEST_F(S3FileIOTest, AKeyTheServerRefusesIsInvalidArgument) {
+  auto written = io_->WriteFile(At("t/" + std::string(600, 'x') + "/m.json"), "x", true);
+  ASSERT_THAT(written, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_FALSE(written.error().retryable);
+}
+
+// Regression: a key over S3's 1024 bytes, or with an empty segment ("//"),
+// reached the server and came back a 500. Refused where locations are
+// checked, and by every call, before any request.
+TEST_F(S3FileIOTest, RefusesKeysS3CannotStore) {
+  const std::string too_long = At("t/" + std::string(1100, 'k'));
+  const std::string empty_segment = At("lake/ns//dbl");
+  for (const std::string& location : {too_long, empty_segment, "s3://" + bucket_ + "//x"}) {
+    SCOPED_TRACE(location.substr(0, 60));
+    EXPECT_THAT(io_->CheckLocation(*io::Location::Parse(location)),
+                IsError(ErrorKind::kInvalidArgument));
+    EXPECT_THAT(io_->WriteFile(location, "x", true), IsError(ErrorKind::kInvalidArgument));
+    EXPECT_THAT(io_->ReadFile(location + "/m.json"), IsError(ErrorKind::kInvalidArgument));
+  }
+  EXPECT_THAT(io_->CheckLocation(*io::Location::Parse(At("t/" + std::string(1000, 'k')))), IsOk());
+  EXPECT_THAT(io_->CheckLocation(*io::Location::Parse(At("t/"))), IsOk());  // trailing '/'
+}
+
+// Regression: the server stored a conditional PUT but its answer was lost
+// (a 5xx, a dropped connection); the retry got 412 and skade reported
+// kAlreadyExists for its own file (and deleted it). The stored bytes tell.
+TEST_F(S3FileIOTest, ARetriedCreateThatFindsItsOwnBytesSucceeds) {
+  testing::FlakyS3Proxy proxy(S3Environment::server().port());
+  auto properties = S3Environment::server().Properties();
+  properties["s3.endpoint"] = proxy.endpoint();
+  auto io = *NewS3FileIO(properties);
+  proxy.LoseNextAnswers(1);
+  EXPECT_THAT(io->WriteFile(At("m.json"), "mine", true), IsOk());
+  EXPECT_EQ(proxy.failures_served(), 1);
+  EXPECT_EQ(*io_->ReadFile(At("m.json")), "mine");
+
+  // Someone else's bytes under the key are still someone else's.
+  ASSERT_THAT(io_->WriteFile(At("theirs.json"), "theirs", true), IsOk());
+  proxy.LoseNextAnswers(1);
+  EXPECT_THAT(io->WriteFile(At("theirs.json"), "mine", true), IsError(ErrorKind::kAlreadyExists));
+  // Not retried, a 412 is the server's word: no read to compare.
+  EXPECT_THAT(io->WriteFile(At("theirs.json"), "theirs", true), IsError(ErrorKind::kAlreadyExists));
+  EXPECT_EQ(*io_->ReadFile(At("theirs.json")), "theirs");
+}
+
 TEST_F(S3FileIOTest, AMissingBucketIsNotFound) {
   EXPECT_THAT(io_->WriteFile("s3://no-such-bucket/m.json", "x", true),
               IsError(ErrorKind::kNotFound));

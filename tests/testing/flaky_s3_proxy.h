@@ -3,9 +3,12 @@
 // and closes their connections, then forwards the rest — to prove that
 // skade's requests and Arrow's retry throttling and 5xx answers. It can
 // also hold requests until several are in flight at once, to prove that a
-// client sends them at once without timing it. Forwarded
-// requests get `Connection: close`, so every request comes on a connection
-// of its own and any can be failed. Thread-safe; one thread per connection.
+// client sends them at once without timing it, and lose answers: forward a
+// request and answer the client 500 in place of the server's answer (the
+// server acted on it, the client never learns so — a gateway's 5xx, or a
+// connection dropped after the server's commit). Forwarded requests get
+// `Connection: close`, so every request comes on a connection of its own
+// and any can be failed. Thread-safe; one thread per connection.
 #pragma once
 
 #include <arpa/inet.h>
@@ -64,6 +67,9 @@ class FlakyS3Proxy {
     to_fail_ = count;
   }
 
+  /// The next `count` requests are forwarded, and answered 500.
+  void LoseNextAnswers(int count) { to_lose_ = count; }
+
   /// Answer every request with an If-None-Match header with 501
   /// NotImplemented, as a server without conditional writes does.
   void RejectConditionalWrites() { reject_conditional_ = true; }
@@ -81,7 +87,7 @@ class FlakyS3Proxy {
     return most_held_;
   }
 
-  /// Requests answered with an injected error so far.
+  /// Requests answered with an injected error so far (lost answers too).
   int failures_served() const { return served_; }
 
  private:
@@ -117,16 +123,7 @@ class FlakyS3Proxy {
                                 head.find("\r\nIf-None-Match:") != std::string::npos);
     if (conditional || to_fail_.fetch_sub(1) > 0) {
       ++served_;
-      int status = conditional ? 501 : status_.load();
-      std::string code = status == 501   ? "NotImplemented"
-                         : status == 503 ? "SlowDown"
-                                         : "InternalError";
-      std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code +
-                         "</Code><Message>injected</Message></Error>";
-      std::string response = "HTTP/1.1 " + std::to_string(status) +
-                             " Injected\r\nContent-Type: application/xml\r\nContent-Length: " +
-                             std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-      ::send(client, response.data(), response.size(), MSG_NOSIGNAL);
+      SendError(client, conditional ? 501 : status_.load());
       return Close(client);
     }
     to_fail_ = 0;
@@ -145,7 +142,15 @@ class FlakyS3Proxy {
     head.insert(head.find("\r\n"), "\r\nConnection: close");
     ::send(server, head.data(), head.size(), MSG_NOSIGNAL);
     std::thread upstream([client, server] { Pipe(client, server); });
-    Pipe(server, client);
+    if (to_lose_.fetch_sub(1) > 0) {
+      ++served_;
+      Pipe(server, -1);  // the server's answer goes nowhere
+      SendError(client, 500);
+      ::shutdown(client, SHUT_WR);
+    } else {
+      to_lose_ = 0;
+      Pipe(server, client);
+    }
     upstream.join();
     Close(server);
     Close(client);
@@ -164,15 +169,29 @@ class FlakyS3Proxy {
     --held_;
   }
 
-  // Copies `from` to `to` until `from` ends, then ends `to`'s writing side.
+  // An S3 error answer with `status`.
+  static void SendError(int client, int status) {
+    std::string code = status == 501   ? "NotImplemented"
+                       : status == 503 ? "SlowDown"
+                                       : "InternalError";
+    std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>" + code +
+                       "</Code><Message>injected</Message></Error>";
+    std::string response = "HTTP/1.1 " + std::to_string(status) +
+                           " Injected\r\nContent-Type: application/xml\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+    ::send(client, response.data(), response.size(), MSG_NOSIGNAL);
+  }
+
+  // Copies `from` to `to` (-1: reads and drops) until `from` ends, then
+  // ends `to`'s writing side.
   static void Pipe(int from, int to) {
     char buffer[65536];
     for (;;) {
       ssize_t n = ::recv(from, buffer, sizeof(buffer), 0);
       if (n <= 0) break;
-      if (::send(to, buffer, static_cast<size_t>(n), MSG_NOSIGNAL) != n) break;
+      if (to >= 0 && ::send(to, buffer, static_cast<size_t>(n), MSG_NOSIGNAL) != n) break;
     }
-    ::shutdown(to, SHUT_WR);
+    if (to >= 0) ::shutdown(to, SHUT_WR);
   }
 
   void Close(int fd) {
@@ -187,6 +206,7 @@ class FlakyS3Proxy {
   std::atomic<bool> stopping_{false};
   std::atomic<int> status_{503};
   std::atomic<int> to_fail_{0};
+  std::atomic<int> to_lose_{0};
   std::atomic<int> served_{0};
   std::atomic<bool> reject_conditional_{false};
   std::thread acceptor_;

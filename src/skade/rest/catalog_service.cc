@@ -147,6 +147,13 @@ Result<std::vector<StorageCredential>> CatalogService::VendCredentials(
   return out;
 }
 
+Status CatalogService::CheckVendable(const RouteCall& call, const spec::TableMetadata& metadata) {
+  if (!WantsVendedCredentials(call.request)) return OkStatus();
+  SKADE_ASSIGN_OR_RAISE(auto credentials, VendCredentials(call, metadata));
+  (void)credentials;
+  return OkStatus();
+}
+
 Result<HttpResponse> CatalogService::TableResponse(const RouteCall& call,
                                                    const catalog::LoadTableResult& table,
                                                    std::string_view metadata_json) {
@@ -200,15 +207,20 @@ std::optional<HttpResponse> CatalogService::RefuseBeforeBody(const HttpRequest& 
 
 bool CatalogService::MayBlock(const HttpRequest& request) {
   // No route with a safe method writes, and only time-travel reads under a
-  // `skade/` segment block (routes_test checks every row): other safe
-  // requests, loadTable's hot path among them, are not parsed twice (route
-  // segments match as they are sent: `%73kade` is no `skade`).
-  if (IsSafeMethod(request.method) && request.target.find("/skade/") == std::string::npos) {
+  // `skade/` segment, loadCredentials and vending reads block (routes_test
+  // checks every row): other safe requests, loadTable's hot path among them,
+  // are not parsed twice (route segments match as they are sent: `%73kade`
+  // is no `skade`).
+  const bool vending = WantsVendedCredentials(request);
+  if (IsSafeMethod(request.method) && !vending &&
+      request.target.find("/skade/") == std::string::npos &&
+      request.target.find("/credentials") == std::string::npos) {
     return false;
   }
   auto target = ParseRequestTarget(request.target);
   if (!target) return false;
-  return Blocks(request.method, MatchRoute(request.method, target->segments));
+  const RouteMatch match = MatchRoute(request.method, target->segments);
+  return Blocks(request.method, match) || (vending && match.route && match.route->vends);
 }
 
 Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request, std::string_view* route) {
@@ -357,6 +369,15 @@ Result<HttpResponse> CatalogService::CreateTable(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto request, ParseCreateTable(call.request.body));
   if (!request.stage_create) request.idempotency = CommitIdempotency(call, 200);
   request.origin = OriginOf(call);
+  if (!request.stage_create && storage_.vendor && WantsVendedCredentials(call.request)) {
+    // The location the table will have, from a staged create (nothing
+    // persisted; the same checks and errors as the create).
+    catalog::CreateTableRequest staged = request;
+    staged.stage_create = true;
+    staged.idempotency.reset();
+    SKADE_ASSIGN_OR_RAISE(auto planned, catalog_->CreateTable(call.ns, staged));
+    SKADE_RETURN_NOT_OK(CheckVendable(call, *planned.metadata));
+  }
   SKADE_ASSIGN_OR_RAISE(auto created, catalog_->CreateTable(call.ns, request));
   NoteTableAnswer(call, {call.ns, request.name}, created.metadata_location);
   return TableResponse(call, created);
@@ -365,6 +386,14 @@ Result<HttpResponse> CatalogService::CreateTable(RouteCall& call) {
 Result<HttpResponse> CatalogService::RegisterTable(RouteCall& call) {
   SKADE_ASSIGN_OR_RAISE(auto body, ParseRegister(call.request.body));
   const spec::TableIdentifier identifier{call.ns, body.name};
+  if (storage_.vendor && WantsVendedCredentials(call.request)) {
+    // The file names the location. One that cannot be read here is left to
+    // RegisterTable to refuse, with its own error.
+    auto adopted = catalog_->LoadTableFromMetadata(identifier, body.metadata_location);
+    if (adopted && adopted->metadata_location == body.metadata_location) {
+      SKADE_RETURN_NOT_OK(CheckVendable(call, *adopted->metadata));
+    }
+  }
   SKADE_ASSIGN_OR_RAISE(auto registered, catalog_->RegisterTable(identifier, body.metadata_location,
                                                                  body.overwrite, OriginOf(call)));
   NoteTableAnswer(call, identifier, registered.metadata_location);

@@ -79,10 +79,12 @@ class CatalogService {
   /// creates, drops, renames, namespace properties), which wait on file
   /// writes, syncs and the store's group commit, for planTableScan and
   /// resolve, and for the time-travel reads of past versions (Blocks(): they
-  /// read files). False for other reads, the token endpoint, metrics reports
-  /// and the paging of held plans, which are answered from memory or the
-  /// metadata cache, and for a target that does not parse (a 400). Cheap for
-  /// safe methods outside `skade/` (no parsing). Thread-safe.
+  /// read files), for loadCredentials and for a loadTable that asks for
+  /// vended credentials (Route::vends: STS calls). False for other reads,
+  /// the token endpoint, metrics reports and the paging of held plans, which
+  /// are answered from memory or the metadata cache, and for a target that
+  /// does not parse (a 400). Cheap for safe methods outside `skade/` that
+  /// vend nothing (no parsing). Thread-safe.
   static bool MayBlock(const HttpRequest& request);
 
   /// The HttpServer's `refuse_before_body`: the 401 of a request with a
@@ -150,6 +152,14 @@ class CatalogService {
   // asks, vended credentials.
   Result<HttpResponse> TableResponse(const RouteCall& call, const catalog::LoadTableResult& table,
                                      std::string_view metadata_json = {});
+  // OK if credentials can be vended for `metadata`'s location to `call`'s
+  // client, or the client asks for none. Create and register check before
+  // they commit, so a location the vendor refuses (kForbidden: a wildcard,
+  // a policy too long for STS) leaves no table behind for a retry to find
+  // (409). It vends and drops the result: the vendor alone knows its rules,
+  // and STS credentials are cached per location, so the answer after the
+  // commit gets the same ones.
+  Status CheckVendable(const RouteCall& call, const spec::TableMetadata& metadata);
   // The storage-credentials for a table and `call`'s client (none when
   // nothing is vended to it).
   Result<std::vector<StorageCredential>> VendCredentials(const RouteCall& call,

@@ -39,6 +39,10 @@ struct ReadinessOptions {
   /// Checks unfinished this long after the last round completed make the
   /// report not ready (a round itself may take up to this long).
   int64_t stale_after_ms = 10'000;
+  /// The destructor waits this long for a round under way, then leaves it
+  /// running (detached, keeping alive what its checks hold), so that a hung
+  /// check never holds up shutdown.
+  int64_t stop_wait_ms = 2'000;
 };
 
 struct ReadinessResult {
@@ -63,7 +67,8 @@ class ReadinessProbe {
   /// non-positive interval; kIo if the thread cannot start.
   static Result<std::unique_ptr<ReadinessProbe>> Start(std::vector<ReadinessCheck> checks,
                                                        ReadinessOptions options = {});
-  /// Stops the probe thread, waiting for a round under way.
+  /// Stops the probe thread, waiting up to `stop_wait_ms` for a round
+  /// under way.
   ~ReadinessProbe();
   ReadinessProbe(const ReadinessProbe&) = delete;
   ReadinessProbe& operator=(const ReadinessProbe&) = delete;
@@ -88,14 +93,15 @@ class ReadinessProbe {
 
  private:
   class Impl;
-  explicit ReadinessProbe(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit ReadinessProbe(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;  // shared with the probe thread
 };
 
 /// The warehouse check: kIo unless `io` reaches the warehouse root
-/// `warehouse_location`. A local root must exist (a stat); an object store
-/// root must list (which checks the bucket and the credentials: an empty
-/// prefix is a fresh warehouse, not a missing one). Writes nothing.
+/// `warehouse_location`. A local root must exist (a stat); on an object
+/// store, asking whether the root exists must succeed (which checks the
+/// server and the credentials; an empty prefix is a fresh warehouse, not a
+/// missing one) — a bounded call, never a listing. Writes nothing.
 Status CheckWarehouseReachable(io::FileIO& io, const std::string& warehouse_location);
 
 /// The checks of a server over `catalog`: "store" (CatalogStore::

@@ -76,17 +76,23 @@ std::span<const Route> Routes() {
       {"DELETE", "v1/{prefix}/namespaces/{namespace}", &S::DropNamespace, kWrite},
       {"POST", "v1/{prefix}/namespaces/{namespace}/properties", &S::UpdateProperties, kWrite},
       {"GET", "v1/{prefix}/namespaces/{namespace}/tables", &S::ListTables, kRead},
-      {"POST", "v1/{prefix}/namespaces/{namespace}/tables", &S::CreateTable, kWrite},
-      {"GET", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::LoadTable, kRead},
+      {"POST", "v1/{prefix}/namespaces/{namespace}/tables", &S::CreateTable, kWrite, false, true},
+      // Served from the metadata cache on the I/O thread, unless it vends.
+      // (A table the cache does not hold is read there too: where a request
+      // runs is decided before its handler can know.)
+      {"GET", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::LoadTable, kRead, false,
+       true},
       {"HEAD", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::TableExists, kRead},
       {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::CommitTable, kWrite},
       {"DELETE", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::DropTable, kWrite},
-      {"POST", "v1/{prefix}/namespaces/{namespace}/register", &S::RegisterTable, kWrite},
+      {"POST", "v1/{prefix}/namespaces/{namespace}/register", &S::RegisterTable, kWrite, false,
+       true},
       // A client reporting scan and commit statistics changes nothing.
       {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", &S::ReportMetrics,
        kRead},
+      // Always vends (STS may take seconds, or stall): on the pool.
       {"GET", "v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", &S::LoadCredentials,
-       kRead},
+       kRead, true},
       // Server-side scan planning. Planning reads the snapshot's manifest
       // list and manifests (from S3, or many of them on a large table) and
       // can take seconds: on the handler pool, whose bounded queue answers

@@ -67,6 +67,12 @@ struct Route {
   /// kWrite route does): work that may take long, which must not hold up
   /// the I/O thread's other requests.
   bool blocks = false;
+  /// Vends credentials when the client asks for them (X-Iceberg-Access-
+  /// Delegation: vended-credentials), which may wait on STS: such a request
+  /// runs on the handler pool; without the header it stays where `blocks`
+  /// and `access` put it (loadTable of a cached table, the hot path, on the
+  /// I/O thread).
+  bool vends = false;
 };
 
 /// Every route, in the order GET /v1/config lists them.

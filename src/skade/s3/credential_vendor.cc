@@ -35,11 +35,16 @@ std::string XmlText(const std::string& xml, std::string_view tag) {
   return end == std::string::npos ? std::string() : xml.substr(start, end - start);
 }
 
+// STS refuses a longer session policy (AWS: "can't exceed 2,048
+// characters"; PackedPolicyTooLarge), whatever the caller retries.
+constexpr size_t kMaxSessionPolicyChars = 2048;
+
 // A session policy that allows the object calls on the keys under the
 // table's location (only GetObject when `read_only`), listing only under that
 // prefix, and finding the bucket's region (a bucket call that takes no prefix
 // condition). A location whose text the policy would read as a pattern ('*',
-// '?') or a variable ('$') is refused: its keys would reach other tables.
+// '?') or a variable ('$') is refused: its keys would reach other tables. So
+// is one whose policy (the prefix three times) STS would refuse as too long.
 Result<std::string> TablePolicy(const std::string& location, bool read_only) {
   SKADE_ASSIGN_OR_RAISE(io::Location parsed, io::Location::Parse(location));
   std::string prefix = parsed.path.substr(1);
@@ -94,7 +99,14 @@ Result<std::string> TablePolicy(const std::string& location, bool read_only) {
   statement({"s3:GetBucketLocation"}, bucket_arn, false);
   writer.EndArray();
   writer.EndObject();
-  return writer.Take();
+  std::string policy = writer.Take();
+  if (policy.size() > kMaxSessionPolicyChars) {
+    return MakeError(ErrorKind::kForbidden, "Cannot vend credentials for ", location,
+                     ": its access policy would have ", policy.size(),
+                     " characters, more than the ", kMaxSessionPolicyChars,
+                     " STS accepts; move the table to a shorter location");
+  }
+  return policy;
 }
 
 // Temporary credentials from STS, one set per table location, reused until a

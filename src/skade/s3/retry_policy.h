@@ -3,7 +3,9 @@
 // Arrow's S3 file system (through its S3RetryStrategy hook), so both back off
 // the same way: throttling (429, 503 SlowDown), other 5xx answers and
 // connection errors are retried, up to `max_attempts` in all, after
-// exponentially growing pauses with full jitter (base 50 ms, cap 5 s).
+// exponentially growing pauses with full jitter (base 50 ms, cap 5 s). An
+// attempt whose transfer stalls (not a byte for kStallSeconds: a server that
+// accepted and never answers) is given up, as a connection error.
 //
 // Immutable; thread-safe.
 #pragma once
@@ -14,6 +16,10 @@ namespace skade::s3 {
 
 class RetryPolicy {
  public:
+  /// Long enough for a busy server's slowest answer; short enough that a
+  /// stalled one costs minutes at most, not max_attempts × 2 minutes.
+  static constexpr int kStallSeconds = 30;
+
   explicit RetryPolicy(int max_attempts) : max_attempts_(max_attempts) {}
 
   /// True if a request that got HTTP `status` (0: no answer, a connection

@@ -18,6 +18,8 @@ namespace skade::s3 {
 namespace {
 
 constexpr long kConnectTimeoutMs = 10'000;
+// A bound on one whole attempt; skade's own requests carry metadata-sized
+// bodies. A stalled one ends sooner (RetryPolicy::kStallSeconds).
 constexpr long kRequestTimeoutMs = 120'000;
 
 void InitCurlOnce() {
@@ -85,13 +87,13 @@ S3Client::S3Client(S3Config config, CredentialsSource credentials)
 
 Result<S3Response> S3Client::Send(std::string_view method, const std::string& host,
                                   const std::string& canonical_uri, const std::string& query,
-                                  std::map<std::string, std::string> headers,
-                                  std::string_view body, std::string_view service,
-                                  std::string_view what) {
-  std::string url = StrCat(config_.endpoint_scheme, "://", host, canonical_uri,
-                           query.empty() ? "" : "?", query);
+                                  std::map<std::string, std::string> headers, std::string_view body,
+                                  std::string_view service, std::string_view what, int* attempts) {
+  std::string url =
+      StrCat(config_.endpoint_scheme, "://", host, canonical_uri, query.empty() ? "" : "?", query);
   std::string payload_hash = Sha256Hex(body);
   for (int attempt = 1;; ++attempt) {
+    if (attempts != nullptr) *attempts = attempt;
     SKADE_ASSIGN_OR_RAISE(AwsCredentials credentials, credentials_());
     SignableRequest request{std::string(method), canonical_uri, query, headers, payload_hash};
     request.headers["host"] = host;
@@ -115,6 +117,8 @@ Result<S3Response> S3Client::Send(std::string_view method, const std::string& ho
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, kRequestTimeoutMs);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, long{RetryPolicy::kStallSeconds});
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, WriteBody);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, WriteHeader);
@@ -143,9 +147,11 @@ Result<S3Response> S3Client::Send(std::string_view method, const std::string& ho
     }
     // A conditional write that raced another one on the same key: retry
     // (AWS's advice); the retry then sees the winner and answers 412.
-    bool conflict = response.status == 409 && ErrorCode(response.body) ==
-                                                  "ConditionalRequestConflict";
-    if ((conflict && attempt < retry_.max_attempts()) ||
+    bool conflict =
+        response.status == 409 && ErrorCode(response.body) == "ConditionalRequestConflict";
+    // S3 answers a body sent too slowly with 400, not 5xx; it is transient.
+    bool slow_body = response.status == 400 && ErrorCode(response.body) == "RequestTimeout";
+    if (((conflict || slow_body) && attempt < retry_.max_attempts()) ||
         retry_.ShouldRetry(code == CURLE_OK ? response.status : 0, attempt)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(retry_.DelayMs(attempt)));
       continue;
@@ -155,9 +161,14 @@ Result<S3Response> S3Client::Send(std::string_view method, const std::string& ho
                                 " attempts: ", curl_easy_strerror(code), " (", url, ")");
     }
     std::string detail = ErrorCode(response.body);
-    std::string message = StrCat("S3 ", what, " answered HTTP ", response.status,
-                                 detail.empty() ? "" : " ", detail);
+    std::string message =
+        StrCat("S3 ", what, " answered HTTP ", response.status, detail.empty() ? "" : " ", detail);
     switch (response.status) {
+      // A request skade sends well-formed is refused for what the client
+      // chose: a key S3 cannot store (too long, a segment MinIO refuses),
+      // a policy STS will not take.
+      case 400:
+        return MakeError(ErrorKind::kInvalidArgument, message);
       case 404:
         return MakeError(ErrorKind::kNotFound, message);
       case 412:
@@ -180,10 +191,17 @@ Result<S3Response> S3Client::Request(std::string_view method, const std::string&
                                      const std::string& key, const std::string& query,
                                      std::map<std::string, std::string> headers,
                                      std::string_view body) {
+  return ObjectRequest(method, bucket, key, query, std::move(headers), body, nullptr);
+}
+
+Result<S3Response> S3Client::ObjectRequest(std::string_view method, const std::string& bucket,
+                                           const std::string& key, const std::string& query,
+                                           std::map<std::string, std::string> headers,
+                                           std::string_view body, int* attempts) {
   std::string path = config_.PathPrefixFor(bucket);
   if (!key.empty() || path.empty()) StrAppend(&path, "/", UriEncode(key, true));
   return Send(method, config_.HostFor(bucket), path, query, std::move(headers), body, "s3",
-              StrCat(method, " s3://", bucket, "/", key));
+              StrCat(method, " s3://", bucket, "/", key), attempts);
 }
 
 Result<std::string> S3Client::GetObject(const std::string& bucket, const std::string& key,
@@ -196,13 +214,21 @@ Result<std::string> S3Client::GetObject(const std::string& bucket, const std::st
   return std::move(response.body);
 }
 
-Status S3Client::PutObject(const std::string& bucket, const std::string& key,
-                           std::string_view body, bool if_none_match) {
+Status S3Client::PutObject(const std::string& bucket, const std::string& key, std::string_view body,
+                           bool if_none_match) {
   std::map<std::string, std::string> headers{{"content-type", "application/octet-stream"}};
   if (if_none_match) headers["if-none-match"] = "*";
-  SKADE_ASSIGN_OR_RAISE(auto response, Request("PUT", bucket, key, "", headers, body));
-  (void)response;
-  return OkStatus();
+  int attempts = 0;
+  auto response = ObjectRequest("PUT", bucket, key, "", headers, body, &attempts);
+  if (response) return OkStatus();
+  // A retried conditional PUT may find the object an earlier attempt stored
+  // (the server kept it, then its answer was a 5xx or was lost): the object
+  // is ours exactly when it holds our bytes.
+  if (if_none_match && attempts > 1 && response.error().kind == ErrorKind::kAlreadyExists) {
+    auto stored = GetObject(bucket, key, body.size());
+    if (stored && *stored == body) return OkStatus();
+  }
+  return tl::unexpected(response.error());
 }
 
 Status S3Client::DeleteObject(const std::string& bucket, const std::string& key) {
@@ -212,11 +238,11 @@ Status S3Client::DeleteObject(const std::string& bucket, const std::string& key)
 }
 
 Result<S3Response> S3Client::PostSts(const std::string& form) {
-  std::string host = config_.endpoint_host.empty() ? std::string("sts.amazonaws.com")
-                                                   : config_.endpoint_host;
+  std::string host =
+      config_.endpoint_host.empty() ? std::string("sts.amazonaws.com") : config_.endpoint_host;
   return Send("POST", host, "/", "",
               {{"content-type", "application/x-www-form-urlencoded; charset=utf-8"}}, form, "sts",
-              "STS AssumeRole");
+              "STS AssumeRole", nullptr);
 }
 
 }  // namespace skade::s3

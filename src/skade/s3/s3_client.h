@@ -4,11 +4,14 @@
 // overwritten), a plain DELETE (Arrow's DeleteFile also writes directory
 // marker objects), and STS AssumeRole for vended credentials.
 //
-// Every request is retried by the RetryPolicy of the config. Answers map to
-// errors as: 404 kNotFound, 412 (the object exists) kAlreadyExists, 401/403
-// kForbidden, 501 kUnsupported, others and exhausted retries kIo (retryable
-// for transient ones). Messages name the bucket and key and the server's
-// error code, never credentials.
+// Every request is retried by the RetryPolicy of the config (and a 400
+// RequestTimeout, S3's answer to a body sent too slowly). Answers map to
+// errors as: 400 kInvalidArgument (a key or policy the server refuses: the
+// client's choice, not skade's fault), 404 kNotFound, 412 (the object
+// exists) kAlreadyExists, 401/403 kForbidden, 501 kUnsupported, others and
+// exhausted retries kIo (retryable for transient ones). An attempt that
+// stalls (no byte for 30 s) is given up and retried. Messages name the
+// bucket and key and the server's error code, never credentials.
 //
 // Thread-safe: each thread uses its own curl handle (kept, so connections
 // are reused).
@@ -56,7 +59,9 @@ class S3Client {
 
   /// PUT of a whole object. With `if_none_match`, only if no object has that
   /// key (kAlreadyExists when one does; kUnsupported when the server does not
-  /// implement conditional writes).
+  /// implement conditional writes). A retried conditional PUT that finds an
+  /// object holding exactly `body` succeeds: an earlier attempt stored it
+  /// and its answer was lost.
   Status PutObject(const std::string& bucket, const std::string& key, std::string_view body,
                    bool if_none_match);
 
@@ -71,11 +76,18 @@ class S3Client {
   const S3Config& config() const { return config_; }
 
  private:
-  // Sends one request (with retries); `what` names it in errors.
+  // Request, also setting `*attempts` (if not null) to the tries it took.
+  Result<S3Response> ObjectRequest(std::string_view method, const std::string& bucket,
+                                   const std::string& key, const std::string& query,
+                                   std::map<std::string, std::string> headers,
+                                   std::string_view body, int* attempts);
+
+  // Sends one request (with retries); `what` names it in errors; `*attempts`
+  // (if not null) is set to the tries made.
   Result<S3Response> Send(std::string_view method, const std::string& host,
                           const std::string& canonical_uri, const std::string& query,
                           std::map<std::string, std::string> headers, std::string_view body,
-                          std::string_view service, std::string_view what);
+                          std::string_view service, std::string_view what, int* attempts);
 
   S3Config config_;
   CredentialsSource credentials_;

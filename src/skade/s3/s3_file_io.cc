@@ -69,6 +69,27 @@ bool ValidBucket(std::string_view bucket) {
          bucket.back() != '-';
 }
 
+// S3's longest key (AWS answers a longer one KeyTooLongError).
+constexpr size_t kMaxKeyBytes = 1024;
+
+// A key S3 would refuse or store as a trap, refused before any request with
+// a message for the client who chose it: too long, or with an empty segment
+// ("a//b", which MinIO refuses and AWS keeps as a key that only this exact
+// spelling reaches). `key` is the path without its leading '/'.
+Status CheckKey(std::string_view key, std::string_view location) {
+  if (key.size() > kMaxKeyBytes) {
+    return InvalidArgument("S3 location ", location, " is too long: its key has ", key.size(),
+                           " bytes, S3 allows ", kMaxKeyBytes, " (choose a shorter location, ",
+                           "namespace or table name)");
+  }
+  if (key.starts_with('/') || key.find("//") != std::string_view::npos) {
+    return InvalidArgument("S3 location ", location,
+                           " has an empty path segment ('//'), which S3 servers refuse or keep as "
+                           "a different key");
+  }
+  return OkStatus();
+}
+
 // A location split for S3: its bucket and key (the path without its '/').
 struct ObjectName {
   std::string bucket;
@@ -89,6 +110,7 @@ Result<ObjectName> Split(std::string_view location) {
   }
   std::string key = parsed.path.substr(1);
   if (key.ends_with('/')) key.pop_back();
+  SKADE_RETURN_NOT_OK(CheckKey(key, location));
   return ObjectName{parsed.authority, std::move(key)};
 }
 
@@ -215,7 +237,8 @@ class S3FileIO : public io::FileIO {
     arrow_options.background_writes = true;
     arrow_options.allow_delayed_open = true;  // a small stream is one PUT
     arrow_options.connect_timeout = 10;
-    arrow_options.request_timeout = 120;
+    // The AWS SDK's request timeout is a stall bound (its curl low-speed time).
+    arrow_options.request_timeout = RetryPolicy::kStallSeconds;
     arrow_options.retry_strategy = std::make_shared<ArrowRetryStrategy>(config.max_attempts);
     SKADE_ASSIGN_OR_RAISE(
         auto fs, FromArrow(arrow::fs::S3FileSystem::Make(arrow_options), config.EndpointUrl()));
@@ -351,7 +374,7 @@ class S3FileIO : public io::FileIO {
       return InvalidArgument("Invalid S3 bucket name '", location.authority, "' in ",
                              location.ToString());
     }
-    return OkStatus();
+    return CheckKey(std::string_view(location.path).substr(1), location.ToString());
   }
 
   Result<AwsCredentials> Credentials() const {
