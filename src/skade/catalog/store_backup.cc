@@ -30,9 +30,11 @@ constexpr char kMetadataDirectory[] = "metadata";
 constexpr size_t kCommitLogPage = 4096;
 
 // A store opened only to be read here: nothing to sync.
+// For the copies Backup() made: the backup's store, and a restore's.
 store::CatalogStoreOptions ReadingOptions() {
   store::CatalogStoreOptions options;
   options.durability = store::Durability::kNone;
+  options.whole_copy = true;
   return options;
 }
 

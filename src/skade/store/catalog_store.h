@@ -67,6 +67,12 @@ struct CatalogStoreOptions {
   /// LMDB only: the map size the store starts with, an upper bound on its
   /// file (virtual; the file grows as needed). Other stores ignore it.
   uint64_t map_size = 64ull << 30;
+  /// The store is a copy Backup() made, which holds every page up to its
+  /// last: one whose file is shorter is refused as truncated (kCorruption;
+  /// LMDB would fault reading past its end). Not for a live store, whose
+  /// file may end before its last page (pages allocated and freed in one
+  /// transaction are never written).
+  bool whole_copy = false;
 };
 
 /// What a store reports of itself for monitoring (GET /metrics). Fields a

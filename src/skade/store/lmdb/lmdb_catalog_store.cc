@@ -126,6 +126,7 @@ Result<std::unique_ptr<CatalogStore>> OpenLmdbCatalogStore(const std::string& lo
   LmdbCatalogStoreOptions lmdb_options;
   lmdb_options.lmdb.map_size = options.map_size;
   lmdb_options.lmdb.durability = options.durability;
+  lmdb_options.lmdb.whole_copy = options.whole_copy;
   lmdb_options.group_commit = options.group_commit;
   SKADE_ASSIGN_OR_RAISE(auto store, LmdbCatalogStore::Open(std::string(path), lmdb_options));
   return std::unique_ptr<CatalogStore>(std::move(store));

@@ -77,8 +77,9 @@ Result<std::optional<std::string_view>> GetIn(MDB_txn* txn, MDB_dbi dbi, std::st
   return std::optional<std::string_view>(FromVal(v));
 }
 
-// A data file shorter than its meta page says (a truncated copy, say) would
-// fault (SIGBUS) on the first read of a page past its end: refuse it first.
+// A copy's data file shorter than its meta page says (a truncated backup)
+// would fault (SIGBUS) on the first read of a page past its end: refuse it
+// first. (Only a compacted copy holds every page up to its last.)
 Status CheckDataFileLength(MDB_env* env, const std::string& path) {
   MDB_envinfo info;
   mdb_env_info(env, &info);
@@ -240,7 +241,8 @@ Result<std::shared_ptr<LmdbEnv>> LmdbEnv::Open(const std::string& path,
     mdb_env_close(env);
     return LmdbError(StrCat("Cannot open catalog store ", canonical), rc);
   }
-  if (Status whole = CheckDataFileLength(env, canonical); !whole) {
+  if (Status whole = options.whole_copy ? CheckDataFileLength(env, canonical) : OkStatus();
+      !whole) {
     mdb_env_close(env);
     return tl::unexpected(whole.error());
   }

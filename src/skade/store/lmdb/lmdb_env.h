@@ -76,6 +76,8 @@ struct LmdbOptions {
   unsigned max_readers = 1022;
   unsigned max_dbs = 16;
   Durability durability = Durability::kImmediate;
+  /// CatalogStoreOptions::whole_copy.
+  bool whole_copy = false;
 };
 
 class LmdbEnv;
