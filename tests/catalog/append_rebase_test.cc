@@ -254,6 +254,22 @@ TEST_F(AppendRebaseTest, ManifestListOutsideTheTableIsNeverReadAndConflicts) {
   }
 }
 
+// A rebase reads the client's files whole: one past 64 MiB is not read for a
+// rebase (the client gets the 409 it would get without one).
+TEST_F(AppendRebaseTest, AManifestListTooLargeToRebaseConflicts) {
+  Table base = Appended(Create("t"), "a");
+  auto request = StaleAppend(base);
+  Appended(base, "b");
+  const std::string& list =
+      std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot->manifest_list;
+  auto bytes = io_->ReadFile(list);
+  ASSERT_THAT(bytes, IsOk());
+  bytes->resize((64u << 20) + 1);
+  ASSERT_THAT(io_->DeleteFile(list), IsOk());
+  ASSERT_THAT(io_->WriteFile(list, *bytes, false), IsOk());
+  ExpectConflict(request, "not rebased: cannot read");
+}
+
 TEST_F(AppendRebaseTest, ListThatDropsABaseManifestConflicts) {
   Table base = Appended(Create("t"), "a");
   auto request = StaleAppend(base);

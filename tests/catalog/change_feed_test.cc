@@ -50,7 +50,7 @@ class ChangeFeedTest : public ::testing::Test {
                                                                    size_t page_size) {
     std::vector<std::pair<uint64_t, store::CommitLogRecord>> all;
     for (;;) {
-      auto page = catalog_->ReadChanges(since, page_size);
+      auto page = catalog_->ReadChanges({since}, page_size);
       EXPECT_TRUE(page) << page.error().ToString();
       if (!page || page->commits.empty()) return all;
       for (auto& entry : page->commits) {
@@ -95,7 +95,7 @@ TEST_F(ChangeFeedTest, ConcurrentCommitsAreEachSeenOnceInOrder) {
     // Decided before reading: a page read after the last writer returned
     // holds everything it committed.
     const bool writers_done = writers_running.load() == 0;
-    auto page = catalog_->ReadChanges(since, 3);
+    auto page = catalog_->ReadChanges({since}, 3);
     ASSERT_TRUE(page) << page.error().ToString();
     for (auto& entry : page->commits) {
       ASSERT_GT(entry.first, since) << "sequence numbers go backwards or repeat";
@@ -168,14 +168,14 @@ TEST_F(ChangeFeedTest, AReaderBehindTheRetentionIsToldWhereToResume) {
   TableIdentifier id{{"feed"}, "pruned"};
   Create(id);
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(testing::FastAppend(*catalog_, id));
-  auto before = catalog_->ReadChanges(0, 100);
+  auto before = catalog_->ReadChanges({0}, 100);
   ASSERT_TRUE(before);
   ASSERT_EQ(before->commits.size(), 6u);
   const uint64_t last = before->last_seq;
 
   // Everything is older than "the future": each table keeps its last commit.
   ASSERT_TRUE(catalog_->store().PruneCommitLog(NowMillis() + 60'000, 1000));
-  auto gone = catalog_->ReadChanges(0, 100);
+  auto gone = catalog_->ReadChanges({0}, 100);
   ASSERT_THAT(gone, IsError(ErrorKind::kGone));
   EXPECT_NE(gone.error().message.find("resume from since="), std::string::npos)
       << gone.error().message;
@@ -184,17 +184,56 @@ TEST_F(ChangeFeedTest, AReaderBehindTheRetentionIsToldWhereToResume) {
   ASSERT_TRUE(bounds);
   const uint64_t resume = bounds->bounds.pruned_through;
   EXPECT_GT(resume, 0u);
-  auto after = catalog_->ReadChanges(resume, 100);
+  auto after = catalog_->ReadChanges({resume}, 100);
   ASSERT_TRUE(after) << after.error().ToString();
   EXPECT_EQ(after->last_seq, last);
   for (const auto& [seq, commit] : after->commits) EXPECT_GT(seq, resume);
 
   // A position past the end (another catalog's, or from before a restore).
-  EXPECT_THAT(catalog_->ReadChanges(last + 1, 100), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(catalog_->ReadChanges({last + 1}, 100), IsError(ErrorKind::kInvalidArgument));
   // The end itself is a position to wait at: no commits yet, no error.
-  auto at_end = catalog_->ReadChanges(last, 100);
+  auto at_end = catalog_->ReadChanges({last}, 100);
   ASSERT_TRUE(at_end);
   EXPECT_TRUE(at_end->commits.empty());
+}
+
+TEST_F(ChangeFeedTest, APositionIsItsNumberAndACheckOfItsCommit) {
+  TableIdentifier id{{"feed"}, "checked"};
+  Create(id);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(testing::FastAppend(*catalog_, id));
+  auto all = catalog_->ReadChanges({0}, 100);
+  ASSERT_THAT(all, IsOk());
+  ASSERT_EQ(all->commits.size(), 4u);
+  const auto& [seq, commit] = all->commits[1];
+  const ChangePosition second = ChangePosition::After(seq, commit);
+  ASSERT_TRUE(second.check);
+  EXPECT_EQ(ChangePosition::Parse("since", second.ToString()), second);
+  EXPECT_EQ(ChangePosition::Parse("since", "17"), (ChangePosition{17, std::nullopt}));
+  EXPECT_EQ(ChangePosition{17}.ToString(), "17");
+  for (const char* bad :
+       {"", "-1", "1.", ".0123456789abcdef", "1.0123456789ABCDEF", "1.0123456789abcde",
+        "1.0123456789abcdef0", "1.01234567-9abcdef", "99999999999999999999", "1 "}) {
+    EXPECT_THAT(ChangePosition::Parse("since", bad), IsError(ErrorKind::kInvalidArgument)) << bad;
+  }
+
+  // Checked, the page goes on after its commit, as from the bare number.
+  auto after = catalog_->ReadChanges(second, 100);
+  ASSERT_THAT(after, IsOk());
+  ASSERT_EQ(after->commits.size(), 2u);
+  EXPECT_EQ(after->commits[0].first, seq + 1);
+  auto one = catalog_->ReadChanges(second, 1);
+  ASSERT_THAT(one, IsOk());
+  ASSERT_EQ(one->commits.size(), 1u);
+  EXPECT_EQ(one->commits[0].first, seq + 1);
+  // Another commit's check at this number: not this reader's place.
+  ChangePosition forged = second;
+  *forged.check ^= 1;
+  EXPECT_THAT(catalog_->ReadChanges(forged, 100), IsError(ErrorKind::kGone));
+  // Behind the retention, a checked position gets the retention's answer.
+  ASSERT_TRUE(catalog_->store().PruneCommitLog(NowMillis() + 60'000, 1000));
+  auto gone = catalog_->ReadChanges(second, 100);
+  ASSERT_THAT(gone, IsError(ErrorKind::kGone));
+  EXPECT_NE(gone.error().message.find("retention"), std::string::npos) << gone.error().message;
 }
 
 }  // namespace

@@ -231,6 +231,45 @@ TEST_F(StoreBackupTest, APrunedCommitLogIsBackedUpAndRestored) {
   EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {}), IsOk());
 }
 
+// A restored store numbers its commits on from the backup's last one, so a
+// change-feed reader that had read past the backup would resume at numbers
+// that now name other commits. Its position (number and check) says so.
+TEST_F(StoreBackupTest, AChangeFeedPositionFromPastTheBackupIsRefusedAfterARestore) {
+  const TableIdentifier id{{"a"}, "t"};
+  CreateTable(id);
+  ASSERT_THAT(testing::FastAppend(*catalog_, id), IsOk());
+  auto position_of_last = [](EmbeddedCatalog& catalog) {
+    auto page = catalog.ReadChanges({0}, 1000);
+    EXPECT_THAT(page, IsOk());
+    const auto& [seq, commit] = page->commits.back();
+    return ChangePosition::After(seq, commit);
+  };
+  const ChangePosition at_backup = position_of_last(*catalog_);
+  ASSERT_THAT(Backup(dir_.Sub("backup")), IsOk());
+  ASSERT_THAT(testing::FastAppend(*catalog_, id), IsOk());
+  ASSERT_THAT(testing::FastAppend(*catalog_, id), IsOk());
+  const ChangePosition past_backup = position_of_last(*catalog_);
+  ASSERT_EQ(past_backup.seq, at_backup.seq + 2);
+  // The reader's own position goes on working before the restore.
+  EXPECT_THAT(catalog_->ReadChanges(past_backup, 10), IsOk());
+
+  ASSERT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("restored"), {}), IsOk());
+  auto restored = Open(dir_.Sub("restored"));
+  ASSERT_NE(restored, nullptr);
+  for (int i = 0; i < 3; ++i) ASSERT_THAT(testing::FastAppend(*restored, id), IsOk());
+
+  auto refused = restored->ReadChanges(past_backup, 10);
+  ASSERT_THAT(refused, IsError(ErrorKind::kGone));
+  EXPECT_NE(refused.error().message.find("restored from a backup"), std::string::npos)
+      << refused.error().message;
+  // A position the backup holds is the same commit there: paging goes on.
+  auto from_backup = restored->ReadChanges(at_backup, 10);
+  ASSERT_THAT(from_backup, IsOk());
+  EXPECT_EQ(from_backup->commits.size(), 3u);
+  // A bare number is not checked.
+  EXPECT_THAT(restored->ReadChanges({past_backup.seq}, 10), IsOk());
+}
+
 // A backup whose store does not hold the history its manifest lists (the
 // store file tampered with, say) is refused, and so is a truncated one —
 // with an error, not a fault on the first page past the file's end.

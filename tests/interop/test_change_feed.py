@@ -1,7 +1,8 @@
 """The change feed while real PyIceberg writers commit through `skade serve`: a
 follower paging GET /v1/skade/changes and `skade changes --follow --json` each
 see every commit once, in order, with who made it; a follower behind the
-retention gets 410 and where to resume; hostile positions get 400."""
+retention gets 410 and where to resume, and so does one whose position a restore from a backup
+replaced; hostile positions get 400."""
 import json
 import signal
 import subprocess
@@ -40,8 +41,8 @@ def token(server):
 
 
 def get(server, query, bearer):
-    request = urllib.request.Request(f"{server.uri}/v1/skade/changes?{query}",
-                                     headers={"Authorization": f"Bearer {bearer}"})
+    headers = {"Authorization": f"Bearer {bearer}"} if bearer else {}
+    request = urllib.request.Request(f"{server.uri}/v1/skade/changes?{query}", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.status, json.load(response)
@@ -156,7 +157,7 @@ def test_followers_see_every_commit_once_under_concurrent_writers(server, bin_di
     cli.send_signal(signal.SIGINT)
     _, stderr = cli.communicate(timeout=60)
     assert cli.returncode == 0, stderr
-    assert f"resume with --since {last}" in stderr
+    assert f"resume with --since {rest_events[-1]['position']})" in stderr
     assert cli_events == rest_events
 
 
@@ -184,7 +185,9 @@ def test_positions_outside_the_log_are_clear_errors(server, run_tool):
     assert status == 200 and same["events"] == following["events"]
 
     for query in ("since=-1", "since=abc", f"since={last + 1}", "since=99999999999999999999",
-                  "pageSize=0", "pageSize=-5", "pageSize=x", "pageToken=x", "since=1&pageToken=2"):
+                  "pageSize=0", "pageSize=-5", "pageSize=x", "pageToken=x", "since=1&pageToken=2",
+                  "since=1.", "since=1.xyz", "since=.0123456789abcdef", "since=1.0123456789ABCDEF",
+                  "since=1.0123456789abcdef0", "since=1&pageToken=2.0123456789abcdef"):
         status, body = get(server, query, bearer)
         assert status == 400, (query, status, body)
         assert body["error"]["type"] == "BadRequestException"
@@ -207,3 +210,59 @@ def test_positions_outside_the_log_are_clear_errors(server, run_tool):
     status, page = get(server, f"since={resume}", bearer)
     assert status == 200 and page["pruned-through"] == resume
     assert page["last-sequence-number"] == last
+
+
+def test_a_position_from_past_a_backup_is_refused_after_a_restore(bin_dir, tmp_path, run_tool):
+    """A restored store numbers its commits on from the backup's last one. A follower that had
+    read past the backup resumes with the `next-position` it kept (number and check): 410 and
+    what to do, over REST and in `skade changes`, where a bare number would have silently
+    skipped the restored store's new commits or shown them as ones it had seen."""
+    warehouse = tmp_path / "warehouse"
+    backup = tmp_path / "backup"
+
+    def append(server, count):
+        catalog = RestCatalog("skade", uri=server.uri)
+        table = catalog.load_table("feed.t")
+        for i in range(count):
+            table.append(pa.table({"id": pa.array([i], pa.int64())}))
+
+    server = SkadeServer(bin_dir, warehouse)
+    try:
+        catalog = RestCatalog("skade", uri=server.uri)
+        catalog.create_namespace("feed")
+        catalog.create_table("feed.t", schema=SCHEMA)
+        append(server, 1)
+        run_tool("skade", "--warehouse", warehouse, "backup", backup)
+        status, at_backup = get(server, "since=0", None)
+        assert status == 200
+        append(server, 2)
+        status, page = get(server, f"since={at_backup['next-position']}", None)
+        assert status == 200 and len(page["events"]) == 2, page
+        assert page["events"][-1]["position"] == page["next-position"]
+        past_backup = page["next-position"]
+        assert past_backup.split(".")[0] == str(page["next-since"])
+    finally:
+        assert server.stop() == 0, server.log_path.read_text()
+
+    run_tool("skade", "--warehouse", warehouse, "restore", backup, "--force")
+    server = SkadeServer(bin_dir, warehouse)
+    try:
+        append(server, 3)
+        for query in (f"since={past_backup}", f"pageToken={past_backup}"):
+            status, body = get(server, query, None)
+            assert status == 410, (query, body)
+            assert body["error"]["type"] == "GoneException"
+            assert "restored from a backup" in body["error"]["message"]
+        # The backup's own positions name the same commits: the follower goes on from there.
+        status, page = get(server, f"since={at_backup['next-position']}", None)
+        assert status == 200 and len(page["events"]) == 3, page
+        refused = run_tool("skade", "--warehouse", warehouse, "changes", "--since", past_backup,
+                           check=False)
+        assert refused.returncode != 0 and "restored from a backup" in refused.stderr
+        shown = run_tool("skade", "--warehouse", warehouse, "changes", "--since",
+                         at_backup["next-position"])
+        assert len(shown.stdout.splitlines()) == 3
+        resume = shown.stderr.rsplit("--since ", 1)[1].rstrip(")\n")
+        assert resume == page["next-position"]
+    finally:
+        assert server.stop() == 0, server.log_path.read_text()

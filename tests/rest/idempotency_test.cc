@@ -463,5 +463,37 @@ TEST_F(IdempotencyTest, AnswersSurviveARestartAndFollowTheTableOnceTheirFileIsGo
   EXPECT_EQ(Snapshots(), 1u);
 }
 
+// Once the answer's file is gone the replay answers with the table as it is
+// now — but never with another table created under the name since: the
+// client would take it for its own and go on committing to it.
+TEST_F(IdempotencyTest, AReplayNeverAnswersWithAnotherTableOfTheSameName) {
+  ASSERT_NO_FATAL_FAILURE(CreateNamespaceAndTable());
+  const std::string create_u = R"({"name":"u","schema":)" + std::string(kSchema) + "}";
+  const std::string kCreateKey = "01890a5d-ac96-774b-bcce-b302099a8058";
+  auto created = Keyed(kCreateKey, "POST", "/v1/namespaces/n/tables", create_u);
+  ASSERT_EQ(created.status, 200);
+  auto committed = Keyed(kKey, "POST", "/v1/namespaces/n/tables/t", FirstAppend(1));
+  ASSERT_EQ(committed.status, 200);
+  for (const auto& [name, answer] : {std::pair{"t", &committed}, std::pair{"u", &created}}) {
+    ASSERT_EQ(Call("DELETE", StrCat("/v1/namespaces/n/tables/", name)).status, 204);
+    ASSERT_TRUE(
+        catalog_->file_io().DeleteFile(*json::GetString(Body(*answer), "metadata-location")));
+  }
+  ASSERT_EQ(Call("POST", "/v1/namespaces/n/tables",
+                 R"({"name":"t","schema":)" + std::string(kSchema) + "}")
+                .status,
+            200);
+  ASSERT_EQ(Call("POST", "/v1/namespaces/n/tables", create_u).status, 200);
+  ASSERT_NO_FATAL_FAILURE(Open());  // and out of the metadata cache
+
+  auto replayed = Keyed(kKey, "POST", "/v1/namespaces/n/tables/t", FirstAppend(1));
+  EXPECT_EQ(replayed.status, 404) << replayed.body;
+  EXPECT_NE(replayed.body.find("dropped since"), std::string::npos) << replayed.body;
+  auto recreated = Keyed(kCreateKey, "POST", "/v1/namespaces/n/tables", create_u);
+  EXPECT_EQ(recreated.status, 404) << recreated.body;
+  EXPECT_EQ(Snapshots(), 0u);
+  EXPECT_EQ(watched_->commit_calls.load(), 0);
+}
+
 }  // namespace
 }  // namespace skade::rest

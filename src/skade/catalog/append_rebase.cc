@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <semaphore>
 #include <string_view>
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
 #include "skade/avro/manifest_reader.h"
-#include "skade/catalog/metadata_files.h"
 #include "skade/catalog/table_location_claims.h"
 #include "skade/spec/snapshot_totals.h"
 #include "skade/spec/table_locations.h"
@@ -118,6 +118,37 @@ Result<spec::SnapshotPtr> BranchHead(const spec::TableMetadata& current,
                     append.asserted->ref, " (", head->snapshot_id, ")");
 }
 
+// A rebase reads manifest lists and manifests whole and parses them (about
+// three times a file's size in memory), on as many threads as commit at once.
+// A file over kMaxRebaseRead is not rebased, and one over kLargeRebaseRead
+// needs one of kLargeRebases slots, held until its rebase ends; with none
+// free the request is not rebased either. Not rebased is the 409 the client
+// would get from any catalog, and its own retry.
+constexpr uint64_t kMaxRebaseRead = 64ull << 20;
+constexpr uint64_t kLargeRebaseRead = 8ull << 20;
+constexpr std::ptrdiff_t kLargeRebases = 2;
+
+class LargeRebaseSlot {
+ public:
+  LargeRebaseSlot() = default;
+  LargeRebaseSlot(const LargeRebaseSlot&) = delete;
+  LargeRebaseSlot& operator=(const LargeRebaseSlot&) = delete;
+  ~LargeRebaseSlot() {
+    if (held_) Slots().release();
+  }
+  bool Take() {
+    if (!held_) held_ = Slots().try_acquire();
+    return held_;
+  }
+
+ private:
+  static std::counting_semaphore<kLargeRebases>& Slots() {
+    static std::counting_semaphore<kLargeRebases> slots(kLargeRebases);
+    return slots;
+  }
+  bool held_ = false;
+};
+
 // Where RebaseAppend reads: the table's files, the lists earlier rebases of
 // the same batch will write, and the cache of parsed manifest lists.
 struct Files {
@@ -125,6 +156,7 @@ struct Files {
   const TableFileScope& scope;
   const std::vector<UnsyncedFile>& pending;
   cache::ManifestCache& lists;
+  LargeRebaseSlot& large;
 };
 
 const UnsyncedFile* Pending(const Files& files, const std::string& location) {
@@ -139,8 +171,12 @@ Result<std::string> ReadTableFile(const Files& files, const std::string& locatio
   if (const UnsyncedFile* pending = Pending(files, location)) return *pending->contents;
   auto allowed = files.scope.CheckRead(location);
   if (!allowed) return NotRebased(allowed.error().message);
-  auto bytes = files.io.ReadCheckedFileUpTo(location, *allowed, kMaxMetadataReadBytes);
+  auto bytes = files.io.ReadCheckedFileUpTo(location, *allowed, kMaxRebaseRead);
   if (!bytes) return NotRebased("cannot read ", location, ": ", bytes.error().message);
+  if (bytes->size() > kLargeRebaseRead && !files.large.Take()) {
+    return NotRebased("the server is rebasing ", kLargeRebases, " appends with files over ",
+                      kLargeRebaseRead >> 20, " MiB already (", location, ")");
+  }
   return bytes;
 }
 
@@ -350,7 +386,8 @@ Result<RebasedAppend> RebaseAppend(const CommitTableRequest& request,
                                    io::FileIO& io, const TableFileScope& scope,
                                    const std::vector<UnsyncedFile>& pending,
                                    cache::ManifestCache& lists) {
-  auto rebased = Rebase(request, current, Files{io, scope, pending, lists});
+  LargeRebaseSlot large;
+  auto rebased = Rebase(request, current, Files{io, scope, pending, lists, large});
   if (rebased) return rebased;
   Error error = ref_failure;
   StrAppend(&error.message, "; not rebased: ", rebased.error().message);

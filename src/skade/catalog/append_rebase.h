@@ -33,7 +33,9 @@
 //     every manifest of the asserted snapshot unchanged, and the rest are
 //     data manifests this snapshot added with only ADDED entries whose
 //     sequence numbers (and v3 row ids) are left to inheritance — so they
-//     take the rebased snapshot's.
+//     take the rebased snapshot's;
+//   - each file it reads is at most 64 MiB, and one over 8 MiB finds one of
+//     the two slots for such rebases free (memory: each is parsed whole).
 // Reads go through `io` (or `pending`); the committed snapshots' manifest
 // lists through `lists`, where each rebase leaves the list it made (the next
 // rebase's head). Nothing is written here — the caller writes the returned

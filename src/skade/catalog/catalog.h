@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "skade/catalog/change_position.h"
 #include "skade/io/file_io.h"
 #include "skade/spec/partition_spec.h"
 #include "skade/spec/schema.h"
@@ -234,13 +235,14 @@ class Catalog {
                                                         uint64_t after, size_t limit) = 0;
 
   // --- The change feed (the commit log) -----------------------------------
-  /// Every commit with commit_seq > `since`, oldest first, at most `limit`
-  /// (paging on from the last one returned misses none and repeats none).
-  /// kGone when retention has dropped commits after `since` (since <
-  /// pruned_through: resume from pruned_through, knowing some are lost);
-  /// kInvalidArgument when `since` is past the last commit (a position
-  /// from another catalog, or from before a restore).
-  virtual Result<ChangePage> ReadChanges(uint64_t since, size_t limit) {
+  /// Every commit with commit_seq > `since.seq`, oldest first, at most
+  /// `limit` (paging on from the last one returned misses none and repeats
+  /// none). kGone when retention has dropped commits after `since` (since <
+  /// pruned_through: resume from pruned_through, knowing some are lost), or
+  /// when `since` carries a check and the commit at its number is another
+  /// one (a store restored from a backup since, or another catalog's
+  /// position); kInvalidArgument when `since` is past the last commit.
+  virtual Result<ChangePage> ReadChanges(const ChangePosition& since, size_t limit) {
     (void)since;
     (void)limit;
     return MakeError(ErrorKind::kUnsupported, "This catalog has no change feed");

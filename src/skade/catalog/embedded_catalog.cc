@@ -757,6 +757,7 @@ store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) const {
     if (record.status == 200) {  // a table answer: the file this swap commits
       record.table = commit.identifier;
       record.metadata_location = commit.new_location;
+      record.table_uuid = commit.metadata->table_uuid;
     }
     swap.idempotency_records.push_back(std::move(record));
   }
@@ -1160,19 +1161,39 @@ Result<std::vector<std::optional<std::string>>> EmbeddedCatalog::ResolveMany(
   return out;
 }
 
-Result<ChangePage> EmbeddedCatalog::ReadChanges(uint64_t since, size_t limit) {
-  SKADE_ASSIGN_OR_RAISE(auto page, store_->ReadCommitLogPage(since, limit));
+Result<ChangePage> EmbeddedCatalog::ReadChanges(const ChangePosition& since, size_t limit) {
+  // A checked position reads from its own commit, to compare it.
+  const bool checked = since.check && since.seq > 0;
+  SKADE_ASSIGN_OR_RAISE(auto page, store_->ReadCommitLogPage(checked ? since.seq - 1 : since.seq,
+                                                             checked ? limit + 1 : limit));
   const auto& bounds = page.bounds;
-  if (since < bounds.pruned_through) {
+  if (since.seq < bounds.pruned_through) {
     return MakeError(ErrorKind::kGone, "Commits up to ", bounds.pruned_through,
-                     " were pruned by the commit log's retention; commits after ", since,
+                     " were pruned by the commit log's retention; commits after ", since.seq,
                      " are lost to this reader: resume from since=", bounds.pruned_through);
   }
-  if (since > bounds.last_seq) {
-    return InvalidArgument("since=", since, " is past the catalog's last commit (", bounds.last_seq,
+  if (since.seq > bounds.last_seq) {
+    return InvalidArgument("since=", since.seq, " is past the catalog's last commit (",
+                           bounds.last_seq,
                            "): a position from another catalog, or from before a restore");
   }
-  return ChangePage{std::move(page.entries), bounds.last_seq, bounds.pruned_through};
+  auto& entries = page.entries;
+  if (checked) {
+    if (!entries.empty() && entries.front().first == since.seq) {
+      if (ChangePosition::After(since.seq, entries.front().second) != since) {
+        return MakeError(ErrorKind::kGone, "Commit ", since.seq,
+                         " is not the commit this reader saw there: the catalog's store was "
+                         "restored from a backup since (or the position is another catalog's), "
+                         "and later commits may have been replaced. Reload the tables you follow "
+                         "and resume from since=",
+                         bounds.last_seq);
+      }
+      entries.erase(entries.begin());
+    }
+    // Its commit pruned (it was at pruned_through): nothing to compare.
+    if (entries.size() > limit) entries.resize(limit);
+  }
+  return ChangePage{std::move(entries), bounds.last_seq, bounds.pruned_through};
 }
 
 Result<std::vector<TableCommit>> EmbeddedCatalog::TableHistory(const TableIdentifier& identifier,

@@ -177,7 +177,7 @@ class EmbeddedCatalog : public Catalog {
                                         int64_t timestamp_ms) override;
   Result<std::vector<std::optional<std::string>>> ResolveMany(
       std::span<const SnapshotKey> keys) override;
-  Result<ChangePage> ReadChanges(uint64_t since, size_t limit) override;
+  Result<ChangePage> ReadChanges(const ChangePosition& since, size_t limit) override;
   Result<std::vector<TableCommit>> TableHistory(const TableIdentifier& identifier, uint64_t after,
                                                 size_t limit) override;
 

@@ -21,9 +21,8 @@ namespace skade::cli {
 namespace {
 
 struct ChangesArgs {
-  uint64_t since = 0;
-  bool since_given = false;  // without --since: from the first commit kept
-  size_t limit = 0;          // 0: no limit
+  std::string since;  // a number or a position; empty: from the first commit kept
+  size_t limit = 0;   // 0: no limit
   bool follow = false;
   int poll_interval_ms = 1000;
   bool json = false;
@@ -70,11 +69,13 @@ Status ShowChanges(const CliContext& context, const ChangesArgs& args) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   constexpr size_t kPage = 1000;
-  uint64_t since = args.since;
-  if (!args.since_given) {
+  catalog::ChangePosition since;
+  if (!args.since.empty()) {
+    SKADE_ASSIGN_OR_RAISE(since, catalog::ChangePosition::Parse("--since", args.since));
+  } else {
     // "All kept": from where retention left the log.
     SKADE_ASSIGN_OR_RAISE(auto kept, catalog->store().ReadCommitLogPage(0, 0));
-    since = kept.bounds.pruned_through;
+    since.seq = kept.bounds.pruned_through;
   }
   size_t shown = 0;
   while (!interrupted.load()) {
@@ -86,7 +87,7 @@ Status ShowChanges(const CliContext& context, const ChangesArgs& args) {
       } else {
         PrintText(seq, commit);
       }
-      since = seq;
+      since = catalog::ChangePosition::After(seq, commit);
     }
     std::cout.flush();
     shown += page.commits.size();
@@ -96,8 +97,8 @@ Status ShowChanges(const CliContext& context, const ChangesArgs& args) {
     std::this_thread::sleep_for(std::chrono::milliseconds(args.poll_interval_ms));
   }
   // Where to resume: on stderr, so that stdout stays the events alone.
-  std::cerr << "skade changes: through commit " << since << " (resume with --since " << since
-            << ")\n";
+  std::cerr << "skade changes: through commit " << since.seq << " (resume with --since "
+            << since.ToString() << ")\n";
   return OkStatus();
 }
 
@@ -127,7 +128,9 @@ void AddChangesCommand(CLI::App& app, const CliContext& context) {
       "Every commit of the catalog since a sequence number: table, operation, snapshots, "
       "requester, metadata file (the commit log's change feed)");
   changes->add_option("--since", args->since,
-                      "Show commits after this commit sequence number (default: all kept)");
+                      "Show commits after this commit sequence number, or after the position "
+                      "a previous run printed (N.check: refused if the store was restored from a "
+                      "backup since; default: all kept)");
   changes->add_option("--limit", args->limit, "Stop after this many commits");
   changes->add_flag("--follow,-f", args->follow,
                     "Keep waiting for new commits (Ctrl-C ends); prints where to resume");
@@ -136,7 +139,6 @@ void AddChangesCommand(CLI::App& app, const CliContext& context) {
   changes->add_flag("--json", args->json,
                     "One JSON event per line, as GET /v1/skade/changes answers them");
   changes->callback([&context, args, changes] {
-    args->since_given = changes->count("--since") > 0;
     if (changes->get_subcommands().empty()) {
       throw CLI::RuntimeError(Run([&] { return ShowChanges(context, *args); }));
     }

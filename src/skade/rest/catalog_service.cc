@@ -379,7 +379,7 @@ Result<HttpResponse> CatalogService::CreateTable(RouteCall& call) {
     SKADE_RETURN_NOT_OK(CheckVendable(call, *planned.metadata));
   }
   SKADE_ASSIGN_OR_RAISE(auto created, catalog_->CreateTable(call.ns, request));
-  NoteTableAnswer(call, {call.ns, request.name}, created.metadata_location);
+  NoteTableAnswer(call, {call.ns, request.name}, created);
   return TableResponse(call, created);
 }
 
@@ -396,7 +396,7 @@ Result<HttpResponse> CatalogService::RegisterTable(RouteCall& call) {
   }
   SKADE_ASSIGN_OR_RAISE(auto registered, catalog_->RegisterTable(identifier, body.metadata_location,
                                                                  body.overwrite, OriginOf(call)));
-  NoteTableAnswer(call, identifier, registered.metadata_location);
+  NoteTableAnswer(call, identifier, registered);
   return TableResponse(call, registered);
 }
 
@@ -436,7 +436,7 @@ Result<HttpResponse> CatalogService::CommitTable(RouteCall& call) {
   request.idempotency = CommitIdempotency(call, 200);
   request.origin = OriginOf(call);
   SKADE_ASSIGN_OR_RAISE(auto committed, catalog_->CommitTable(request));
-  NoteTableAnswer(call, request.identifier, committed.metadata_location);
+  NoteTableAnswer(call, request.identifier, committed);
   return CommitResponse(committed);
 }
 
@@ -585,17 +585,18 @@ Result<HttpResponse> CatalogService::TableHistory(RouteCall& call) {
 
 Result<HttpResponse> CatalogService::ReadChanges(RouteCall& call) {
   // A position is `since`, or the previous page's next-page-token (the
-  // same number, for clients that page the events proposal's way).
-  std::optional<uint64_t> since;
+  // same position, for clients that page the events proposal's way).
+  std::optional<catalog::ChangePosition> since;
   for (const std::string name : {"since", "pageToken"}) {
     auto value = call.target.Query(name);
     if (!value || value->empty()) continue;
-    SKADE_ASSIGN_OR_RAISE(uint64_t position, ParseNonNegativeLongParameter(name, *value));
-    if (since && *since != position) {
-      return InvalidArgument("since=", *since, " and pageToken=", position,
+    SKADE_ASSIGN_OR_RAISE(auto position, catalog::ChangePosition::Parse(name, *value));
+    if (since && (since->seq != position.seq ||
+                  (since->check && position.check && since->check != position.check))) {
+      return InvalidArgument("since=", since->ToString(), " and pageToken=", position.ToString(),
                              " name different positions: send one");
     }
-    since = position;
+    if (!since || position.check) since = position;
   }
   size_t limit = kDefaultChangesPageSize;
   if (auto value = call.target.Query("pageSize"); value && !value->empty()) {
@@ -603,8 +604,9 @@ Result<HttpResponse> CatalogService::ReadChanges(RouteCall& call) {
     if (!parsed || *parsed <= 0) return InvalidArgument("Invalid pageSize: ", *value);
     limit = std::min(static_cast<size_t>(*parsed), kMaxChangesPageSize);
   }
-  SKADE_ASSIGN_OR_RAISE(auto page, catalog_->ReadChanges(since.value_or(0), limit));
-  return JsonResponse(WriteChangePage(page, since.value_or(0), page.commits.size() == limit));
+  const catalog::ChangePosition from = since.value_or(catalog::ChangePosition{});
+  SKADE_ASSIGN_OR_RAISE(auto page, catalog_->ReadChanges(from, limit));
+  return JsonResponse(WriteChangePage(page, from, page.commits.size() == limit));
 }
 
 Result<HttpResponse> CatalogService::ResolveSnapshots(RouteCall& call) {

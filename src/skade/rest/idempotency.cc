@@ -174,14 +174,15 @@ std::optional<catalog::IdempotencyRecord> CommitIdempotency(const RouteCall& cal
 }
 
 void NoteTableAnswer(RouteCall& call, const spec::TableIdentifier& table,
-                     const std::string& metadata_location) {
+                     const catalog::LoadTableResult& answer) {
   if (call.idempotency == nullptr) return;
-  if (metadata_location.empty()) {
+  if (answer.metadata_location.empty()) {
     call.keep_answer = false;
     return;
   }
   call.idempotency->table = table;
-  call.idempotency->metadata_location = metadata_location;
+  call.idempotency->metadata_location = answer.metadata_location;
+  call.idempotency->table_uuid = answer.metadata->table_uuid;
 }
 
 IdempotentRequests::IdempotentRequests(std::shared_ptr<catalog::Catalog> catalog,
@@ -275,6 +276,13 @@ Result<HttpResponse> IdempotentRequests::Replay(const catalog::IdempotencyRecord
   if (!record.metadata_location.empty()) {
     SKADE_ASSIGN_OR_RAISE(auto table,
                           catalog_->LoadTableFromMetadata(record.table, record.metadata_location));
+    if (!record.table_uuid.empty() && table.metadata->table_uuid != record.table_uuid) {
+      // The file is gone and the name is another table's now: answering with
+      // it would have the client take that table for its own.
+      return MakeError(ErrorKind::kNotFound, "Table ", record.table.ToString(),
+                       " that this Idempotency-Key's request answered with (", record.table_uuid,
+                       ") was dropped since; the table of that name now is another one");
+    }
     SKADE_ASSIGN_OR_RAISE(response, answer(table));
   } else {
     response.body = record.body;

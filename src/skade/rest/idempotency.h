@@ -78,7 +78,7 @@ std::optional<catalog::IdempotencyRecord> CommitIdempotency(const RouteCall& cal
 /// at all — it may hold credentials vended to the request, which the store
 /// must not keep, and it commits nothing, so a retry runs it again.
 void NoteTableAnswer(RouteCall& call, const spec::TableIdentifier& table,
-                     const std::string& metadata_location);
+                     const catalog::LoadTableResult& answer);
 
 class IdempotentRequests {
  public:

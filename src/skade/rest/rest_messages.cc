@@ -529,6 +529,7 @@ void WriteChangeEventTo(JsonWriter& writer, uint64_t commit_seq,
   writer.StartObject();
   writer.Field("event-id", std::to_string(commit_seq));
   writer.Field("sequence-number", static_cast<int64_t>(commit_seq));
+  writer.Field("position", catalog::ChangePosition::After(commit_seq, commit).ToString());
   // Requests that shared one commit: the first names the event, all are listed.
   std::vector<std::string_view> requesters;
   std::vector<std::string_view> request_ids;
@@ -590,16 +591,21 @@ std::string WriteChangeEvent(uint64_t commit_seq, const store::CommitLogRecord& 
   return writer.Take();
 }
 
-std::string WriteChangePage(const catalog::ChangePage& page, uint64_t since, bool full) {
+std::string WriteChangePage(const catalog::ChangePage& page, const catalog::ChangePosition& since,
+                            bool full) {
   JsonWriter writer;
   writer.StartObject();
   writer.Key("events");
   writer.StartArray();
   for (const auto& [seq, commit] : page.commits) WriteChangeEventTo(writer, seq, commit);
   writer.EndArray();
-  const uint64_t next = page.commits.empty() ? since : page.commits.back().first;
-  writer.Field("next-since", static_cast<int64_t>(next));
-  if (full) writer.Field("next-page-token", std::to_string(next));
+  const catalog::ChangePosition next =
+      page.commits.empty()
+          ? since
+          : catalog::ChangePosition::After(page.commits.back().first, page.commits.back().second);
+  writer.Field("next-since", static_cast<int64_t>(next.seq));
+  writer.Field("next-position", next.ToString());
+  if (full) writer.Field("next-page-token", next.ToString());
   writer.Field("last-sequence-number", static_cast<int64_t>(page.last_seq));
   writer.Field("pruned-through", static_cast<int64_t>(page.pruned_through));
   writer.Field("highest-processed-timestamp-ms",

@@ -134,11 +134,14 @@ std::string_view ChangeOperationType(store::CommitKind kind);
 /// One commit as a change-feed event, in the field names of the Iceberg
 /// events proposal (event-id, request-id, timestamp-ms, actor, operation
 /// with operation-type and identifier) plus skade's (sequence-number,
-/// metadata-location, snapshots). Also `skade changes --json`'s lines.
+/// position, metadata-location, snapshots). Also `skade changes --json`'s
+/// lines.
 std::string WriteChangeEvent(uint64_t commit_seq, const store::CommitLogRecord& commit);
-/// GET …/skade/changes: `events`, `next-since` (the `since` that pages on),
+/// GET …/skade/changes: `events`, `next-since` (the number that pages on),
+/// `next-position` (the same, checked: catalog::ChangePosition),
 /// `last-sequence-number`, `pruned-through`, `highest-processed-timestamp-ms`
-/// and, when the page is full, `next-page-token` (= next-since).
-std::string WriteChangePage(const catalog::ChangePage& page, uint64_t since, bool full);
+/// and, when the page is full, `next-page-token` (= next-position).
+std::string WriteChangePage(const catalog::ChangePage& page, const catalog::ChangePosition& since,
+                            bool full);
 
 }  // namespace skade::rest

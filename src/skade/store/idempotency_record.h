@@ -32,6 +32,11 @@ struct IdempotencyRecord {
   /// with. `metadata_location` is empty otherwise.
   spec::TableIdentifier table;
   std::string metadata_location;
+  /// For a table-shaped answer: the table's uuid. A replay whose file is
+  /// gone answers with the table as it is now, and only if it is this one
+  /// (not another table created under the name since). Empty in records
+  /// written before it was kept.
+  std::string table_uuid;
   /// When the answer was final, and from when the record no longer counts
   /// (Unix milliseconds, the clock of the writer).
   int64_t created_at_ms = 0;
@@ -40,7 +45,7 @@ struct IdempotencyRecord {
   /// The same answer (status, body, table and file), whatever its times.
   bool SameAnswer(const IdempotencyRecord& other) const {
     return status == other.status && body == other.body && table == other.table &&
-           metadata_location == other.metadata_location;
+           metadata_location == other.metadata_location && table_uuid == other.table_uuid;
   }
   bool operator==(const IdempotencyRecord&) const = default;
 };

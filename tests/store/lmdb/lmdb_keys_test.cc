@@ -70,10 +70,15 @@ TEST(KeysTest, IdempotencyRecordsRoundTripAndSortByExpiry) {
   record.metadata_location = "file:///w/a/b/t/metadata/00002-y.metadata.json";
   record.created_at_ms = 1'700'000'000'000;
   record.expires_at_ms = 1'700'000'001'800;
+  IdempotencyRecord without_uuid = record;  // as written before the uuid was kept
+  EXPECT_EQ(*DecodeIdempotencyRecord(record.key, EncodeIdempotencyRecord(without_uuid)),
+            without_uuid);
+  record.table_uuid = "9c12d441-03fe-4693-9a96-a0705ddf69c1";
   EXPECT_EQ(*DecodeIdempotencyRecord(record.key, EncodeIdempotencyRecord(record)), record);
   IdempotencyRecord body_only = record;
   body_only.table = {};
   body_only.metadata_location.clear();
+  body_only.table_uuid.clear();  // only a table answer has one
   body_only.status = 409;
   body_only.body = R"({"error":{"code":409}})";
   EXPECT_EQ(*DecodeIdempotencyRecord(record.key, EncodeIdempotencyRecord(body_only)), body_only);

@@ -295,7 +295,9 @@ std::string EncodeIdempotencyRecord(const IdempotencyRecord& record) {
   bool has_table = !record.table.name.empty();
   AppendLengthPrefixed(&out, has_table ? TableKey(record.table) : std::string());
   AppendLengthPrefixed(&out, record.metadata_location);
-  out.append(record.body);
+  // The rest: the body, or for a table-shaped answer (which has none) the
+  // table's uuid — so records written before the uuid was kept still decode.
+  out.append(record.metadata_location.empty() ? record.body : record.table_uuid);
   return out;
 }
 
@@ -316,7 +318,7 @@ Result<IdempotencyRecord> DecodeIdempotencyRecord(std::string_view key, std::str
   record.fingerprint = std::string(fingerprint);
   if (!table.empty()) record.table = TableIdentifierFromKey(table);
   record.metadata_location = std::string(location);
-  record.body = std::string(bytes);
+  (record.metadata_location.empty() ? record.body : record.table_uuid) = std::string(bytes);
   return record;
 }
 
