@@ -164,7 +164,6 @@ TEST_F(BindTest, PushesNotDown) {
   EXPECT_EQ(Text("not not x is nan"), "x is nan");
   EXPECT_EQ(Text("not (i is null or x is not nan)"), "i is not null and x is nan");
   EXPECT_TRUE(BindText("not (i < 5 or i > 9)")->Equals(*BindText("i >= 5 and i <= 9")));
-  EXPECT_TRUE(BindText("i < 5")->Negated()->Negated()->Equals(*BindText("i < 5")));
 }
 
 TEST(ConvertLiteralTest, DatesTimesAndTimestamps) {

@@ -396,5 +396,54 @@ TEST_F(ManifestMergeTest, ARebasedMergeLeavesNoUnreferencedManifest) {
   }
 }
 
+// A table may stop being partitioned by a column and then drop it; the older
+// spec's manifests still hold that column's values. A merge and a delete that
+// rewrite them keep those values, typed as the column was.
+TEST_F(ManifestMergeTest, ManifestsOfASpecWhoseSourceColumnWasDroppedAreRewritten) {
+  Table table = Create("events", testing::RegionSpec(), {{spec::kManifestMergeEnabled, "false"}});
+  FastAppend eu(table);
+  eu.AppendFile(File(table, "a", 10, "eu"));
+  table = *eu.Commit();
+  FastAppend us(table);
+  us.AppendFile(File(table, "b", 10, "us"));
+  table = *us.Commit();
+
+  catalog::CommitTableRequest evolve{table.identifier(), {}, {}};
+  auto unpartitioned = std::make_shared<spec::PartitionSpec>();
+  unpartitioned->spec_id = 1;
+  evolve.updates.push_back(spec::AddPartitionSpec{unpartitioned});
+  evolve.updates.push_back(spec::SetDefaultSpec{-1});
+  auto fields = table.metadata().Schema()->fields();
+  fields.erase(fields.begin() + 1);  // region
+  evolve.updates.push_back(spec::AddSchema{std::make_shared<const spec::Schema>(1, fields), 3});
+  evolve.updates.push_back(spec::SetCurrentSchema{-1});
+  evolve.updates.push_back(spec::SetProperties{
+      {{spec::kManifestMergeEnabled, "true"}, {spec::kManifestMinCountToMerge, "2"}}});
+  auto evolved = catalog_->CommitTable(evolve);
+  ASSERT_THAT(evolved, IsOk());
+  table = table.WithVersion(*evolved);
+
+  table = AppendEach<MergeAppend>(table, {"c"});
+  std::vector<spec::ManifestFile> manifests = Manifests(table);
+  ASSERT_EQ(manifests.size(), 2u);  // c's, and a's and b's merged
+  EXPECT_EQ(manifests[1].partition_spec_id, 0);
+  EXPECT_EQ(manifests[1].existing_files_count, 2);
+  std::map<std::string, spec::ManifestEntry> entries = Entries(table);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries.at("a.parquet").data_file.partition,
+            std::vector<spec::Literal>{spec::Literal::String("eu")});
+  EXPECT_EQ(entries.at("b.parquet").data_file.partition,
+            std::vector<spec::Literal>{spec::Literal::String("us")});
+
+  DeleteFiles remove(table, PartitionFilter::Tuples(0, {{spec::Literal::String("eu")}}));
+  auto removed = remove.Commit();
+  ASSERT_THAT(removed, IsOk());
+  entries = Entries(*removed);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries.at("b.parquet").data_file.partition,
+            std::vector<spec::Literal>{spec::Literal::String("us")});
+  EXPECT_TRUE(entries.at("c.parquet").data_file.partition.empty());
+}
+
 }  // namespace
 }  // namespace skade::table

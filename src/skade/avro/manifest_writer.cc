@@ -226,7 +226,7 @@ Result<std::shared_ptr<const EntryShape>> MakeEntryShape(const spec::SchemaPtr& 
   auto shape = std::make_shared<EntryShape>();
   shape->schema = schema;
   shape->spec = spec;
-  SKADE_ASSIGN_OR_RAISE(shape->partition_type, spec->PartitionType(*schema));
+  SKADE_ASSIGN_OR_RAISE(shape->partition_type, spec->PartitionType(*schema, options.table_schemas));
   SKADE_ASSIGN_OR_RAISE(spec::TypePtr entry_type,
                         ManifestEntryType(options.format_version, shape->partition_type));
   SKADE_ASSIGN_OR_RAISE(shape->entry_schema, ToAvroSchema(*entry_type, "manifest_entry"));
@@ -255,6 +255,13 @@ Result<std::shared_ptr<const EntryShape>> EntryShapeFor(const spec::SchemaPtr& s
   static std::mutex mutex;
   static std::map<Key, std::shared_ptr<const EntryShape>> shapes;
   Key key{schema.get(), spec.get(), options.format_version, static_cast<int>(options.content)};
+  // A spec naming a dropped column is typed from the table's other schemas,
+  // which the key does not hold: such shapes are rare and not kept.
+  for (const auto& field : spec->fields) {
+    if (schema->FindFieldById(field.source_id) == nullptr) {
+      return MakeEntryShape(schema, spec, options);
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto found = shapes.find(key); found != shapes.end()) return found->second;

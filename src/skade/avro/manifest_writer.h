@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "skade/avro/container_writer.h"
 #include "skade/avro/partition_summary.h"
@@ -56,6 +57,9 @@ struct ManifestWriterOptions {
   /// v3: a first_row_id already assigned to this manifest; normally unset so
   /// that the manifest list writer assigns one.
   std::optional<int64_t> first_row_id;
+  /// The table's schemas: an older spec may name a column the schema has
+  /// dropped, and its partition values keep the type the last of these gave it.
+  std::vector<spec::SchemaPtr> table_schemas;
   ContainerWriterOptions avro;
 };
 

@@ -452,21 +452,6 @@ BoundExpressionPtr BoundExpression::Predicate(Operation op, BoundTerm term,
   return BoundExpressionPtr(e);
 }
 
-BoundExpressionPtr BoundExpression::Negated() const {
-  switch (op_) {
-    case Operation::kTrue:
-      return False();
-    case Operation::kFalse:
-      return True();
-    case Operation::kAnd:
-      return Or(left_->Negated(), right_->Negated());
-    case Operation::kOr:
-      return And(left_->Negated(), right_->Negated());
-    default:
-      return Predicate(Negate(op_), term_, literals_);
-  }
-}
-
 std::vector<int32_t> BoundExpression::ReferencedFieldIds() const {
   std::set<int32_t> ids;
   CollectFieldIds(*this, &ids);

@@ -63,9 +63,6 @@ class BoundExpression {
   bool IsTrue() const { return op_ == Operation::kTrue; }
   bool IsFalse() const { return op_ == Operation::kFalse; }
 
-  /// The negation, with `not` pushed to the predicates (kLt → kGtEq, …).
-  BoundExpressionPtr Negated() const;
-
   /// The field ids every predicate refers to, sorted and unique.
   std::vector<int32_t> ReferencedFieldIds() const;
 

@@ -63,6 +63,7 @@ Result<ManifestFilter::Filtered> ManifestFilter::FilterManifest(const spec::Tabl
   avro::ManifestWriterOptions options;
   options.format_version = base.format_version;
   options.snapshot_id = snapshot_id;
+  options.table_schemas = base.schemas;
   options.content = manifest.content;
   SKADE_ASSIGN_OR_RAISE(auto writer, avro::ManifestWriter::Make(base.Schema(), spec, options));
   for (const spec::ManifestEntry& entry : entries) {

@@ -110,6 +110,7 @@ Result<std::optional<spec::ManifestFile>> ManifestMerger::MergeBin(
   avro::ManifestWriterOptions options;
   options.format_version = base.format_version;
   options.snapshot_id = snapshot_id;
+  options.table_schemas = base.schemas;
   options.content = bin.front()->content;
   SKADE_ASSIGN_OR_RAISE(auto writer,
                         avro::ManifestWriter::Make(base.Schema(), read.front().spec, options));

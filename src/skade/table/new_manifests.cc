@@ -36,6 +36,7 @@ Result<std::vector<spec::ManifestFile>> WriteManifests(const spec::TableMetadata
     avro::ManifestWriterOptions options;
     options.format_version = base.format_version;
     options.snapshot_id = snapshot_id;
+    options.table_schemas = base.schemas;
     options.content = content;
     SKADE_ASSIGN_OR_RAISE(auto writer, avro::ManifestWriter::Make(base.Schema(), spec, options));
     for (const spec::DataFile& file : files) {
