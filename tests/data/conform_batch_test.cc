@@ -96,6 +96,53 @@ TEST(ConformBatchTest, WidensLosslessly) {
   EXPECT_TRUE(conformed->Equals(*expected)) << conformed->ToString();
 }
 
+// Parquet from pandas or Spark (INT96) holds nanoseconds; a v1/v2 table's
+// timestamps are microseconds: the finer digits go, as Spark writes them.
+TEST(ConformBatchTest, NanosecondsIntoMicrosecondsAreTruncated) {
+  auto schema =
+      MakeSchema({Optional(1, "t", Type::Timestamp()), Optional(2, "z", Type::TimestampTz())});
+  auto input = arrow::schema({arrow::field("t", arrow::timestamp(arrow::TimeUnit::NANO)),
+                              arrow::field("z", arrow::timestamp(arrow::TimeUnit::NANO, "UTC"))});
+  auto batch = BatchFromJson(input, R"([{"t": 1700000000123456789, "z": 1999},
+                                        {"t": null, "z": 1000}])");
+  auto conformed = ConformBatch(batch, *schema);
+  ASSERT_THAT(conformed, IsOk());
+  auto expected = BatchFromJson(ToArrowSchema(*schema).value(),
+                                R"([{"t": 1700000000123456, "z": 1},
+                                    {"t": null, "z": 1}])");
+  EXPECT_TRUE((*conformed)->Equals(*expected)) << (*conformed)->ToString();
+  // Microseconds never become nanoseconds (a v3 timestamp_ns column): refused.
+  auto nanos = MakeSchema({Optional(1, "t", Type::TimestampNs())});
+  auto micros =
+      BatchFromJson(arrow::schema({arrow::field("t", arrow::timestamp(arrow::TimeUnit::MICRO))}),
+                    R"([{"t": 1}])");
+  EXPECT_THAT(ConformBatch(micros, *nanos),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column 't'"));
+}
+
+// JSON has no timestamps: its text converts as the CSV reader's does, an
+// offset allowed only in a zoned column and required there.
+TEST(ConformBatchTest, TimestampTextConvertsStrictlyAboutZones) {
+  auto schema =
+      MakeSchema({Optional(1, "t", Type::Timestamp()), Optional(2, "z", Type::TimestampTz())});
+  auto text = arrow::schema({arrow::field("t", arrow::utf8()), arrow::field("z", arrow::utf8())});
+  auto good =
+      BatchFromJson(text, R"([{"t": "2024-01-01T10:00:00.000001", "z": "2024-01-01T10:00:00+05:00"},
+                                      {"t": null, "z": "1970-01-01T00:00:00Z"}])");
+  auto conformed = ConformBatch(good, *schema);
+  ASSERT_THAT(conformed, IsOk());
+  auto expected = BatchFromJson(ToArrowSchema(*schema).value(),
+                                R"([{"t": 1704103200000001, "z": 1704085200000000},
+                                    {"t": null, "z": 0}])");
+  EXPECT_TRUE((*conformed)->Equals(*expected)) << (*conformed)->ToString();
+  auto offset_in_local = BatchFromJson(text, R"([{"t": "2024-01-01T10:00:00+05:00", "z": null}])");
+  EXPECT_THAT(ConformBatch(offset_in_local, *schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "expected no zone offset"));
+  auto local_in_zoned = BatchFromJson(text, R"([{"t": null, "z": "2024-01-01T10:00:00"}])");
+  EXPECT_THAT(ConformBatch(local_in_zoned, *schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "expected a zone offset"));
+}
+
 TEST(ConformBatchTest, MissingOptionalColumnsBecomeNulls) {
   auto schema = MakeSchema(
       {Required(1, "id", Type::Long()), Optional(2, "note", Type::String()),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "expr/test_schema.h"
 #include "skade/expr/expression_parser.h"
@@ -90,6 +91,22 @@ TEST_F(EvaluatorsTest, MetricsPruneOnlyOnWhatTheyProve) {
   EXPECT_FALSE(FileMayMatch("x != 2.0", file));
   file.record_count = 0;
   EXPECT_FALSE(FileMayMatch("true", file));
+}
+
+// truncate(W, v) of a value near the type's minimum wraps to a large value
+// (Java does the same): a lower bound there proves nothing about truncate.
+TEST_F(EvaluatorsTest, ALowerBoundWhoseTruncationWrapsPrunesNothing) {
+  spec::DataFile file;
+  file.record_count = 3;
+  file.value_counts = {{1, 3}};
+  file.null_value_counts = {{1, 0}};
+  file.lower_bounds[1] = Literal::Long(std::numeric_limits<int64_t>::min()).ToBytes();
+  file.upper_bounds[1] = Literal::Long(7).ToBytes();
+  EXPECT_TRUE(FileMayMatch("truncate(3, id) = -42", file));
+  EXPECT_TRUE(FileMayMatch("truncate(3, id) < 0", file));
+  EXPECT_FALSE(FileMayMatch("truncate(3, id) > 7", file));  // the upper bound still holds
+  file.lower_bounds[1] = Literal::Long(-100).ToBytes();
+  EXPECT_FALSE(FileMayMatch("truncate(3, id) = -300", file));
 }
 
 // A set is compared value by value for every file: past Iceberg Java's

@@ -34,7 +34,8 @@ from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import DayTransform, IdentityTransform
-from pyiceberg.types import DoubleType, LongType, NestedField, StringType, TimestampType
+from pyiceberg.types import (DoubleType, LongType, NestedField, StringType, TimestampType,
+                             TimestamptzType)
 
 BASE = dt.datetime(2026, 11, 1)
 
@@ -165,6 +166,25 @@ def test_stream_a_bad_line_fails_with_its_number_and_commits_the_lines_before_it
     assert "2 bad lines skipped" in proc.stdout
     expected = good[:120] + [row for i, row in enumerate(good) if i >= 120 and i not in (120, 130)]
     assert scan(catalog, "coalesce.strict") == by_id(expected)
+
+
+def test_stream_json_timestamps_keep_their_meaning_or_fail(catalog, ingest):
+    """A JSON value with an offset in a `timestamp` (zone-less) column, or without one in a
+    `timestamptz` column, is an error naming the line, as in CSV — not shifted to UTC."""
+    catalog.create_table("coalesce.zones", schema=Schema(
+        NestedField(1, "id", LongType(), required=True), NestedField(2, "local", TimestampType()),
+        NestedField(3, "utc", TimestamptzType())))
+    good = ['{"id": 1, "local": "2026-11-01T10:00:00", "utc": "2026-11-01T10:00:00+05:00"}']
+    ingest("--stream", "coalesce.zones", stdin="\n".join(good) + "\n")
+    row = catalog.load_table("coalesce.zones").scan().to_arrow().to_pylist()[0]
+    assert row["local"] == dt.datetime(2026, 11, 1, 10, 0)
+    assert row["utc"] == dt.datetime(2026, 11, 1, 5, 0, tzinfo=dt.timezone.utc)
+    for bad, reason in (('{"id": 2, "local": "2026-11-01T10:00:00+05:00"}', "no zone offset"),
+                        ('{"id": 3, "utc": "2026-11-01T10:00:00"}', "a zone offset")):
+        proc = ingest("--stream", "coalesce.zones", stdin=bad + "\n", check=False)
+        assert proc.returncode == 1, proc.stdout
+        assert "line 1:" in proc.stderr and reason in proc.stderr, proc.stderr
+    assert len(catalog.load_table("coalesce.zones").scan().to_arrow()) == 1
 
 
 def test_stream_csv_with_ack_lines(catalog, ingest):

@@ -176,11 +176,18 @@ TEST(DeletesTest, ACorruptDeletionVectorIsAnError) {
     EXPECT_FALSE(output.status.ok()) << i;
     EXPECT_TRUE(output.rows.empty()) << i;
   }
-  // A range past the end of the file.
-  auto task = Task(data);
-  task.deletes.push_back(DeletionVectorFile(dir.Sub("dv.puffin"), data.file_path, blob));
-  task.deletes.back().file.content_offset = 1000;
-  EXPECT_FALSE(testing::ReadAll(Plan(testing::IdNameSchema(), {1}, {task}), *io).status.ok());
+  // A range past the end of the file; a manifest's 2 GiB blob size is
+  // refused from the file's size, before anything is allocated for it.
+  for (auto [offset, size] : {std::pair<int64_t, int64_t>{1000, 0}, {0, int64_t{1} << 31}}) {
+    auto task = Task(data);
+    task.deletes.push_back(DeletionVectorFile(dir.Sub("dv.puffin"), data.file_path, blob));
+    task.deletes.back().file.content_offset = offset;
+    if (size != 0) task.deletes.back().file.content_size_in_bytes = size;
+    auto output = testing::ReadAll(Plan(testing::IdNameSchema(), {1}, {task}), *io);
+    EXPECT_FALSE(output.status.ok());
+    EXPECT_NE(output.status.ToString().find("bytes)"), std::string::npos)
+        << output.status.ToString();
+  }
 }
 
 TEST(DeletesTest, EqualityDeletesMatchValuesAndNulls) {

@@ -40,11 +40,14 @@ std::shared_ptr<ArrayData> Retag(const std::shared_ptr<ArrayData>& data,
   return out;
 }
 
+// `truncate_time`: to a coarser time unit, dropping the finer digits.
 Result<std::shared_ptr<ArrayData>> CastTo(const std::shared_ptr<ArrayData>& data,
                                           const std::shared_ptr<arrow::DataType>& type,
-                                          const std::string& path) {
+                                          const std::string& path, bool truncate_time = false) {
+  arrow::compute::CastOptions options = arrow::compute::CastOptions::Safe(type);
+  options.allow_time_truncate = truncate_time;
   SKADE_ASSIGN_OR_RAISE(arrow::Datum cast,
-                        FromArrowResult(arrow::compute::Cast(arrow::Datum(data), type),
+                        FromArrowResult(arrow::compute::Cast(arrow::Datum(data), options),
                                         StrCat("Column '", path, "'")));
   return cast.array();
 }
@@ -103,6 +106,11 @@ Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayD
     case TypeId::kTimestampTz:
     case TypeId::kTimestampNs:
     case TypeId::kTimestampTzNs: {
+      // ISO-8601 text (JSON has no timestamps), strictly: an offset only in a
+      // zoned column, and there always.
+      if (in.id() == arrow::Type::STRING || in.id() == arrow::Type::LARGE_STRING) {
+        return CastTo(data, canonical, path);
+      }
       if (in.id() != arrow::Type::TIMESTAMP) break;
       const auto& timestamp = static_cast<const arrow::TimestampType&>(in);
       const auto& wanted = static_cast<const arrow::TimestampType&>(*canonical);
@@ -110,13 +118,14 @@ Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayD
       if (zoned != !wanted.timezone().empty() || (zoned && !IsUtcTimeZone(timestamp.timezone()))) {
         break;
       }
-      // Nanoseconds stay nanoseconds (v3 types); seconds and milliseconds widen
-      // to microseconds.
-      if ((timestamp.unit() == arrow::TimeUnit::NANO) != (wanted.unit() == arrow::TimeUnit::NANO)) {
-        break;
-      }
+      // Nanoseconds stay nanoseconds in the v3 types; into a microsecond
+      // column (v1 and v2 have no other) they lose their last three digits, as
+      // Spark and Iceberg Java write them (pandas and Spark's INT96 give
+      // nanoseconds). Seconds and milliseconds widen to microseconds.
+      const bool from_nanos = timestamp.unit() == arrow::TimeUnit::NANO;
+      if (!from_nanos && wanted.unit() == arrow::TimeUnit::NANO) break;
       if (timestamp.unit() == wanted.unit()) return Retag(data, canonical);
-      return CastTo(data, canonical, path);
+      return CastTo(data, canonical, path, /*truncate_time=*/from_nanos);
     }
     default:
       break;

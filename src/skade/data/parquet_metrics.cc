@@ -105,8 +105,8 @@ void AddChunk(const parquet::ColumnChunkMetaData& chunk, ColumnMetrics* column) 
     return;
   }
   const spec::Type& type = *column->field->type;
-  auto lower = IcebergBoundFromParquet(type, stats->physical_type(), stats->EncodeMin());
-  auto upper = IcebergBoundFromParquet(type, stats->physical_type(), stats->EncodeMax());
+  auto lower = IcebergBoundFromParquet(type, *stats->descr(), stats->EncodeMin());
+  auto upper = IcebergBoundFromParquet(type, *stats->descr(), stats->EncodeMax());
   if (!lower || !upper) {
     column->bounds_known = false;
     return;
@@ -194,12 +194,67 @@ Result<spec::DataFile> Compute(const parquet::FileMetaData& footer, const spec::
   return file;
 }
 
+// Units per second of a time or timestamp column as its logical type says;
+// 0 when it does not say (a plain integer: taken to be in the type's unit).
+int64_t UnitsPerSecond(const parquet::ColumnDescriptor& column) {
+  const auto& logical = column.logical_type();
+  if (logical == nullptr) return 0;
+  std::optional<parquet::LogicalType::TimeUnit::unit> unit;
+  if (logical->is_timestamp()) {
+    unit = static_cast<const parquet::TimestampLogicalType&>(*logical).time_unit();
+  } else if (logical->is_time()) {
+    unit = static_cast<const parquet::TimeLogicalType&>(*logical).time_unit();
+  }
+  if (!unit) return 0;
+  switch (*unit) {
+    case parquet::LogicalType::TimeUnit::MILLIS:
+      return 1'000;
+    case parquet::LogicalType::TimeUnit::MICROS:
+      return 1'000'000;
+    case parquet::LogicalType::TimeUnit::NANOS:
+      return 1'000'000'000;
+    default:
+      return 0;
+  }
+}
+
+// A time or timestamp bound in the type's unit (`per_second`), from the
+// column's: exact or none.
+std::optional<std::string> TimeBound(const parquet::ColumnDescriptor& column, int64_t per_second,
+                                     const std::string& encoded) {
+  int64_t value = 0;
+  if (column.physical_type() == parquet::Type::INT64 && encoded.size() == 8) {
+    value = ReadLittleEndian<int64_t>(encoded);
+  } else if (column.physical_type() == parquet::Type::INT32 && encoded.size() == 4) {
+    value = ReadLittleEndian<int32_t>(encoded);
+  } else {
+    return std::nullopt;
+  }
+  const int64_t stored = UnitsPerSecond(column);
+  if (stored != 0 && stored < per_second) {
+    if (__builtin_mul_overflow(value, per_second / stored, &value)) return std::nullopt;
+  } else if (stored > per_second) {
+    const int64_t factor = stored / per_second;
+    if (value % factor != 0) return std::nullopt;
+    value /= factor;
+  }
+  return LittleEndianBytes(value);
+}
+
 }  // namespace
 
 std::optional<std::string> IcebergBoundFromParquet(const spec::Type& type,
-                                                   parquet::Type::type physical,
+                                                   const parquet::ColumnDescriptor& column,
                                                    const std::string& encoded) {
+  const parquet::Type::type physical = column.physical_type();
   switch (type.id()) {
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampTz:
+      return TimeBound(column, 1'000'000, encoded);
+    case TypeId::kTimestampNs:
+    case TypeId::kTimestampTzNs:
+      return TimeBound(column, 1'000'000'000, encoded);
     case TypeId::kDecimal:
       switch (physical) {
         case parquet::Type::INT32:

@@ -37,6 +37,10 @@ namespace parquet {
 class FileMetaData;
 }  // namespace parquet
 
+namespace parquet {
+class ColumnDescriptor;
+}  // namespace parquet
+
 namespace skade::data {
 
 /// A DataFile (format PARQUET) with record_count, column_sizes,
@@ -50,11 +54,14 @@ Result<spec::DataFile> DataFileFromParquetFooter(
     const std::map<int32_t, int64_t>* nan_value_counts);
 
 /// A Parquet statistics value (of a column chunk or a page index entry) of
-/// physical type `physical` — plain-encoded, raw bytes for byte arrays — in
-/// Iceberg's single-value binary form of `type`; nullopt when it cannot
-/// serve as a bound (NaN, INT96, a size that does not match).
+/// `column` — plain-encoded, raw bytes for byte arrays — in Iceberg's
+/// single-value binary form of `type`; nullopt when it cannot serve as a
+/// bound (NaN, INT96, a size that does not match, a time in a finer unit
+/// than the type's that the type's unit cannot hold exactly). Times and
+/// timestamps stored in another unit than the type's (milliseconds, say)
+/// are converted by the column's logical type.
 std::optional<std::string> IcebergBoundFromParquet(const spec::Type& type,
-                                                   parquet::Type::type physical,
+                                                   const parquet::ColumnDescriptor& column,
                                                    const std::string& encoded);
 
 }  // namespace skade::data

@@ -42,6 +42,12 @@ std::optional<spec::Literal> TermBound(const BoundTerm& term, const spec::TypePt
   if (!KeepsOrder(*term.transform)) return std::nullopt;
   auto transformed = term.transform->Apply(*bound);
   if (!transformed) return std::nullopt;
+  // truncate(W, v) <= v, except that an integer near its type's minimum
+  // wraps to a large value (as in Iceberg Java): no longer a bound.
+  if (term.transform->kind() == spec::TransformKind::kTruncate &&
+      CompareLiterals(*transformed, *bound) > 0) {
+    return std::nullopt;
+  }
   return std::move(*transformed);
 }
 

@@ -70,9 +70,15 @@ arrow::json::ParseOptions JsonParseOptions(const arrow::Schema* target) {
   auto parse = arrow::json::ParseOptions::Defaults();
   if (target == nullptr) return parse;
   // Nullable: a missing required value is left to ConformBatch, whose
-  // error names the column (Arrow's does not).
+  // error names the column (Arrow's does not). Timestamps are read as text
+  // for ConformBatch to convert as the CSV reader does: Arrow's JSON reader
+  // would move a value with an offset into a zone-less column to UTC, and
+  // take a value without one as UTC in a zoned column, silently.
   std::vector<std::shared_ptr<arrow::Field>> types;
-  for (const auto& field : ReaderTypes(*target)) types.push_back(field->WithNullable(true));
+  for (const auto& field : ReaderTypes(*target)) {
+    auto type = field->type()->id() == arrow::Type::TIMESTAMP ? arrow::utf8() : field->type();
+    types.push_back(field->WithType(type)->WithNullable(true));
+  }
   if (!types.empty()) {
     parse.explicit_schema = arrow::schema(types);
     parse.unexpected_field_behavior = arrow::json::UnexpectedFieldBehavior::InferType;

@@ -197,6 +197,11 @@ Result<std::vector<int64_t>> DeleteCache::LoadDeletionVector(const spec::DataFil
                       "+", size);
   }
   SKADE_ASSIGN_OR_RAISE(auto input, io_.NewInputFile(file.file_path));
+  // Checked before allocating: a manifest's size is anyone's number.
+  if (offset > input->Size() || size > input->Size() - offset) {
+    return Corruption("Deletion vector blob ", offset, "+", size, " lies past the end of ",
+                      file.file_path, " (", input->Size(), " bytes)");
+  }
   std::string blob(static_cast<size_t>(size), '\0');
   SKADE_ASSIGN_OR_RAISE(int64_t read, input->ReadAt(offset, size, blob.data()));
   if (read != size) {

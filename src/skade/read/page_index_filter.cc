@@ -142,8 +142,8 @@ RowRanges PageIndexFilter::Predicate(const expr::BoundExpression& predicate, int
     std::optional<std::string> lower;
     std::optional<std::string> upper;
     if (!null_pages[i]) {
-      lower = data::IcebergBoundFromParquet(*field->type, column.physical_type(), mins[i]);
-      upper = data::IcebergBoundFromParquet(*field->type, column.physical_type(), maxes[i]);
+      lower = data::IcebergBoundFromParquet(*field->type, column, mins[i]);
+      upper = data::IcebergBoundFromParquet(*field->type, column, maxes[i]);
     }
     metrics.lower_bound = lower ? &*lower : nullptr;
     metrics.upper_bound = upper ? &*upper : nullptr;
