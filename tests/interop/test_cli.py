@@ -307,3 +307,26 @@ def test_operations_commands_refuse_what_would_lose_or_hide_things(cli, run_tool
     # Metrics behind a token only when there are tokens.
     metrics = cli("serve", "--port", "0", "--metrics-auth", "token", check=False)
     assert metrics.returncode != 0 and "--auth token" in metrics.stderr
+
+
+def test_ingest_of_more_parquet_files_than_the_open_file_limit(bin_dir, tmp_path):
+    """A Parquet input is opened only while its rows are read: an ingest of many files works
+    under a small open-file limit (thousands of small files against the common 1024)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for i in range(300):
+        pq.write_table(pa.table({"id": pa.array([i, i + 1000], pa.int64())}),
+                       inputs / f"{i}.parquet")
+    warehouse = tmp_path / "warehouse"
+    skade = bin_dir / "skade"
+    proc = subprocess.run(
+        ["bash", "-c", 'ulimit -n 128 && exec "$0" --warehouse "$1" ingest --create db.many "$2"/*',
+         str(skade), str(warehouse), str(inputs)],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = subprocess.run([str(skade), "--warehouse", str(warehouse), "scan", "db.many",
+                           "--format", "csv"], capture_output=True, text=True, check=True).stdout
+    assert len(rows.splitlines()) == 1 + 600

@@ -22,11 +22,17 @@ namespace skade::ingest {
 
 namespace {
 
+// Arrow's message with its detail, which says which errno an I/O error was.
+std::string MessageOf(const arrow::Status& status) {
+  if (status.detail() == nullptr) return status.message();
+  return StrCat(status.message(), " (", status.detail()->ToString(), ")");
+}
+
 template <typename T>
 Result<T> FromArrow(arrow::Result<T> result, std::string_view what) {
   if (!result.ok()) {
-    if (what.empty()) return InvalidArgument(result.status().message());
-    return InvalidArgument(what, ": ", result.status().message());
+    if (what.empty()) return InvalidArgument(MessageOf(result.status()));
+    return InvalidArgument(what, ": ", MessageOf(result.status()));
   }
   return std::move(result).ValueUnsafe();
 }
@@ -259,13 +265,14 @@ class TextInput : public InputFile {
 };
 
 // A Parquet file: its footer, parsed once; each Read decodes just the row
-// groups its range spans, with its own reader over the shared file (a
-// ReadableFile reads with pread, so concurrent readers are safe).
+// groups its range spans, with its own reader over the file opened for it —
+// an ingest of thousands of files holds open only those being read.
 class ParquetInput : public InputFile {
  public:
   static Result<std::unique_ptr<ParquetInput>> Open(const std::string& path) {
     SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
-    auto input = std::unique_ptr<ParquetInput>(new ParquetInput(path, file));
+    auto input = std::unique_ptr<ParquetInput>(new ParquetInput(path));
+    SKADE_ASSIGN_OR_RAISE(input->size_, FromArrow(file->GetSize(), path));
     try {
       input->metadata_ = parquet::ParquetFileReader::Open(file)->metadata();
     } catch (const parquet::ParquetException& e) {
@@ -333,14 +340,20 @@ class ParquetInput : public InputFile {
   }
 
  private:
-  ParquetInput(std::string path, std::shared_ptr<arrow::io::ReadableFile> file)
-      : path_(std::move(path)), file_(std::move(file)) {}
+  explicit ParquetInput(std::string path) : path_(std::move(path)) {}
 
   Result<std::unique_ptr<parquet::arrow::FileReader>> NewReader() const {
+    SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path_));
+    // The footer read at Open describes the file only while it is the same.
+    SKADE_ASSIGN_OR_RAISE(int64_t size, FromArrow(file->GetSize(), path_));
+    if (size != size_) {
+      return InvalidArgument(path_, ": changed while being read (", size_, " bytes, now ", size,
+                             ")");
+    }
     std::unique_ptr<parquet::ParquetFileReader> file_reader;
     try {
       file_reader =
-          parquet::ParquetFileReader::Open(file_, parquet::default_reader_properties(), metadata_);
+          parquet::ParquetFileReader::Open(file, parquet::default_reader_properties(), metadata_);
     } catch (const parquet::ParquetException& e) {
       return InvalidArgument(path_, ": ", e.what());
     }
@@ -355,7 +368,7 @@ class ParquetInput : public InputFile {
   }
 
   std::string path_;
-  std::shared_ptr<arrow::io::ReadableFile> file_;
+  int64_t size_ = 0;
   std::shared_ptr<parquet::FileMetaData> metadata_;
   std::vector<int64_t> row_group_starts_;  // per row group, then the row count
 };
