@@ -64,7 +64,12 @@ class HandlerPoolServerTest : public HttpServerTest {
   }
 
   // Never leave a pool thread waiting: the server's destructor would wait.
-  void TearDown() override { gate_.Open(); }
+  // Then stop the server before the gate and the records below are
+  // destroyed (the base class's server_ would go after them).
+  void TearDown() override {
+    gate_.Open();
+    server_.reset();
+  }
 
   std::vector<std::string> blocked() {
     std::lock_guard lock(mutex_);

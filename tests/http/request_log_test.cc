@@ -36,6 +36,11 @@ struct Recorded {
 
 class RequestLogTest : public HttpServerTest {
  protected:
+  // The server records a response after its client has read it: stopped
+  // before the records below are destroyed (the base class's server_ would
+  // go after them, while a handler thread may still be recording).
+  void TearDown() override { server_.reset(); }
+
   rest::HttpServerOptions Options(rest::HttpLogFormat format = rest::HttpLogFormat::kText) {
     auto options = HttpServerTest::Options();
     options.log_format = format;
