@@ -5,6 +5,8 @@
 // the old data of everything not yet replaced.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ingest_test_util.h"
 #include "skade/ingest/ingest.h"
 #include "skade/util/worker_pool.h"
@@ -174,6 +176,106 @@ TEST_P(ReplaceTest, AConcurrentAppendToAReplacedPartitionFailsTheIngest) {
                 (std::map<std::string, int64_t>{{"ap", 63}, {"eu", 3}, {"us", 60}}));
     }
   }
+}
+
+// Regression: an overwrite by filter added the input's rows outside the
+// filter without replacing anything there, so each rerun added them again.
+// Refused as Iceberg Java's validateAddedFilesMatchOverwriteFilter (Spark's
+// static overwrite), nothing committed and no data file left behind.
+TEST_P(ReplaceTest, AnOverwriteRefusesRowsOutsideItsFilter) {
+  table::Table table = Populated();
+  const std::vector<std::string> files_before = DataFilesOnDisk(table);
+  IngestOptions options;
+  options.overwrite =
+      table::PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}});
+  auto result = Ingest(table, EuThenUs(), options);
+  ASSERT_THAT(result, IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(result.error().message, ::testing::HasSubstr("partition region=us"));
+  EXPECT_THAT(result.error().message, ::testing::HasSubstr("region = eu"));
+  auto reloaded = table.Refresh();
+  ASSERT_THAT(reloaded, IsOk());
+  EXPECT_EQ(reloaded->metadata_location(), table.metadata_location());
+  EXPECT_EQ(DataFilesOnDisk(table), files_before);
+
+  // Rows inside the filter only: replaced.
+  auto eu_only = Ingest(table, {testing::EventGroup(0, 3)}, options);
+  ASSERT_THAT(eu_only, IsOk());
+  EXPECT_EQ(RowsPerRegion(eu_only->table),
+            (std::map<std::string, int64_t>{{"ap", 60}, {"eu", 3}, {"us", 60}}));
+}
+
+// Regression: an overwrite whose input had no rows committed nothing, so
+// the rows it was to replace stayed.
+TEST_P(ReplaceTest, AnOverwriteWithoutRowsRemovesWhatItsFilterMatches) {
+  table::Table table = Populated();
+  IngestOptions options;
+  options.overwrite =
+      table::PartitionFilter::FieldsEqual({{"region", spec::Literal::String("eu")}});
+  auto result = Ingest(table, {}, options);
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(result->stats.commits, 1);
+  EXPECT_EQ(result->stats.snapshots, 1);
+  EXPECT_EQ(result->table.metadata().CurrentSnapshot()->operation(), "delete");
+  EXPECT_EQ(RowsPerRegion(result->table), (std::map<std::string, int64_t>{{"ap", 60}, {"us", 60}}));
+
+  options.overwrite = table::PartitionFilter::All();
+  auto all = Ingest(result->table, {testing::EventGroup(0, 0)}, options);
+  ASSERT_THAT(all, IsOk());
+  EXPECT_TRUE(RowsPerRegion(all->table).empty());
+  EXPECT_EQ(all->table.metadata().CurrentSnapshot()->summary.at("total-records"), "0");
+
+  // Without an overwrite, no rows commit nothing.
+  IngestOptions append;
+  append.replace_partitions = true;
+  auto nothing = Ingest(all->table, {}, append);
+  ASSERT_THAT(nothing, IsOk());
+  EXPECT_EQ(nothing->stats.commits, 0);
+}
+
+TEST_F(IngestTest, AppendOverwriteWithoutRowsRemovesWhatItsFilterMatches) {
+  table::Table table = Create("events", testing::RegionSpec());
+  auto first = IngestParallel(table, testing::EventGroups(1, 9));
+  ASSERT_THAT(first, IsOk());
+  IngestOptions options;
+  options.overwrite =
+      table::PartitionFilter::FieldsEqual({{"region", spec::Literal::String("us")}});
+  auto result = Append(first->table, testing::EventGroup(0, 0), options);
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(RowsPerRegion(result->table), (std::map<std::string, int64_t>{{"ap", 3}, {"eu", 3}}));
+}
+
+// `count` rows from id `first`, all of score NaN.
+RecordBatchGroup NaNScores(int64_t first, int64_t count) {
+  RecordBatchGroup group = testing::EventGroup(first, count, 1);
+  arrow::DoubleBuilder scores;
+  for (int64_t i = 0; i < count; ++i) EXPECT_TRUE(scores.Append(std::nan("")).ok());
+  group[0] =
+      group[0]
+          ->SetColumn(1, arrow::field("score", arrow::float64()), scores.Finish().ValueOrDie())
+          .ValueOrDie();
+  return group;
+}
+
+// Regression: partition values were compared with ==, so a NaN partition
+// never matched itself: --replace-partitions kept the old NaN rows, and
+// with several commits each snapshot "replaced" the NaN partition again,
+// dropping the ingest's own earlier files.
+TEST_P(ReplaceTest, ReplacesANaNPartition) {
+  auto spec = std::make_shared<spec::PartitionSpec>();
+  spec->fields.push_back({2, {}, 1000, "score", spec::Transform::Identity()});
+  table::Table table = Create("scores", spec);
+  auto first = IngestParallel(table, {NaNScores(0, 5)});
+  ASSERT_THAT(first, IsOk());
+  IngestOptions options;
+  options.replace_partitions = true;
+  options.files_per_commit = 1;
+  auto replaced = Ingest(first->table, {NaNScores(100, 3), NaNScores(200, 4)}, options);
+  ASSERT_THAT(replaced, IsOk());
+  const auto& snapshots = replaced->table.metadata().snapshots;
+  ASSERT_EQ(snapshots.size(), 3u);
+  EXPECT_EQ(snapshots[1]->summary.at("deleted-records"), "5");
+  EXPECT_EQ(snapshots[2]->operation(), "append");
+  EXPECT_EQ(replaced->table.metadata().CurrentSnapshot()->summary.at("total-records"), "7");
 }
 
 INSTANTIATE_TEST_SUITE_P(SerialAndOverlapped, ReplaceTest, ::testing::Bool(),

@@ -468,6 +468,118 @@ def test_bad_input_commits_nothing(catalog, ingest, inputs):
     assert proc.returncode == 1 and "NoSuchTable" in proc.stderr
 
 
+def table_data_files_on_disk(table):
+    return sorted(glob.glob(local(table.location()) + "/data/**/*.parquet", recursive=True))
+
+
+def test_overwrite_where_refuses_what_it_would_not_replace(catalog, ingest, inputs):
+    """--overwrite-where with a NAME that is no partition field (a typo) is refused, and so
+    is an input with rows outside the filter (Spark's static overwrite refuses them too):
+    otherwise each rerun would add those rows again. Nothing is committed or left behind."""
+    name = "interop.overwrite_refusals"
+    base = events_table(0, 300)
+    pq.write_table(base, inputs / "refusals.parquet")
+    ingest("--table", name, "--create", "--partition-by", "region", inputs / "refusals.parquet")
+    before = catalog.load_table(name)
+    files_before = table_data_files_on_disk(before)
+
+    for args in (["--overwrite-where", "regoin=eu", inputs / "refusals.parquet"],
+                 ["--overwrite-where", "regoin=eu"]):  # the delete without input files too
+        proc = ingest("--table", name, *args, check=False)
+        assert proc.returncode == 1, proc.stdout
+        assert "'regoin' is not a partition field of interop.overwrite_refusals" in proc.stderr
+        assert "its partition fields are: region" in proc.stderr
+
+    proc = ingest("--table", name, "--overwrite-where", "region=eu", inputs / "refusals.parquet",
+                  check=False)
+    assert proc.returncode == 1, proc.stdout
+    assert re.search(r"cannot overwrite region=eu: the input has rows in partition region=(us|ap)",
+                     proc.stderr), proc.stderr
+    after = catalog.load_table(name)
+    assert after.metadata.current_snapshot_id == before.metadata.current_snapshot_id
+    assert table_data_files_on_disk(after) == files_before
+
+    # Rows of the named partition only: replaced, and a rerun changes nothing.
+    eu = base.filter(pc.equal(base.column("region"), "eu"))
+    pq.write_table(eu, inputs / "refusals_eu.parquet")
+    for _ in range(2):
+        ingest("--table", name, "--overwrite-where", "region=eu", inputs / "refusals_eu.parquet")
+    assert rows_by_id(catalog.load_table(name).scan().to_arrow()) == rows_by_id(base)
+
+
+def test_overwrite_with_an_input_without_rows(catalog, ingest, inputs):
+    """An overwrite whose input has no rows replaces what it names with nothing, as
+    --overwrite-where without input files deletes it."""
+    name = "interop.overwrite_empty"
+    base = events_table(0, 300)
+    pq.write_table(base, inputs / "ow_empty_base.parquet")
+    pq.write_table(base.slice(0, 0), inputs / "ow_empty.parquet")
+    ingest("--table", name, "--create", "--partition-by", "region", inputs / "ow_empty_base.parquet")
+
+    ingest("--table", name, "--overwrite-where", "region=eu", inputs / "ow_empty.parquet")
+    table = catalog.load_table(name)
+    assert table.current_snapshot().summary.operation.value == "delete"
+    expected = base.filter(pc.not_equal(base.column("region"), "eu"))
+    assert rows_by_id(table.scan().to_arrow()) == rows_by_id(expected)
+
+    ingest("--table", name, "--overwrite", inputs / "ow_empty.parquet")
+    table = catalog.load_table(name)
+    assert table.scan().to_arrow().num_rows == 0
+    assert table.current_snapshot().summary["total-records"] == "0"
+
+
+def test_a_stop_signal_stops_a_plain_ingest(catalog, inputs, module_server, bin_dir):
+    """SIGINT (or SIGTERM) during a plain ingest stops it: nothing uncommitted is left,
+    and the error says what was committed. The signal is made pending before skade
+    starts (blocked across exec), so the outcome does not depend on timing."""
+    import signal
+    import subprocess
+
+    name = "interop.stopped"
+    pq.write_table(events_table(0, 3000), inputs / "stopped.parquet")
+    skade = [str(bin_dir / "skade"), "--warehouse", str(module_server.warehouse), "ingest"]
+    subprocess.run([*skade, "--table", name, "--create", str(inputs / "stopped.parquet")],
+                   check=True, capture_output=True)
+    before = catalog.load_table(name)
+    files_before = table_data_files_on_disk(before)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        def pending_signal():
+            signal.pthread_sigmask(signal.SIG_BLOCK, {sig})
+            os.kill(os.getpid(), sig)
+
+        proc = subprocess.run([*skade, "--table", name, "--rows-per-file", "500",
+                               "--files-per-commit", "1", str(inputs / "stopped.parquet")],
+                              capture_output=True, text=True, timeout=300,
+                              preexec_fn=pending_signal)
+        assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
+        assert f"skade: {sig.name}: stopping the ingest" in proc.stderr
+        assert (f"{sig.name}: Ingest cancelled (ingest stopped; 0 snapshots committed before the "
+                "failure: 0 rows in 0 data files)") in proc.stderr
+        after = catalog.load_table(name)
+        assert after.metadata.current_snapshot_id == before.metadata.current_snapshot_id
+        assert table_data_files_on_disk(after) == files_before
+
+
+def test_coalesce_failure_reports_only_what_was_committed(ingest, inputs):
+    """After a bad file, --coalesce's summary counts only the files committed, and the
+    error names the bad file once before its reason."""
+    paths = []
+    for i in range(3):
+        path = inputs / f"coalesce_mid_{i}.parquet"
+        pq.write_table(pa.table({"id": pa.array(range(i * 100, (i + 1) * 100), pa.int64())}), path)
+        paths.append(path)
+    ingest("--table", "interop.coalesce_mid", "--create", paths[0])
+    damaged = paths[1].read_bytes()  # its footer intact, its first page header not
+    paths[1].write_bytes(damaged[:4] + b"\0" * 50 + damaged[54:])
+    proc = ingest("--coalesce", "--writers", 1, "interop.coalesce_mid", *paths, check=False)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("ingested 100 rows from 1 of 3 files into interop.coalesce_mid")
+    assert proc.stderr.startswith(f"skade: {paths[1]}: "), proc.stderr
+    assert f"{paths[1]}: {paths[1]}" not in proc.stderr, proc.stderr
+    assert f"not (wholly) committed: {paths[1]}, {paths[2]}" in proc.stderr, proc.stderr
+
+
 # --- Spark, through `skade serve` ---------------------------------------------
 
 

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_reader.h"
 #include "skade/spec/table_properties.h"
@@ -374,6 +377,28 @@ TEST_F(OverwriteDeleteTest, FormatV3OverwriteKeepsExistingRowIds) {
     }
   }
   EXPECT_GE(replaced->metadata().next_row_id, 35);
+}
+
+// Regression: partition values were compared with ==, so a NaN partition
+// never matched itself and --replace-partitions kept adding to it.
+TEST(PartitionFilterTest, FloatingPointValuesCompareAsIcebergJava) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  spec::PartitionSpec spec;
+  spec.fields.push_back({1, {}, 1000, "f", spec::Transform::Identity()});
+  PartitionFilter tuples = PartitionFilter::Tuples(0, {{spec::Literal::Double(nan)}});
+  EXPECT_TRUE(tuples.Matches(spec, std::vector<spec::Literal>{spec::Literal::Double(nan)}));
+  EXPECT_TRUE(tuples.Matches(spec, std::vector<spec::Literal>{spec::Literal::Double(-nan)}));
+  EXPECT_FALSE(tuples.Matches(spec, std::vector<spec::Literal>{spec::Literal::Double(1.0)}));
+  PartitionFilter fields = PartitionFilter::FieldsEqual({{"f", spec::Literal::Float(NAN)}});
+  EXPECT_TRUE(fields.Matches(spec, std::vector<spec::Literal>{spec::Literal::Float(NAN)}));
+  // -0.0 and 0.0 are two partitions, as Double.compare and the writer's
+  // partition split (by bytes) have them.
+  PartitionFilter zero = PartitionFilter::Tuples(0, {{spec::Literal::Double(0.0)}});
+  EXPECT_TRUE(zero.Matches(spec, std::vector<spec::Literal>{spec::Literal::Double(0.0)}));
+  EXPECT_FALSE(zero.Matches(spec, std::vector<spec::Literal>{spec::Literal::Double(-0.0)}));
+  EXPECT_TRUE(SamePartition({spec::Literal::Double(nan), spec::Literal::String("a")},
+                            {spec::Literal::Double(nan), spec::Literal::String("a")}));
+  EXPECT_FALSE(SamePartitionValue(spec::Literal::Double(nan), spec::Literal::Float(NAN)));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <arrow/api.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <optional>
@@ -36,6 +37,15 @@ Result<std::shared_ptr<arrow::RecordBatch>> ReadGroup(
   return std::move(combined).ValueUnsafe();
 }
 
+// `error` naming the input file it came from, once: the readers' own
+// errors already name it, a conversion error does not.
+tl::unexpected<Error> NamingFile(Error error, const std::string& path) {
+  if (error.message.find(path) == std::string::npos) {
+    error.message = StrCat(path, ": ", error.message);
+  }
+  return tl::unexpected(std::move(error));
+}
+
 }  // namespace
 
 Status CoalesceIngest(const std::vector<std::string>& files, commit::CoalescingCommitter& committer,
@@ -68,12 +78,13 @@ Status CoalesceIngest(const std::vector<std::string>& files, commit::CoalescingC
     for (const std::string& path : files) {
       reached.insert(path);
       auto read = [&]() -> Status {
-        SKADE_ASSIGN_OR_RAISE(
-            ingest::GroupSource groups,
-            ingest::InputGroups({path}, options.format, options.rows_per_group, *arrow_schema));
+        auto opened =
+            ingest::InputGroups({path}, options.format, options.rows_per_group, *arrow_schema);
+        if (!opened) return NamingFile(std::move(opened).error(), path);
+        const ingest::GroupSource& groups = *opened;
         for (size_t i = 0; i < groups.count; ++i) {
           auto batch = ReadGroup(groups, i, schema, arrow_schema);
-          if (!batch) return MakeError(batch.error().kind, path, ": ", batch.error().message);
+          if (!batch) return NamingFile(std::move(batch).error(), path);
           {
             std::lock_guard lock(mutex);
             ++writes;
@@ -96,18 +107,27 @@ Status CoalesceIngest(const std::vector<std::string>& files, commit::CoalescingC
     submitter.Finish();
   }
 
+  if (failure) {
+    for (const std::string& path : files) {
+      if (reached.count(path) == 0) not_committed.insert(path);
+    }
+  }
+  // Only what was committed: after a failure, the files not (wholly)
+  // committed are not counted.
+  const auto committed_files =
+      std::count_if(files.begin(), files.end(),
+                    [&](const std::string& path) { return !not_committed.count(path); });
+  const std::string from = failure ? StrCat(committed_files, " of ", files.size(), " files")
+                                   : StrCat(files.size(), " files");
   commit::CoalescingCommitterStats stats = committer.stats();
   double seconds = static_cast<double>(MonotonicMicros() - start) / 1e6;
   std::printf(
-      "ingested %lld rows from %zu files into %s: %lld logical writes, %lld physical commits, "
+      "ingested %lld rows from %s into %s: %lld logical writes, %lld physical commits, "
       "%lld data files in %.2f s\n",
-      static_cast<long long>(rows), files.size(), table.ToString().c_str(),
+      static_cast<long long>(rows), from.c_str(), table.ToString().c_str(),
       static_cast<long long>(stats.logical_writes), static_cast<long long>(stats.physical_commits),
       static_cast<long long>(stats.data_files), seconds);
   if (!failure) return OkStatus();
-  for (const std::string& path : files) {
-    if (reached.count(path) == 0) not_committed.insert(path);
-  }
   std::vector<std::string> names(not_committed.begin(), not_committed.end());
   failure->message = StrCat(failure->message, "; committed ", rows, " rows of ", writes,
                             " writes; not (wholly) committed: ", Join(names, ", "));

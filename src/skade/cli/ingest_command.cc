@@ -3,14 +3,21 @@
 // ingest/input_files.h; or, with --coalesce and --stream, through the
 // coalescing committer (coalesce_ingest.h, stream_ingest.h).
 #include <arrow/type.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <stop_token>
+#include <thread>
 
 #include "skade/cli/coalesce_ingest.h"
 #include "skade/cli/commands.h"
@@ -118,9 +125,28 @@ Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& 
 
 // --overwrite-where NAME=VALUE…: files whose partition field NAME shows
 // VALUE in its partition path ("ts_day=2026-11-01"), every term matching.
+// kInvalidArgument for a NAME that is not a field of the table's default
+// spec: it would match nothing, and the overwrite would silently append.
 Result<table::PartitionFilter> OverwriteWhere(const std::vector<std::string>& terms,
-                                              spec::SchemaPtr schema) {
+                                              const spec::TableMetadata& metadata,
+                                              const std::string& table_name) {
   SKADE_ASSIGN_OR_RAISE(auto values, ParseKeyValues(terms));
+  const spec::PartitionSpecPtr default_spec = metadata.Spec();
+  std::vector<std::string> names;
+  if (default_spec != nullptr) {
+    for (const spec::PartitionField& field : default_spec->fields) names.push_back(field.name);
+  }
+  for (const auto& [name, value] : values) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    if (names.empty()) {
+      return InvalidArgument("--overwrite-where ", name, "=", value, ": ", table_name,
+                             " is not partitioned (--overwrite replaces all of its data)");
+    }
+    return InvalidArgument("--overwrite-where ", name, "=", value, ": '", name,
+                           "' is not a partition field of ", table_name,
+                           "; its partition fields are: ", Join(names, ", "));
+  }
+  spec::SchemaPtr schema = metadata.Schema();
   return table::PartitionFilter(
       [values, schema](const spec::PartitionSpec& spec,
                        const std::vector<spec::Literal>& partition) {
@@ -140,6 +166,73 @@ Result<table::PartitionFilter> OverwriteWhere(const std::vector<std::string>& te
       },
       Join(terms, " and "));
 }
+
+// SIGINT and SIGTERM during a plain ingest: the first stops the pipeline
+// (IngestOptions::stop: nothing new starts, a commit under way lands or
+// rolls back whole, the data files not committed are deleted), the second
+// exits at once (130), leaving them behind. A signal already pending when
+// Start() runs stops the ingest before it begins. Make it before any
+// thread starts (see StopSignals); one thread calls its methods.
+class IngestStop {
+ public:
+  IngestStop() = default;
+  ~IngestStop() {
+    if (!watcher_.joinable()) return;
+    const char byte = 0;
+    (void)!::write(done_[1], &byte, 1);
+    watcher_.join();
+    ::close(done_[0]);
+    ::close(done_[1]);
+  }
+  IngestStop(const IngestStop&) = delete;
+  IngestStop& operator=(const IngestStop&) = delete;
+
+  /// Watches for the signals on a thread of its own.
+  Status Start() {
+    if (signals_.fd() < 0) return OkStatus();  // they keep their default action
+    pollfd pending{signals_.fd(), POLLIN, 0};
+    if (::poll(&pending, 1, 0) > 0) Handle(signals_.Read());
+    if (::pipe2(done_, O_CLOEXEC) != 0) {
+      return IoError("cannot watch for signals: ", std::strerror(errno));
+    }
+    watcher_ =
+        std::thread([this] { signals_.Watch(done_[0], [this](int signal) { Handle(signal); }); });
+    return OkStatus();
+  }
+
+  std::stop_token token() const { return stop_.get_token(); }
+  /// The first signal's name, or null when none came.
+  const char* signal_name() const {
+    const int signal = signal_.load();
+    return signal == 0 ? nullptr : StopSignals::Name(signal);
+  }
+
+ private:
+  void Handle(int signal) {
+    if (signal == 0) return;
+    int none = 0;
+    if (signal_.compare_exchange_strong(none, signal)) {
+      std::fprintf(stderr,
+                   "skade: %s: stopping the ingest; data files not committed are deleted "
+                   "(again to exit at once)\n",
+                   signal_name());
+      stop_.request_stop();
+      return;
+    }
+    std::fprintf(stderr,
+                 "skade: %s again: exiting at once; data files not committed may be left "
+                 "behind\n",
+                 StopSignals::Name(signal));
+    std::fflush(stdout);
+    ::_exit(130);
+  }
+
+  StopSignals signals_;  // first in, last out: the watcher reads its fd
+  std::stop_source stop_;
+  std::atomic<int> signal_{0};
+  int done_[2] = {-1, -1};  // the destructor tells the watcher to end
+  std::thread watcher_;
+};
 
 // The ingest's progress: files written of the fewest it will make (one per
 // input group; files are known as they are encoded).
@@ -165,7 +258,7 @@ Status DeleteWhere(const CliContext& context, const IngestArgs& args) {
   SKADE_ASSIGN_OR_RAISE(auto table,
                         table::Table::Load(catalog, catalog->file_io_ptr(), identifier, durable));
   SKADE_ASSIGN_OR_RAISE(auto filter,
-                        OverwriteWhere(args.overwrite_where, table.metadata().Schema()));
+                        OverwriteWhere(args.overwrite_where, table.metadata(), args.table));
   table::DeleteFiles remove(table, std::move(filter));
   remove.SetSummaryProperty("engine-name", "skade");
   SKADE_ASSIGN_OR_RAISE(auto committed, remove.Commit());
@@ -323,6 +416,8 @@ Status Ingest(const CliContext& context, IngestArgs args) {
   if (args.channel_depth < 1) return InvalidArgument("--channel-depth must be at least 1");
   if (args.files_per_commit < 0) return InvalidArgument("--files-per-commit must be >= 0");
   SKADE_RETURN_NOT_OK(CheckInputFiles(args));
+  IngestStop stop;  // before the catalog starts its threads, so they all inherit the mask
+  SKADE_RETURN_NOT_OK(stop.Start());
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
   const int64_t start = MonotonicMicros();
   SKADE_ASSIGN_OR_RAISE(table::Table table, OpenTable(catalog, args));
@@ -336,11 +431,12 @@ Status Ingest(const CliContext& context, IngestArgs args) {
   options.channel_depth = args.channel_depth;
   options.summary = {{"engine-name", "skade"}};
   options.replace_partitions = args.replace_partitions;
+  options.stop = stop.token();
   if (args.overwrite) {
     options.overwrite = table::PartitionFilter::All();
   } else if (!args.overwrite_where.empty()) {
     SKADE_ASSIGN_OR_RAISE(options.overwrite,
-                          OverwriteWhere(args.overwrite_where, table.metadata().Schema()));
+                          OverwriteWhere(args.overwrite_where, table.metadata(), args.table));
   }
   ProgressBar bar(::isatty(STDERR_FILENO) != 0);
   const auto group_count = static_cast<int64_t>(groups.count);
@@ -351,7 +447,11 @@ Status Ingest(const CliContext& context, IngestArgs args) {
                              : ingest::IngestPipelined(table, groups, options);
   if (!result) {
     bar.Finish();
-    return tl::unexpected(result.error());
+    Error error = std::move(result).error();
+    if (const char* signal = stop.signal_name(); signal != nullptr) {
+      error.message = StrCat(signal, ": ", error.message);
+    }
+    return tl::unexpected(std::move(error));
   }
   const ingest::IngestStats& total = result->stats;
   DrawProgress(bar, {total.files, total.files, total.rows, total.bytes, total.commits}, group_count,
@@ -417,7 +517,8 @@ void AddIngestCommand(CLI::App& app, const CliContext& context) {
   command
       ->add_option("--overwrite-where", args->overwrite_where,
                    "Replace the partitions whose field shows this value, e.g. ts_day=2026-11-01 "
-                   "(repeatable, all must match); without input files, delete them")
+                   "(repeatable, all must match; NAME must be a partition field, and input rows "
+                   "outside these partitions are refused); without input files, delete them")
       ->allow_extra_args(false);
   command->add_flag("--coalesce", args->coalesce,
                     "Commit each file (each --rows-per-file group of it) as its own write "

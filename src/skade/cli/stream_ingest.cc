@@ -39,14 +39,6 @@ sigset_t StopSignalSet() {
 }
 
 // The signal pending on a signalfd (0 if none could be read).
-int ReadSignal(int fd) {
-  signalfd_siginfo info{};
-  ssize_t n = ::read(fd, &info, sizeof(info));
-  return n == static_cast<ssize_t>(sizeof(info)) ? static_cast<int>(info.ssi_signo) : 0;
-}
-
-const char* SignalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
-
 struct LineRange {
   int64_t first;
   int64_t last;
@@ -541,36 +533,29 @@ class StreamReader {
       return IoError("cannot watch for signals: ", std::strerror(error));
     }
     watcher_ = std::thread([this] {
-      for (;;) {
-        pollfd fds[2] = {{signals_.fd(), POLLIN, 0}, {done_[0], POLLIN, 0}};
-        if (::poll(fds, 2, -1) < 0) {
-          if (errno == EINTR) continue;
-          return;
-        }
-        if ((fds[1].revents & POLLIN) != 0) return;
-        if ((fds[0].revents & POLLIN) == 0) continue;
-        const int signal = ReadSignal(signals_.fd());
+      signals_.Watch(done_[0], [this](int signal) {
         if (++signals_seen_ == 1) {
           signal_ = signal;
           // Said at once: the reader may be waiting on a commit.
           std::fprintf(stderr,
                        "skade: %s: reading no more, committing what was read (again to exit at "
                        "once)\n",
-                       SignalName(signal));
+                       StopSignals::Name(signal));
           if (reading_) {
             const char byte = 0;
             (void)!::write(wake_[1], &byte, 1);
           }
-          continue;
+          return;
         }
         std::string pending = RangesToString(ledger_.in_flight());
-        std::fprintf(stderr, "skade: %s again: exiting without waiting; %s%s\n", SignalName(signal),
+        std::fprintf(stderr, "skade: %s again: exiting without waiting; %s%s\n",
+                     StopSignals::Name(signal),
                      pending.empty() ? "every line read was acknowledged"
                                      : "not acknowledged (may or may not be committed): lines ",
                      pending.c_str());
         std::fflush(stdout);
         ::_exit(130);
-      }
+      });
     });
     return OkStatus();
   }
@@ -613,7 +598,7 @@ class StreamReader {
     }
     if (signal_ != 0) {
       std::fprintf(stderr, "skade: stopped by %s after line %lld; every line read was committed\n",
-                   SignalName(signal_), static_cast<long long>(line_));
+                   StopSignals::Name(signal_), static_cast<long long>(line_));
     }
     return OkStatus();
   }
@@ -641,6 +626,26 @@ class StreamReader {
 };
 
 }  // namespace
+
+int StopSignals::Read() const {
+  signalfd_siginfo info{};
+  ssize_t n = ::read(fd_, &info, sizeof(info));
+  return n == static_cast<ssize_t>(sizeof(info)) ? static_cast<int>(info.ssi_signo) : 0;
+}
+
+const char* StopSignals::Name(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
+
+void StopSignals::Watch(int done_fd, const std::function<void(int signal)>& on_signal) const {
+  for (;;) {
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {done_fd, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if ((fds[1].revents & POLLIN) != 0) return;
+    if ((fds[0].revents & POLLIN) != 0) on_signal(Read());
+  }
+}
 
 StopSignals::StopSignals() {
   sigset_t set = StopSignalSet();

@@ -62,6 +62,13 @@ class StopSignals {
   /// Readable once a signal is pending; -1 if signalfd failed (then signals
   /// keep their default action).
   int fd() const { return fd_; }
+  /// The pending signal's number, taken from fd(); 0 if none could be read.
+  int Read() const;
+  /// "SIGINT" or "SIGTERM".
+  static const char* Name(int signal);
+  /// Calls `on_signal` with each signal that arrives, on the calling thread,
+  /// until `done_fd` is readable.
+  void Watch(int done_fd, const std::function<void(int signal)>& on_signal) const;
 
  private:
   int fd_ = -1;

@@ -127,6 +127,15 @@ tl::unexpected<Error> Failed(Error error, int64_t snapshots) {
   return tl::unexpected(std::move(error));
 }
 
+// Failed, also saying which rows and files those snapshots committed.
+tl::unexpected<Error> Failed(Error error, const IngestStats& committed) {
+  StrAppend(&error.message, " (ingest stopped; ", committed.snapshots, " snapshot",
+            committed.snapshots == 1 ? "" : "s", " committed before the failure: ", committed.rows,
+            " row", committed.rows == 1 ? "" : "s", " in ", committed.files, " data file",
+            committed.files == 1 ? "" : "s", ")");
+  return tl::unexpected(std::move(error));
+}
+
 // IngestParallel, IngestPipelined and IngestPipelinedOverlap: encode
 // lazily (EncodedFileStream) → write in order → commit, after the writes
 // or (`overlap`) beside them.
@@ -226,7 +235,7 @@ Result<IngestResult> RunPipeline(const Table& table, GroupSource groups,
         if (stored[i]) (void)table.io().DeleteFile(stream.data_file(i).file_path);
       }
     }
-    return Failed(std::move(status).error(), committer.snapshots());
+    return Failed(std::move(status).error(), stats);
   }
   return IngestResult{committer.table(), stats};
 }
@@ -268,7 +277,7 @@ Result<IngestResult> Append(const Table& table, const RecordBatchGroup& batches,
     DeleteUncommitted(table.io(), locations, all_stored, 0);
     return Failed(std::move(written).error(), 0);
   }
-  if (written->empty()) {
+  if (written->empty() && !options.overwrite) {
     stats.total_us = MonotonicMicros() - start;
     return IngestResult{table, stats};
   }
@@ -370,8 +379,10 @@ Result<IngestMultiResult> IngestMulti(const std::vector<TableIngest>& tables,
   for (size_t t = 0; t < tables.size(); ++t) {
     transactions.emplace_back(tables[t].table);
     if (files[t].empty()) continue;
+    std::vector<spec::DataFile> data_files = DataFiles(files[t]);
+    if (status) status = action.CheckAdded(tables[t].table.metadata(), data_files);
     ReplacedPartitions replaced;
-    action.Stage(transactions.back(), DataFiles(files[t]), &replaced);
+    action.Stage(transactions.back(), std::move(data_files), &replaced);
   }
   for (auto& transaction : transactions) pointers.push_back(&transaction);
 

@@ -55,7 +55,11 @@ struct IngestOptions {
   /// new ones: the ingest commits one "overwrite" snapshot at the end
   /// (files_per_commit is ignored), so readers never see the table without
   /// the replaced rows and without the new ones, and a failure leaves the
-  /// old data.
+  /// old data. Without `replace_partitions`, every new file must lie in
+  /// what the filter matches (Iceberg Java's
+  /// validateAddedFilesMatchOverwriteFilter): otherwise kInvalidArgument,
+  /// nothing committed. An ingest without rows still commits the removal
+  /// (a "delete" snapshot).
   std::optional<table::PartitionFilter> overwrite;
   /// Dynamic partition overwrite: each snapshot also removes the files in
   /// the partitions its new files are the ingest's first to land in (an

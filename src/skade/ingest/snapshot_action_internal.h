@@ -14,11 +14,13 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "skade/ingest/ingest_options.h"
 #include "skade/spec/data_file.h"
+#include "skade/spec/table_metadata.h"
 #include "skade/table/isolation_level.h"
 #include "skade/table/partition_filter.h"
 #include "skade/table/transaction.h"
@@ -43,8 +45,20 @@ struct SnapshotAction {
   std::optional<table::PartitionFilter> Replacing(const std::vector<spec::DataFile>& files,
                                                   ReplacedPartitions* replaced) const;
 
-  /// Stages in `transaction` the snapshot adding `files` (non-empty);
-  /// `replaced` as for Replacing.
+  /// Whether `files` may be added by the `overwrite` filter's snapshot: with
+  /// a filter (and without `replace_partitions`, whose snapshots replace the
+  /// partitions they add to), every file's partition must match it, as
+  /// Iceberg Java's validateAddedFilesMatchOverwriteFilter (Spark's static
+  /// overwrite) requires — else a rerun would not replace the rows it added
+  /// outside the filter, and each rerun would add them again.
+  /// kInvalidArgument naming the first file's partition and the filter.
+  Status CheckAdded(const spec::TableMetadata& metadata,
+                    std::span<const spec::DataFile> files) const;
+
+  /// Stages in `transaction` the snapshot adding `files`; `replaced` as for
+  /// Replacing. Without files it stages the removal of what `overwrite`
+  /// matches (a "delete" snapshot, as Iceberg Java calls an overwrite that
+  /// adds nothing), or nothing without `overwrite`.
   void Stage(table::Transaction& transaction, std::vector<spec::DataFile> files,
              ReplacedPartitions* replaced) const;
 };

@@ -28,15 +28,23 @@ Status SnapshotCommitter::CommitFullGroups() {
   return Commit(pending_.size() - pending_.size() % group);
 }
 
-Status SnapshotCommitter::Flush() { return Commit(pending_.size()); }
+Status SnapshotCommitter::Flush() {
+  // An overwrite removes what its filter matches even when the input had no
+  // rows: "replace with nothing" empties what it names.
+  if (pending_.empty() && action_.overwrite && commits_ == 0) return Commit(0, true);
+  return Commit(pending_.size());
+}
 
-Status SnapshotCommitter::Commit(size_t count) {
-  if (count == 0) return OkStatus();
+Status SnapshotCommitter::Commit(size_t count, bool empty_overwrite) {
+  if (count == 0 && !empty_overwrite) return OkStatus();
   if (stop_.stop_requested()) return MakeError(ErrorKind::kCancelled, "Ingest cancelled");
+  SKADE_RETURN_NOT_OK(action_.CheckAdded(table_.metadata(), {pending_.data(), count}));
   int64_t started = MonotonicMicros();
   ReplacedPartitions replaced = replaced_;
   table::Transaction transaction(table_);
-  const size_t group = files_per_commit_ > 0 ? static_cast<size_t>(files_per_commit_) : count;
+  const size_t group =
+      files_per_commit_ > 0 ? static_cast<size_t>(files_per_commit_) : std::max<size_t>(count, 1);
+  if (count == 0) action_.Stage(transaction, {}, &replaced);
   for (size_t first = 0; first < count; first += group) {
     auto begin = pending_.begin() + static_cast<ptrdiff_t>(first);
     action_.Stage(transaction,
@@ -52,7 +60,8 @@ Status SnapshotCommitter::Commit(size_t count) {
   table_ = std::move(*committed);
   replaced_ = std::move(replaced);
   ++commits_;
-  snapshots_ += static_cast<int64_t>((count + group - 1) / group);  // one per group staged
+  // One per group staged (the empty overwrite's one).
+  snapshots_ += count == 0 ? 1 : static_cast<int64_t>((count + group - 1) / group);
   for (size_t i = 0; i < count; ++i) {
     ++committed_files_;
     committed_rows_ += pending_[i].record_count;

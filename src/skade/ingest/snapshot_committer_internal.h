@@ -14,7 +14,9 @@
 // ignored and everything is committed in one overwrite snapshot on
 // Flush(): an overwrite split over several snapshots would show readers the
 // replaced rows gone before the new ones all landed, and leave them gone
-// after a failure.
+// after a failure. That snapshot is committed even without files (the
+// filter's files removed), and is refused (kInvalidArgument, nothing
+// committed) when a file lies outside the filter (SnapshotAction::CheckAdded).
 //
 // A commit either lands whole or not at all (see table/snapshot_update.h);
 // files handed over but not yet committed are never committed after an
@@ -48,7 +50,8 @@ class SnapshotCommitter {
   /// is full without `files_per_commit`.
   Status CommitFullGroups();
   /// Commits the pending files, if any, in one catalog commit: a snapshot
-  /// per full group and one for the rest.
+  /// per full group and one for the rest. With an `overwrite` filter and no
+  /// files at all, commits the removal of what the filter matches.
   Status Flush();
 
   const table::Table& table() const { return table_; }
@@ -71,8 +74,9 @@ class SnapshotCommitter {
   ReplacedPartitions replaced_;
   std::stop_token stop_;
   std::function<void()> on_commit_;
-  // Commits the first `count` pending files (see Flush()).
-  Status Commit(size_t count);
+  // Commits the first `count` pending files (see Flush()); with
+  // `empty_overwrite`, also when there are none.
+  Status Commit(size_t count, bool empty_overwrite = false);
 
   std::vector<spec::DataFile> pending_;
   int64_t commits_ = 0;

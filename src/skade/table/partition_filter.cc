@@ -1,6 +1,8 @@
 #include "skade/table/partition_filter.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include "skade/util/strings.h"
 
@@ -8,13 +10,34 @@ namespace skade::table {
 
 namespace {
 
-bool SameValues(const std::vector<spec::Literal>& a, const std::vector<spec::Literal>& b) {
-  return std::equal(
-      a.begin(), a.end(), b.begin(), b.end(),
-      [](const spec::Literal& x, const spec::Literal& y) { return x.value() == y.value(); });
+// NaN equals NaN, and -0.0 differs from 0.0: as Double.compare, which
+// Iceberg Java's partition comparators use, and as the partition splitter
+// groups rows (by their bytes).
+template <typename Float>
+bool SameFloat(Float a, Float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::memcmp(&a, &b, sizeof(Float)) == 0;
 }
 
 }  // namespace
+
+bool SamePartitionValue(const spec::Literal& a, const spec::Literal& b) {
+  const spec::Literal::Value& x = a.value();
+  const spec::Literal::Value& y = b.value();
+  if (const auto* d = std::get_if<double>(&x)) {
+    const auto* e = std::get_if<double>(&y);
+    return e != nullptr && SameFloat(*d, *e);
+  }
+  if (const auto* f = std::get_if<float>(&x)) {
+    const auto* g = std::get_if<float>(&y);
+    return g != nullptr && SameFloat(*f, *g);
+  }
+  return x == y;
+}
+
+bool SamePartition(const std::vector<spec::Literal>& a, const std::vector<spec::Literal>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), SamePartitionValue);
+}
 
 PartitionFilter PartitionFilter::All() {
   return PartitionFilter(
@@ -36,9 +59,10 @@ PartitionFilter PartitionFilter::Tuples(int32_t spec_id,
       [spec_id, tuples = std::move(tuples)](const spec::PartitionSpec& spec,
                                             const std::vector<spec::Literal>& partition) {
         if (spec.spec_id != spec_id) return false;
-        return std::any_of(
-            tuples.begin(), tuples.end(),
-            [&](const std::vector<spec::Literal>& tuple) { return SameValues(tuple, partition); });
+        return std::any_of(tuples.begin(), tuples.end(),
+                           [&](const std::vector<spec::Literal>& tuple) {
+                             return SamePartition(tuple, partition);
+                           });
       },
       std::move(description));
 }
@@ -57,7 +81,8 @@ PartitionFilter PartitionFilter::FieldsEqual(std::map<std::string, spec::Literal
                                     [&](const spec::PartitionField& f) { return f.name == name; });
           if (field == spec.fields.end()) return false;
           size_t index = static_cast<size_t>(field - spec.fields.begin());
-          if (index >= partition.size() || partition[index].value() != value.value()) return false;
+          if (index >= partition.size() || !SamePartitionValue(partition[index], value))
+            return false;
         }
         return true;
       },

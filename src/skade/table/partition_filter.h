@@ -2,8 +2,10 @@
 // decided by each file's partition tuple alone (never by reading rows).
 //
 // Values are compared by value, not by type: a `day` partition value is the
-// int32 day count whether the tuple was typed `int` or `date`. A copyable
-// value; thread-safe as long as its predicate is.
+// int32 day count whether the tuple was typed `int` or `date`. Floating-point
+// values compare as Iceberg Java's partition comparators (Double.compare):
+// NaN equals NaN, -0.0 and 0.0 differ. A copyable value; thread-safe as long
+// as its predicate is.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,11 @@
 #include "skade/spec/partition_spec.h"
 
 namespace skade::table {
+
+/// Whether two partition values are the same partition's (see above).
+bool SamePartitionValue(const spec::Literal& a, const spec::Literal& b);
+/// Whether two partition tuples are the same partition, value by value.
+bool SamePartition(const std::vector<spec::Literal>& a, const std::vector<spec::Literal>& b);
 
 class PartitionFilter {
  public:
