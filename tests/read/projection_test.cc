@@ -1,7 +1,9 @@
 // Columns by field id: renamed, added (null or initial default), dropped and
-// promoted columns, nested structs, lists and maps, identity partition
-// values, and files without field ids read through a name mapping.
+// promoted columns, nested structs, lists and maps, other Arrow spellings of
+// the same types, identity partition values, and files without field ids
+// read through a name mapping.
 #include <arrow/api.h>
+#include <arrow/compute/api.h>
 #include <gtest/gtest.h>
 
 #include "read/read_test_util.h"
@@ -185,6 +187,104 @@ TEST(ProjectionTest, AScanOfConstantsOnlyCountsRows) {
   EXPECT_EQ(output.rows, (std::vector<std::string>{"null", "null", "null"}));
 }
 
+std::shared_ptr<arrow::Field> FieldWithId(const std::string& name,
+                                          std::shared_ptr<arrow::DataType> type, int id) {
+  return arrow::field(name, std::move(type))
+      ->WithMetadata(arrow::key_value_metadata({"PARQUET:field_id"}, {std::to_string(id)}));
+}
+
+std::shared_ptr<arrow::Array> CastTo(const std::shared_ptr<arrow::Array>& array,
+                                     const std::shared_ptr<arrow::DataType>& type) {
+  auto cast = arrow::compute::Cast(array, type);
+  EXPECT_TRUE(cast.ok()) << cast.status().ToString();
+  return cast.ok() ? cast->make_array() : nullptr;
+}
+
+// Regression: files whose stored Arrow schema (pyarrow, pandas and Polars
+// keep one) spells a string as a dictionary (a pandas categorical) or a view,
+// or a list as a large, view or fixed-size list, failed with "…has Arrow type
+// dictionary<…>, which cannot be read as string", though PyIceberg reads
+// them. They read as the canonical Arrow type of the read schema.
+TEST(ProjectionTest, ReadsOtherArrowSpellingsOfTheSameTypes) {
+  skade::testing::TempDir dir;
+  using data::testing::ArrayFromJson;
+  auto strings = ArrayFromJson(arrow::utf8(), R"(["x", "y", null])");
+  auto encoded = arrow::compute::DictionaryEncode(strings);
+  ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+  auto string_lists = ArrayFromJson(arrow::list(arrow::utf8()), R"([["s", null], null, []])");
+  std::vector<std::pair<std::shared_ptr<arrow::Field>, std::shared_ptr<arrow::Array>>> columns = {
+      {FieldWithId("id", arrow::int64(), 1), ArrayFromJson(arrow::int64(), "[1, 2, 3]")},
+      {FieldWithId("cat", arrow::dictionary(arrow::int32(), arrow::utf8()), 2),
+       encoded->make_array()},
+      {FieldWithId("view", arrow::utf8_view(), 3),
+       CastTo(ArrayFromJson(arrow::utf8(), R"(["a", null, "c"])"), arrow::utf8_view())},
+      {FieldWithId("bytes", arrow::binary_view(), 4),
+       CastTo(ArrayFromJson(arrow::binary(), R"(["p", null, ""])"), arrow::binary_view())},
+      {FieldWithId("wide", arrow::large_utf8(), 5),
+       ArrayFromJson(arrow::large_utf8(), R"(["w", null, ""])")},
+      {FieldWithId("blob", arrow::large_binary(), 6),
+       ArrayFromJson(arrow::large_binary(), R"(["b", null, ""])")},
+      {FieldWithId("nums", arrow::large_list(FieldWithId("element", arrow::int32(), 8)), 7),
+       ArrayFromJson(arrow::large_list(FieldWithId("element", arrow::int32(), 8)),
+                     "[[1, 2], null, []]")},
+      {FieldWithId("views", arrow::list_view(FieldWithId("element", arrow::utf8_view(), 10)), 9),
+       arrow::ListViewArray::FromList(
+           *std::static_pointer_cast<arrow::ListArray>(
+               CastTo(string_lists, arrow::list(FieldWithId("element", arrow::utf8_view(), 10)))),
+           arrow::default_memory_pool())
+           .ValueOrDie()},
+      {FieldWithId("pairs", arrow::fixed_size_list(FieldWithId("element", arrow::int32(), 12), 2),
+                   11),
+       ArrayFromJson(arrow::fixed_size_list(FieldWithId("element", arrow::int32(), 12), 2),
+                     "[[1, 2], null, [3, 4]]")},
+  };
+  arrow::FieldVector fields;
+  arrow::ArrayVector arrays;
+  for (auto& [field, array] : columns) {
+    ASSERT_NE(array, nullptr) << field->ToString();
+    fields.push_back(field);
+    arrays.push_back(array);
+  }
+  auto table = arrow::Table::Make(arrow::schema(fields), arrays);
+  std::string path = dir.Sub("spellings.parquet");
+  auto out = arrow::io::FileOutputStream::Open(path).ValueOrDie();
+  // As pyarrow writes: with the Arrow schema, which is what restores the
+  // spellings on reading.
+  auto status = parquet::arrow::WriteTable(
+      *table, arrow::default_memory_pool(), out, 1000, parquet::default_writer_properties(),
+      parquet::ArrowWriterProperties::Builder().store_schema()->build());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_TRUE(out->Close().ok());
+  spec::DataFile file;
+  file.file_path = path;
+  file.record_count = table->num_rows();
+  file.file_size_in_bytes = static_cast<int64_t>(std::filesystem::file_size(path));
+
+  auto read = testing::MakeSchema({
+      NestedField{1, "id", Type::Long(), true},
+      NestedField{2, "cat", Type::String(), false},
+      NestedField{3, "view", Type::String(), false},
+      NestedField{4, "bytes", Type::Binary(), false},
+      NestedField{5, "wide", Type::String(), false},
+      NestedField{6, "blob", Type::Binary(), false},
+      NestedField{7, "nums", Type::List(NestedField{8, "element", Type::Long(), false}), false},
+      NestedField{9, "views", Type::List(NestedField{10, "element", Type::String(), false}), false},
+      NestedField{11, "pairs", Type::List(NestedField{12, "element", Type::Int(), false}), false},
+  });
+  auto io = io::NewLocalFileIO();
+  auto plan = Plan(read, {1, 2, 3, 4, 5, 6, 7, 9, 11}, {Task(file)});
+  auto schema = ScanSchema(plan);
+  ASSERT_THAT(schema, skade::testing::IsOk());
+  ExpectBatch(ReadBatch(plan, *io), *schema, R"([
+    {"id": 1, "cat": "x", "view": "a", "bytes": "p", "wide": "w", "blob": "b", "nums": [1, 2],
+     "views": ["s", null], "pairs": [1, 2]},
+    {"id": 2, "cat": "y", "view": null, "bytes": null, "wide": null, "blob": null, "nums": null,
+     "views": null, "pairs": null},
+    {"id": 3, "cat": null, "view": "c", "bytes": "", "wide": "", "blob": "", "nums": [],
+     "views": [], "pairs": [3, 4]}
+  ])");
+}
+
 constexpr char kNameMapping[] = R"([
   {"field-id": 1, "names": ["id", "record_id"]},
   {"field-id": 2, "names": ["data"]},
@@ -215,6 +315,23 @@ spec::SchemaPtr MappedSchema() {
                   false},
       NestedField{6, "vals", Type::List(NestedField{7, "element", Type::Long(), false}), false},
   });
+}
+
+// A malformed mapping breaks every read of the table: the error names the
+// property, which is where the fix is.
+TEST(ProjectionTest, AMalformedNameMappingIsAnErrorNamingTheProperty) {
+  skade::testing::TempDir dir;
+  auto io = io::NewLocalFileIO();
+  auto file = testing::WriteArrowFile(dir.Sub("a.parquet"), NoIdBatch(), 1000);
+  auto plan = Plan(MappedSchema(), {1}, {Task(file)});
+  auto metadata = std::make_shared<spec::TableMetadata>();
+  metadata->properties[kDefaultNameMappingProperty] = "[{";
+  plan.metadata = metadata;
+  auto read = ReadScan(plan, *io, {});
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().kind, ErrorKind::kInvalidArgument);
+  EXPECT_NE(read.error().message.find(kDefaultNameMappingProperty), std::string::npos)
+      << read.error().message;
 }
 
 TEST(ProjectionTest, FilesWithoutFieldIdsReadThroughTheNameMapping) {

@@ -1,10 +1,12 @@
 #include "skade/cli/scan_output.h"
 
+#include <arrow/builder.h>
 #include <arrow/csv/writer.h>
 #include <arrow/io/file.h>
 #include <arrow/io/stdio.h>
 #include <arrow/ipc/writer.h>
 #include <arrow/scalar.h>
+#include <arrow/type_traits.h>
 #include <arrow/util/base64.h>
 #include <parquet/arrow/writer.h>
 
@@ -12,6 +14,7 @@
 #include <iostream>
 #include <vector>
 
+#include "skade/spec/literal_json.h"
 #include "skade/util/json_writer.h"
 
 namespace skade::cli {
@@ -29,11 +32,149 @@ Result<std::shared_ptr<arrow::io::OutputStream>> OpenStream(const std::string& p
   return std::shared_ptr<arrow::io::OutputStream>(*opened);
 }
 
-// A cell as text for the table format: the scalar's own rendering.
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+bool IsUuid(const arrow::DataType& type) {
+  return type.id() == arrow::Type::EXTENSION &&
+         static_cast<const arrow::ExtensionType&>(type).extension_name() == "arrow.uuid";
+}
+
+// A valid scalar of a flat type as text, the same in every text format:
+// binary as base64 (never raw bytes), uuids in their canonical form, other
+// extension types as their storage, everything else the scalar's own
+// rendering.
+std::string FlatText(const arrow::Scalar& scalar) {
+  switch (scalar.type->id()) {
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::BINARY_VIEW:
+    case arrow::Type::FIXED_SIZE_BINARY:
+      return arrow::util::base64_encode(static_cast<const arrow::BaseBinaryScalar&>(scalar).view());
+    case arrow::Type::EXTENSION: {
+      const auto& storage = *static_cast<const arrow::ExtensionScalar&>(scalar).value;
+      if (IsUuid(*scalar.type)) {
+        return spec::UuidString(static_cast<const arrow::BaseBinaryScalar&>(storage).view());
+      }
+      return FlatText(storage);
+    }
+    default:
+      return scalar.ToString();
+  }
+}
+
+bool IsNested(const arrow::DataType& type) {
+  if (type.id() == arrow::Type::EXTENSION) {
+    return IsNested(*static_cast<const arrow::ExtensionType&>(type).storage_type());
+  }
+  return arrow::is_nested(type.id());
+}
+
+// A JSON value for a scalar: numbers and booleans as JSON, nested values as
+// objects and arrays, binary as base64, uuids in their canonical text,
+// everything else (dates, timestamps, decimals) as the scalar's text.
+void WriteScalar(const arrow::Scalar& scalar, JsonWriter& json) {
+  if (!scalar.is_valid) {
+    json.Null();
+    return;
+  }
+  switch (scalar.type->id()) {
+    case arrow::Type::BOOL:
+      json.Bool(static_cast<const arrow::BooleanScalar&>(scalar).value);
+      return;
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::INT64:
+    case arrow::Type::UINT8:
+    case arrow::Type::UINT16:
+    case arrow::Type::UINT32:
+    case arrow::Type::UINT64:
+    case arrow::Type::FLOAT:
+    case arrow::Type::DOUBLE: {
+      std::string text = scalar.ToString();
+      if (text == "nan" || text == "inf" || text == "-inf")
+        json.String(text);
+      else
+        json.Raw(text);
+      return;
+    }
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+    case arrow::Type::BINARY_VIEW:
+    case arrow::Type::FIXED_SIZE_BINARY:
+      json.String(FlatText(scalar));
+      return;
+    case arrow::Type::EXTENSION:
+      if (IsUuid(*scalar.type)) {
+        json.String(FlatText(scalar));
+      } else {
+        WriteScalar(*static_cast<const arrow::ExtensionScalar&>(scalar).value, json);
+      }
+      return;
+    case arrow::Type::STRUCT: {
+      const auto& s = static_cast<const arrow::StructScalar&>(scalar);
+      json.StartObject();
+      for (int i = 0; i < scalar.type->num_fields(); ++i) {
+        json.Key(scalar.type->field(i)->name());
+        WriteScalar(*s.value[i], json);
+      }
+      json.EndObject();
+      return;
+    }
+    case arrow::Type::LIST:
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::FIXED_SIZE_LIST:
+    case arrow::Type::MAP: {
+      const auto& list = static_cast<const arrow::BaseListScalar&>(scalar);
+      json.StartArray();
+      for (int64_t i = 0; i < list.value->length(); ++i) {
+        auto item = list.value->GetScalar(i);
+        if (item.ok())
+          WriteScalar(**item, json);
+        else
+          json.Null();
+      }
+      json.EndArray();
+      return;
+    }
+    default:
+      json.String(scalar.ToString());
+  }
+}
+
+// A valid scalar as text for the table and CSV formats: nested values as the
+// JSON jsonl writes for them, others as FlatText.
+std::string ValueText(const arrow::Scalar& scalar) {
+  if (!IsNested(*scalar.type)) return FlatText(scalar);
+  JsonWriter json;
+  WriteScalar(scalar, json);
+  return json.Take();
+}
+
+// A cell of the table format: one line, so control characters (from
+// strings; binary is base64 already) are escaped.
 std::string CellText(const arrow::Array& column, int64_t row) {
   if (column.IsNull(row)) return "NULL";
   auto scalar = column.GetScalar(row);
-  return scalar.ok() ? (*scalar)->ToString() : "?";
+  if (!scalar.ok()) return "?";
+  std::string text;
+  for (char c : ValueText(**scalar)) {
+    auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      text += "\\n";
+    } else if (c == '\r') {
+      text += "\\r";
+    } else if (c == '\t') {
+      text += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      text += "\\x";
+      text += kHexDigits[byte >> 4];
+      text += kHexDigits[byte & 0xf];
+    } else {
+      text += c;
+    }
+  }
+  return text;
 }
 
 // An aligned text table; widths are computed per chunk of rows so output
@@ -76,8 +217,13 @@ class TableOutput : public ScanOutput {
     std::string text;
     auto line = [&](const std::vector<std::string>& cells) {
       for (size_t c = 0; c < cells.size(); ++c) {
-        std::string cell =
-            cells[c].size() > kMaxWidth ? cells[c].substr(0, kMaxWidth - 1) + "~" : cells[c];
+        std::string cell = cells[c];
+        if (cell.size() > kMaxWidth) {
+          // Cut at a character boundary: the output stays UTF-8.
+          size_t cut = kMaxWidth - 1;
+          while (cut > 0 && (static_cast<unsigned char>(cell[cut]) & 0xc0) == 0x80) --cut;
+          cell = cell.substr(0, cut) + "~";
+        }
         text += (c ? " | " : "") + cell + std::string(widths[c] - cell.size(), ' ');
       }
       text += "\n";
@@ -103,16 +249,49 @@ class TableOutput : public ScanOutput {
   int64_t total_ = 0;
 };
 
+// Arrow's CSV writer takes no extension or nested types and writes binary
+// raw (failing on bytes that are not UTF-8), so columns of those types are
+// written as string columns of their ValueText: the text jsonl shows.
 class CsvOutput : public ScanOutput {
  public:
   static Result<std::unique_ptr<ScanOutput>> Make(std::shared_ptr<arrow::io::OutputStream> out,
                                                   const std::shared_ptr<arrow::Schema>& schema) {
-    auto writer = arrow::csv::MakeCSVWriter(out, schema);
+    std::vector<bool> as_text;
+    arrow::FieldVector fields;
+    for (const auto& field : schema->fields()) {
+      as_text.push_back(NeedsText(*field->type()));
+      fields.push_back(as_text.back() ? field->WithType(arrow::utf8()) : field);
+    }
+    auto csv_schema = arrow::schema(std::move(fields), schema->metadata());
+    auto writer = arrow::csv::MakeCSVWriter(out, csv_schema);
     if (!writer.ok()) return InvalidArgument("cannot write CSV: ", writer.status().ToString());
-    return std::unique_ptr<ScanOutput>(new CsvOutput(std::move(out), *writer));
+    return std::unique_ptr<ScanOutput>(
+        new CsvOutput(std::move(out), *writer, std::move(csv_schema), std::move(as_text)));
   }
   Status Write(const arrow::RecordBatch& batch) override {
-    return FromArrow(writer_->WriteRecordBatch(batch), "write CSV");
+    arrow::ArrayVector columns;
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      if (!as_text_[c]) {
+        columns.push_back(batch.column(c));
+        continue;
+      }
+      const arrow::Array& column = *batch.column(c);
+      arrow::StringBuilder text;
+      for (int64_t row = 0; row < column.length(); ++row) {
+        if (column.IsNull(row)) {
+          SKADE_RETURN_NOT_OK(FromArrow(text.AppendNull(), "write CSV"));
+          continue;
+        }
+        auto scalar = column.GetScalar(row);
+        SKADE_RETURN_NOT_OK(FromArrow(scalar.status(), "write CSV"));
+        SKADE_RETURN_NOT_OK(FromArrow(text.Append(ValueText(**scalar)), "write CSV"));
+      }
+      std::shared_ptr<arrow::Array> array;
+      SKADE_RETURN_NOT_OK(FromArrow(text.Finish(&array), "write CSV"));
+      columns.push_back(std::move(array));
+    }
+    auto text_batch = arrow::RecordBatch::Make(schema_, batch.num_rows(), std::move(columns));
+    return FromArrow(writer_->WriteRecordBatch(*text_batch), "write CSV");
   }
   Status Close() override {
     SKADE_RETURN_NOT_OK(FromArrow(writer_->Close(), "close CSV"));
@@ -121,78 +300,31 @@ class CsvOutput : public ScanOutput {
 
  private:
   CsvOutput(std::shared_ptr<arrow::io::OutputStream> out,
-            std::shared_ptr<arrow::ipc::RecordBatchWriter> writer)
-      : out_(std::move(out)), writer_(std::move(writer)) {}
+            std::shared_ptr<arrow::ipc::RecordBatchWriter> writer,
+            std::shared_ptr<arrow::Schema> schema, std::vector<bool> as_text)
+      : out_(std::move(out)),
+        writer_(std::move(writer)),
+        schema_(std::move(schema)),
+        as_text_(std::move(as_text)) {}
+
+  static bool NeedsText(const arrow::DataType& type) {
+    switch (type.id()) {
+      case arrow::Type::BINARY:
+      case arrow::Type::LARGE_BINARY:
+      case arrow::Type::BINARY_VIEW:
+      case arrow::Type::FIXED_SIZE_BINARY:
+      case arrow::Type::EXTENSION:
+        return true;
+      default:
+        return arrow::is_nested(type.id());
+    }
+  }
+
   std::shared_ptr<arrow::io::OutputStream> out_;
   std::shared_ptr<arrow::ipc::RecordBatchWriter> writer_;
+  std::shared_ptr<arrow::Schema> schema_;  // the columns as written
+  std::vector<bool> as_text_;              // per column: written as ValueText
 };
-
-// A JSON value for a scalar: numbers and booleans as JSON, nested values as
-// objects and arrays, binary as base64, everything else (dates, timestamps,
-// decimals) as the scalar's text.
-void WriteScalar(const arrow::Scalar& scalar, JsonWriter& json) {
-  if (!scalar.is_valid) {
-    json.Null();
-    return;
-  }
-  switch (scalar.type->id()) {
-    case arrow::Type::BOOL:
-      json.Bool(static_cast<const arrow::BooleanScalar&>(scalar).value);
-      return;
-    case arrow::Type::INT8:
-    case arrow::Type::INT16:
-    case arrow::Type::INT32:
-    case arrow::Type::INT64:
-    case arrow::Type::UINT8:
-    case arrow::Type::UINT16:
-    case arrow::Type::UINT32:
-    case arrow::Type::UINT64:
-    case arrow::Type::FLOAT:
-    case arrow::Type::DOUBLE: {
-      std::string text = scalar.ToString();
-      if (text == "nan" || text == "inf" || text == "-inf")
-        json.String(text);
-      else
-        json.Raw(text);
-      return;
-    }
-    case arrow::Type::BINARY:
-    case arrow::Type::LARGE_BINARY:
-    case arrow::Type::FIXED_SIZE_BINARY: {
-      auto view = static_cast<const arrow::BaseBinaryScalar&>(scalar).view();
-      json.String(arrow::util::base64_encode(view));
-      return;
-    }
-    case arrow::Type::STRUCT: {
-      const auto& s = static_cast<const arrow::StructScalar&>(scalar);
-      json.StartObject();
-      for (int i = 0; i < scalar.type->num_fields(); ++i) {
-        json.Key(scalar.type->field(i)->name());
-        WriteScalar(*s.value[i], json);
-      }
-      json.EndObject();
-      return;
-    }
-    case arrow::Type::LIST:
-    case arrow::Type::LARGE_LIST:
-    case arrow::Type::FIXED_SIZE_LIST:
-    case arrow::Type::MAP: {
-      const auto& list = static_cast<const arrow::BaseListScalar&>(scalar);
-      json.StartArray();
-      for (int64_t i = 0; i < list.value->length(); ++i) {
-        auto item = list.value->GetScalar(i);
-        if (item.ok())
-          WriteScalar(**item, json);
-        else
-          json.Null();
-      }
-      json.EndArray();
-      return;
-    }
-    default:
-      json.String(scalar.ToString());
-  }
-}
 
 class JsonLinesOutput : public ScanOutput {
  public:

@@ -1,5 +1,9 @@
 // Where `skade scan` writes its rows: an aligned text table, CSV, JSON
-// lines or Parquet, to stdout or a file. Not thread-safe: one scan writes.
+// lines or Parquet, to stdout or a file. The three text formats write a
+// value alike: a uuid as 8-4-4-4-12 lower-case hex, binary and fixed as
+// base64, and (table, CSV) a nested value as the JSON jsonl writes for it;
+// a table cell is one line, its control characters escaped. Not
+// thread-safe: one scan writes.
 #pragma once
 
 #include <arrow/record_batch.h>

@@ -46,15 +46,63 @@ bool IsInteger(arrow::Type::type id) {
 }
 
 // The Arrow conversions an Iceberg type promotion (or another writer's
-// spelling of the same type) needs; anything else is a schema the file was
-// never written with.
+// spelling of the same type: large and view strings and binaries, as pyarrow
+// and Polars write them) needs; anything else is a schema the file was never
+// written with. Dictionaries are decoded before this is asked.
 bool CanCast(const arrow::DataType& from, const arrow::DataType& to) {
   if (from.id() == to.id()) return true;
   if (IsInteger(from.id()) && IsInteger(to.id())) return true;
   if (from.id() == arrow::Type::FLOAT && to.id() == arrow::Type::DOUBLE) return true;
-  if (from.id() == arrow::Type::LARGE_STRING && to.id() == arrow::Type::STRING) return true;
-  if (from.id() == arrow::Type::LARGE_BINARY && to.id() == arrow::Type::BINARY) return true;
+  if (to.id() == arrow::Type::STRING) {
+    return from.id() == arrow::Type::LARGE_STRING || from.id() == arrow::Type::STRING_VIEW;
+  }
+  if (to.id() == arrow::Type::BINARY) {
+    return from.id() == arrow::Type::LARGE_BINARY || from.id() == arrow::Type::BINARY_VIEW;
+  }
   return false;
+}
+
+Result<std::shared_ptr<arrow::ArrayData>> CastData(const std::shared_ptr<arrow::ArrayData>& data,
+                                                   const std::shared_ptr<arrow::DataType>& type,
+                                                   const NestedField& target,
+                                                   const std::string& location) {
+  auto cast = arrow::compute::Cast(arrow::MakeArray(data), type);
+  if (!cast.ok()) {
+    return InvalidArgument("Column ", target.name, " (id ", target.id, ") of ", location, ": ",
+                           cast.status().message());
+  }
+  return cast->array();
+}
+
+// `data`, a list in any Arrow spelling (large, view, fixed-size), as a
+// list of the same elements; nullptr when it is no list.
+Result<std::shared_ptr<arrow::ArrayData>> AsList(const std::shared_ptr<arrow::ArrayData>& data,
+                                                 const NestedField& target,
+                                                 const std::string& location) {
+  arrow::Result<std::shared_ptr<arrow::Array>> list;
+  switch (data->type->id()) {
+    case arrow::Type::LIST:
+      return data;
+    case arrow::Type::LARGE_LIST:
+    case arrow::Type::FIXED_SIZE_LIST:
+      return CastData(data, arrow::list(data->type->field(0)), target, location);
+    // Arrow 26 casts a list view to a list with too short an offsets buffer.
+    case arrow::Type::LIST_VIEW:
+      list =
+          arrow::ListArray::FromListView(arrow::ListViewArray(data), arrow::default_memory_pool());
+      break;
+    case arrow::Type::LARGE_LIST_VIEW:
+      list = arrow::LargeListArray::FromListView(arrow::LargeListViewArray(data),
+                                                 arrow::default_memory_pool());
+      break;
+    default:
+      return nullptr;
+  }
+  if (!list.ok()) {
+    return InvalidArgument("Column ", target.name, " (id ", target.id, ") of ", location, ": ",
+                           list.status().message());
+  }
+  return AsList((*list)->data(), target, location);
 }
 
 Result<std::shared_ptr<arrow::ArrayData>> ConvertData(const arrow::DataType& file_type,
@@ -107,12 +155,14 @@ Result<std::shared_ptr<arrow::ArrayData>> ConvertData(const arrow::DataType& fil
       if (data->type->id() != arrow::Type::STRUCT) return mismatch();
       return ConvertStruct(file_type, data, target, type, location);
     case TypeId::kList: {
-      if (data->type->id() != arrow::Type::LIST) return mismatch();
+      // The elements keep their file type here and are converted below.
+      SKADE_ASSIGN_OR_RAISE(auto list, AsList(data, target, location));
+      if (list == nullptr) return mismatch();
       SKADE_ASSIGN_OR_RAISE(
-          auto values, ConvertData(*file_type.field(0)->type(), data->child_data[0],
+          auto values, ConvertData(*file_type.field(0)->type(), list->child_data[0],
                                    target.type->list_element(), type->field(0)->type(), location));
-      return arrow::ArrayData::Make(type, data->length, {data->buffers[0], data->buffers[1]},
-                                    {std::move(values)}, data->null_count, data->offset);
+      return arrow::ArrayData::Make(type, list->length, {list->buffers[0], list->buffers[1]},
+                                    {std::move(values)}, list->null_count, list->offset);
     }
     case TypeId::kMap: {
       if (data->type->id() != arrow::Type::MAP) return mismatch();
@@ -135,24 +185,26 @@ Result<std::shared_ptr<arrow::ArrayData>> ConvertData(const arrow::DataType& fil
       break;
   }
   if (data->type->Equals(*type)) return data;
+  // A dictionary-encoded column (a pandas categorical) is its values.
+  std::shared_ptr<arrow::ArrayData> dense = data;
+  if (data->type->id() == arrow::Type::DICTIONARY) {
+    const auto& values = static_cast<const arrow::DictionaryType&>(*data->type).value_type();
+    SKADE_ASSIGN_OR_RAISE(dense, CastData(data, values, target, location));
+  }
+  if (dense->type->Equals(*type)) return dense;
   if (type->id() == arrow::Type::EXTENSION) {
     const auto& extension = static_cast<const arrow::ExtensionType&>(*type);
     const arrow::DataType& storage =
-        data->type->id() == arrow::Type::EXTENSION
-            ? *static_cast<const arrow::ExtensionType&>(*data->type).storage_type()
-            : *data->type;
+        dense->type->id() == arrow::Type::EXTENSION
+            ? *static_cast<const arrow::ExtensionType&>(*dense->type).storage_type()
+            : *dense->type;
     if (!storage.Equals(*extension.storage_type())) return mismatch();
-    auto retyped = data->Copy();
+    auto retyped = dense->Copy();
     retyped->type = type;
     return retyped;
   }
-  if (!CanCast(*data->type, *type)) return mismatch();
-  auto cast = arrow::compute::Cast(arrow::MakeArray(data), type);
-  if (!cast.ok()) {
-    return InvalidArgument("Column ", target.name, " (id ", target.id, ") of ", location, ": ",
-                           cast.status().message());
-  }
-  return cast->array();
+  if (!CanCast(*dense->type, *type)) return mismatch();
+  return CastData(dense, type, target, location);
 }
 
 }  // namespace

@@ -4,11 +4,13 @@
 // For each wanted top-level field: the file column with its id (whatever
 // its name now), converted to the read type — int→long, float→double,
 // decimal precision widened, other spellings of the same Arrow type
-// (timestamp units, UTC names) cast, structs, lists and maps matched field by
-// field by id — or, when the file lacks the id, a constant column: the
-// identity partition value the task's partition tuple holds, else the
-// field's initial default, else null. A required field with none of those is
-// kInvalidArgument. Output arrays have exactly ToArrowType(field type).
+// (timestamp units, UTC names, dictionary-encoded values, large and view
+// strings and binaries, large, view and fixed-size lists) cast, structs,
+// lists and maps matched field by field by id — or, when the file lacks the
+// id, a constant column: the identity partition value the task's partition
+// tuple holds, else the field's initial default, else null. A required field
+// with none of those is kInvalidArgument. Output arrays have exactly
+// ToArrowType(field type).
 // Conversions are zero-copy except real casts.
 //
 // Immutable after Make; thread-safe.

@@ -252,7 +252,12 @@ Result<std::shared_ptr<arrow::RecordBatchReader>> ReadScan(scan::ScanPlan plan, 
   if (plan.metadata != nullptr) {
     auto property = plan.metadata->properties.find(kDefaultNameMappingProperty);
     if (property != plan.metadata->properties.end()) {
-      SKADE_ASSIGN_OR_RAISE(mapping, NameMapping::Parse(property->second));
+      auto parsed = NameMapping::Parse(property->second);
+      if (!parsed) {
+        return MakeError(parsed.error().kind, "Table property ", kDefaultNameMappingProperty, ": ",
+                         parsed.error().message);
+      }
+      mapping = std::move(*parsed);
     }
   }
   return std::shared_ptr<arrow::RecordBatchReader>(
