@@ -97,19 +97,20 @@ TEST(ConformBatchTest, WidensLosslessly) {
 }
 
 // Parquet from pandas or Spark (INT96) holds nanoseconds; a v1/v2 table's
-// timestamps are microseconds: the finer digits go, as Spark writes them.
+// timestamps are microseconds: floored, as Iceberg Java converts them (so a
+// value before 1970 does not move to a later microsecond, or day).
 TEST(ConformBatchTest, NanosecondsIntoMicrosecondsAreTruncated) {
   auto schema =
       MakeSchema({Optional(1, "t", Type::Timestamp()), Optional(2, "z", Type::TimestampTz())});
   auto input = arrow::schema({arrow::field("t", arrow::timestamp(arrow::TimeUnit::NANO)),
                               arrow::field("z", arrow::timestamp(arrow::TimeUnit::NANO, "UTC"))});
   auto batch = BatchFromJson(input, R"([{"t": 1700000000123456789, "z": 1999},
-                                        {"t": null, "z": 1000}])");
+                                        {"t": null, "z": 1000}, {"t": -1500, "z": -1}])");
   auto conformed = ConformBatch(batch, *schema);
   ASSERT_THAT(conformed, IsOk());
   auto expected = BatchFromJson(ToArrowSchema(*schema).value(),
                                 R"([{"t": 1700000000123456, "z": 1},
-                                    {"t": null, "z": 1}])");
+                                    {"t": null, "z": 1}, {"t": -2, "z": -1}])");
   EXPECT_TRUE((*conformed)->Equals(*expected)) << (*conformed)->ToString();
   // Microseconds never become nanoseconds (a v3 timestamp_ns column): refused.
   auto nanos = MakeSchema({Optional(1, "t", Type::TimestampNs())});

@@ -247,6 +247,9 @@ def test_a_position_from_past_a_backup_is_refused_after_a_restore(bin_dir, tmp_p
     run_tool("skade", "--warehouse", warehouse, "restore", backup, "--force")
     server = SkadeServer(bin_dir, warehouse)
     try:
+        # Right after the restore the follower's number is past the end: told the same.
+        status, body = get(server, f"since={past_backup}", None)
+        assert status == 410 and "restored from a backup" in body["error"]["message"], body
         append(server, 3)
         for query in (f"since={past_backup}", f"pageToken={past_backup}"):
             status, body = get(server, query, None)

@@ -187,6 +187,25 @@ def test_stream_json_timestamps_keep_their_meaning_or_fail(catalog, ingest):
     assert len(catalog.load_table("coalesce.zones").scan().to_arrow()) == 1
 
 
+def test_create_from_json_with_zoned_timestamps_makes_a_timestamptz_column(catalog, ingest,
+                                                                          tmp_path):
+    """Arrow infers "…Z" text as a zone-less timestamp; skade makes it `timestamptz` (as CSV's
+    inference does), so the rows it was inferred from go in — from a file and from a stream."""
+    lines = ['{"id": 1, "at": "2026-11-01T10:00:00Z"}',
+             '{"id": 2, "at": "2026-11-01T10:00:00+05:00"}']
+    path = tmp_path / "zoned.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    ingest("--create", "coalesce.zoned_file", path)
+    ingest("--stream", "--create", "coalesce.zoned_stream", stdin="\n".join(lines) + "\n")
+    for name in ("coalesce.zoned_file", "coalesce.zoned_stream"):
+        table = catalog.load_table(name)
+        assert isinstance(table.schema().find_field("at").field_type, TimestamptzType), name
+        rows = sorted(table.scan().to_arrow().to_pylist(), key=lambda row: row["id"])
+        assert [row["at"] for row in rows] == [
+            dt.datetime(2026, 11, 1, 10, 0, tzinfo=dt.timezone.utc),
+            dt.datetime(2026, 11, 1, 5, 0, tzinfo=dt.timezone.utc)], name
+
+
 def test_stream_csv_with_ack_lines(catalog, ingest):
     catalog.create_table("coalesce.csv", schema=EVENTS)
     rows = [event(i) for i in range(300)]

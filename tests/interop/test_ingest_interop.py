@@ -472,6 +472,19 @@ def table_data_files_on_disk(table):
     return sorted(glob.glob(local(table.location()) + "/data/**/*.parquet", recursive=True))
 
 
+def test_overwrite_where_names_a_field_of_an_older_spec(catalog, ingest, inputs):
+    """A table no longer partitioned by `region` still holds files of the spec that was: their
+    partitions can be named (and deleted) as before."""
+    name = "interop.overwrite_older_spec"
+    pq.write_table(events_table(0, 300), inputs / "older.parquet")
+    ingest("--table", name, "--create", "--partition-by", "region", inputs / "older.parquet")
+    with catalog.load_table(name).update_spec() as update:
+        update.remove_field("region")
+    ingest("--table", name, "--overwrite-where", "region=eu")
+    regions = catalog.load_table(name).scan().to_arrow().column("region").to_pylist()
+    assert len(regions) == 200 and "eu" not in regions
+
+
 def test_overwrite_where_refuses_what_it_would_not_replace(catalog, ingest, inputs):
     """--overwrite-where with a NAME that is no partition field (a typo) is refused, and so
     is an input with rows outside the filter (Spark's static overwrite refuses them too):

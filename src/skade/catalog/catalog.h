@@ -240,8 +240,9 @@ class Catalog {
   /// none). kGone when retention has dropped commits after `since` (since <
   /// pruned_through: resume from pruned_through, knowing some are lost), or
   /// when `since` carries a check and the commit at its number is another
-  /// one (a store restored from a backup since, or another catalog's
-  /// position); kInvalidArgument when `since` is past the last commit.
+  /// one or there is none yet (a store restored from a backup since, or
+  /// another catalog's position); kInvalidArgument when a bare `since` is
+  /// past the last commit.
   virtual Result<ChangePage> ReadChanges(const ChangePosition& since, size_t limit) {
     (void)since;
     (void)limit;

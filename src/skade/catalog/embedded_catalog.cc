@@ -1173,6 +1173,16 @@ Result<ChangePage> EmbeddedCatalog::ReadChanges(const ChangePosition& since, siz
                      " are lost to this reader: resume from since=", bounds.pruned_through);
   }
   if (since.seq > bounds.last_seq) {
+    // A checked position was read from this log's commits or another's: past
+    // the end, the log was restored from an earlier backup since.
+    if (checked) {
+      return MakeError(ErrorKind::kGone, "Commit ", since.seq,
+                       " is past the catalog's last commit (", bounds.last_seq,
+                       "): the catalog's store was restored from a backup since (or the position "
+                       "is another catalog's). Reload the tables you follow and resume from "
+                       "since=",
+                       bounds.last_seq);
+    }
     return InvalidArgument("since=", since.seq, " is past the catalog's last commit (",
                            bounds.last_seq,
                            "): a position from another catalog, or from before a restore");

@@ -125,16 +125,21 @@ Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& 
 
 // --overwrite-where NAME=VALUE…: files whose partition field NAME shows
 // VALUE in its partition path ("ts_day=2026-11-01"), every term matching.
-// kInvalidArgument for a NAME that is not a field of the table's default
-// spec: it would match nothing, and the overwrite would silently append.
+// kInvalidArgument for a NAME that is not a field of any of the table's
+// specs: it would match nothing, and the overwrite would silently append.
 Result<table::PartitionFilter> OverwriteWhere(const std::vector<std::string>& terms,
                                               const spec::TableMetadata& metadata,
                                               const std::string& table_name) {
   SKADE_ASSIGN_OR_RAISE(auto values, ParseKeyValues(terms));
-  const spec::PartitionSpecPtr default_spec = metadata.Spec();
+  // Any of the table's specs: an older spec's partitions may be replaced
+  // too (added files outside the filter are refused at commit anyway).
   std::vector<std::string> names;
-  if (default_spec != nullptr) {
-    for (const spec::PartitionField& field : default_spec->fields) names.push_back(field.name);
+  for (const spec::PartitionSpecPtr& spec : metadata.partition_specs) {
+    for (const spec::PartitionField& field : spec->fields) {
+      if (std::find(names.begin(), names.end(), field.name) == names.end()) {
+        names.push_back(field.name);
+      }
+    }
   }
   for (const auto& [name, value] : values) {
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;

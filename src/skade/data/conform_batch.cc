@@ -40,16 +40,35 @@ std::shared_ptr<ArrayData> Retag(const std::shared_ptr<ArrayData>& data,
   return out;
 }
 
-// `truncate_time`: to a coarser time unit, dropping the finer digits.
 Result<std::shared_ptr<ArrayData>> CastTo(const std::shared_ptr<ArrayData>& data,
                                           const std::shared_ptr<arrow::DataType>& type,
-                                          const std::string& path, bool truncate_time = false) {
-  arrow::compute::CastOptions options = arrow::compute::CastOptions::Safe(type);
-  options.allow_time_truncate = truncate_time;
+                                          const std::string& path) {
   SKADE_ASSIGN_OR_RAISE(arrow::Datum cast,
-                        FromArrowResult(arrow::compute::Cast(arrow::Datum(data), options),
+                        FromArrowResult(arrow::compute::Cast(arrow::Datum(data), type),
                                         StrCat("Column '", path, "'")));
   return cast.array();
+}
+
+// Nanosecond timestamps as `micros` (a microsecond timestamp type), each
+// floored: before 1970 too, as Iceberg Java's DateTimeUtil.nanosToMicros.
+Result<std::shared_ptr<ArrayData>> FloorNanosToMicros(
+    const std::shared_ptr<ArrayData>& data, const std::shared_ptr<arrow::DataType>& micros,
+    const std::string& path) {
+  const arrow::TimestampArray nanos(data);
+  arrow::TimestampBuilder builder(micros, arrow::default_memory_pool());
+  const std::string what = StrCat("Column '", path, "'");
+  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Reserve(nanos.length()), what));
+  for (int64_t i = 0; i < nanos.length(); ++i) {
+    if (nanos.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    const int64_t value = nanos.Value(i);
+    builder.UnsafeAppend(value / 1000 - (value % 1000 < 0 ? 1 : 0));
+  }
+  std::shared_ptr<arrow::Array> out;
+  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Finish(&out), what));
+  return out->data();
 }
 
 bool IsOneOf(arrow::Type::type id, std::initializer_list<arrow::Type::type> ids) {
@@ -119,13 +138,14 @@ Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayD
         break;
       }
       // Nanoseconds stay nanoseconds in the v3 types; into a microsecond
-      // column (v1 and v2 have no other) they lose their last three digits, as
-      // Spark and Iceberg Java write them (pandas and Spark's INT96 give
-      // nanoseconds). Seconds and milliseconds widen to microseconds.
+      // column (v1 and v2 have no other) they are floored to microseconds, as
+      // Iceberg Java does (DateTimeUtil.nanosToMicros; pandas and Spark's INT96
+      // give nanoseconds). Seconds and milliseconds widen to microseconds.
       const bool from_nanos = timestamp.unit() == arrow::TimeUnit::NANO;
       if (!from_nanos && wanted.unit() == arrow::TimeUnit::NANO) break;
       if (timestamp.unit() == wanted.unit()) return Retag(data, canonical);
-      return CastTo(data, canonical, path, /*truncate_time=*/from_nanos);
+      if (!from_nanos) return CastTo(data, canonical, path);
+      return FloorNanosToMicros(data, canonical, path);
     }
     default:
       break;

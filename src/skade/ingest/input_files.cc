@@ -1,6 +1,7 @@
 #include "skade/ingest/input_files.h"
 
 #include <arrow/api.h>
+#include <arrow/compute/cast.h>
 #include <arrow/csv/api.h>
 #include <arrow/io/file.h>
 #include <arrow/io/memory.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -92,6 +94,47 @@ arrow::json::ParseOptions JsonParseOptions(const arrow::Schema* target) {
   return parse;
 }
 
+// JSON lines from `input`, decoded as JsonParseOptions(target) says.
+Result<std::shared_ptr<arrow::Table>> ReadJson(std::shared_ptr<arrow::io::InputStream> input,
+                                               const arrow::json::ReadOptions& read,
+                                               const arrow::Schema* target, std::string_view what) {
+  SKADE_ASSIGN_OR_RAISE(auto reader, FromArrow(arrow::json::TableReader::Make(
+                                                   arrow::default_memory_pool(), std::move(input),
+                                                   read, JsonParseOptions(target)),
+                                               what));
+  return FromArrow(reader->Read(), what);
+}
+
+// JSON rows as Arrow infers them, except for timestamps. Arrow infers
+// ISO-8601 text as a zone-less timestamp even when it has an offset ("…Z",
+// "+05:00"), moving the value to UTC — text the strict conversion of later
+// rows (JsonParseOptions) then refuses for that column. So the timestamp
+// columns are read again as text (`read` with the inferred schema as the
+// target): one whose text converts only with a zone becomes a UTC timestamp,
+// as CSV's inference makes it; a mix stays zone-less, and the rows that
+// differ fail when ingested.
+Result<std::shared_ptr<arrow::Table>> InferJson(
+    const std::function<Result<std::shared_ptr<arrow::Table>>(const arrow::Schema*)>& read) {
+  SKADE_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Table> table, read(nullptr));
+  std::shared_ptr<arrow::Table> text;
+  for (int i = 0; i < table->num_columns(); ++i) {
+    const std::shared_ptr<arrow::Field>& field = table->schema()->field(i);
+    if (field->type()->id() != arrow::Type::TIMESTAMP) continue;
+    if (text == nullptr) {
+      SKADE_ASSIGN_OR_RAISE(text, read(table->schema().get()));
+    }
+    auto column = text->GetColumnByName(field->name());
+    const auto unit = static_cast<const arrow::TimestampType&>(*field->type()).unit();
+    if (column == nullptr || arrow::compute::Cast(column, arrow::timestamp(unit)).ok()) continue;
+    auto zoned = arrow::compute::Cast(column, arrow::timestamp(unit, "UTC"));
+    if (!zoned.ok()) continue;
+    SKADE_ASSIGN_OR_RAISE(
+        table,
+        FromArrow(table->SetColumn(i, field->WithType(zoned->type()), zoned->chunked_array()), ""));
+  }
+  return table;
+}
+
 // A CSV or JSON file read whole (for its schema).
 Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path, InputFormat format) {
   SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
@@ -104,12 +147,10 @@ Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path, Inpu
                   path));
     return FromArrow(reader->Read(), path);
   }
-  SKADE_ASSIGN_OR_RAISE(
-      auto reader, FromArrow(arrow::json::TableReader::Make(arrow::default_memory_pool(), file,
-                                                            arrow::json::ReadOptions::Defaults(),
-                                                            JsonParseOptions(nullptr)),
-                             path));
-  return FromArrow(reader->Read(), path);
+  return InferJson([&](const arrow::Schema* target) -> Result<std::shared_ptr<arrow::Table>> {
+    SKADE_ASSIGN_OR_RAISE(auto input, OpenFile(path));
+    return ReadJson(input, arrow::json::ReadOptions::Defaults(), target, path);
+  });
 }
 
 // A CSV or JSON file's batches in order, decoded as they are read.
@@ -459,7 +500,7 @@ Result<std::shared_ptr<arrow::Table>> ParseTextRows(
   const auto block = static_cast<int32_t>(
       std::clamp<int64_t>(static_cast<int64_t>(longest) + 2,
                           arrow::csv::ReadOptions::Defaults().block_size, INT32_MAX));
-  auto input = std::make_shared<arrow::io::BufferReader>(std::move(text));
+  auto input = std::make_shared<arrow::io::BufferReader>(text);
   if (format == InputFormat::kCsv) {
     auto read = arrow::csv::ReadOptions::Defaults();
     read.column_names = csv_column_names;
@@ -474,11 +515,10 @@ Result<std::shared_ptr<arrow::Table>> ParseTextRows(
   if (format != InputFormat::kJson) return InvalidArgument("only CSV and JSON text can be parsed");
   auto read = arrow::json::ReadOptions::Defaults();
   read.block_size = block;
-  SKADE_ASSIGN_OR_RAISE(
-      auto reader, FromArrow(arrow::json::TableReader::Make(arrow::default_memory_pool(), input,
-                                                            read, JsonParseOptions(table_schema)),
-                             ""));
-  return FromArrow(reader->Read(), "");
+  if (table_schema != nullptr) return ReadJson(input, read, table_schema, "");
+  return InferJson([&](const arrow::Schema* target) {
+    return ReadJson(std::make_shared<arrow::io::BufferReader>(text), read, target, "");
+  });
 }
 
 Result<std::vector<std::string>> ParseCsvHeader(std::string_view line) {

@@ -216,7 +216,7 @@ Result<HttpResponse> IdempotentRequests::Run(RouteCall& call, const Handler& han
 
   const int64_t now = Now();
   SKADE_ASSIGN_OR_RAISE(auto recorded, catalog_->FindIdempotencyRecord(key, now));
-  if (recorded) return Replay(*recorded, fingerprint, answer);
+  if (recorded) return Replay(*recorded, fingerprint, answer, call);
 
   catalog::IdempotencyRecord record;
   record.key = key;
@@ -231,7 +231,7 @@ Result<HttpResponse> IdempotentRequests::Run(RouteCall& call, const Handler& han
     // it; this request's commit changed nothing.
     SKADE_ASSIGN_OR_RAISE(auto earlier, catalog_->FindIdempotencyRecord(key, Now()));
     if (!earlier) return tl::unexpected(handled.error());
-    return Replay(*earlier, fingerprint, answer);
+    return Replay(*earlier, fingerprint, answer, call);
   }
   HttpResponse response = handled ? std::move(*handled) : ErrorResponse(handled.error());
   if (!IsFinal(response, handled ? nullptr : &handled.error()) || !call.keep_answer) {
@@ -256,7 +256,7 @@ Result<HttpResponse> IdempotentRequests::Run(RouteCall& call, const Handler& han
   }
   // Another process finished the same request first (one with no commit to
   // carry the record): its answer is the key's.
-  return Replay(*kept, fingerprint, answer);
+  return Replay(*kept, fingerprint, answer, call);
 }
 
 Result<catalog::IdempotencyRecord> IdempotentRequests::Keep(
@@ -270,7 +270,7 @@ Result<catalog::IdempotencyRecord> IdempotentRequests::Keep(
 
 Result<HttpResponse> IdempotentRequests::Replay(const catalog::IdempotencyRecord& record,
                                                 const std::string& fingerprint,
-                                                const TableAnswer& answer) {
+                                                const TableAnswer& answer, const RouteCall& call) {
   if (record.fingerprint != fingerprint) return KeyReused(record.key);
   HttpResponse response;
   if (!record.metadata_location.empty()) {
@@ -278,10 +278,13 @@ Result<HttpResponse> IdempotentRequests::Replay(const catalog::IdempotencyRecord
                           catalog_->LoadTableFromMetadata(record.table, record.metadata_location));
     if (!record.table_uuid.empty() && table.metadata->table_uuid != record.table_uuid) {
       // The file is gone and the name is another table's now: answering with
-      // it would have the client take that table for its own.
-      return MakeError(ErrorKind::kNotFound, "Table ", record.table.ToString(),
-                       " that this Idempotency-Key's request answered with (", record.table_uuid,
-                       ") was dropped since; the table of that name now is another one");
+      // it would have the client take that table for its own. A commit's
+      // table is gone (404 NoSuchTable); a create's or register's name is
+      // taken (409: a 404 there would say the namespace is missing).
+      return MakeError(
+          call.identifier.name.empty() ? ErrorKind::kAlreadyExists : ErrorKind::kNotFound, "Table ",
+          record.table.ToString(), " that this Idempotency-Key's request answered with (",
+          record.table_uuid, ") was dropped since; the table of that name now is another one");
     }
     SKADE_ASSIGN_OR_RAISE(response, answer(table));
   } else {

@@ -106,10 +106,11 @@ class IdempotentRequests {
 
  private:
   int64_t Now() const;
-  /// `record`'s answer to a request with `fingerprint`: 422 if it is another
-  /// request's.
+  /// `record`'s answer to `call`, a request with `fingerprint`: 422 if it is
+  /// another request's.
   Result<HttpResponse> Replay(const catalog::IdempotencyRecord& record,
-                              const std::string& fingerprint, const TableAnswer& answer);
+                              const std::string& fingerprint, const TableAnswer& answer,
+                              const RouteCall& call);
   /// Keeps `record` unless the catalog has one for its key (written with a
   /// commit, or by another process); returns the one it has afterwards.
   Result<catalog::IdempotencyRecord> Keep(const catalog::IdempotencyRecord& record);
