@@ -11,6 +11,7 @@
 #include "skade/expr/row_evaluator.h"
 #include "skade/table/row_delta.h"
 #include "testing/counting_file_io.h"
+#include "testing/drop_partition_column.h"
 
 namespace skade::scan {
 namespace {
@@ -166,15 +167,8 @@ TEST_F(TableScanTest, PlansTheFilesOfASpecWhoseSourceColumnWasDropped) {
   by_region->fields.push_back({2, {}, 1000, "region", spec::Transform::Identity()});
   table::Table table = Create("t", by_region);
   table = *table::FastAppend(table).AppendFile(Describe(table, "a", {SimpleRow(1, "eu")})).Commit();
-  catalog::CommitTableRequest evolve{{{"db"}, "t"}, {}, {}};
-  auto unpartitioned = std::make_shared<spec::PartitionSpec>();
-  unpartitioned->spec_id = 1;
-  evolve.updates.push_back(spec::AddPartitionSpec{unpartitioned});
-  evolve.updates.push_back(spec::SetDefaultSpec{-1});
-  auto fields = table.metadata().Schema()->fields();
-  fields.erase(fields.begin() + 1);  // region
-  evolve.updates.push_back(spec::AddSchema{std::make_shared<const spec::Schema>(1, fields), 4});
-  evolve.updates.push_back(spec::SetCurrentSchema{-1});
+  catalog::CommitTableRequest evolve{
+      {{"db"}, "t"}, {}, skade::testing::DropPartitionColumn(table.metadata(), 2)};
   ASSERT_THAT(catalog_->CommitTable(evolve), IsOk());
 
   auto plan = PlanTableScan(*catalog_, {{"db"}, "t"}, *io_, ScanOptions{}, nullptr);

@@ -19,6 +19,7 @@
 #include "skade/table/snapshot_scan.h"
 #include "skade/table/transaction.h"
 #include "table_fixture.h"
+#include "testing/drop_partition_column.h"
 #include "testing/read_overlap_file_io.h"
 
 namespace skade::table {
@@ -408,15 +409,8 @@ TEST_F(ManifestMergeTest, ManifestsOfASpecWhoseSourceColumnWasDroppedAreRewritte
   us.AppendFile(File(table, "b", 10, "us"));
   table = *us.Commit();
 
-  catalog::CommitTableRequest evolve{table.identifier(), {}, {}};
-  auto unpartitioned = std::make_shared<spec::PartitionSpec>();
-  unpartitioned->spec_id = 1;
-  evolve.updates.push_back(spec::AddPartitionSpec{unpartitioned});
-  evolve.updates.push_back(spec::SetDefaultSpec{-1});
-  auto fields = table.metadata().Schema()->fields();
-  fields.erase(fields.begin() + 1);  // region
-  evolve.updates.push_back(spec::AddSchema{std::make_shared<const spec::Schema>(1, fields), 3});
-  evolve.updates.push_back(spec::SetCurrentSchema{-1});
+  catalog::CommitTableRequest evolve{
+      table.identifier(), {}, skade::testing::DropPartitionColumn(table.metadata(), 2)};
   evolve.updates.push_back(spec::SetProperties{
       {{spec::kManifestMergeEnabled, "true"}, {spec::kManifestMinCountToMerge, "2"}}});
   auto evolved = catalog_->CommitTable(evolve);

@@ -137,8 +137,8 @@ Result<std::shared_ptr<arrow::Table>> InferJson(
 
 // A CSV or JSON file read whole (for its schema).
 Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path, InputFormat format) {
-  SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
   if (format == InputFormat::kCsv) {
+    SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
     SKADE_ASSIGN_OR_RAISE(
         auto reader,
         FromArrow(arrow::csv::TableReader::Make(
