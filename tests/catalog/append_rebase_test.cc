@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <random>
 
 #include "catalog/staged_append.h"
 #include "skade/avro/manifest_list_reader.h"
@@ -268,6 +269,29 @@ TEST_F(AppendRebaseTest, AManifestListTooLargeToRebaseConflicts) {
   ASSERT_THAT(io_->DeleteFile(list), IsOk());
   ASSERT_THAT(io_->WriteFile(list, *bytes, false), IsOk());
   ExpectConflict(request, "not rebased: cannot read");
+  EXPECT_NE(catalog_->CommitTable(request).error().message.find("larger than the 64 MiB"),
+            std::string::npos);
+}
+
+// One over 8 MiB is read (after taking one of the slots for such files).
+TEST_F(AppendRebaseTest, ALargeManifestListIsRebased) {
+  Table base = Appended(Create("t"), "a");
+  auto request = StaleAppend(base);
+  Table moved = Appended(base, "b");
+  auto manifests = ClientManifests(request);
+  std::string key((9u << 20), '\0');
+  std::mt19937_64 random(7);  // incompressible: the list is written deflated
+  for (char& c : key) c = static_cast<char>(random());
+  manifests.front().key_metadata = std::move(key);
+  ASSERT_NO_FATAL_FAILURE(ListInstead(request, manifests, ".large"));
+  const auto& list =
+      std::get<spec::AddSnapshot>(request.updates[0].value()).snapshot->manifest_list;
+  ASSERT_GT(*io_->FileSize(list), 8 << 20);
+
+  auto committed = catalog_->CommitTable(request);
+  ASSERT_TRUE(committed) << committed.error().ToString();
+  EXPECT_EQ(committed->metadata->CurrentSnapshot()->parent_snapshot_id,
+            moved.metadata().current_snapshot_id);
 }
 
 TEST_F(AppendRebaseTest, ListThatDropsABaseManifestConflicts) {

@@ -142,6 +142,37 @@ TEST_F(InputFilesTest, TextColumnsOfTheTableAreReadAsItsTypes) {
   EXPECT_EQ((*inferred)->GetFieldByName("name")->type()->id(), arrow::Type::INT64);
 }
 
+// Types are inferred from the first lines only (whole lines), so a large
+// file is not read whole before ingesting it.
+TEST_F(InputFilesTest, SchemasAreInferredFromASampleOfWholeLines) {
+  std::string csv = "id,name\n";
+  for (int i = 0; i < 100; ++i) csv += StrCat(i, ",", i, "\n");
+  csv += "x,y\n";
+  WriteText(dir_.Sub("big.csv"), csv);
+  auto whole = ReadInputSchema(dir_.Sub("big.csv"), InputFormat::kCsv);
+  ASSERT_THAT(whole, IsOk());
+  EXPECT_EQ((*whole)->GetFieldByName("id")->type()->id(), arrow::Type::STRING);
+  // 100 bytes end inside a line: the sample stops at the newline before it.
+  auto sampled = ReadInputSchema(dir_.Sub("big.csv"), InputFormat::kCsv, 100);
+  ASSERT_THAT(sampled, IsOk());
+  EXPECT_EQ((*sampled)->GetFieldByName("id")->type()->id(), arrow::Type::INT64);
+  EXPECT_EQ((*sampled)->GetFieldByName("name")->type()->id(), arrow::Type::INT64);
+
+  std::string json;
+  for (int i = 0; i < 100; ++i) json += StrCat("{\"id\": ", i, "}\n");
+  json += "{\"id\": \"x\", \"late\": 1}\n";
+  WriteText(dir_.Sub("big.jsonl"), json);
+  auto json_sampled = ReadInputSchema(dir_.Sub("big.jsonl"), InputFormat::kJson, 200);
+  ASSERT_THAT(json_sampled, IsOk());
+  EXPECT_EQ((*json_sampled)->num_fields(), 1);
+  EXPECT_EQ((*json_sampled)->GetFieldByName("id")->type()->id(), arrow::Type::INT64);
+
+  // A first line longer than the sample cannot be inferred from it.
+  WriteText(dir_.Sub("wide.csv"), StrCat(std::string(300, 'a'), "\n1\n"));
+  EXPECT_THAT(ReadInputSchema(dir_.Sub("wide.csv"), InputFormat::kCsv, 100),
+              IsError(ErrorKind::kInvalidArgument));
+}
+
 TEST_F(InputFilesTest, TextGroupsAreDecodedWhenReadNotUpFront) {
   // a.csv: ids 1-5, b.jsonl: ids 6-8; groups of 2: a 0-2, b 3-4.
   WriteText(dir_.Sub("a.csv"),

@@ -468,6 +468,28 @@ def test_bad_input_commits_nothing(catalog, ingest, inputs):
     assert proc.returncode == 1 and "NoSuchTable" in proc.stderr
 
 
+def test_rerunning_a_failed_create(catalog, ingest, inputs):
+    """A --create whose input fails leaves the table it created, empty; the
+    same command run again with good input fills it, --partition-by
+    included, and another partitioning is refused."""
+    pq.write_table(events_table(0, 100), inputs / "rerun-ok.parquet")
+    pq.write_table(pa.table({"id": ["not a number"]}), inputs / "rerun-bad.parquet")
+    create = ("--table", "interop.rerun", "--create", "--partition-by", "day(ts)",
+              "--partition-by", "region")
+    proc = ingest(*create, inputs / "rerun-ok.parquet", inputs / "rerun-bad.parquet", check=False)
+    assert proc.returncode == 1
+    assert catalog.load_table("interop.rerun").metadata.current_snapshot_id is None
+    ingest(*create, inputs / "rerun-ok.parquet")
+    assert catalog.load_table("interop.rerun").scan().to_arrow().num_rows == 100
+    for other in (["--partition-by", "region"], ["--partition-by", "day(ts)"],
+                  ["--partition-by", "region", "--partition-by", "day(ts)"],
+                  ["--partition-by", "month(ts)", "--partition-by", "region"]):
+        proc = ingest("--table", "interop.rerun", "--create", *other, inputs / "rerun-ok.parquet",
+                      check=False)
+        assert proc.returncode == 1 and "another partitioning" in proc.stderr, other
+    assert catalog.load_table("interop.rerun").scan().to_arrow().num_rows == 100
+
+
 def table_data_files_on_disk(table):
     return sorted(glob.glob(local(table.location()) + "/data/**/*.parquet", recursive=True))
 

@@ -171,11 +171,24 @@ Result<std::string> ReadTableFile(const Files& files, const std::string& locatio
   if (const UnsyncedFile* pending = Pending(files, location)) return *pending->contents;
   auto allowed = files.scope.CheckRead(location);
   if (!allowed) return NotRebased(allowed.error().message);
-  auto bytes = files.io.ReadCheckedFileUpTo(location, *allowed, kMaxRebaseRead);
-  if (!bytes) return NotRebased("cannot read ", location, ": ", bytes.error().message);
-  if (bytes->size() > kLargeRebaseRead && !files.large.Take()) {
-    return NotRebased("the server is rebasing ", kLargeRebases, " appends with files over ",
-                      kLargeRebaseRead >> 20, " MiB already (", location, ")");
+  // Small files are read at once; a larger one only with a slot, before
+  // any of it is read, so commit threads never hold more than the slots'.
+  auto bytes = files.io.ReadCheckedFileUpTo(location, *allowed, kLargeRebaseRead);
+  if (!bytes) {
+    auto size = files.io.FileSize(location);
+    if (!size || static_cast<uint64_t>(*size) <= kLargeRebaseRead) {
+      return NotRebased("cannot read ", location, ": ", bytes.error().message);
+    }
+    if (static_cast<uint64_t>(*size) > kMaxRebaseRead) {
+      return NotRebased("cannot read ", location, ": it is larger than the ", kMaxRebaseRead >> 20,
+                        " MiB a rebase reads");
+    }
+    if (!files.large.Take()) {
+      return NotRebased("the server is rebasing ", kLargeRebases, " appends with files over ",
+                        kLargeRebaseRead >> 20, " MiB already (", location, ")");
+    }
+    bytes = files.io.ReadCheckedFileUpTo(location, *allowed, kMaxRebaseRead);
+    if (!bytes) return NotRebased("cannot read ", location, ": ", bytes.error().message);
   }
   return bytes;
 }

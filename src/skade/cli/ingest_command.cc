@@ -101,6 +101,30 @@ Result<catalog::LoadTableResult> CreateTableFor(
   return catalog->CreateTable(identifier.ns, request);
 }
 
+// --partition-by for a table that exists: accepted when its default spec
+// is that partitioning, so rerunning a --create that failed after creating
+// the table (it stays, empty) works; refused otherwise.
+Status CheckPartitionByOf(const spec::TableMetadata& metadata, const IngestArgs& args) {
+  if (args.partition_by.empty()) return OkStatus();
+  auto refuse = [&] {
+    return InvalidArgument("table ", args.table,
+                           " exists with another partitioning; --partition-by only applies "
+                           "when --create creates it");
+  };
+  auto wanted = ParsePartitionBy(args.partition_by, *metadata.Schema());
+  if (!wanted) return refuse();
+  const std::vector<spec::PartitionField>& have = metadata.Spec()->fields;
+  if (have.size() != wanted->fields.size()) return refuse();
+  for (size_t i = 0; i < have.size(); ++i) {
+    const spec::PartitionField& field = wanted->fields[i];
+    if (have[i].AllSourceIds() != field.AllSourceIds() || have[i].transform != field.transform ||
+        have[i].name != field.name) {
+      return refuse();
+    }
+  }
+  return OkStatus();
+}
+
 // Loads the target table, creating it (and its namespace) with --create
 // from the first input's schema.
 Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& catalog,
@@ -108,10 +132,6 @@ Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& 
   SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args.table));
   bool durable = catalog->durability() == store::Durability::kImmediate;
   SKADE_ASSIGN_OR_RAISE(bool exists, catalog->TableExists(identifier));
-  if (exists && !args.partition_by.empty()) {
-    return InvalidArgument("table ", args.table,
-                           " exists; --partition-by only applies when --create creates it");
-  }
   if (!exists && args.create) {
     const std::string& first = args.files.front();
     SKADE_ASSIGN_OR_RAISE(ingest::InputFormat format, ingest::InputFormatOf(first, args.format));
@@ -120,7 +140,10 @@ Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& 
         auto created, CreateTableFor(catalog, identifier, *input_schema, args, UpsertKeys(args)));
     return table::Table(identifier, std::move(created), catalog, catalog->file_io_ptr(), durable);
   }
-  return table::Table::Load(catalog, catalog->file_io_ptr(), identifier, durable);
+  SKADE_ASSIGN_OR_RAISE(auto table,
+                        table::Table::Load(catalog, catalog->file_io_ptr(), identifier, durable));
+  SKADE_RETURN_NOT_OK(CheckPartitionByOf(table.metadata(), args));
+  return table;
 }
 
 // --overwrite-where NAME=VALUE…: files whose partition field NAME shows
@@ -354,13 +377,10 @@ Status IngestThroughCommitter(const CliContext& context, const IngestArgs& args)
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
   SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args.table));
   SKADE_ASSIGN_OR_RAISE(bool exists, catalog->TableExists(identifier));
-  if (exists && !args.partition_by.empty()) {
-    return InvalidArgument("table ", args.table,
-                           " exists; --partition-by only applies when --create creates it");
-  }
   spec::SchemaPtr schema;
   if (exists || !args.create) {
     SKADE_ASSIGN_OR_RAISE(auto loaded, catalog->LoadTable(identifier));
+    SKADE_RETURN_NOT_OK(CheckPartitionByOf(*loaded.metadata, args));
     SKADE_RETURN_NOT_OK(CheckUpsertTarget(*loaded.metadata, args));
     schema = loaded.metadata->Schema();
   } else if (args.coalesce) {

@@ -135,24 +135,6 @@ Result<std::shared_ptr<arrow::Table>> InferJson(
   return table;
 }
 
-// A CSV or JSON file read whole (for its schema).
-Result<std::shared_ptr<arrow::Table>> ReadTextFile(const std::string& path, InputFormat format) {
-  if (format == InputFormat::kCsv) {
-    SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
-    SKADE_ASSIGN_OR_RAISE(
-        auto reader,
-        FromArrow(arrow::csv::TableReader::Make(
-                      arrow::io::default_io_context(), file, arrow::csv::ReadOptions::Defaults(),
-                      arrow::csv::ParseOptions::Defaults(), CsvConvertOptions(nullptr)),
-                  path));
-    return FromArrow(reader->Read(), path);
-  }
-  return InferJson([&](const arrow::Schema* target) -> Result<std::shared_ptr<arrow::Table>> {
-    SKADE_ASSIGN_OR_RAISE(auto input, OpenFile(path));
-    return ReadJson(input, arrow::json::ReadOptions::Defaults(), target, path);
-  });
-}
-
 // A CSV or JSON file's batches in order, decoded as they are read.
 Result<std::shared_ptr<arrow::RecordBatchReader>> StreamTextFile(const std::string& path,
                                                                  InputFormat format,
@@ -429,14 +411,34 @@ Result<InputFormat> InputFormatOf(std::string_view path, std::string_view format
                          " (use --format parquet|csv|json, or a .parquet/.csv/.jsonl name)");
 }
 
-Result<std::shared_ptr<arrow::Schema>> ReadInputSchema(const std::string& path,
-                                                       InputFormat format) {
+Result<std::shared_ptr<arrow::Schema>> ReadInputSchema(const std::string& path, InputFormat format,
+                                                       int64_t sample_bytes) {
   if (format == InputFormat::kParquet) {
     SKADE_ASSIGN_OR_RAISE(auto input, ParquetInput::Open(path));
     return input->Schema();
   }
-  SKADE_ASSIGN_OR_RAISE(auto table, ReadTextFile(path, format));
-  return table->schema();
+  SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
+  SKADE_ASSIGN_OR_RAISE(int64_t size, FromArrow(file->GetSize(), path));
+  SKADE_ASSIGN_OR_RAISE(auto text, FromArrow(file->Read(std::min(size, sample_bytes)), path));
+  if (size > sample_bytes) {
+    // Whole lines only: the readers end a record at a newline.
+    const std::string_view sample(reinterpret_cast<const char*>(text->data()),
+                                  static_cast<size_t>(text->size()));
+    const size_t last = sample.rfind('\n');
+    if (last == std::string_view::npos) {
+      return InvalidArgument("cannot infer a schema from ", path,
+                             ": its first line is longer than ", sample_bytes,
+                             " bytes; create the table first");
+    }
+    text = arrow::SliceBuffer(text, 0, static_cast<int64_t>(last + 1));
+  }
+  auto rows = ParseTextRows(text, format, {}, nullptr);
+  if (!rows) {
+    Error error = std::move(rows).error();
+    error.message = StrCat(path, ": ", error.message);
+    return tl::unexpected(std::move(error));
+  }
+  return (*rows)->schema();
 }
 
 std::shared_ptr<arrow::Schema> TableSchemaFor(const arrow::Schema& input) {

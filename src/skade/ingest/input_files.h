@@ -47,9 +47,15 @@ enum class InputFormat { kParquet, kCsv, kJson };
 /// format `path`'s suffix names (.parquet/.pq, .csv, .json/.jsonl/.ndjson).
 Result<InputFormat> InputFormatOf(std::string_view path, std::string_view format);
 
+/// How much of a CSV or JSON file ReadInputSchema infers its types from.
+inline constexpr int64_t kSchemaSampleBytes = 64 << 20;
+
 /// The Arrow schema of the file at `path` as its reader gives it (Parquet:
-/// from the footer; CSV and JSON: inferred from the whole file).
-Result<std::shared_ptr<arrow::Schema>> ReadInputSchema(const std::string& path, InputFormat format);
+/// from the footer; CSV and JSON: inferred from its first `sample_bytes`,
+/// whole lines, as DuckDB samples: a later value that does not fit is an
+/// error when the rows are read).
+Result<std::shared_ptr<arrow::Schema>> ReadInputSchema(const std::string& path, InputFormat format,
+                                                       int64_t sample_bytes = kSchemaSampleBytes);
 
 /// The schema to create a table with for an input of schema `input`:
 /// nanosecond timestamps, which readers infer from text and Iceberg v1/v2
