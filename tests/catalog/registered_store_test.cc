@@ -82,11 +82,12 @@ class RecordingStore : public CatalogStore {
     return inner_->RenameTable(from, to);
   }
   Result<store::TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
-                                           const std::string& metadata_location, bool overwrite,
+                                           const std::string& metadata_location,
+                                           store::RegisterMode mode,
                                            const store::CommitOrigin& origin,
                                            const std::vector<std::string>& owned) override {
     Note("RegisterTable");
-    return inner_->RegisterTable(identifier, metadata_location, overwrite, origin, owned);
+    return inner_->RegisterTable(identifier, metadata_location, mode, origin, owned);
   }
   Result<std::vector<std::pair<spec::TableIdentifier, store::TableRecord>>> ReadUnclaimedTables()
       override {

@@ -74,12 +74,12 @@ TEST_P(TablePointerMirrorTest, BuiltFromTheStoreThenCaughtUpOnOtherWriters) {
   ExpectExact(d);
   ASSERT_TRUE(other_->DropTable(c));
   ExpectExact(c);
-  ASSERT_TRUE(other_->RegisterTable(c, "c9", false, {}, {}));
+  ASSERT_TRUE(other_->RegisterTable(c, "c9", store::RegisterMode::kNew, {}, {}));
   ExpectExact(c);
   // Several changes in one go, one of them a multi-table swap.
   ASSERT_TRUE(other_->SwapPointers({{a, "a1", "a2", {}}, {d, "b0", "d1", {}}}));
   ASSERT_THAT(other_->CreateNamespace({"m"}, {}), IsOk());
-  ASSERT_TRUE(other_->RegisterTable(c, "c10", true, {}, {}));
+  ASSERT_TRUE(other_->RegisterTable(c, "c10", store::RegisterMode::kRepoint, {}, {}));
   for (const auto& id : {a, b, c, d}) ExpectExact(id);
 }
 

@@ -7,8 +7,10 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "skade/catalog/embedded_catalog.h"
+#include "skade/spec/table_metadata_json.h"
 #include "testing/fast_append.h"
 #include "testing/gate.h"
 #include "testing/matchers.h"
@@ -131,10 +133,125 @@ TEST_F(TimeTravelTest, AGoneMetadataFileIsSaidSo) {
   Append(id);
   Append(id);
   ASSERT_FALSE(*catalog_->file_io().Exists(first_file));
-  // A new process: nothing of the file left in memory either.
-  Open();
-  EXPECT_THAT(catalog_->LoadTableAt(id, first),
-              IsErrorWithMessage(ErrorKind::kNotFound, "no longer exists"));
+  // The current metadata still holds the snapshot: answered from it.
+  auto from_current = catalog_->LoadTableAt(id, first);
+  ASSERT_THAT(from_current, IsOk());
+  EXPECT_EQ(from_current->metadata->current_snapshot_id, first);
+  EXPECT_EQ(from_current->metadata_location, catalog_->LoadTable(id)->metadata_location);
+  ASSERT_THAT(Expire(id, first), IsOk());
+  // The same answer whether the file is still in the metadata cache or not.
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_THAT(catalog_->LoadTableAt(id, first),
+                IsErrorWithMessage(ErrorKind::kNotFound, "no longer exists"));
+    Open();  // a new process: nothing of the file left in memory
+  }
+}
+
+// One commit may add several snapshots to main (a transaction, or appends
+// batched into one commit): each is answered as right after it landed.
+TEST_F(TimeTravelTest, EachOfACommitsSnapshotsIsMainsHeadAtItself) {
+  TableIdentifier id{{"n"}, "t"};
+  Create(id);
+  int64_t before = Append(id);
+  auto current = *catalog_->LoadTable(id);
+  auto first = testing::FastAppendRequest(id, *current.metadata, NewSnapshotId());
+  auto first_snapshot = std::get<spec::AddSnapshot>(first.updates[0].value()).snapshot;
+  auto second_snapshot = std::make_shared<spec::Snapshot>(*first_snapshot);
+  second_snapshot->snapshot_id = NewSnapshotId();
+  second_snapshot->parent_snapshot_id = first_snapshot->snapshot_id;
+  second_snapshot->sequence_number = first_snapshot->sequence_number + 1;
+  CommitTableRequest both = first;
+  both.updates.push_back(spec::AddSnapshot{second_snapshot});
+  both.updates.push_back(spec::SetSnapshotRef{
+      "main", {second_snapshot->snapshot_id, spec::SnapshotRefType::kBranch, {}, {}, {}}});
+  ASSERT_THAT(catalog_->CommitTable(both), IsOk());
+
+  for (int64_t snapshot : {first_snapshot->snapshot_id, second_snapshot->snapshot_id, before}) {
+    auto at = catalog_->LoadTableAt(id, snapshot);
+    ASSERT_THAT(at, IsOk());
+    EXPECT_EQ(at->metadata->current_snapshot_id, snapshot);
+    EXPECT_EQ(at->metadata->refs.at("main").snapshot_id, snapshot);
+    EXPECT_EQ(at->metadata->snapshot_log.back().snapshot_id, snapshot);
+    // The JSON a REST answer embeds says the same.
+    auto parsed = spec::TableMetadataFromJson(*at->metadata_json);
+    ASSERT_THAT(parsed, IsOk());
+    EXPECT_EQ((*parsed)->current_snapshot_id, snapshot);
+  }
+  auto at_first = *catalog_->LoadTableAt(id, first_snapshot->snapshot_id);
+  EXPECT_EQ(at_first.metadata_location, catalog_->LoadTable(id)->metadata_location);
+  EXPECT_TRUE(at_first.metadata->SnapshotById(second_snapshot->snapshot_id));
+}
+
+// A snapshot a commit adds and removes again never existed: not logged, so
+// a later commit that really adds that id is the one found.
+TEST_F(TimeTravelTest, ASnapshotAddedAndRemovedInOneCommitIsNotLogged) {
+  TableIdentifier id{{"n"}, "t"};
+  Create(id);
+  auto current = *catalog_->LoadTable(id);
+  const int64_t snapshot_id = NewSnapshotId();
+  auto request = testing::FastAppendRequest(id, *current.metadata, snapshot_id);
+  request.updates.pop_back();  // no ref: it can be removed in the same commit
+  request.updates.push_back(spec::RemoveSnapshots{{snapshot_id}});
+  ASSERT_THAT(catalog_->CommitTable(request), IsOk());
+  auto history = catalog_->TableHistory(id, 0, 10);
+  ASSERT_THAT(history, IsOk());
+  EXPECT_TRUE(history->back().added_snapshot_ids.empty());
+  EXPECT_THAT(catalog_->LoadTableAt(id, snapshot_id), IsError(ErrorKind::kNotFound));
+
+  current = *catalog_->LoadTable(id);
+  ASSERT_THAT(catalog_->CommitTable(testing::FastAppendRequest(id, *current.metadata, snapshot_id)),
+              IsOk());
+  auto at = catalog_->LoadTableAt(id, snapshot_id);
+  ASSERT_THAT(at, IsOk());
+  EXPECT_EQ(at->metadata->current_snapshot_id, snapshot_id);
+}
+
+// "a.b" + "c" and "a" + "b.c" print alike; a batch naming both keeps them
+// apart (a key the log lacks is looked up in its own table's metadata).
+TEST_F(TimeTravelTest, ResolveManyKeepsTablesWithAlikeNamesApart) {
+  TableIdentifier nested{{"a", "b"}, "c"};
+  TableIdentifier dotted{{"a"}, "b.c"};
+  ASSERT_THAT(catalog_->CreateNamespace({"a"}, {}), IsOk());
+  Create(nested);
+  Create(dotted);
+  ASSERT_EQ(nested.ToString(), dotted.ToString());
+  int64_t snapshot = Append(nested);
+  for (const auto& [first, second, second_found] :
+       {std::tuple{nested, dotted, false}, std::tuple{dotted, nested, true}}) {
+    std::vector<SnapshotKey> keys{{first, 31337}, {second, snapshot}};
+    auto resolved = catalog_->ResolveMany(keys);
+    ASSERT_THAT(resolved, IsOk());
+    EXPECT_FALSE((*resolved)[0]);
+    EXPECT_EQ((*resolved)[1].has_value(), second_found);
+  }
+}
+
+// Registering another table's file over a table replaces it as a drop and a
+// create would; the table's own earlier file keeps its history.
+TEST_F(TimeTravelTest, RegisterOverAnotherTableStartsAHistoryOfItsOwn) {
+  TableIdentifier a{{"n"}, "a"};
+  TableIdentifier b{{"n"}, "b"};
+  Create(a);
+  int64_t a_snapshot = Append(a);
+  const std::string a_first = catalog_->LoadTable(a)->metadata_location;
+  Append(a);
+  Create(b);
+  Append(b);
+  const std::string b_file = catalog_->LoadTable(b)->metadata_location;
+
+  // The same table pointed back at an earlier file: its history goes on.
+  ASSERT_THAT(catalog_->RegisterTable(a, a_first, true, {}), IsOk());
+  EXPECT_THAT(catalog_->LoadTableAt(a, a_snapshot), IsOk());
+  EXPECT_EQ(catalog_->TableHistory(a, 0, 100)->size(), 4u);  // create, 2 appends, register
+
+  ASSERT_THAT(catalog_->DropTable(b, false), IsOk());
+  ASSERT_THAT(catalog_->RegisterTable(a, b_file, true, {}), IsOk());
+  auto history = catalog_->TableHistory(a, 0, 100);
+  ASSERT_THAT(history, IsOk());
+  ASSERT_EQ(history->size(), 1u);
+  EXPECT_EQ(history->front().metadata_location, b_file);
+  EXPECT_THAT(catalog_->LoadTableAt(a, a_snapshot), IsError(ErrorKind::kNotFound));
+  EXPECT_THAT(catalog_->LoadTableAsOf(a, NowMillis()), IsOk());
 }
 
 TEST_F(TimeTravelTest, AsOfReadsTheCommitCurrentAtThatTime) {

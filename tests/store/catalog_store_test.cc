@@ -244,9 +244,10 @@ TEST_P(CatalogStoreTest, RenameKeepsTheTableIdAndChecksBothEnds) {
 TEST_P(CatalogStoreTest, RegisterCreatesOrOverwrites) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   spec::TableIdentifier id{{"n"}, "t"};
-  ASSERT_TRUE(store_->RegisterTable(id, "m1", false, {}, {}));
-  EXPECT_THAT(store_->RegisterTable(id, "m2", false, {}, {}), IsError(ErrorKind::kAlreadyExists));
-  ASSERT_TRUE(store_->RegisterTable(id, "m2", true, {}, {}));
+  ASSERT_TRUE(store_->RegisterTable(id, "m1", store::RegisterMode::kNew, {}, {}));
+  EXPECT_THAT(store_->RegisterTable(id, "m2", store::RegisterMode::kNew, {}, {}),
+              IsError(ErrorKind::kAlreadyExists));
+  ASSERT_TRUE(store_->RegisterTable(id, "m2", store::RegisterMode::kRepoint, {}, {}));
   EXPECT_EQ((*store_->GetTable(id))->metadata_location, "m2");
 }
 
@@ -298,11 +299,13 @@ TEST_P(CatalogStoreTest, TablesNeverOwnOverlappingLocations) {
   }
 
   // Register claims too, and dropping a table frees its locations.
-  EXPECT_THAT(store_->RegisterTable({{"n"}, "r"}, "r0", false, {}, {"s3://wh/n/a/data"}),
+  EXPECT_THAT(store_->RegisterTable({{"n"}, "r"}, "r0", store::RegisterMode::kNew, {},
+                                    {"s3://wh/n/a/data"}),
               IsError(ErrorKind::kForbidden));
   EXPECT_FALSE(*store_->GetTable({{"n"}, "r"}));
   ASSERT_TRUE(store_->DropTable(a));
-  ASSERT_TRUE(store_->RegisterTable({{"n"}, "r"}, "r0", false, {}, {"s3://wh/n/a/data"}));
+  ASSERT_TRUE(store_->RegisterTable({{"n"}, "r"}, "r0", store::RegisterMode::kNew, {},
+                                    {"s3://wh/n/a/data"}));
   // Another instance (process) sees the same claims.
   auto other = OpenInstance();
   ASSERT_TRUE(other);
@@ -414,7 +417,8 @@ TEST_P(CatalogStoreTest, ChangesLogNamesEveryTableAWriteTouched) {
   uint64_t before = store_->LastVersion();
   ASSERT_THAT(store_->RenameTable(t0, {{"n"}, "renamed"}), IsOk());
   ASSERT_TRUE(store_->DropTable(t1));
-  ASSERT_TRUE(store_->RegisterTable({{"n"}, "registered"}, "r0", false, {}, {}));
+  ASSERT_TRUE(
+      store_->RegisterTable({{"n"}, "registered"}, "r0", store::RegisterMode::kNew, {}, {}));
   auto changed = store_->ReadTablePointersChangedAfter(before);
   ASSERT_TRUE(changed);
   EXPECT_EQ(changed->version, store_->LastVersion());

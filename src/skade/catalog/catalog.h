@@ -212,7 +212,9 @@ class Catalog {
   virtual Result<IdempotencyRecord> RecordIdempotency(const IdempotencyRecord& record) = 0;
   // --- Time travel (the commit log) ---------------------------------------
   /// The table as it was when `snapshot_id` was committed: the metadata file
-  /// that commit made current. Works after the snapshot was expired from the
+  /// that commit made current, with main set back to the snapshot when the
+  /// commit added later ones to main too (a transaction, or appends batched
+  /// into one commit). Works after the snapshot was expired from the
   /// current metadata, as long as that file exists; kNotFound, saying so,
   /// when it was deleted, and kNotFound when the table never had the
   /// snapshot.

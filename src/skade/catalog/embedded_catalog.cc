@@ -46,6 +46,40 @@ void DeleteInScope(io::FileIO& io, const TableFileScope& scope, const std::strin
 
 constexpr char kReservedNamespace[] = ".skade";
 
+// `loaded` as right after `snapshot_id` became main's head: the file of the
+// commit that added it may hold later snapshots too (a transaction of
+// several, or concurrent appends batched into one commit), so main (and
+// the snapshot log) are set back to it. Unchanged when it is main's head or
+// no ancestor of it (a snapshot of another branch).
+LoadTableResult WithMainAt(LoadTableResult loaded, int64_t snapshot_id) {
+  const spec::TableMetadata& metadata = *loaded.metadata;
+  auto main = metadata.refs.find(spec::kMainBranch);
+  if (main == metadata.refs.end() || main->second.snapshot_id == snapshot_id) return loaded;
+  // Main's snapshots after it; bounded, as a registered file's parents may
+  // form a cycle.
+  std::set<int64_t> later;
+  spec::SnapshotPtr snapshot = metadata.SnapshotById(main->second.snapshot_id);
+  for (size_t steps = 0; snapshot && snapshot->snapshot_id != snapshot_id;
+       snapshot = metadata.SnapshotById(*snapshot->parent_snapshot_id), ++steps) {
+    if (steps == metadata.snapshots.size() || !snapshot->parent_snapshot_id) return loaded;
+    later.insert(snapshot->snapshot_id);
+  }
+  if (!snapshot) return loaded;
+  auto rewound = std::make_shared<spec::TableMetadata>(metadata);
+  rewound->refs[spec::kMainBranch].snapshot_id = snapshot_id;
+  rewound->current_snapshot_id = snapshot_id;
+  // The log lists main's heads as commits left them, so it may not name
+  // this one (a commit logs only the last of those it adds).
+  auto& log = rewound->snapshot_log;
+  while (!log.empty() && later.contains(log.back().snapshot_id)) log.pop_back();
+  if (log.empty() || log.back().snapshot_id != snapshot_id) {
+    log.push_back({snapshot->timestamp_ms, snapshot_id});
+  }
+  loaded.metadata_json = spec::TableMetadataToSharedJson(*rewound);
+  loaded.metadata = std::move(rewound);
+  return loaded;
+}
+
 Status ValidateNewNamespace(const Namespace& ns) {
   SKADE_RETURN_NOT_OK(spec::ValidateNamespace(ns));
   if (ns.front() == kReservedNamespace) {
@@ -250,14 +284,20 @@ Result<MetadataFile> EmbeddedCatalog::ReadMetadata(const std::string& location) 
 }
 
 Result<MetadataFile> EmbeddedCatalog::ReadHistoricalMetadata(const std::string& location) {
+  std::optional<MetadataFile> cached;
   {
     cache::EpochGuard guard;
     if (const auto* file =
             metadata_cache_->Lookup(location, cache::MetadataCache::Hash(location))) {
-      return *file;
+      cached = *file;
     }
   }
-  return ReadOwnMetadataFile(*location_policy_, location);
+  if (!cached) return ReadOwnMetadataFile(*location_policy_, location);
+  // Asked of the disk too, so the answer does not depend on the cache: a
+  // file deleted since is gone, cached or not.
+  SKADE_ASSIGN_OR_RAISE(bool exists, io_->Exists(location));
+  if (!exists) return MakeError(ErrorKind::kNotFound, "File does not exist: ", location);
+  return std::move(*cached);
 }
 
 Status EmbeddedCatalog::ReleaseDeltasOn(const std::vector<std::string>& files) {
@@ -528,7 +568,17 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
   SKADE_ASSIGN_OR_RAISE(auto owned, OwnedLocations(*file.metadata, *location_policy_));
   const auto held = LockTable(identifier);
   const auto recorded = RecordedOrigins({&origin, 1});
-  SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, overwrite,
+  auto mode = store::RegisterMode::kNew;
+  if (overwrite) {
+    // A file of the table registered already keeps its history; another
+    // table's (another uuid) replaces it, as a drop and a create would.
+    mode = store::RegisterMode::kRepoint;
+    auto replaced = LoadTable(identifier);
+    if (replaced && replaced->metadata->table_uuid != file.metadata->table_uuid) {
+      mode = store::RegisterMode::kReplace;
+    }
+  }
+  SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, mode,
                                             recorded.empty() ? CommitOrigin{} : recorded.front(),
                                             owned));
   return LoadTableResult{metadata_location, std::move(file.metadata), std::move(file.json)};
@@ -732,10 +782,15 @@ Result<std::vector<store::TableRecord>> EmbeddedCatalog::SwapAlone(const Prepare
 }
 
 store::PointerSwap EmbeddedCatalog::SwapOf(const PreparedCommit& commit) const {
-  store::PointerSwap swap{
-      commit.identifier,   commit.base_location, commit.new_location, commit.added_snapshot_ids, {},
-      commit.cleanup_files};
-  swap.snapshot_operations = commit.snapshot_operations;
+  store::PointerSwap swap{commit.identifier,   commit.base_location, commit.new_location, {}, {},
+                          commit.cleanup_files};
+  // Only what the new file holds: a request may remove a snapshot it or an
+  // earlier request of the batch added, and the log must not name it.
+  for (size_t i = 0; i < commit.added_snapshot_ids.size(); ++i) {
+    if (commit.metadata->SnapshotById(commit.added_snapshot_ids[i]) == nullptr) continue;
+    swap.added_snapshot_ids.push_back(commit.added_snapshot_ids[i]);
+    swap.snapshot_operations.push_back(commit.snapshot_operations[i]);
+  }
   swap.origins = RecordedOrigins(commit.origins);
   swap.owned_locations = commit.owned_locations;
   if (commit.journaled_bytes) {
@@ -1087,11 +1142,21 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTableAt(const TableIdentifier& iden
     // Snapshots that predate the table's registration are not in the commit
     // log; the current metadata still knows them.
     SKADE_ASSIGN_OR_RAISE(auto current, LoadTable(identifier));
-    if (current.metadata->SnapshotById(snapshot_id)) return current;
+    if (current.metadata->SnapshotById(snapshot_id)) return WithMainAt(current, snapshot_id);
     return MakeError(ErrorKind::kNotFound, "Cannot find snapshot ", snapshot_id, " in table ",
                      identifier.ToString());
   }
-  return LoadCommitted(identifier, *location, StrCat("snapshot ", snapshot_id));
+  auto committed = LoadCommitted(identifier, *location, StrCat("snapshot ", snapshot_id));
+  if (!committed && committed.error().kind == ErrorKind::kNotFound) {
+    // That file was cleaned up; the current metadata may still hold the
+    // snapshot.
+    auto current = LoadTable(identifier);
+    if (current && current->metadata->SnapshotById(snapshot_id)) {
+      return WithMainAt(std::move(*current), snapshot_id);
+    }
+  }
+  if (!committed) return tl::unexpected(committed.error());
+  return WithMainAt(std::move(*committed), snapshot_id);
 }
 
 Result<LoadTableResult> EmbeddedCatalog::LoadTableAsOf(const TableIdentifier& identifier,
@@ -1142,14 +1207,14 @@ Result<std::vector<std::optional<std::string>>> EmbeddedCatalog::ResolveMany(
   // As LoadTableAt: a registered table's earlier snapshots, in its current
   // metadata. Loaded once per table, not per key: a table's metadata may be
   // megabytes, and a request names up to a thousand keys.
-  std::map<std::string, std::optional<LoadTableResult>> current;
+  std::map<uint64_t, std::optional<LoadTableResult>> current;  // by table id
   for (size_t j = 0; j < lookups.size(); ++j) {
     size_t i = lookup_at[j];
     if (found[j]) {
       out[i] = std::move(found[j]);
       continue;
     }
-    auto [it, first] = current.try_emplace(keys[i].table.ToString());
+    auto [it, first] = current.try_emplace(lookups[j].first);
     if (first) {
       auto loaded = LoadTable(keys[i].table);
       if (loaded) it->second = std::move(*loaded);

@@ -92,6 +92,14 @@ struct StoreStats {
 /// The buckets of StoreStats::group_commit_batch_size: 1, 2, 4, … 256.
 std::vector<double> GroupCommitBatchBounds();
 
+/// What registering a metadata file under a taken name does
+/// (CatalogStore::RegisterTable).
+enum class RegisterMode {
+  kNew,      // refused: the name is taken
+  kRepoint,  // the same table, pointed at another of its files: its id kept
+  kReplace,  // another table replaces it: dropped, the new one a new id
+};
+
 class CatalogStore {
  public:
   using Opener = std::function<Result<std::unique_ptr<CatalogStore>>(
@@ -151,12 +159,14 @@ class CatalogStore {
   virtual Status RenameTable(const spec::TableIdentifier& from,
                              const spec::TableIdentifier& to) = 0;
   /// Points `identifier` at an existing metadata file, claiming
-  /// `owned_locations` (kForbidden if one overlaps another table's). With
-  /// `overwrite`, an existing table keeps its id and gets the new pointer,
-  /// and claims the locations besides its own. Appends a commit-log entry (CommitKind::kRegister,
-  /// with `origin`) and advances commit_seq.
+  /// `owned_locations` (kForbidden if one overlaps another table's). A table
+  /// of that name is kAlreadyExists with RegisterMode::kNew; with kRepoint
+  /// it keeps its id and gets the new pointer, and claims the locations
+  /// besides its own; with kReplace it is dropped (its locations released)
+  /// and the new table gets a new id. Appends a commit-log entry
+  /// (CommitKind::kRegister, with `origin`) and advances commit_seq.
   virtual Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
-                                            const std::string& metadata_location, bool overwrite,
+                                            const std::string& metadata_location, RegisterMode mode,
                                             const CommitOrigin& origin,
                                             const std::vector<std::string>& owned_locations) = 0;
 

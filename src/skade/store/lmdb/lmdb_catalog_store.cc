@@ -372,18 +372,23 @@ Status LmdbCatalogStore::RenameTable(const spec::TableIdentifier& from,
 }
 
 Result<TableRecord> LmdbCatalogStore::RegisterTable(
-    const spec::TableIdentifier& identifier, const std::string& metadata_location, bool overwrite,
-    const CommitOrigin& origin, const std::vector<std::string>& owned_locations) {
+    const spec::TableIdentifier& identifier, const std::string& metadata_location,
+    RegisterMode mode, const CommitOrigin& origin,
+    const std::vector<std::string>& owned_locations) {
   return Write([&](WriteTxn& txn) -> Result<TableRecord> {
     SKADE_ASSIGN_OR_RAISE(bool ns_exists, KeyExists(txn, namespaces_, NamespaceKey(identifier.ns)));
     if (!ns_exists) return NoSuchNamespace(identifier.ns);
     std::string key = TableKey(identifier);
     SKADE_ASSIGN_OR_RAISE(auto value, txn.Get(tables_, key));
     TableRecord record;
-    if (value) {
-      if (!overwrite) return TableAlreadyExists(identifier);
+    if (value && mode == RegisterMode::kNew) return TableAlreadyExists(identifier);
+    if (value && mode == RegisterMode::kRepoint) {
       SKADE_ASSIGN_OR_RAISE(record, DecodeTableRecord(*value));
     } else {
+      if (value) {  // kReplace: dropped, so time travel never mixes the two
+        SKADE_ASSIGN_OR_RAISE(TableRecord replaced, DecodeTableRecord(*value));
+        SKADE_RETURN_NOT_OK(claims_.Release(txn, replaced.table_id));
+      }
       SKADE_ASSIGN_OR_RAISE(uint64_t next_id, ReadCounter(txn, meta_, kNextTableIdKey));
       record.table_id = next_id + 1;
       SKADE_RETURN_NOT_OK(txn.Put(meta_, kNextTableIdKey, EncodeU64(record.table_id)));

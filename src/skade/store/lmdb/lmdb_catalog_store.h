@@ -94,7 +94,7 @@ class LmdbCatalogStore : public CatalogStore {
   Result<TableRecord> DropTable(const spec::TableIdentifier& identifier) override;
   Status RenameTable(const spec::TableIdentifier& from, const spec::TableIdentifier& to) override;
   Result<TableRecord> RegisterTable(const spec::TableIdentifier& identifier,
-                                    const std::string& metadata_location, bool overwrite,
+                                    const std::string& metadata_location, RegisterMode mode,
                                     const CommitOrigin& origin,
                                     const std::vector<std::string>& owned_locations) override;
   /// Group-committed with concurrent calls (see above).
