@@ -1,8 +1,10 @@
 // The REST service over a real EmbeddedCatalog, request by request: status
 // codes, ErrorModel types, and the encodings clients use.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <set>
 
@@ -11,6 +13,7 @@
 #include "skade/rest/routes.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/util/clock.h"
+#include "skade/util/gzip.h"
 #include "skade/util/strings.h"
 
 namespace skade::rest {
@@ -27,7 +30,38 @@ class CatalogServiceTest : public testing::RestServiceTest {
                          R"({"name":")" + name + R"(","schema":)" + kSchema + "}");
     ASSERT_EQ(response.status, 200) << response.body;
   }
+
+  /// The JSON of n.source's metadata as a table n.`name` of its own (its
+  /// location and uuid), to register.
+  std::string MetadataFor(const std::string& name, const std::string& uuid) {
+    auto source = catalog_->LoadTable({{"n"}, "source"});
+    EXPECT_TRUE(source);
+    spec::TableMetadata metadata = *source->metadata;
+    metadata.location = StrCat("file://", dir_.path(), "/n/", name);
+    metadata.table_uuid = uuid;
+    return spec::TableMetadataToJson(metadata);
+  }
+
+  /// Writes `bytes` as n.`name`'s first metadata file, `file_name`; its location.
+  std::string WriteMetadataFile(const std::string& name, const std::string& file_name,
+                                const std::string& bytes) {
+    const auto directory = std::filesystem::path(dir_.path()) / "n" / name / "metadata";
+    std::filesystem::create_directories(directory);
+    std::ofstream(directory / file_name, std::ios::binary) << bytes;
+    return StrCat("file://", (directory / file_name).string());
+  }
+
+  rest::HttpResponse Register(const std::string& name, const std::string& location) {
+    return Call("POST", "/v1/namespaces/n/register",
+                StrCat(R"({"name":")", name, R"(","metadata-location":")", location, R"("})"));
+  }
 };
+
+// The bytes the heap holds in use, mapped blocks included.
+size_t HeapInUse() {
+  const struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
 
 TEST_F(CatalogServiceTest, ConfigAdvertisesExactlyTheRoutedEndpoints) {
   auto response = Call("GET", "/v1/config?warehouse=anything");
@@ -356,6 +390,60 @@ TEST_F(CatalogServiceTest, RenameRegisterMetricsDropAndTransactions) {
   EXPECT_EQ(Call("DELETE", "/v1/namespaces/n/tables/u?purgeRequested=True").status, 204);
   EXPECT_EQ(Call("DELETE", "/v1/namespaces/n/tables/u").status, 404);
   EXPECT_EQ(Call("DELETE", "/v1/namespaces/n/tables/t2?purgeRequested=maybe").status, 400);
+}
+
+// Regression: a registered metadata file with "location" twice was taken
+// (skade read and claimed the first, its own directory), and loadTable handed
+// it out as it was: clients, which read the last, wrote into another table's.
+TEST_F(CatalogServiceTest, RegisterRefusesAMetadataFileWithAKeyTwice) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  CreateTable("n", "source");
+  CreateTable("n", "victim");
+  const std::string text = MetadataFor("dk", "6b1d5ba4-3c2f-4a4e-9d51-0f3c1f6a1b01");
+  const std::string twice = StrCat(text.substr(0, text.size() - 1), R"(,"location":"file://)",
+                                   dir_.path(), R"(/n/victim"})");
+  auto refused = Register("dk", WriteMetadataFile("dk", "00001-twice.metadata.json", twice));
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_EQ(ErrorType(refused), "BadRequestException");
+  EXPECT_NE(refused.body.find(R"(key \"location\" appears twice)"), std::string::npos)
+      << refused.body;
+
+  // At any depth: here in the schema.
+  std::string nested = text;
+  const size_t schema = nested.find(R"("type":"struct",)");
+  ASSERT_NE(schema, std::string::npos) << nested;
+  nested.insert(schema, R"("type":"struct",)");
+  auto also_refused = Register("dk", WriteMetadataFile("dk", "00002-nested.metadata.json", nested));
+  EXPECT_EQ(also_refused.status, 400) << also_refused.body;
+  EXPECT_NE(also_refused.body.find(R"(key \"type\" appears twice)"), std::string::npos)
+      << also_refused.body;
+  EXPECT_EQ(Call("HEAD", "/v1/namespaces/n/tables/dk").status, 404);
+
+  EXPECT_EQ(Register("dk", WriteMetadataFile("dk", "00003-once.metadata.json", text)).status, 200);
+}
+
+// Regression: a gzip metadata file of 64 KB that inflated to 64 MiB left the
+// thread that parsed it holding ~900 MB, for good (its parser's buffers).
+TEST_F(CatalogServiceTest, RegisteringALargeMetadataFileKeepsNoParserMemory) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["n"]})").status, 200);
+  CreateTable("n", "source");
+  std::string text = MetadataFor("big", "6b1d5ba4-3c2f-4a4e-9d51-0f3c1f6a1b02");
+  // Unreadable as metadata (nothing of it is cached), after a parse.
+  const size_t field = text.find(R"("last-column-id")");
+  ASSERT_NE(field, std::string::npos);
+  text.replace(field, 16, R"("last-column-ix")");
+  text.pop_back();
+  text += R"(,"x":[0)";
+  while (text.size() < (8u << 20)) text += ",0";
+  text += "]}";
+  const std::string location = WriteMetadataFile("big", "00001-big.gz.metadata.json", Gzip(text));
+  text = std::string();
+
+  const size_t before = HeapInUse();
+  auto refused = Register("big", location);
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_NE(refused.body.find("last-column-id"), std::string::npos) << refused.body;
+  EXPECT_LT(HeapInUse(), before + (16u << 20));
 }
 
 TEST_F(CatalogServiceTest, StageCreateReturnsMetadataWithoutALocation) {

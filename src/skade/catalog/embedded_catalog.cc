@@ -564,6 +564,8 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
     return InvalidArgument("Cannot register ", identifier.ToString(), ": ", read.error().message);
   }
   MetadataFile file = std::move(*read);
+  // After the cache: a vended-credentials register loaded it there first.
+  SKADE_RETURN_NOT_OK(CheckMetadataFileKeys(file, metadata_location));
   SKADE_RETURN_NOT_OK(CheckLocations(*file.metadata, metadata_location));
   SKADE_ASSIGN_OR_RAISE(auto owned, OwnedLocations(*file.metadata, *location_policy_));
   const auto held = LockTable(identifier);

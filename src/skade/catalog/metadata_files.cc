@@ -3,6 +3,8 @@
 #include "skade/spec/table_locations.h"
 #include "skade/spec/table_metadata_json.h"
 #include "skade/util/gzip.h"
+#include "skade/util/json_parser.h"
+#include "skade/util/json_reader.h"
 
 namespace skade::catalog {
 
@@ -16,7 +18,9 @@ Result<MetadataFile> ParseMetadataFile(Result<std::string> bytes, const std::str
     return tl::unexpected(bytes.error());
   }
   SKADE_ASSIGN_OR_RAISE(std::string text, MetadataText(std::move(*bytes), location));
-  auto metadata = spec::TableMetadataFromJson(text);
+  // Waits its turn if large rather than fail: a table's metadata must be read.
+  JsonParser parser(JsonParser::WhenBusy::kWait);
+  auto metadata = parser.Parse(text).and_then(spec::TableMetadataFromElement);
   if (!metadata) {
     return Corruption("Cannot parse metadata file ", location, ": ", metadata.error().message);
   }
@@ -32,6 +36,15 @@ Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& locatio
 Result<MetadataFile> ReadOwnMetadataFile(const LocationPolicy& policy,
                                          const std::string& location) {
   return ParseMetadataFile(policy.ReadFile(location, kMaxMetadataReadBytes), location);
+}
+
+Status CheckMetadataFileKeys(const MetadataFile& file, const std::string& location) {
+  JsonParser parser(JsonParser::WhenBusy::kWait);
+  auto checked = parser.Parse(*file.json).and_then(json::CheckUniqueKeys);
+  if (!checked) {
+    return InvalidArgument("Invalid metadata file ", location, ": ", checked.error().message);
+  }
+  return OkStatus();
 }
 
 Result<std::string> MetadataText(std::string bytes, const std::string& location) {

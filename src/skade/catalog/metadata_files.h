@@ -35,6 +35,14 @@ Result<MetadataFile> ReadMetadataFile(io::FileIO& io, const std::string& locatio
 /// leading out, nor under a root no longer allowed (kForbidden).
 Result<MetadataFile> ReadOwnMetadataFile(const LocationPolicy& policy, const std::string& location);
 
+/// kInvalidArgument naming the key if an object in `file`'s JSON has a key
+/// twice. For a file a client names (registerTable): skade reads the first
+/// value, Java and Python the last, and loadTable hands out the text as it
+/// is, so the file would say one thing to skade (which checks and claims its
+/// locations) and another to clients. Not part of every read (it adds ~20%
+/// to a parse): the files skade writes have no such key.
+Status CheckMetadataFileKeys(const MetadataFile& file, const std::string& location);
+
 /// A metadata file's JSON text from its bytes as stored (gunzipped if they
 /// are gzip, whatever the name says). kCorruption (kInvalidArgument above
 /// the size limit) naming `location` for bad gzip.

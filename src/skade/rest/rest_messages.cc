@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <memory>
-#include <semaphore>
 #include <variant>
 
 #include "skade/expr/expression_json.h"
 #include "skade/spec/json_serde.h"
 #include "skade/spec/table_requirement.h"
 #include "skade/spec/table_update.h"
+#include "skade/util/json_parser.h"
 #include "skade/util/json_reader.h"
 #include "skade/util/json_writer.h"
 
@@ -17,57 +16,20 @@ namespace skade::rest {
 
 namespace {
 
-// A parser keeps buffers of about 15 times the largest document it parsed.
-// Bodies up to kThreadParserBytes use the thread's parser, kept for its next
-// request; a larger one (up to the transport's body limit, 16 MiB by
-// default) gets a parser of its own, freed with the BodyParser, and at most
-// kLargeParses of those exist at once — one more is answered 503 with
-// Retry-After, not waited for (some routes run on I/O threads). Otherwise a
-// burst of large bodies would take the handler pool's size times ~240 MiB,
-// and keep it.
-constexpr size_t kThreadParserBytes = 64 * 1024;
-constexpr std::ptrdiff_t kLargeParses = 4;
-
-std::counting_semaphore<kLargeParses>& LargeParses() {
-  static std::counting_semaphore<kLargeParses> slots(kLargeParses);
-  return slots;
-}
-
-// Parses one request body; what it returns lives as long as it does.
+// Parses one request body; what it returns lives as long as it does. A
+// large body is refused (503 with Retry-After) while the server parses its
+// fill of large documents, not waited for: some routes run on I/O threads.
 class BodyParser {
  public:
-  BodyParser() = default;
-  BodyParser(const BodyParser&) = delete;
-  BodyParser& operator=(const BodyParser&) = delete;
-  ~BodyParser() {
-    own_.reset();
-    if (holds_slot_) LargeParses().release();
-  }
-
   Result<json::Object> Parse(std::string_view body, std::string_view what) {
     if (body.empty()) return InvalidArgument("Invalid ", what, ": empty request body");
-    thread_local simdjson::dom::parser thread_parser;
-    simdjson::dom::parser* parser = &thread_parser;
-    if (body.size() > kThreadParserBytes) {
-      if (!holds_slot_) {
-        if (!LargeParses().try_acquire()) {
-          return MakeError(ErrorKind::kCancelled, "The server is parsing ", kLargeParses,
-                           " request bodies over ", kThreadParserBytes,
-                           " bytes already; retry shortly");
-        }
-        holds_slot_ = true;
-      }
-      if (!own_) own_ = std::make_unique<simdjson::dom::parser>();
-      parser = own_.get();
-    }
-    SKADE_ASSIGN_OR_RAISE(auto element, json::Parse(*parser, body));
+    SKADE_ASSIGN_OR_RAISE(auto element, parser_.Parse(body));
     SKADE_RETURN_NOT_OK(json::CheckUniqueKeys(element));
     return json::AsObject(element, what);
   }
 
  private:
-  bool holds_slot_ = false;
-  std::unique_ptr<simdjson::dom::parser> own_;  // a large body's
+  JsonParser parser_{JsonParser::WhenBusy::kRefuse};
 };
 
 Result<spec::Namespace> NamespaceFromJson(json::Element element, std::string_view what) {

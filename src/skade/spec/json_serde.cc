@@ -1,14 +1,16 @@
 #include "skade/spec/json_serde.h"
 
 #include "skade/spec/json_serde_internal.h"
+#include "skade/util/json_parser.h"
 
 namespace skade::spec {
 
 namespace internal {
 
 Result<json::Element> ParseDocument(std::string_view text) {
-  // One parser per thread: its buffers are reused across documents, which is
-  // what makes repeated metadata parsing cheap.
+  // Keeps the buffers of the largest document the thread parsed: only for
+  // TableMetadataFromJson, whose callers (tools, fuzzers) parse a document or
+  // two. What a client can make large goes through a JsonParser.
   thread_local simdjson::dom::parser parser;
   return json::Parse(parser, text);
 }
@@ -75,7 +77,8 @@ std::string SchemaToJson(const Schema& schema) {
 }
 
 Result<SchemaPtr> SchemaFromJsonString(std::string_view text) {
-  SKADE_ASSIGN_OR_RAISE(auto element, internal::ParseDocument(text));
+  JsonParser parser(JsonParser::WhenBusy::kWait);
+  SKADE_ASSIGN_OR_RAISE(auto element, parser.Parse(text));
   return SchemaFromJson(element);
 }
 
@@ -86,7 +89,8 @@ std::string PartitionSpecToJson(const PartitionSpec& spec) {
 }
 
 Result<PartitionSpecPtr> PartitionSpecFromJsonString(std::string_view text) {
-  SKADE_ASSIGN_OR_RAISE(auto element, internal::ParseDocument(text));
+  JsonParser parser(JsonParser::WhenBusy::kWait);
+  SKADE_ASSIGN_OR_RAISE(auto element, parser.Parse(text));
   return PartitionSpecFromJson(element);
 }
 
@@ -97,7 +101,8 @@ std::string SortOrderToJson(const SortOrder& order) {
 }
 
 Result<SortOrderPtr> SortOrderFromJsonString(std::string_view text) {
-  SKADE_ASSIGN_OR_RAISE(auto element, internal::ParseDocument(text));
+  JsonParser parser(JsonParser::WhenBusy::kWait);
+  SKADE_ASSIGN_OR_RAISE(auto element, parser.Parse(text));
   return SortOrderFromJson(element);
 }
 

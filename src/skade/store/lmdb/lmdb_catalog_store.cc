@@ -9,6 +9,7 @@
 #include "skade/spec/catalog_errors.h"
 #include "skade/store/lmdb/lmdb_keys.h"
 #include "skade/util/clock.h"
+#include "skade/util/json_parser.h"
 #include "skade/util/json_reader.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/strings.h"
@@ -26,8 +27,10 @@ std::string EncodeProperties(const Properties& properties) {
 }
 
 Result<Properties> DecodeProperties(std::string_view bytes) {
-  thread_local simdjson::dom::parser parser;
-  SKADE_ASSIGN_OR_RAISE(auto element, json::Parse(parser, bytes));
+  // A namespace's properties grow with each update: a parser of its own
+  // past a size, so a thread keeps no large one.
+  JsonParser parser(JsonParser::WhenBusy::kWait);
+  SKADE_ASSIGN_OR_RAISE(auto element, parser.Parse(bytes));
   auto properties = json::ToStringMap(element, "namespace properties");
   if (!properties) return Corruption("Invalid namespace record in the catalog store");
   return std::move(*properties);
