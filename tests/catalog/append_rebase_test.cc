@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 
+#include "avro/manifest_bomb.h"
 #include "catalog/staged_append.h"
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/avro/manifest_list_writer.h"
@@ -271,6 +272,25 @@ TEST_F(AppendRebaseTest, AManifestListTooLargeToRebaseConflicts) {
   ExpectConflict(request, "not rebased: cannot read");
   EXPECT_NE(catalog_->CommitTable(request).error().message.find("larger than the 64 MiB"),
             std::string::npos);
+}
+
+// Review finding: a 3.6 MB deflate manifest of identical entries made the
+// rebase throw std::bad_alloc (500, CommitStateUnknown). Its read now stops
+// at the readers' memory limit, and the append is not rebased (409).
+TEST_F(AppendRebaseTest, AManifestThatInflatesPastTheMemoryLimitConflicts) {
+  Table base = Appended(Create("t"), "a");
+  auto request = StaleAppend(base);
+  Appended(base, "b");
+  const std::string manifest = ClientManifests(request).front().manifest_path;
+  auto bytes = io_->ReadFile(manifest);
+  ASSERT_THAT(bytes, IsOk());
+  const std::string bomb = avro::testing::ManifestBomb(
+      *bytes, avro::ContainerReaderOptions{}.max_decoded_bytes / sizeof(spec::ManifestEntry) + 1);
+  ASSERT_LT(bomb.size(), 1u << 20);
+  ASSERT_THAT(io_->DeleteFile(manifest), IsOk());
+  ASSERT_THAT(io_->WriteFile(manifest, bomb, false), IsOk());
+  ExpectConflict(request, StrCat("not rebased: cannot read ", manifest,
+                                 ": manifest holds more than 512 MiB of entries"));
 }
 
 // One over 8 MiB is read (after taking one of the slots for such files).

@@ -31,6 +31,15 @@ struct ContainerReaderOptions {
   /// The largest block a compressed codec may inflate to (guards against
   /// decompression bombs; uncompressed blocks are bounded by the file).
   size_t max_block_size = 256 << 20;
+  /// The most memory the manifest or manifest list readers may spend on
+  /// what they parse from one file (DecodeBudget's estimate), whatever the
+  /// file says; over it the read fails with kInvalidArgument naming the file
+  /// and the limit. Parsed entries take 15-25 times their manifest's
+  /// compressed size (25 for entries without metrics, the densest kind), so
+  /// an 8 MiB manifest (Iceberg's commit.manifest.target-size-bytes) is
+  /// charged at most about 300 MiB: a file past this is a decompression
+  /// bomb, or several times larger than any writer makes.
+  size_t max_decoded_bytes = 512 << 20;
 };
 
 class ContainerReader {
@@ -60,9 +69,16 @@ class ContainerReader {
   /// kCorruption.
   template <typename ReadDatum>
   Status ForEachDatum(ReadDatum&& read) {
+    return ForEachDatum([](int64_t) { return OkStatus(); }, read);
+  }
+  /// As above, calling `start_block(count)` (a Status) before the `count`
+  /// datums of each block are read: a reader makes room for them there.
+  template <typename StartBlock, typename ReadDatum>
+  Status ForEachDatum(StartBlock&& start_block, ReadDatum&& read) {
     while (true) {
       SKADE_ASSIGN_OR_RAISE(bool has_block, NextBlock());
       if (!has_block) return OkStatus();
+      SKADE_RETURN_NOT_OK(start_block(block_count_));
       for (int64_t i = 0; i < block_count_; ++i) {
         SKADE_RETURN_NOT_OK(read(block_decoder_));
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "skade/avro/decode_budget.h"
 #include "skade/avro/manifest_schema.h"
 #include "skade/avro/value_reader.h"
 #include "skade/util/strings.h"
@@ -99,7 +100,8 @@ Result<T> Count(Result<std::optional<T>> value) {
   return value->value_or(0);
 }
 
-Status ReadSummary(Decoder& decoder, const ReadPlan& plan, spec::PartitionFieldSummary* summary) {
+Status ReadSummary(Decoder& decoder, const ReadPlan& plan, DecodeBudget& budget,
+                   spec::PartitionFieldSummary* summary) {
   const auto& fields = plan.summary->fields;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Node& type = *fields[i].type;
@@ -116,9 +118,11 @@ Status ReadSummary(Decoder& decoder, const ReadPlan& plan, spec::PartitionFieldS
       case f::kLowerBound:
       case f::kUpperBound: {
         SKADE_ASSIGN_OR_RAISE(auto bytes, ReadOptionalBytes(decoder, type));
+        if (!bytes) break;
+        SKADE_RETURN_NOT_OK(budget.ChargeString(bytes->size()));
         auto& bound =
             plan.summary_ids[i] == f::kLowerBound ? summary->lower_bound : summary->upper_bound;
-        if (bytes) bound = std::string(*bytes);
+        bound = std::string(*bytes);
         break;
       }
       default:
@@ -130,23 +134,27 @@ Status ReadSummary(Decoder& decoder, const ReadPlan& plan, spec::PartitionFieldS
 }
 
 Status ReadPartitions(Decoder& decoder, const ReadPlan& plan, const Node& type,
-                      std::vector<spec::PartitionFieldSummary>* out) {
+                      DecodeBudget& budget, std::vector<spec::PartitionFieldSummary>* out) {
   SKADE_ASSIGN_OR_RAISE(const Node* array, ResolveBranch(decoder, type));
   if (array->type == AvroType::kNull) return OkStatus();
   while (true) {
     SKADE_ASSIGN_OR_RAISE(int64_t count, decoder.ReadBlockCount());
     if (count == 0) return OkStatus();
+    SKADE_RETURN_NOT_OK(budget.Reserve(out, static_cast<size_t>(count)));
     for (int64_t i = 0; i < count; ++i) {
       SKADE_ASSIGN_OR_RAISE(const Node* record, ResolveBranch(decoder, *array->items));
       if (record != plan.summary) return Corruption("Null partition field summary");
       spec::PartitionFieldSummary summary;
-      SKADE_RETURN_NOT_OK(ReadSummary(decoder, plan, &summary));
+      SKADE_RETURN_NOT_OK(ReadSummary(decoder, plan, budget, &summary));
       out->push_back(std::move(summary));
     }
   }
 }
 
-Status ReadManifestFile(Decoder& decoder, const ReadPlan& plan, spec::ManifestFile* manifest) {
+// The strings and partition summaries are charged to `budget` before they
+// are kept.
+Status ReadManifestFile(Decoder& decoder, const ReadPlan& plan, DecodeBudget& budget,
+                        spec::ManifestFile* manifest) {
   const auto& fields = plan.manifest_file->fields;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Node& type = *fields[i].type;
@@ -154,6 +162,7 @@ Status ReadManifestFile(Decoder& decoder, const ReadPlan& plan, spec::ManifestFi
     switch (plan.ids[i]) {
       case f::kManifestPath: {
         SKADE_ASSIGN_OR_RAISE(auto path, Required(ReadOptionalBytes(decoder, type), name));
+        SKADE_RETURN_NOT_OK(budget.ChargeString(path.size()));
         manifest->manifest_path = std::string(path);
         break;
       }
@@ -216,11 +225,13 @@ Status ReadManifestFile(Decoder& decoder, const ReadPlan& plan, spec::ManifestFi
         break;
       }
       case f::kPartitions:
-        SKADE_RETURN_NOT_OK(ReadPartitions(decoder, plan, type, &manifest->partitions));
+        SKADE_RETURN_NOT_OK(ReadPartitions(decoder, plan, type, budget, &manifest->partitions));
         break;
       case f::kKeyMetadata: {
         SKADE_ASSIGN_OR_RAISE(auto bytes, ReadOptionalBytes(decoder, type));
-        if (bytes) manifest->key_metadata = std::string(*bytes);
+        if (!bytes) break;
+        SKADE_RETURN_NOT_OK(budget.ChargeString(bytes->size()));
+        manifest->key_metadata = std::string(*bytes);
         break;
       }
       case f::kFirstRowId: {
@@ -259,18 +270,21 @@ Result<ManifestListMetadata> ReadMetadata(const ContainerReader& reader, const R
 
 }  // namespace
 
-Result<ManifestList> ReadManifestList(std::string_view bytes,
-                                      const ContainerReaderOptions& options) {
+Result<ManifestList> ReadManifestList(std::string_view bytes, const ContainerReaderOptions& options,
+                                      std::string_view location) {
   SKADE_ASSIGN_OR_RAISE(auto reader, ContainerReader::Open(bytes, options));
   SKADE_ASSIGN_OR_RAISE(ReadPlan plan, MakePlan(*reader->schema()));
   ManifestList list;
   SKADE_ASSIGN_OR_RAISE(list.metadata, ReadMetadata(*reader, plan));
-  SKADE_RETURN_NOT_OK(reader->ForEachDatum([&](Decoder& decoder) -> Status {
-    spec::ManifestFile manifest;
-    SKADE_RETURN_NOT_OK(ReadManifestFile(decoder, plan, &manifest));
-    list.manifests.push_back(std::move(manifest));
-    return OkStatus();
-  }));
+  DecodeBudget budget(options.max_decoded_bytes, "manifest list", location);
+  SKADE_RETURN_NOT_OK(reader->ForEachDatum(
+      [&](int64_t count) { return budget.Reserve(&list.manifests, static_cast<size_t>(count)); },
+      [&](Decoder& decoder) -> Status {
+        spec::ManifestFile manifest;
+        SKADE_RETURN_NOT_OK(ReadManifestFile(decoder, plan, budget, &manifest));
+        list.manifests.push_back(std::move(manifest));
+        return OkStatus();
+      }));
   return list;
 }
 

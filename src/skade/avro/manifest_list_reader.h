@@ -5,7 +5,9 @@
 // Values v1 lists lack read as the spec's defaults: content data, sequence
 // numbers 0. A v1 list may leave the file and row counts null ("assumed
 // non-zero"); spec::ManifestFile cannot say that, so they read as 0.
-// Malformed files are kCorruption. Stateless functions; thread-safe.
+// Malformed files are kCorruption; one whose entries would take more than
+// options.max_decoded_bytes once parsed is kInvalidArgument, failed before
+// that much is allocated. Stateless functions; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +38,10 @@ struct ManifestList {
   std::vector<spec::ManifestFile> manifests;
 };
 
+/// `location`, when given, names the file in the error of a file over the
+/// memory limit.
 Result<ManifestList> ReadManifestList(std::string_view bytes,
-                                      const ContainerReaderOptions& options = {});
+                                      const ContainerReaderOptions& options = {},
+                                      std::string_view location = {});
 
 }  // namespace skade::avro

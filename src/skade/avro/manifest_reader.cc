@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "skade/avro/decode_budget.h"
 #include "skade/avro/literal_codec.h"
 #include "skade/avro/manifest_schema.h"
 #include "skade/avro/type_conversion.h"
@@ -160,9 +161,11 @@ Result<T> Required(Result<std::optional<T>> value, std::string_view name) {
   return **value;
 }
 
-Status ReadPartition(Decoder& decoder, const ReadPlan& plan, std::vector<spec::Literal>* out) {
+Status ReadPartition(Decoder& decoder, const ReadPlan& plan, DecodeBudget& budget,
+                     std::vector<spec::Literal>* out) {
   const auto& types = plan.partition_type->fields();
   out->clear();
+  SKADE_RETURN_NOT_OK(budget.Reserve(out, types.size()));
   for (const auto& field : types) out->push_back(spec::Literal::Null(field.type));
   for (size_t i = 0; i < plan.partition->fields.size(); ++i) {
     const Field& field = plan.partition->fields[i];
@@ -175,12 +178,16 @@ Status ReadPartition(Decoder& decoder, const ReadPlan& plan, std::vector<spec::L
     if (!value) {
       return Corruption("Partition field ", field.name, ": ", value.error().message);
     }
+    if (const auto* bytes = std::get_if<std::string>(&value->value())) {
+      SKADE_RETURN_NOT_OK(budget.ChargeString(bytes->size()));
+    }
     (*out)[slot] = std::move(*value);
   }
   return OkStatus();
 }
 
-Status ReadDataFile(Decoder& decoder, const ReadPlan& plan, DataFile* file) {
+// The strings, maps and lists are charged to `budget` before they are kept.
+Status ReadDataFile(Decoder& decoder, const ReadPlan& plan, DecodeBudget& budget, DataFile* file) {
   const auto& fields = plan.data_file->fields;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Field& field = fields[i];
@@ -195,6 +202,7 @@ Status ReadDataFile(Decoder& decoder, const ReadPlan& plan, DataFile* file) {
       }
       case f::kFilePath: {
         SKADE_ASSIGN_OR_RAISE(auto path, Required(ReadOptionalBytes(decoder, type), field.name));
+        SKADE_RETURN_NOT_OK(budget.ChargeString(path.size()));
         file->file_path = std::string(path);
         break;
       }
@@ -208,7 +216,7 @@ Status ReadDataFile(Decoder& decoder, const ReadPlan& plan, DataFile* file) {
       case f::kPartition: {
         SKADE_ASSIGN_OR_RAISE(const Node* record, ResolveBranch(decoder, type));
         if (record != plan.partition) return Corruption("Null partition tuple");
-        SKADE_RETURN_NOT_OK(ReadPartition(decoder, plan, &file->partition));
+        SKADE_RETURN_NOT_OK(ReadPartition(decoder, plan, budget, &file->partition));
         break;
       }
       case f::kRecordCount: {
@@ -225,34 +233,36 @@ Status ReadDataFile(Decoder& decoder, const ReadPlan& plan, DataFile* file) {
         if (plan.skip_column_sizes) {
           SKADE_RETURN_NOT_OK(SkipValue(decoder, type));
         } else {
-          SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, &file->column_sizes));
+          SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, budget, &file->column_sizes));
         }
         break;
       case f::kValueCounts:
-        SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, &file->value_counts));
+        SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, budget, &file->value_counts));
         break;
       case f::kNullValueCounts:
-        SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, &file->null_value_counts));
+        SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, budget, &file->null_value_counts));
         break;
       case f::kNanValueCounts:
-        SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, &file->nan_value_counts));
+        SKADE_RETURN_NOT_OK(ReadIntLongMap(decoder, type, budget, &file->nan_value_counts));
         break;
       case f::kLowerBounds:
-        SKADE_RETURN_NOT_OK(ReadIntBytesMap(decoder, type, &file->lower_bounds));
+        SKADE_RETURN_NOT_OK(ReadIntBytesMap(decoder, type, budget, &file->lower_bounds));
         break;
       case f::kUpperBounds:
-        SKADE_RETURN_NOT_OK(ReadIntBytesMap(decoder, type, &file->upper_bounds));
+        SKADE_RETURN_NOT_OK(ReadIntBytesMap(decoder, type, budget, &file->upper_bounds));
         break;
       case f::kKeyMetadata: {
         SKADE_ASSIGN_OR_RAISE(auto bytes, ReadOptionalBytes(decoder, type));
-        if (bytes) file->key_metadata = std::string(*bytes);
+        if (!bytes) break;
+        SKADE_RETURN_NOT_OK(budget.ChargeString(bytes->size()));
+        file->key_metadata = std::string(*bytes);
         break;
       }
       case f::kSplitOffsets:
-        SKADE_RETURN_NOT_OK(ReadLongList(decoder, type, &file->split_offsets));
+        SKADE_RETURN_NOT_OK(ReadLongList(decoder, type, budget, &file->split_offsets));
         break;
       case f::kEqualityIds:
-        SKADE_RETURN_NOT_OK(ReadIntList(decoder, type, &file->equality_ids));
+        SKADE_RETURN_NOT_OK(ReadIntList(decoder, type, budget, &file->equality_ids));
         break;
       case f::kSortOrderId: {
         SKADE_ASSIGN_OR_RAISE(file->sort_order_id, ReadOptionalInt(decoder, type));
@@ -264,7 +274,9 @@ Status ReadDataFile(Decoder& decoder, const ReadPlan& plan, DataFile* file) {
       }
       case f::kReferencedDataFile: {
         SKADE_ASSIGN_OR_RAISE(auto path, ReadOptionalBytes(decoder, type));
-        if (path) file->referenced_data_file = std::string(*path);
+        if (!path) break;
+        SKADE_RETURN_NOT_OK(budget.ChargeString(path->size()));
+        file->referenced_data_file = std::string(*path);
         break;
       }
       case f::kContentOffset: {
@@ -283,7 +295,8 @@ Status ReadDataFile(Decoder& decoder, const ReadPlan& plan, DataFile* file) {
   return OkStatus();
 }
 
-Status ReadEntry(Decoder& decoder, const ReadPlan& plan, ManifestEntry* entry) {
+Status ReadEntry(Decoder& decoder, const ReadPlan& plan, DecodeBudget& budget,
+                 ManifestEntry* entry) {
   const auto& fields = plan.entry->fields;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Field& field = fields[i];
@@ -310,7 +323,7 @@ Status ReadEntry(Decoder& decoder, const ReadPlan& plan, ManifestEntry* entry) {
       case f::kDataFile: {
         SKADE_ASSIGN_OR_RAISE(const Node* record, ResolveBranch(decoder, type));
         if (record != plan.data_file) return Corruption("Null data_file in manifest entry");
-        SKADE_RETURN_NOT_OK(ReadDataFile(decoder, plan, &entry->data_file));
+        SKADE_RETURN_NOT_OK(ReadDataFile(decoder, plan, budget, &entry->data_file));
         break;
       }
       default:
@@ -358,19 +371,23 @@ Result<ManifestMetadata> ReadMetadata(const ContainerReader& reader, const ReadP
 
 }  // namespace
 
-Result<Manifest> ReadManifest(std::string_view bytes, const ManifestReaderOptions& options) {
+Result<Manifest> ReadManifest(std::string_view bytes, const ManifestReaderOptions& options,
+                              std::string_view location) {
   SKADE_ASSIGN_OR_RAISE(auto reader, ContainerReader::Open(bytes, options.avro));
   SKADE_ASSIGN_OR_RAISE(ReadPlan plan, MakePlan(*reader->schema(), options));
   Manifest manifest;
   SKADE_ASSIGN_OR_RAISE(manifest.metadata, ReadMetadata(*reader, plan));
   manifest.partition_type = plan.partition_type;
-  SKADE_RETURN_NOT_OK(reader->ForEachDatum([&](Decoder& decoder) -> Status {
-    ManifestEntry entry;
-    entry.data_file.spec_id = manifest.metadata.partition_spec_id;
-    SKADE_RETURN_NOT_OK(ReadEntry(decoder, plan, &entry));
-    manifest.entries.push_back(std::move(entry));
-    return OkStatus();
-  }));
+  DecodeBudget budget(options.avro.max_decoded_bytes, "manifest", location);
+  SKADE_RETURN_NOT_OK(reader->ForEachDatum(
+      [&](int64_t count) { return budget.Reserve(&manifest.entries, static_cast<size_t>(count)); },
+      [&](Decoder& decoder) -> Status {
+        ManifestEntry entry;
+        entry.data_file.spec_id = manifest.metadata.partition_spec_id;
+        SKADE_RETURN_NOT_OK(ReadEntry(decoder, plan, budget, &entry));
+        manifest.entries.push_back(std::move(entry));
+        return OkStatus();
+      }));
   return manifest;
 }
 
@@ -412,7 +429,7 @@ Result<std::vector<ManifestEntry>> ReadManifestEntries(io::FileIO& io,
                                                        const spec::ManifestFile& manifest,
                                                        const ManifestReaderOptions& options) {
   SKADE_ASSIGN_OR_RAISE(std::string bytes, io.ReadFile(manifest.manifest_path));
-  SKADE_ASSIGN_OR_RAISE(Manifest read, ReadManifest(bytes, options));
+  SKADE_ASSIGN_OR_RAISE(Manifest read, ReadManifest(bytes, options, manifest.manifest_path));
   SKADE_RETURN_NOT_OK(InheritFromManifestFile(manifest, &read.entries));
   return std::move(read.entries);
 }

@@ -13,7 +13,9 @@
 // snapshot ids, sequence numbers and first_row_ids, apply
 // InheritFromManifestFile() with the manifest's manifest-list entry.
 //
-// A malformed file is kCorruption; an unsupported codec kUnsupported.
+// A malformed file is kCorruption; an unsupported codec kUnsupported; one
+// whose entries would take more than options.avro.max_decoded_bytes once
+// parsed is kInvalidArgument, failed before that much is allocated.
 // Stateless functions; thread-safe.
 #pragma once
 
@@ -65,7 +67,10 @@ struct ManifestReaderOptions {
   ContainerReaderOptions avro;
 };
 
-Result<Manifest> ReadManifest(std::string_view bytes, const ManifestReaderOptions& options = {});
+/// `location`, when given, names the file in the error of a file over the
+/// memory limit.
+Result<Manifest> ReadManifest(std::string_view bytes, const ManifestReaderOptions& options = {},
+                              std::string_view location = {});
 
 /// Applies the spec's inheritance from the manifest's manifest-list entry:
 /// a null snapshot id becomes added_snapshot_id; null sequence numbers

@@ -28,8 +28,8 @@ Status ForEachArrayItem(Decoder& decoder, ReadItem&& read_item) {
 }
 
 template <typename Value, typename ReadValue>
-Result<bool> ReadIntKeyedMap(Decoder& decoder, const Node& node, std::map<int32_t, Value>* out,
-                             ReadValue&& read_value) {
+Result<bool> ReadIntKeyedMap(Decoder& decoder, const Node& node, DecodeBudget& budget,
+                             std::map<int32_t, Value>* out, ReadValue&& read_value) {
   out->clear();
   SKADE_ASSIGN_OR_RAISE(const Node* actual, ResolveBranch(decoder, node));
   if (actual->type == AvroType::kNull) return false;
@@ -39,7 +39,9 @@ Result<bool> ReadIntKeyedMap(Decoder& decoder, const Node& node, std::map<int32_
       auto key = ParseInt32(key_text);
       if (!key) return Corruption("Map key is not an integer: ", key_text);
       SKADE_ASSIGN_OR_RAISE(auto value, read_value(*actual->values));
-      if (value) out->insert_or_assign(out->end(), *key, std::move(*value));
+      if (!value) return OkStatus();
+      SKADE_RETURN_NOT_OK(budget.ChargeMapNode<Value>());
+      out->insert_or_assign(out->end(), *key, std::move(*value));
       return OkStatus();
     }));
     return true;
@@ -72,15 +74,17 @@ Result<bool> ReadIntKeyedMap(Decoder& decoder, const Node& node, std::map<int32_
       }
     }
     if (!key) return Corruption("Null key in map ", entry.name);
-    if (value) out->insert_or_assign(out->end(), *key, std::move(*value));
+    if (!value) return OkStatus();
+    SKADE_RETURN_NOT_OK(budget.ChargeMapNode<Value>());
+    out->insert_or_assign(out->end(), *key, std::move(*value));
     return OkStatus();
   }));
   return true;
 }
 
 template <typename Item, typename ReadItem>
-Result<bool> ReadList(Decoder& decoder, const Node& node, std::vector<Item>* out,
-                      ReadItem&& read_item) {
+Result<bool> ReadList(Decoder& decoder, const Node& node, DecodeBudget& budget,
+                      std::vector<Item>* out, ReadItem&& read_item) {
   out->clear();
   SKADE_ASSIGN_OR_RAISE(const Node* actual, ResolveBranch(decoder, node));
   if (actual->type == AvroType::kNull) return false;
@@ -88,6 +92,7 @@ Result<bool> ReadList(Decoder& decoder, const Node& node, std::vector<Item>* out
   SKADE_RETURN_NOT_OK(ForEachArrayItem(decoder, [&]() -> Status {
     SKADE_ASSIGN_OR_RAISE(auto item, read_item(decoder, *actual->items));
     if (!item) return Corruption("Null element in a list of required elements");
+    SKADE_RETURN_NOT_OK(budget.Reserve(out, 1));
     out->push_back(*item);
     return OkStatus();
   }));
@@ -217,13 +222,15 @@ Result<std::optional<std::string_view>> ReadOptionalBytes(Decoder& decoder, cons
   }
 }
 
-Result<bool> ReadLongList(Decoder& decoder, const Node& node, std::vector<int64_t>* out) {
-  return ReadList(decoder, node, out, ReadOptionalLong);
+Result<bool> ReadLongList(Decoder& decoder, const Node& node, DecodeBudget& budget,
+                          std::vector<int64_t>* out) {
+  return ReadList(decoder, node, budget, out, ReadOptionalLong);
 }
 
-Result<bool> ReadIntList(Decoder& decoder, const Node& node, std::vector<int32_t>* out) {
+Result<bool> ReadIntList(Decoder& decoder, const Node& node, DecodeBudget& budget,
+                         std::vector<int32_t>* out) {
   // Some writers store int lists (equality_ids) with long items.
-  return ReadList(decoder, node, out,
+  return ReadList(decoder, node, budget, out,
                   [](Decoder& d, const Node& item) -> Result<std::optional<int32_t>> {
                     SKADE_ASSIGN_OR_RAISE(auto value, ReadOptionalLong(d, item));
                     if (value && (*value < INT32_MIN || *value > INT32_MAX)) {
@@ -234,17 +241,19 @@ Result<bool> ReadIntList(Decoder& decoder, const Node& node, std::vector<int32_t
                   });
 }
 
-Result<bool> ReadIntLongMap(Decoder& decoder, const Node& node, std::map<int32_t, int64_t>* out) {
-  return ReadIntKeyedMap(decoder, node, out,
+Result<bool> ReadIntLongMap(Decoder& decoder, const Node& node, DecodeBudget& budget,
+                            std::map<int32_t, int64_t>* out) {
+  return ReadIntKeyedMap(decoder, node, budget, out,
                          [&](const Node& value) { return ReadOptionalLong(decoder, value); });
 }
 
-Result<bool> ReadIntBytesMap(Decoder& decoder, const Node& node,
+Result<bool> ReadIntBytesMap(Decoder& decoder, const Node& node, DecodeBudget& budget,
                              std::map<int32_t, std::string>* out) {
-  return ReadIntKeyedMap(decoder, node, out,
+  return ReadIntKeyedMap(decoder, node, budget, out,
                          [&](const Node& value) -> Result<std::optional<std::string>> {
                            SKADE_ASSIGN_OR_RAISE(auto bytes, ReadOptionalBytes(decoder, value));
                            if (!bytes) return std::nullopt;
+                           SKADE_RETURN_NOT_OK(budget.ChargeString(bytes->size()));
                            return std::string(*bytes);
                          });
 }

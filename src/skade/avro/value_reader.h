@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "skade/avro/decode_budget.h"
 #include "skade/avro/decoder.h"
 #include "skade/avro/schema.h"
 #include "skade/util/result.h"
@@ -39,16 +40,20 @@ Result<std::optional<double>> ReadOptionalDouble(Decoder& decoder, const Node& n
 Result<std::optional<std::string_view>> ReadOptionalBytes(Decoder& decoder, const Node& node);
 
 /// An array of int or long items; a null value leaves `out` empty and
-/// returns false.
-Result<bool> ReadLongList(Decoder& decoder, const Node& node, std::vector<int64_t>* out);
-Result<bool> ReadIntList(Decoder& decoder, const Node& node, std::vector<int32_t>* out);
+/// returns false. Each item is charged to `budget` before it is kept.
+Result<bool> ReadLongList(Decoder& decoder, const Node& node, DecodeBudget& budget,
+                          std::vector<int64_t>* out);
+Result<bool> ReadIntList(Decoder& decoder, const Node& node, DecodeBudget& budget,
+                         std::vector<int32_t>* out);
 
 /// An Iceberg map with int keys: an array of records with `key` and `value`
 /// fields (Iceberg's form, `logicalType: map`) or an Avro map whose string
 /// keys are decimal integers. A null value leaves `out` empty and returns
-/// false. Null map values are skipped.
-Result<bool> ReadIntLongMap(Decoder& decoder, const Node& node, std::map<int32_t, int64_t>* out);
-Result<bool> ReadIntBytesMap(Decoder& decoder, const Node& node,
+/// false. Null map values are skipped. Each entry is charged to `budget`
+/// before it is kept.
+Result<bool> ReadIntLongMap(Decoder& decoder, const Node& node, DecodeBudget& budget,
+                            std::map<int32_t, int64_t>* out);
+Result<bool> ReadIntBytesMap(Decoder& decoder, const Node& node, DecodeBudget& budget,
                              std::map<int32_t, std::string>* out);
 
 }  // namespace skade::avro

@@ -234,7 +234,8 @@ Result<std::shared_ptr<const avro::ManifestList>> ManifestCache::ManifestList(
             SKADE_ASSIGN_OR_RAISE(std::string bytes, max_bytes
                                                          ? io.ReadFileUpTo(location, *max_bytes)
                                                          : io.ReadFile(location));
-            SKADE_ASSIGN_OR_RAISE(avro::ManifestList list, avro::ReadManifestList(bytes));
+            SKADE_ASSIGN_OR_RAISE(avro::ManifestList list,
+                                  avro::ReadManifestList(bytes, {}, location));
             auto shared = std::make_shared<const avro::ManifestList>(std::move(list));
             return std::pair<Value, size_t>(shared, Weight(*shared));
           }));
@@ -278,7 +279,8 @@ Result<std::shared_ptr<const avro::Manifest>> ManifestCache::Manifest(
   SKADE_ASSIGN_OR_RAISE(
       Value value, impl_->GetOrLoad(key, hit, [&]() -> Result<std::pair<Value, size_t>> {
         SKADE_ASSIGN_OR_RAISE(std::string bytes, io.ReadFile(manifest.manifest_path));
-        SKADE_ASSIGN_OR_RAISE(avro::Manifest parsed, avro::ReadManifest(bytes, options));
+        SKADE_ASSIGN_OR_RAISE(avro::Manifest parsed,
+                              avro::ReadManifest(bytes, options, manifest.manifest_path));
         SKADE_RETURN_NOT_OK(avro::InheritFromManifestFile(manifest, &parsed.entries));
         auto shared = std::make_shared<const avro::Manifest>(std::move(parsed));
         return std::pair<Value, size_t>(shared, Weight(*shared));

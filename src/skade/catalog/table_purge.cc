@@ -47,13 +47,15 @@ class PurgeCollector {
   }
 
   // Adds `manifest` and every data or delete file its entries name.
-  // Unreadable files are skipped: purge is best effort.
+  // Unreadable files are skipped: purge is best effort. One that cannot be
+  // parsed (malformed, or over the readers' memory limit) is logged, since
+  // the files it names are left behind.
   void AddManifest(const std::string& manifest) {
     if (!Add(manifest)) return;
     auto bytes = Read(manifest);
     if (!bytes) return;
     auto contents = avro::ReadManifest(*bytes);
-    if (!contents) return;
+    if (!contents) return LogUnparsed(manifest, contents.error());
     for (const auto& entry : contents->entries) Add(entry.data_file.file_path);
   }
 
@@ -62,7 +64,7 @@ class PurgeCollector {
     auto bytes = Read(manifest_list);
     if (!bytes) return;
     auto list = avro::ReadManifestList(*bytes);
-    if (!list) return;
+    if (!list) return LogUnparsed(manifest_list, list.error());
     for (const auto& manifest : list->manifests) AddManifest(manifest.manifest_path);
   }
 
@@ -71,6 +73,10 @@ class PurgeCollector {
   int64_t skipped() const { return static_cast<int64_t>(skipped_.size()); }
 
  private:
+  static void LogUnparsed(const std::string& location, const Error& error) {
+    LogWarning(StrCat("purge skipped the files listed in ", location, ": ", error.message));
+  }
+
   io::FileIO& io_;
   const TableFileScope& scope_;
   std::map<std::string, io::Location> files_;
