@@ -144,6 +144,41 @@ TEST(ConformBatchTest, TimestampTextConvertsStrictlyAboutZones) {
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "expected a zone offset"));
 }
 
+// Arrow's text readers rescale a decimal to the column's type without
+// checking its digits: one too wide is refused, not written.
+TEST(ConformBatchTest, DecimalsWiderThanTheColumnAreRefused) {
+  auto schema = MakeSchema({Optional(1, "d", Type::Decimal(10, 2))});
+  auto same_type = arrow::schema({arrow::field("d", arrow::decimal128(10, 2))});
+  auto fits = BatchFromJson(same_type, R"([{"d": "99999999.99"}, {"d": null}])");
+  EXPECT_THAT(ConformBatch(fits, *schema), IsOk());
+  auto wide = BatchFromJson(same_type, R"([{"d": "1.00"}, {"d": "123456789.50"}])");
+  EXPECT_THAT(ConformBatch(wide, *schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Column 'd': 123456789.50 does not fit decimal(10, 2)"));
+  auto narrower = arrow::schema({arrow::field("d", arrow::decimal128(5, 2))});
+  EXPECT_THAT(ConformBatch(BatchFromJson(narrower, R"([{"d": "999.99"}])"), *schema), IsOk());
+}
+
+// JSON has no dates or times: ISO-8601 text converts, strictly.
+TEST(ConformBatchTest, DateAndTimeTextConverts) {
+  auto schema = MakeSchema({Optional(1, "d", Type::Date()), Optional(2, "t", Type::Time())});
+  auto text = arrow::schema({arrow::field("d", arrow::utf8()), arrow::field("t", arrow::utf8())});
+  auto good = BatchFromJson(text, R"([{"d": "2026-02-01", "t": "10:00:00.5"},
+                                      {"d": null, "t": "23:59:59.9999999"}])");
+  auto conformed = ConformBatch(good, *schema);
+  ASSERT_THAT(conformed, IsOk());
+  auto expected = BatchFromJson(ToArrowSchema(*schema).value(),
+                                R"([{"d": 20485, "t": 36000500000},
+                                    {"d": null, "t": 86399999999}])");
+  EXPECT_TRUE((*conformed)->Equals(*expected)) << (*conformed)->ToString();
+  EXPECT_THAT(
+      ConformBatch(BatchFromJson(text, R"([{"d": "2026-02-01T00:00:00", "t": null}])"), *schema),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column 'd'"));
+  EXPECT_THAT(
+      ConformBatch(BatchFromJson(text, R"([{"d": null, "t": "25:00"}])"), *schema),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column 't': '25:00' is not a time of day"));
+}
+
 TEST(ConformBatchTest, MissingOptionalColumnsBecomeNulls) {
   auto schema = MakeSchema(
       {Required(1, "id", Type::Long()), Optional(2, "note", Type::String()),

@@ -173,6 +173,27 @@ TEST_F(InputFilesTest, SchemasAreInferredFromASampleOfWholeLines) {
               IsError(ErrorKind::kInvalidArgument));
 }
 
+// JSON has no dates or times: ISO text is read for date and time columns,
+// and inferred as a date when every value is one.
+TEST_F(InputFilesTest, JsonDatesAndTimesAreText) {
+  WriteText(dir_.Sub("d.jsonl"),
+            "{\"d\": \"2026-02-01\", \"t\": \"10:00:00\"}\n"
+            "{\"d\": null, \"t\": null}\n");
+  auto inferred = ReadInputSchema(dir_.Sub("d.jsonl"), InputFormat::kJson);
+  ASSERT_THAT(inferred, IsOk());
+  EXPECT_EQ((*inferred)->GetFieldByName("d")->type()->id(), arrow::Type::DATE32);
+  auto table = arrow::schema({arrow::field("d", arrow::date32()),
+                              arrow::field("t", arrow::time64(arrow::TimeUnit::MICRO))});
+  auto groups = InputGroups({dir_.Sub("d.jsonl")}, "", 10, *table);
+  ASSERT_THAT(groups, IsOk());
+  auto group = ReadGroup(*groups, 0);
+  ASSERT_THAT(group, IsOk());
+  ASSERT_EQ(group->size(), 1u);
+  const auto& batch = group->front();
+  EXPECT_EQ(batch->GetColumnByName("d")->type()->id(), arrow::Type::STRING);
+  EXPECT_EQ(batch->GetColumnByName("t")->type()->id(), arrow::Type::STRING);
+}
+
 TEST_F(InputFilesTest, TextGroupsAreDecodedWhenReadNotUpFront) {
   // a.csv: ids 1-5, b.jsonl: ids 6-8; groups of 2: a 0-2, b 3-4.
   WriteText(dir_.Sub("a.csv"),

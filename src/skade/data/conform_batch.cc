@@ -9,6 +9,7 @@
 #include "skade/data/arrow_error_internal.h"
 #include "skade/data/arrow_schema.h"
 #include "skade/util/strings.h"
+#include "skade/util/timestamp.h"
 
 namespace skade::data {
 
@@ -71,6 +72,52 @@ Result<std::shared_ptr<ArrayData>> FloorNanosToMicros(
   return out->data();
 }
 
+// `data` (decimal128 of the target's scale) if every value has at most the
+// target's digits: Arrow's CSV and JSON readers rescale text to the column's
+// type without checking (123456789.5 became 123456789.50 in a
+// decimal(10, 2)), and no reader could read such a value back.
+Result<std::shared_ptr<ArrayData>> CheckDecimalDigits(const std::shared_ptr<ArrayData>& data,
+                                                      const spec::Type& target,
+                                                      const std::string& path) {
+  const arrow::Decimal128Array values(data);
+  const int32_t precision = target.decimal_precision();
+  for (int64_t i = 0; i < values.length(); ++i) {
+    if (values.IsNull(i)) continue;
+    const arrow::Decimal128 value(values.GetValue(i));
+    if (!value.FitsInPrecision(precision)) {
+      return InvalidArgument("Column '", path, "': ", values.FormatValue(i), " does not fit ",
+                             target.ToString(), " (more than ", precision, " digits)");
+    }
+  }
+  return data;
+}
+
+// "HH:MM[:SS[.fraction]]" text (JSON has no times) as `micros` (time64 in
+// microseconds); a finer fraction is floored, as nanoseconds are elsewhere.
+Result<std::shared_ptr<ArrayData>> TimeFromText(const std::shared_ptr<ArrayData>& data,
+                                                const std::shared_ptr<arrow::DataType>& micros,
+                                                const std::string& path) {
+  const arrow::StringArray text(data);
+  arrow::Time64Builder builder(micros, arrow::default_memory_pool());
+  const std::string what = StrCat("Column '", path, "'");
+  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Reserve(text.length()), what));
+  for (int64_t i = 0; i < text.length(); ++i) {
+    if (text.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    const std::optional<int64_t> nanos = ParseIsoTimeOfDay(text.GetView(i));
+    if (!nanos) {
+      return InvalidArgument(what, ": '", text.GetView(i),
+                             "' is not a time of day (HH:MM[:SS[.fraction]])");
+    }
+    builder.UnsafeAppend(*nanos / 1000);
+  }
+  std::shared_ptr<arrow::Array> out;
+  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Finish(&out), what));
+  return out->data();
+}
+
 bool IsOneOf(arrow::Type::type id, std::initializer_list<arrow::Type::type> ids) {
   for (auto candidate : ids) {
     if (id == candidate) return true;
@@ -83,7 +130,10 @@ Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayD
                                                     const std::string& path) {
   const arrow::DataType& in = *data->type;
   SKADE_ASSIGN_OR_RAISE(auto canonical, ToArrowType(target));
-  if (in.Equals(*canonical)) return data;
+  if (in.Equals(*canonical)) {
+    if (target.id() == TypeId::kDecimal) return CheckDecimalDigits(data, target, path);
+    return data;
+  }
   switch (target.id()) {
     case TypeId::kString:
       if (in.id() == arrow::Type::LARGE_STRING) return CastTo(data, canonical, path);
@@ -102,7 +152,8 @@ Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayD
         const auto& decimal = static_cast<const arrow::Decimal128Type&>(in);
         if (decimal.scale() == target.decimal_scale() &&
             decimal.precision() <= target.decimal_precision()) {
-          return Retag(data, canonical);
+          SKADE_ASSIGN_OR_RAISE(auto checked, CheckDecimalDigits(data, target, path));
+          return Retag(checked, canonical);
         }
       }
       break;
@@ -120,6 +171,15 @@ Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayD
       break;
     case TypeId::kDouble:
       if (in.id() == arrow::Type::FLOAT) return CastTo(data, canonical, path);
+      break;
+    case TypeId::kDate:
+      // ISO-8601 text (JSON has no dates), strictly "YYYY-MM-DD".
+      if (in.id() == arrow::Type::STRING || in.id() == arrow::Type::LARGE_STRING) {
+        return CastTo(data, canonical, path);
+      }
+      break;
+    case TypeId::kTime:
+      if (in.id() == arrow::Type::STRING) return TimeFromText(data, canonical, path);
       break;
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:

@@ -81,10 +81,15 @@ arrow::json::ParseOptions JsonParseOptions(const arrow::Schema* target) {
   // error names the column (Arrow's does not). Timestamps are read as text
   // for ConformBatch to convert as the CSV reader does: Arrow's JSON reader
   // would move a value with an offset into a zone-less column to UTC, and
-  // take a value without one as UTC in a zoned column, silently.
+  // take a value without one as UTC in a zoned column, silently. Dates and
+  // times too: JSON has none, and Arrow's reader takes only numbers there.
   std::vector<std::shared_ptr<arrow::Field>> types;
   for (const auto& field : ReaderTypes(*target)) {
-    auto type = field->type()->id() == arrow::Type::TIMESTAMP ? arrow::utf8() : field->type();
+    const arrow::Type::type id = field->type()->id();
+    auto type =
+        id == arrow::Type::TIMESTAMP || id == arrow::Type::DATE32 || id == arrow::Type::TIME64
+            ? arrow::utf8()
+            : field->type();
     types.push_back(field->WithType(type)->WithNullable(true));
   }
   if (!types.empty()) {
@@ -124,8 +129,16 @@ Result<std::shared_ptr<arrow::Table>> InferJson(
       SKADE_ASSIGN_OR_RAISE(text, read(table->schema().get()));
     }
     auto column = text->GetColumnByName(field->name());
+    if (column == nullptr) continue;
+    // Dates alone ("2026-02-01") make a date column, as CSV's inference does.
+    if (auto dates = arrow::compute::Cast(column, arrow::date32()); dates.ok()) {
+      SKADE_ASSIGN_OR_RAISE(table, FromArrow(table->SetColumn(i, field->WithType(arrow::date32()),
+                                                              dates->chunked_array()),
+                                             ""));
+      continue;
+    }
     const auto unit = static_cast<const arrow::TimestampType&>(*field->type()).unit();
-    if (column == nullptr || arrow::compute::Cast(column, arrow::timestamp(unit)).ok()) continue;
+    if (arrow::compute::Cast(column, arrow::timestamp(unit)).ok()) continue;
     auto zoned = arrow::compute::Cast(column, arrow::timestamp(unit, "UTC"));
     if (!zoned.ok()) continue;
     SKADE_ASSIGN_OR_RAISE(
