@@ -280,6 +280,19 @@ TEST_F(CommitterTest, LargeBatchesAreWrittenByTheCallerAndStillCoalesce) {
   EXPECT_THAT(*files, SizeIs(8));  // one per write: nothing was deferred
 }
 
+// Regression: the stats counted only the files a flush wrote itself, not
+// those of large batches, written before it (`skade ingest` printed
+// "0 data files" for two appends of 100k rows).
+TEST_F(CommitterTest, StatsCountEveryFileCommitted) {
+  Create("t", nullptr, {{kDeferredMaxBytesProperty, "1"}});
+  MakeCommitter();
+  for (const auto& receipt : AppendConcurrently(*committer_, "t", 0, 8)) {
+    ASSERT_TRUE(receipt) << receipt.error().ToString();
+  }
+  ASSERT_TRUE(committer_->Upsert({{"db"}, "t"}, Events({{0, "y"}}), {"id"}));
+  EXPECT_EQ(committer_->stats().data_files, 8 + 2);  // the upsert: rows and deletes
+}
+
 TEST_F(CommitterTest, ABadWriteFailsAloneAndTheOthersCommit) {
   Gate gate(".parquet");
   OpenWithIO(std::make_shared<HookedFileIO>(gate.Hook()));
@@ -489,6 +502,7 @@ TEST_F(CommitterTest, AFailedFlushFailsEveryWriteInItAndLeavesNothing) {
   // The failed flush's data file is gone: only the two committed remain.
   EXPECT_THAT(DataFilesOnDisk(table), SizeIs(files_before.size() + 1));
   EXPECT_EQ(committer_->stats().failed_writes, 6);
+  EXPECT_EQ(committer_->stats().data_files, 2);  // not the failed flush's
 }
 
 TEST_F(CommitterTest, BackPressureBoundsTheQueueWithoutDeadlock) {

@@ -12,6 +12,8 @@
 #include "ingest/ingest_test_util.h"
 #include "skade/commit/coalescing_committer.h"
 #include "skade/commit/commit_properties.h"
+#include "skade/read/scan_reader.h"
+#include "skade/scan/table_scan.h"
 
 namespace skade::commit::testing {
 
@@ -109,6 +111,20 @@ inline std::vector<Row> VisibleRows(const table::Table& table) {
       if (!deleted) rows.push_back(std::move(row));
     }
   }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
+  return rows;
+}
+
+/// The rows skade's own scan reader returns for table `name` of `catalog`
+/// (deletes matched to data files by spec and partition), by id.
+inline std::vector<Row> ScannedRows(catalog::EmbeddedCatalog& catalog, const std::string& name) {
+  auto plan = scan::PlanTableScan(catalog, {{"db"}, name}, catalog.file_io(), {}, nullptr);
+  EXPECT_TRUE(plan) << plan.error().ToString();
+  if (!plan) return {};
+  auto reader = read::ReadScan(std::move(*plan), catalog.file_io());
+  EXPECT_TRUE(reader) << reader.error().ToString();
+  if (!reader) return {};
+  std::vector<Row> rows = RowsOf(*(*reader)->ToTable().ValueOrDie());
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
   return rows;
 }

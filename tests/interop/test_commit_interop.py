@@ -21,9 +21,15 @@ Everything runs against one `skade serve` on a warehouse that `skade ingest`
 (a second process) writes into; Spark is one session for the module.
 """
 import datetime as dt
+import fcntl
 import json
+import pathlib
 import re
+import signal
 import subprocess
+import sys
+import termios
+import time
 
 import duckdb
 import fastavro
@@ -33,7 +39,7 @@ import pytest
 from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
-from pyiceberg.transforms import DayTransform, IdentityTransform
+from pyiceberg.transforms import BucketTransform, DayTransform, IdentityTransform
 from pyiceberg.types import (DoubleType, LongType, NestedField, StringType, TimestampType,
                              TimestamptzType)
 
@@ -334,6 +340,133 @@ def test_stream_sigterm_commits_what_was_read(catalog, ingest, bin_dir, module_s
     assert len(got) == acked and got == by_id(rows[:acked])
 
 
+def start_stream(bin_dir, module_server, *args):
+    """`skade ingest --stream …` reading a pipe we write to, its stdout and stderr piped."""
+    return subprocess.Popen(
+        [str(bin_dir / "skade"), "ingest", "--warehouse", str(module_server.warehouse),
+         "--stream", *map(str, args)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def write_lines(proc, rows):
+    proc.stdin.write("".join(json_line(row) + "\n" for row in rows))
+    proc.stdin.flush()
+
+
+def wait_until_all_read(proc):
+    """Until skade has read every byte written to its stdin and waits for more: the pipe is
+    empty, and after that its main thread is back in poll() on stdin and its wake pipe — so
+    the lines read are in a batch, not in a buffer about to be split."""
+    unread = bytes(4)
+    while int.from_bytes(fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, unread),
+                         sys.byteorder) > 0:
+        time.sleep(0.01)
+    poll_calls = {"7", "271", "73"}  # x86-64 poll and ppoll, arm64 ppoll
+    while True:
+        fields = pathlib.Path(f"/proc/{proc.pid}/syscall").read_text().split()
+        if fields[0] in poll_calls and int(fields[2], 16) == 2:
+            return
+        time.sleep(0.01)
+
+
+def test_a_second_signal_names_the_lines_read_and_not_yet_sent(catalog, bin_dir, module_server):
+    """Regression: the second signal said "every line read was acknowledged" while the lines of
+    the open batch (or the one being parsed) were not. Both signals are pending when skade
+    resumes, so its watcher takes them back to back, long before the batch of 2000 lines could
+    be parsed, committed and acknowledged."""
+    catalog.create_table("coalesce.second_signal", schema=EVENTS)
+    proc = start_stream(bin_dir, module_server, "--ack", "--batch-rows", 100_000, "--batch-ms",
+                        600_000, "coalesce.second_signal")
+    write_lines(proc, [event(i) for i in range(2000)])
+    wait_until_all_read(proc)
+    proc.send_signal(signal.SIGSTOP)
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signal.SIGCONT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert out == ""
+    assert ("SIGTERM again: exiting without waiting; not acknowledged (may or may not be "
+            "committed): lines 1-2000") in err, err
+
+
+def test_stream_ack_consumer_going_away_stops_the_stream(catalog, bin_dir, module_server):
+    """Regression: with --ack, stdout closing killed skade with SIGPIPE, silently. Now the
+    acknowledgement it cannot write stops reading; what was read is committed and the error
+    names the lines committed without an acknowledgement (exit 1)."""
+    catalog.create_table("coalesce.ack_gone", schema=EVENTS)
+    proc = start_stream(bin_dir, module_server, "--ack", "--batch-rows", 1, "--writers", 1,
+                        "coalesce.ack_gone")
+    write_lines(proc, [event(0)])
+    assert json.loads(proc.stdout.readline())["last_line"] == 1
+    proc.stdout.close()  # the consumer goes away
+    write_lines(proc, [event(i) for i in range(1, 50)])
+    proc.stdin.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 1, err
+    assert "skade: cannot write acknowledgements (standard output: Broken pipe)" in err, err
+    match = re.search(r"committed (\d+) rows; committed, not acknowledged: lines 2(-(\d+))?;",
+                      err)
+    assert match, err
+    committed = int(match.group(1))
+    assert committed == int(match.group(3) or 2)
+    assert scan(catalog, "coalesce.ack_gone") == by_id([event(i) for i in range(committed)])
+
+
+def test_stream_create_loses_a_race_and_goes_on(catalog, bin_dir, module_server):
+    """Regression: a --stream --create that found no table, and another made it before its first
+    batch, failed "Table already exists" and lost its lines. It loads that table, checked as one
+    that existed."""
+    racers = {}
+    for name, partition_by in (("coalesce.raced", []),
+                               ("coalesce.raced_other_spec", ["--partition-by", "day(ts)"])):
+        proc = start_stream(bin_dir, module_server, "--create", *partition_by, name)
+        wait_until_all_read(proc)  # past the check that the table is missing
+        catalog.create_table(name, schema=EVENTS)
+        write_lines(proc, [event(1)])
+        racers[name] = (proc, proc.communicate(timeout=60))
+    proc, (out, err) = racers["coalesce.raced"]
+    assert proc.returncode == 0, err
+    assert scan(catalog, "coalesce.raced") == by_id([event(1)])
+    proc, (out, err) = racers["coalesce.raced_other_spec"]
+    assert proc.returncode == 1 and "exists with another partitioning" in err, err
+
+
+def test_create_refuses_an_upsert_key_it_could_not_write(catalog, ingest, tmp_path):
+    """Regression: --create --upsert-key id --partition-by day(ts) made the table, then every
+    write was refused (the key must include the partition source column), leaving it empty.
+    The key is checked before the table is made."""
+    line = json_line(event(1)) + "\n"
+    (tmp_path / "keyed.jsonl").write_text(line)
+    for mode, name, files in ((["--stream"], "coalesce.keyed_stream", []),
+                              (["--coalesce"], "coalesce.keyed_files", [tmp_path / "keyed.jsonl"])):
+        proc = ingest(*mode, "--create", "--upsert-key", "id", "--partition-by", "day(ts)", name,
+                      *files, stdin=line, check=False)
+        assert proc.returncode == 1, proc.stdout
+        assert "the key must include the partition source column 'ts'" in proc.stderr, proc.stderr
+        assert not catalog.table_exists(name)
+    ingest("--stream", "--create", "--upsert-key", "id,ts", "--partition-by", "day(ts)",
+           "coalesce.keyed_stream", stdin=line)
+    # (PyIceberg cannot scan an upserted table: it refuses equality deletes.)
+    summary = catalog.load_table("coalesce.keyed_stream").current_snapshot().summary
+    assert summary["total-records"] == "1"
+
+
+def test_stream_csv_header_errors_name_the_header_line(catalog, ingest):
+    """Regression: a CSV header naming a column twice, or one the table lacks, was reported at
+    the first data line ("line 2")."""
+    catalog.create_table("coalesce.csv_header", schema=EVENTS)
+    for header, reason in (("id,region,colour", "column 'colour' is not in the table"),
+                           ("id,region,id", "column 'id' appears more than once"),
+                           ("\nid,region,region", "column 'region' appears more than once")):
+        proc = ingest("--stream", "--format", "csv", "coalesce.csv_header",
+                      stdin=f"{header}\n1,eu,2\n", check=False)
+        line = header.count("\n") + 1
+        assert proc.returncode == 1, proc.stdout
+        assert f"line {line}: bad CSV header: {reason}" in proc.stderr, proc.stderr
+    assert catalog.load_table("coalesce.csv_header").metadata.snapshots == []
+
+
 # --- --coalesce ---------------------------------------------------------------
 
 
@@ -521,6 +654,37 @@ def test_spark_reads_upserts(spark, catalog, upserted):
         # merged manifests must keep them for the rows below to come out.
         assert_merged_manifests_keep_history(catalog.load_table(name))
         assert spark_rows(spark, name) == rows, name
+
+
+def test_spark_reads_upserts_after_a_partition_spec_evolution(spark, catalog, ingest):
+    """An upsert replaces the rows written under an earlier partition spec:
+    unpartitioned, then by region (the deletes go under the first spec,
+    which has no fields); by region, then bucket(id) (skade adds a spec
+    without fields for them, the default stays bucket(id))."""
+    def by_region(update):
+        update.add_identity("region")
+
+    def bucket_instead(update):
+        update.remove_field("region")
+        update.add_field("id", BucketTransform(4), "id_bucket")
+
+    cases = [("coalesce.upsert_evolved", PartitionSpec(), by_region),
+             ("coalesce.upsert_evolved_bucketed",
+              PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "region")),
+              bucket_instead)]
+    for name, first, evolve in cases:
+        catalog.create_table(name, schema=EVENTS, partition_spec=first)
+        rows = {i: event(i, name="old") for i in range(30)}
+        ingest("--stream", "--upsert-key", "id,region", name,
+               stdin="".join(json_line(row) + "\n" for row in rows.values()))
+        with catalog.load_table(name).update_spec() as update:
+            evolve(update)
+        changes = [event(i, name="new") for i in range(0, 30, 2)]
+        ingest("--stream", "--upsert-key", "id,region", name,
+               stdin="".join(json_line(row) + "\n" for row in changes))
+        rows.update((row["id"], row) for row in changes)
+        assert catalog.load_table(name).spec().spec_id == 1, name
+        assert spark_rows(spark, name) == by_id(rows.values()), name
 
 
 def test_pyiceberg_refuses_equality_deletes(catalog, upserted):

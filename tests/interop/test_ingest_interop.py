@@ -596,6 +596,60 @@ def test_a_stop_signal_stops_a_plain_ingest(catalog, inputs, module_server, bin_
         assert table_data_files_on_disk(after) == files_before
 
 
+def test_a_stop_signal_stops_coalesce(catalog, inputs, module_server, bin_dir):
+    """Regression: SIGTERM killed --coalesce (143), silently, leaving data files no snapshot
+    lists. It stops as a plain ingest does: no write starts after the signal, the one being
+    committed lands or fails whole, and the error (exit 1) says what was committed. First with
+    the signal pending when skade starts, then sent once a commit is visible (each write waits
+    a second for company, so many remain)."""
+    import signal
+    import subprocess
+    import time
+
+    name = "interop.coalesce_stopped"
+    paths = []
+    for i in range(12):
+        path = inputs / f"coalesce_stopped_{i}.parquet"
+        pq.write_table(events_table(i * 100, 100), path)
+        paths.append(str(path))
+    skade = [str(bin_dir / "skade"), "--warehouse", str(module_server.warehouse), "ingest"]
+    subprocess.run([*skade, "--table", name, "--create", paths[0]], check=True,
+                   capture_output=True)
+    before = catalog.load_table(name)
+    files_before = table_data_files_on_disk(before)
+    coalesce = [*skade, "--coalesce", "--writers", 1, "--max-delay-ms", 1000, name, *paths]
+
+    def pending_sigint():
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        os.kill(os.getpid(), signal.SIGINT)
+
+    proc = subprocess.run(list(map(str, coalesce)), capture_output=True, text=True, timeout=300,
+                          preexec_fn=pending_sigint)
+    assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
+    assert "skade: SIGINT: stopping the ingest" in proc.stderr
+    assert "SIGINT: ingest stopped; committed 0 rows of 0 writes" in proc.stderr, proc.stderr
+    after = catalog.load_table(name)
+    assert after.metadata.current_snapshot_id == before.metadata.current_snapshot_id
+    assert table_data_files_on_disk(after) == files_before
+
+    proc = subprocess.Popen(list(map(str, coalesce)), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    while len(catalog.load_table(name).metadata.snapshots) == len(before.metadata.snapshots):
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    proc.terminate()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, (proc.returncode, out, err)
+    match = re.search(r"SIGTERM: ingest stopped; committed (\d+) rows of \d+ writes; "
+                      r"not \(wholly\) committed: ", err)
+    assert match, err
+    committed = int(match.group(1))
+    after = catalog.load_table(name)
+    assert 100 <= committed < 1200
+    assert len(after.scan().to_arrow()) == 100 + committed
+    assert table_data_files_on_disk(after) == sorted(data_files(after))
+
+
 def test_coalesce_failure_reports_only_what_was_committed(ingest, inputs):
     """After a bad file, --coalesce's summary counts only the files committed, and the
     error names the bad file once before its reason."""

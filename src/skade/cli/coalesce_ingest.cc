@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stop_token>
 
 #include "skade/data/arrow_schema.h"
 #include "skade/data/conform_batch.h"
@@ -46,6 +47,8 @@ tl::unexpected<Error> NamingFile(Error error, const std::string& path) {
   return tl::unexpected(std::move(error));
 }
 
+Status Stopped() { return MakeError(ErrorKind::kCancelled, "ingest stopped"); }
+
 }  // namespace
 
 Status CoalesceIngest(const std::vector<std::string>& files, commit::CoalescingCommitter& committer,
@@ -75,6 +78,8 @@ Status CoalesceIngest(const std::vector<std::string>& files, commit::CoalescingC
                       result.error().retryable};
           }
         });
+    // From the thread that stops: a reader waiting for room wakes too.
+    std::stop_callback on_stop(options.stop, [&] { submitter.Stop(); });
     for (const std::string& path : files) {
       reached.insert(path);
       auto read = [&]() -> Status {
@@ -83,6 +88,7 @@ Status CoalesceIngest(const std::vector<std::string>& files, commit::CoalescingC
         if (!opened) return NamingFile(std::move(opened).error(), path);
         const ingest::GroupSource& groups = *opened;
         for (size_t i = 0; i < groups.count; ++i) {
+          if (options.stop.stop_requested()) return Stopped();
           auto batch = ReadGroup(groups, i, schema, arrow_schema);
           if (!batch) return NamingFile(std::move(batch).error(), path);
           {
@@ -106,6 +112,8 @@ Status CoalesceIngest(const std::vector<std::string>& files, commit::CoalescingC
     }
     submitter.Finish();
   }
+  // Stopped after its last write was read: those still queued were cancelled.
+  if (!failure && !not_committed.empty()) failure = Stopped().error();
 
   if (failure) {
     for (const std::string& path : files) {

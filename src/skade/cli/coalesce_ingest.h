@@ -10,12 +10,16 @@
 // Unlike a plain `skade ingest`, the ingest is not one snapshot: each write
 // commits on its own, so a failure leaves the writes before it committed.
 // The first error stops reading; the error names the files that were not
-// (or not wholly) committed.
+// (or not wholly) committed. So does a stop (`stop`, from SIGINT/SIGTERM):
+// no write starts after it, the writes being committed land or fail whole
+// (the committer deletes a failed write's files), and the result is a
+// kCancelled error.
 //
 // Not thread-safe: one call at a time.
 #pragma once
 
 #include <cstdint>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -31,6 +35,7 @@ struct CoalesceIngestOptions {
   std::string format;  // as ingest::InputFormatOf; empty: by each file's suffix
   int64_t rows_per_group = 1 << 20;
   CommitSubmitterOptions submit;
+  std::stop_token stop;
 };
 
 /// Ingests `files` into `table` (of schema `schema`) and prints the summary.

@@ -2,6 +2,8 @@
 
 #include <arrow/record_batch.h>
 
+#include <optional>
+
 #include "skade/data/record_batches.h"
 
 namespace skade::cli {
@@ -38,10 +40,11 @@ CommitSubmitter::~CommitSubmitter() { Finish(); }
 
 bool CommitSubmitter::Submit(Submission submission) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queue_.size() < options_.queue_depth || failed_; });
-  if (failed_) {
+  changed_.wait(lock, [&] { return queue_.size() < options_.queue_depth || failed_ || stopped_; });
+  if (failed_ || stopped_) {
+    Error error = NotSubmitted();
     lock.unlock();
-    Report(submission, MakeError(ErrorKind::kCancelled, "not submitted: an earlier batch failed"));
+    Report(submission, tl::unexpected(std::move(error)));
     return false;
   }
   queue_.push_back(std::move(submission));
@@ -59,6 +62,19 @@ void CommitSubmitter::Finish() {
   threads_.clear();
 }
 
+void CommitSubmitter::Stop() {
+  std::lock_guard lock(mutex_);
+  stopped_ = true;
+  changed_.notify_all();
+}
+
+Error CommitSubmitter::NotSubmitted() const {
+  return Error{
+      ErrorKind::kCancelled,
+      failed_ ? "not submitted: an earlier batch failed" : "not submitted: the ingest was stopped",
+      false};
+}
+
 bool CommitSubmitter::failed() const {
   std::lock_guard lock(mutex_);
   return failed_;
@@ -73,12 +89,12 @@ void CommitSubmitter::Report(const Submission& submission,
 void CommitSubmitter::Run() {
   for (;;) {
     std::vector<Submission> taken;
-    bool cancelled = false;
+    std::optional<Error> cancelled;
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] { return !queue_.empty() || closed_; });
       if (queue_.empty()) return;
-      cancelled = failed_;
+      if (failed_ || stopped_) cancelled = NotSubmitted();
       int64_t bytes = 0;
       do {
         bytes += data::BatchBytes(*queue_.front().rows);
@@ -90,10 +106,7 @@ void CommitSubmitter::Run() {
       changed_.notify_all();  // room for the reader
     }
     if (cancelled) {
-      for (const Submission& submission : taken) {
-        Report(submission,
-               MakeError(ErrorKind::kCancelled, "not submitted: an earlier batch failed"));
-      }
+      for (const Submission& submission : taken) Report(submission, tl::unexpected(*cancelled));
       continue;
     }
     Result<commit::CommitReceipt> result = [&]() -> Result<commit::CommitReceipt> {

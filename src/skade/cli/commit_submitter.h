@@ -11,11 +11,11 @@
 // Every batch's outcome is reported exactly once through `on_done`, from a
 // submitter thread, one call at a time: its receipt, its error, or
 // kCancelled for a batch that was never submitted because an earlier one
-// failed. After the first failure Submit() refuses new batches, so the
-// caller stops reading.
+// failed or Stop() was called. After the first failure, or Stop(), Submit()
+// refuses new batches, so the caller stops reading.
 //
-// Submit() and Finish() are called from one thread (the reader); the
-// committer must outlive the submitter.
+// Submit() and Finish() are called from one thread (the reader), Stop()
+// from any; the committer must outlive the submitter.
 #pragma once
 
 #include <condition_variable>
@@ -65,12 +65,18 @@ class CommitSubmitter {
   /// Waits until every queued batch has been reported; stops the threads.
   void Finish();
 
+  /// Cancels the batches still queued (and any Submit() waiting for room):
+  /// only those being committed go on, and land or fail whole. Thread-safe.
+  void Stop();
+
   /// Whether a batch has failed.
   bool failed() const;
 
  private:
   void Run();
   void Report(const Submission& submission, const Result<commit::CommitReceipt>& result);
+  // Why a batch is not submitted; mutex_ held.
+  Error NotSubmitted() const;
 
   commit::CoalescingCommitter& committer_;
   const spec::TableIdentifier table_;
@@ -78,10 +84,11 @@ class CommitSubmitter {
   const DoneCallback on_done_;
 
   mutable std::mutex mutex_;
-  std::condition_variable changed_;  // queue_, closed_ or failed_ changed
+  std::condition_variable changed_;  // queue_, closed_, failed_ or stopped_ changed
   std::deque<Submission> queue_;     // guarded by mutex_
   bool closed_ = false;              // guarded by mutex_
   bool failed_ = false;              // guarded by mutex_
+  bool stopped_ = false;             // guarded by mutex_
   std::mutex report_mutex_;          // serializes on_done_
   std::vector<std::thread> threads_;
 };

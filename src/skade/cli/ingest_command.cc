@@ -25,6 +25,7 @@
 #include "skade/cli/progress_bar.h"
 #include "skade/cli/stream_ingest.h"
 #include "skade/commit/coalescing_committer.h"
+#include "skade/commit/upsert_keys_internal.h"
 #include "skade/data/arrow_schema.h"
 #include "skade/data/partition_path.h"
 #include "skade/ingest/ingest.h"
@@ -72,35 +73,6 @@ std::vector<std::string> UpsertKeys(const IngestArgs& args) {
   return keys;
 }
 
-// Creates the table (and its namespace) for input of schema `input`; the
-// upsert key columns become required, as equality delete keys must be.
-Result<catalog::LoadTableResult> CreateTableFor(
-    const std::shared_ptr<catalog::EmbeddedCatalog>& catalog,
-    const spec::TableIdentifier& identifier, const arrow::Schema& input, const IngestArgs& args,
-    const std::vector<std::string>& required) {
-  SKADE_ASSIGN_OR_RAISE(bool ns_exists, catalog->NamespaceExists(identifier.ns));
-  if (!ns_exists) SKADE_RETURN_NOT_OK(catalog->CreateNamespace(identifier.ns, {}));
-  std::shared_ptr<arrow::Schema> schema = ingest::TableSchemaFor(input);
-  for (const std::string& name : required) {
-    int index = schema->GetFieldIndex(name);
-    if (index < 0) {
-      return InvalidArgument("cannot create ", args.table, " keyed by '", name,
-                             "': the input has no such column");
-    }
-    auto set = schema->SetField(index, schema->field(index)->WithNullable(false));
-    if (!set.ok()) return InvalidArgument(set.status().message());
-    schema = *set;
-  }
-  catalog::CreateTableRequest request;
-  request.name = identifier.name;
-  SKADE_ASSIGN_OR_RAISE(request.schema, data::FromArrowSchema(*schema));
-  if (!args.partition_by.empty()) {
-    SKADE_ASSIGN_OR_RAISE(auto spec, ParsePartitionBy(args.partition_by, *request.schema));
-    request.partition_spec = std::make_shared<spec::PartitionSpec>(std::move(spec));
-  }
-  return catalog->CreateTable(identifier.ns, request);
-}
-
 // --partition-by for a table that exists: accepted when its default spec
 // is that partitioning, so rerunning a --create that failed after creating
 // the table (it stays, empty) works; refused otherwise.
@@ -123,6 +95,72 @@ Status CheckPartitionByOf(const spec::TableMetadata& metadata, const IngestArgs&
     }
   }
   return OkStatus();
+}
+
+// --upsert-key on a table that cannot take it, told before any input is
+// read; the committer checks the rest of the key rules on the first write.
+Status CheckUpsertTarget(const spec::TableMetadata& metadata, const IngestArgs& args) {
+  if (args.upsert_key.empty()) return OkStatus();
+  if (metadata.format_version < 2) {
+    return InvalidArgument("cannot upsert into ", args.table, ": it is a format version ",
+                           metadata.format_version,
+                           " table, and upserts write equality deletes, which need version 2 or "
+                           "later");
+  }
+  for (const std::string& key : UpsertKeys(args)) {
+    if (metadata.Schema()->FindFieldByName(key) == nullptr) {
+      return InvalidArgument("cannot upsert into ", args.table, " by '", key,
+                             "': the table has no such column");
+    }
+  }
+  return OkStatus();
+}
+
+// Creates the table (and its namespace) for input of schema `input`; the
+// upsert key columns become required, as equality delete keys must be, and
+// are checked by the committer's rules first: it would refuse every write
+// to the table made. A table another ingest created meanwhile is loaded and
+// checked as one that existed.
+Result<catalog::LoadTableResult> CreateTableFor(
+    const std::shared_ptr<catalog::EmbeddedCatalog>& catalog,
+    const spec::TableIdentifier& identifier, const arrow::Schema& input, const IngestArgs& args,
+    const std::vector<std::string>& required) {
+  SKADE_ASSIGN_OR_RAISE(bool ns_exists, catalog->NamespaceExists(identifier.ns));
+  if (!ns_exists) {
+    Status made = catalog->CreateNamespace(identifier.ns, {});
+    if (!made && made.error().kind != ErrorKind::kAlreadyExists)
+      return tl::unexpected(made.error());
+  }
+  std::shared_ptr<arrow::Schema> schema = ingest::TableSchemaFor(input);
+  for (const std::string& name : required) {
+    int index = schema->GetFieldIndex(name);
+    if (index < 0) {
+      return InvalidArgument("cannot create ", args.table, " keyed by '", name,
+                             "': the input has no such column");
+    }
+    auto set = schema->SetField(index, schema->field(index)->WithNullable(false));
+    if (!set.ok()) return InvalidArgument(set.status().message());
+    schema = *set;
+  }
+  catalog::CreateTableRequest request;
+  request.name = identifier.name;
+  SKADE_ASSIGN_OR_RAISE(request.schema, data::FromArrowSchema(*schema));
+  spec::PartitionSpec spec;
+  if (!args.partition_by.empty()) {
+    SKADE_ASSIGN_OR_RAISE(spec, ParsePartitionBy(args.partition_by, *request.schema));
+    request.partition_spec = std::make_shared<spec::PartitionSpec>(spec);
+  }
+  if (!required.empty()) {
+    auto keys =
+        commit::ResolveKeyFields(*request.schema, spec, required, spec::kDefaultFormatVersion);
+    if (!keys) return InvalidArgument("cannot create ", args.table, ": ", keys.error().message);
+  }
+  auto created = catalog->CreateTable(identifier.ns, request);
+  if (created || created.error().kind != ErrorKind::kAlreadyExists) return created;
+  SKADE_ASSIGN_OR_RAISE(auto loaded, catalog->LoadTable(identifier));
+  SKADE_RETURN_NOT_OK(CheckPartitionByOf(*loaded.metadata, args));
+  SKADE_RETURN_NOT_OK(CheckUpsertTarget(*loaded.metadata, args));
+  return loaded;
 }
 
 // Loads the target table, creating it (and its namespace) with --create
@@ -195,12 +233,13 @@ Result<table::PartitionFilter> OverwriteWhere(const std::vector<std::string>& te
       Join(terms, " and "));
 }
 
-// SIGINT and SIGTERM during a plain ingest: the first stops the pipeline
-// (IngestOptions::stop: nothing new starts, a commit under way lands or
-// rolls back whole, the data files not committed are deleted), the second
-// exits at once (130), leaving them behind. A signal already pending when
-// Start() runs stops the ingest before it begins. Make it before any
-// thread starts (see StopSignals); one thread calls its methods.
+// SIGINT and SIGTERM during a plain ingest or --coalesce: the first stops
+// it (IngestOptions::stop, CoalesceIngestOptions::stop: nothing new starts,
+// a commit under way lands or rolls back whole, the data files not
+// committed are deleted), the second exits at once (130), leaving them
+// behind. A signal already pending when Start() runs stops the ingest
+// before it begins. Make it before any thread starts (see StopSignals); one
+// thread calls its methods.
 class IngestStop {
  public:
   IngestStop() = default;
@@ -340,25 +379,6 @@ Status CheckCommitterFlags(const IngestArgs& args) {
   return OkStatus();
 }
 
-// --upsert-key on a table that cannot take it, told before any input is
-// read; the committer checks the rest of the key rules on the first write.
-Status CheckUpsertTarget(const spec::TableMetadata& metadata, const IngestArgs& args) {
-  if (args.upsert_key.empty()) return OkStatus();
-  if (metadata.format_version < 2) {
-    return InvalidArgument("cannot upsert into ", args.table, ": it is a format version ",
-                           metadata.format_version,
-                           " table, and upserts write equality deletes, which need version 2 or "
-                           "later");
-  }
-  for (const std::string& key : UpsertKeys(args)) {
-    if (metadata.Schema()->FindFieldByName(key) == nullptr) {
-      return InvalidArgument("cannot upsert into ", args.table, " by '", key,
-                             "': the table has no such column");
-    }
-  }
-  return OkStatus();
-}
-
 // --stream and --coalesce: through a CoalescingCommitter.
 Status IngestThroughCommitter(const CliContext& context, const IngestArgs& args) {
   SKADE_RETURN_NOT_OK(CheckCommitterFlags(args));
@@ -370,9 +390,15 @@ Status IngestThroughCommitter(const CliContext& context, const IngestArgs& args)
   if (args.stream) {
     SKADE_ASSIGN_OR_RAISE(stream_format, ingest::InputFormatOf("standard input", format));
   }
-  // Before the catalog starts its threads, so they all inherit the mask.
+  // Before the catalog starts its threads, so they all inherit the mask:
+  // --stream watches the signals itself, --coalesce stops as a plain ingest.
   std::optional<StopSignals> signals;
-  if (args.stream) signals.emplace();
+  std::optional<IngestStop> stop;
+  if (args.stream) {
+    signals.emplace();
+  } else {
+    SKADE_RETURN_NOT_OK(stop.emplace().Start());
+  }
 
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
   SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args.table));
@@ -406,7 +432,12 @@ Status IngestThroughCommitter(const CliContext& context, const IngestArgs& args)
     options.format = format;
     options.rows_per_group = args.rows_per_file;
     options.submit = std::move(submit);
-    return CoalesceIngest(args.files, *committer, identifier, *schema, options);
+    options.stop = stop->token();
+    Status ingested = CoalesceIngest(args.files, *committer, identifier, *schema, options);
+    if (const char* signal = stop->signal_name(); !ingested && signal != nullptr) {
+      ingested.error().message = StrCat(signal, ": ", ingested.error().message);
+    }
+    return ingested;
   }
   StreamIngestOptions options;
   options.format = stream_format;

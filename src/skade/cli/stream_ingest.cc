@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -106,15 +107,25 @@ class LineBatch {
   int64_t opened_at_ = 0;
 };
 
-// What became of the batches sent: read by the main thread and the
+// What became of the lines read: read by the main thread and the
 // second-signal watcher while submitter threads write it.
 class Ledger {
  public:
-  explicit Ledger(bool ack) : ack_(ack) {}
+  /// `on_ack_lost` is called once, with the ledger's lock held, when an
+  /// acknowledgement cannot be written (the consumer of stdout went away).
+  Ledger(bool ack, std::function<void()> on_ack_lost)
+      : ack_(ack), on_ack_lost_(std::move(on_ack_lost)) {}
+
+  /// A batch opens at `first_line`: its lines are read, not yet sent.
+  void Reading(int64_t first_line) {
+    std::lock_guard lock(mutex_);
+    unsent_first_ = first_line;
+  }
 
   void Sent(const Submission& submission) {
     std::lock_guard lock(mutex_);
     in_flight_[submission.first_line] = {submission.first_line, submission.last_line};
+    unsent_first_ = 0;
     ++batches_;
   }
 
@@ -124,16 +135,7 @@ class Ledger {
     LineRange range{submission.first_line, submission.last_line};
     if (result) {
       rows_ += submission.rows->num_rows();
-      if (ack_) {
-        std::printf(
-            "{\"first_line\":%lld,\"last_line\":%lld,\"rows\":%lld,\"snapshot_id\":%lld,"
-            "\"sequence_number\":%lld}\n",
-            static_cast<long long>(range.first), static_cast<long long>(range.last),
-            static_cast<long long>(submission.rows->num_rows()),
-            static_cast<long long>(result->snapshot_id),
-            static_cast<long long>(result->sequence_number));
-        std::fflush(stdout);
-      }
+      if (ack_) Acknowledge(range, submission.rows->num_rows(), *result);
       return;
     }
     not_committed_.push_back(range);
@@ -161,17 +163,58 @@ class Ledger {
     std::lock_guard lock(mutex_);
     return not_committed_;
   }
-  std::vector<LineRange> in_flight() const {
+  /// Committed lines whose acknowledgement could not be written.
+  std::vector<LineRange> ack_lost() const {
     std::lock_guard lock(mutex_);
-    std::vector<LineRange> ranges;
+    return ack_lost_;
+  }
+  /// Why acknowledgements were lost (an errno); 0 while none is.
+  int ack_error() const {
+    std::lock_guard lock(mutex_);
+    return ack_error_;
+  }
+  /// Lines read and not acknowledged, but not known to have failed: those
+  /// being read into a batch or parsed (up to `lines_read`), those being
+  /// committed, those committed whose acknowledgement was lost.
+  std::vector<LineRange> NotAcknowledged(int64_t lines_read) const {
+    std::lock_guard lock(mutex_);
+    std::vector<LineRange> ranges = ack_lost_;
     for (const auto& [first, range] : in_flight_) ranges.push_back(range);
+    if (unsent_first_ > 0 && unsent_first_ <= lines_read) {
+      ranges.push_back({unsent_first_, lines_read});
+    }
     return ranges;
   }
 
  private:
+  // Prints the acknowledgement of committed lines `range`; mutex_ held.
+  void Acknowledge(LineRange range, int64_t rows, const commit::CommitReceipt& receipt) {
+    if (ack_error_ == 0 &&
+        (std::printf("{\"first_line\":%lld,\"last_line\":%lld,\"rows\":%lld,\"snapshot_id\":"
+                     "%lld,\"sequence_number\":%lld}\n",
+                     static_cast<long long>(range.first), static_cast<long long>(range.last),
+                     static_cast<long long>(rows), static_cast<long long>(receipt.snapshot_id),
+                     static_cast<long long>(receipt.sequence_number)) >= 0 &&
+         std::fflush(stdout) == 0)) {
+      return;
+    }
+    ack_lost_.push_back(range);
+    if (ack_error_ != 0) return;
+    ack_error_ = errno != 0 ? errno : EIO;
+    std::fprintf(stderr,
+                 "skade: cannot write acknowledgements (standard output: %s): reading no more, "
+                 "committing what was read\n",
+                 std::strerror(ack_error_));
+    on_ack_lost_();
+  }
+
   const bool ack_;
+  const std::function<void()> on_ack_lost_;
   mutable std::mutex mutex_;
   std::map<int64_t, LineRange> in_flight_;  // by first line
+  int64_t unsent_first_ = 0;                // the open batch's first line; 0: none
+  std::vector<LineRange> ack_lost_;
+  int ack_error_ = 0;
   std::vector<LineRange> not_committed_;
   std::optional<Error> error_;
   int64_t rows_ = 0;
@@ -187,11 +230,19 @@ class StreamReader {
         committer_(committer),
         target_(std::move(target)),
         options_(options),
-        ledger_(options.ack) {}
-  ~StreamReader() { StopWatcher(); }
+        ledger_(options.ack, [this] { Wake(); }) {}
+  ~StreamReader() {
+    StopWatcher();
+    for (int fd : wake_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
 
   Status Run() {
     const int64_t start = MonotonicMicros();
+    if (::pipe2(wake_, O_CLOEXEC) != 0) {
+      return IoError("cannot make a pipe: ", std::strerror(errno));
+    }
     if (target_.schema) {
       SKADE_ASSIGN_OR_RAISE(arrow_schema_, data::ToArrowSchema(*target_.schema));
     }
@@ -225,12 +276,12 @@ class StreamReader {
         timeout = static_cast<int>(std::max<int64_t>(0, (due + 999) / 1000));
       }
       pollfd fds[2] = {{input_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
-      int ready = ::poll(fds, wake_[0] >= 0 ? 2 : 1, timeout);
+      int ready = ::poll(fds, 2, timeout);
       if (ready < 0) {
         if (errno == EINTR) continue;
         return IoError("cannot wait for input: ", std::strerror(errno));
       }
-      if (wake_[0] >= 0 && (fds[1].revents & POLLIN) != 0) return OkStatus();  // a signal
+      if ((fds[1].revents & POLLIN) != 0) return OkStatus();  // a signal, or stdout closed
       if (ready == 0) {
         SKADE_RETURN_NOT_OK(Send());
         if (stopped_) return OkStatus();
@@ -280,7 +331,7 @@ class StreamReader {
   // A line longer than kMaxLineBytes, read to its end and not kept: a bad
   // line.
   Status LongLine() {
-    ++line_;
+    lines_read_ = ++line_;
     const std::string why = StrCat("longer than ", kMaxLineBytes, " bytes");
     if (options_.skip_bad) {
       SkipLine(line_, why);
@@ -295,23 +346,42 @@ class StreamReader {
   }
 
   Status AddLine(std::string_view line) {
-    ++line_;
+    lines_read_ = ++line_;
     if (line_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // a UTF-8 BOM
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) return OkStatus();
     if (options_.format == ingest::InputFormat::kCsv && csv_columns_.empty()) {
       auto header = ingest::ParseCsvHeader(line);
+      if (header) header = CheckCsvColumns(std::move(*header));
       if (!header)
         return InvalidArgument("line ", line_, ": bad CSV header: ", header.error().message);
       csv_columns_ = std::move(*header);
       return OkStatus();
     }
+    if (batch_.empty()) ledger_.Reading(line_);
     batch_.Add(line, line_);
     if (static_cast<int64_t>(batch_.size()) >= options_.batch_rows ||
         batch_.bytes() >= kMaxBatchBytes) {
       return Send();
     }
     return OkStatus();
+  }
+
+  // A CSV header's `columns` if each is named once and is a column of the
+  // table (when it exists): told at the header, not at the first row.
+  Result<std::vector<std::string>> CheckCsvColumns(std::vector<std::string> columns) const {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const std::string& name = columns[i];
+      if (std::find(columns.begin(), columns.begin() + i, name) != columns.begin() + i) {
+        return InvalidArgument("column '", name, "' appears more than once");
+      }
+      if (target_.schema &&
+          std::none_of(target_.schema->fields().begin(), target_.schema->fields().end(),
+                       [&](const spec::NestedField& field) { return field.name == name; })) {
+        return InvalidArgument("column '", name, "' is not in the table");
+      }
+    }
+    return columns;
   }
 
   // `lines` lines as rows of the table: parsed, one record per line, then
@@ -522,15 +592,8 @@ class StreamReader {
   // for room in the submitter's queue, which nothing else interrupts.
   Status StartWatcher() {
     if (signals_.fd() < 0) return OkStatus();
-    if (::pipe2(wake_, O_CLOEXEC) != 0) {
-      return IoError("cannot watch for signals: ", std::strerror(errno));
-    }
     if (::pipe2(done_, O_CLOEXEC) != 0) {
-      const int error = errno;
-      ::close(wake_[0]);
-      ::close(wake_[1]);
-      wake_[0] = wake_[1] = -1;
-      return IoError("cannot watch for signals: ", std::strerror(error));
+      return IoError("cannot watch for signals: ", std::strerror(errno));
     }
     watcher_ = std::thread([this] {
       signals_.Watch(done_[0], [this](int signal) {
@@ -541,13 +604,10 @@ class StreamReader {
                        "skade: %s: reading no more, committing what was read (again to exit at "
                        "once)\n",
                        StopSignals::Name(signal));
-          if (reading_) {
-            const char byte = 0;
-            (void)!::write(wake_[1], &byte, 1);
-          }
+          Wake();
           return;
         }
-        std::string pending = RangesToString(ledger_.in_flight());
+        std::string pending = RangesToString(ledger_.NotAcknowledged(lines_read_));
         std::fprintf(stderr, "skade: %s again: exiting without waiting; %s%s\n",
                      StopSignals::Name(signal),
                      pending.empty() ? "every line read was acknowledged"
@@ -565,7 +625,14 @@ class StreamReader {
     const char byte = 0;
     (void)!::write(done_[1], &byte, 1);
     watcher_.join();
-    for (int fd : {wake_[0], wake_[1], done_[0], done_[1]}) ::close(fd);
+    for (int fd : done_) ::close(fd);
+  }
+
+  // Ends ReadAll from another thread: a stop signal came, or stdout closed.
+  void Wake() {
+    if (!reading_) return;
+    const char byte = 0;
+    (void)!::write(wake_[1], &byte, 1);
   }
 
   Status Summarize(Status read, double seconds) {
@@ -585,12 +652,21 @@ class StreamReader {
     std::fflush(out);
 
     std::string not_committed = RangesToString(ledger_.not_committed());
+    std::string ack_lost = RangesToString(ledger_.ack_lost());
     auto failure = ledger_.error();
+    if (!failure && ledger_.ack_error() != 0) {
+      failure = Error{ErrorKind::kIo,
+                      StrCat("cannot write acknowledgements: standard output: ",
+                             std::strerror(ledger_.ack_error())),
+                      false};
+    }
     if (!read || failure) {
       Error error = failure ? *failure : read.error();
       if (!read && failure) error.message = StrCat(read.error().message, "; ", error.message);
       StrAppend(&error.message, "; committed ", ledger_.rows(), " rows");
       if (bad_line_ > 0) StrAppend(&error.message, " from the lines before it, none from it on");
+      if (!ack_lost.empty())
+        StrAppend(&error.message, "; committed, not acknowledged: lines ", ack_lost);
       if (!not_committed.empty())
         StrAppend(&error.message, "; not committed: lines ", not_committed);
       if (bad_line_ == 0) StrAppend(&error.message, "; nothing after line ", line_, " was read");
@@ -613,12 +689,13 @@ class StreamReader {
   Ledger ledger_;
   CommitSubmitter* submitter_ = nullptr;  // while Run() runs
   LineBatch batch_;
-  int64_t line_ = 0;            // lines read
-  int64_t skipped_ = 0;         // bad lines left out (--skip-bad)
-  bool stopped_ = false;        // no more reading: a bad line or a failed commit
-  std::atomic<int> signal_{0};  // the first stop signal
+  int64_t line_ = 0;                    // lines read
+  std::atomic<int64_t> lines_read_{0};  // line_, for the watcher
+  int64_t skipped_ = 0;                 // bad lines left out (--skip-bad)
+  bool stopped_ = false;                // no more reading: a bad line or a failed commit
+  std::atomic<int> signal_{0};          // the first stop signal
   std::atomic<bool> reading_{true};
-  int wake_[2] = {-1, -1};  // the watcher wakes the reader: a signal came
+  int wake_[2] = {-1, -1};  // Wake() ends the reader's wait
   int done_[2] = {-1, -1};  // the run tells the watcher to end
   std::thread watcher_;
   int64_t bad_line_ = 0;  // the line that stopped reading
@@ -677,6 +754,9 @@ Status StreamIngest(int input_fd, const StopSignals& signals,
   if (!target.schema && !target.create) {
     return InternalError("a stream needs a table schema or a way to create the table");
   }
+  // A consumer of the acknowledgements that goes away is a write error
+  // (EPIPE) that stops the stream, not a silent death.
+  if (options.ack) ::signal(SIGPIPE, SIG_IGN);
   StreamReader reader(input_fd, signals, committer, std::move(target), options);
   return reader.Run();
 }

@@ -17,11 +17,16 @@
 //   - A bad line (the reader rejects it, or it does not fit the table)
 //     stops the stream: the lines before it are committed, no line from it
 //     on is, and the error names its line number. With `skip_bad` the line
-//     is reported on stderr and left out instead.
+//     is reported on stderr and left out instead. A CSV header that names a
+//     column twice, or one the table lacks, is an error at its own line.
 //   - SIGINT or SIGTERM stops reading; what was read is committed, and the
 //     summary says so (exit 0). A second signal exits at once (130), saying
-//     which lines were not acknowledged — also while reading waits for room
-//     behind slow commits.
+//     which lines were not acknowledged (read into a batch, being parsed,
+//     being committed) — also while reading waits for room behind slow
+//     commits.
+//   - With `ack`, stdout closing (EPIPE; SIGPIPE is ignored) stops reading
+//     as a signal does; what was read is committed, and the error names the
+//     lines committed without an acknowledgement.
 //   - A failed commit stops the stream; the summary names the line ranges
 //     that were not committed.
 //

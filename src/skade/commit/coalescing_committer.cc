@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "skade/commit/commit_properties.h"
+#include "skade/commit/equality_delete_spec_internal.h"
 #include "skade/commit/pending_write_internal.h"
 #include "skade/commit/row_encoder_internal.h"
 #include "skade/commit/table_flush_internal.h"
@@ -135,7 +136,15 @@ Status CoalescingCommitter::Impl::Prepare(PendingWrite* write,
   if (!batch) return OkStatus();
   SKADE_ASSIGN_OR_RAISE(auto rows, data::ConformBatch(batch, *metadata->Schema()));
   int64_t bytes = data::BatchBytes(*rows);
-  if (bytes < properties.deferred_max_bytes) {
+  bool defer = bytes < properties.deferred_max_bytes;
+  spec::PartitionSpecPtr delete_spec;
+  if (!defer && write->kind == PendingWrite::Kind::kUpsert) {
+    SKADE_ASSIGN_OR_RAISE(delete_spec,
+                          EqualityDeleteSpec(*metadata, catalog_->file_io(), nullptr, {}));
+    // Its deletes need a spec the table lacks yet: the flush adds it.
+    defer = delete_spec == nullptr;
+  }
+  if (defer) {
     write->rows = std::move(rows);
     write->schema_id = metadata->Schema()->schema_id();
     write->bytes = bytes;
@@ -144,7 +153,7 @@ Status CoalescingCommitter::Impl::Prepare(PendingWrite* write,
   // Too large to hold: encode and write it here, so no flush waits on it.
   std::vector<std::string> written;
   auto encoded = EncodeRows(*metadata, RowSink{catalog_->file_io_ptr(), durable(), 0}, {rows},
-                            write->key_field_ids, &written);
+                            write->key_field_ids, delete_spec, &written);
   if (!encoded) {
     DeleteFiles(catalog_->file_io(), written);
     return tl::unexpected(encoded.error());
@@ -360,7 +369,6 @@ bool CoalescingCommitter::Impl::TryFlush(const std::vector<PendingWrite*>& batch
   int64_t writes_in_commit = 0;
   for (const auto& flush : tables) {
     writes_in_commit += static_cast<int64_t>(flush->staged_writes());
-    data_files_ += static_cast<int64_t>(flush->files_written());
   }
   auto committed = table::CommitTransactions(transactions);
   if (!committed) {
@@ -380,6 +388,14 @@ bool CoalescingCommitter::Impl::TryFlush(const std::vector<PendingWrite*>& batch
       last_lists_[table_keys[i]] = list;
     } else {
       last_lists_.erase(table_keys[i]);
+    }
+    data_files_ += static_cast<int64_t>(tables[i]->files_written());
+  }
+  // The files the writes brought: written before the flush (a large batch)
+  // or by the caller (AppendFiles).
+  for (const PendingWrite* write : batch) {
+    if (write->settled && write->result) {
+      data_files_ += static_cast<int64_t>(write->data_files.size() + write->delete_files.size());
     }
   }
   return false;

@@ -37,6 +37,10 @@
 // file per partition is written. The key columns must be required primitive
 // columns and include every partition source column (an equality delete is
 // scoped to its partition, so a key must not move between partitions).
+// While rows written under an earlier partition spec are live, the delete
+// files go under a spec without fields instead, which reaches every
+// partition of every spec; a table that has none gets one (default spec
+// unchanged) in a metadata commit of its own, once, before the flush.
 //
 // History (`skade.commit.history-mode`): `merged` (the default) makes one
 // snapshot per flush per table — or one per run of the same kind of write,
@@ -121,7 +125,7 @@ struct CoalescingCommitterStats {
   int64_t logical_writes = 0;    // acknowledged writes
   int64_t failed_writes = 0;     // writes that returned an error
   int64_t physical_commits = 0;  // flushes that committed
-  int64_t data_files = 0;        // data and delete files written by flushes
+  int64_t data_files = 0;        // data and delete files committed
   int64_t queued_writes = 0;     // now in the queue, the flush in flight included
 };
 

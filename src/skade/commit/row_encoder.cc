@@ -45,17 +45,17 @@ std::vector<std::shared_ptr<arrow::RecordBatch>> ConcatenateSmall(
 }
 
 // Writes `batches` as files of `schema` (the table's, or an upsert's key)
-// and appends the unsynced ones to `unsynced`.
+// partitioned by `partition_spec` and appends the unsynced ones to `unsynced`.
 Result<std::vector<spec::DataFile>> WriteFiles(
     const spec::TableMetadata& metadata, const RowSink& sink, data::DataWriterOptions options,
-    spec::SchemaPtr schema, const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
-    data::DataFileNamer* namer, std::vector<std::string>* written,
-    std::vector<catalog::UnsyncedFile>* unsynced) {
+    spec::SchemaPtr schema, const spec::PartitionSpecPtr& partition_spec,
+    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches, data::DataFileNamer* namer,
+    std::vector<std::string>* written, std::vector<catalog::UnsyncedFile>* unsynced) {
   auto next_location = [&](const std::vector<spec::Literal>& partition) -> Result<std::string> {
     std::string partition_path;
-    if (!metadata.Spec()->fields.empty()) {
+    if (!partition_spec->fields.empty()) {
       SKADE_ASSIGN_OR_RAISE(partition_path,
-                            data::PartitionPath(*metadata.Spec(), *metadata.Schema(), partition));
+                            data::PartitionPath(*partition_spec, *metadata.Schema(), partition));
     }
     written->push_back(namer->Next(partition_path));
     return written->back();
@@ -68,7 +68,7 @@ Result<std::vector<spec::DataFile>> WriteFiles(
   if (buffer) {
     SKADE_ASSIGN_OR_RAISE(
         writer, data::FanoutDataWriter::Make(
-                    std::move(schema), metadata.Spec(), options,
+                    std::move(schema), partition_spec, options,
                     [&](const std::vector<spec::Literal>& partition) -> Result<data::DataFileSink> {
                       SKADE_ASSIGN_OR_RAISE(std::string location, next_location(partition));
                       auto& file = buffered.emplace_back(location, std::string());
@@ -77,7 +77,7 @@ Result<std::vector<spec::DataFile>> WriteFiles(
                     }));
   } else {
     SKADE_ASSIGN_OR_RAISE(
-        writer, data::FanoutDataWriter::Make(sink.io, std::move(schema), metadata.Spec(), options,
+        writer, data::FanoutDataWriter::Make(sink.io, std::move(schema), partition_spec, options,
                                              next_location));
   }
   for (const auto& batch : ConcatenateSmall(batches)) SKADE_RETURN_NOT_OK(writer->Write(batch));
@@ -104,6 +104,7 @@ std::vector<std::string> KeyNames(const spec::Schema& schema,
 Result<EncodedRows> EncodeRows(const spec::TableMetadata& metadata, const RowSink& sink,
                                const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
                                const std::vector<int32_t>& key_field_ids,
+                               const spec::PartitionSpecPtr& delete_spec,
                                std::vector<std::string>* written) {
   EncodedRows encoded;
   if (batches.empty()) return encoded;
@@ -112,8 +113,8 @@ Result<EncodedRows> EncodeRows(const spec::TableMetadata& metadata, const RowSin
   data::DataFileNamer namer(metadata, "");
   if (key_field_ids.empty()) {
     SKADE_ASSIGN_OR_RAISE(encoded.data_files,
-                          WriteFiles(metadata, sink, options, metadata.Schema(), batches, &namer,
-                                     written, &encoded.unsynced));
+                          WriteFiles(metadata, sink, options, metadata.Schema(), metadata.Spec(),
+                                     batches, &namer, written, &encoded.unsynced));
     return encoded;
   }
   // Later rows of a key replace earlier ones: the delete file (same
@@ -121,13 +122,14 @@ Result<EncodedRows> EncodeRows(const spec::TableMetadata& metadata, const RowSin
   std::vector<std::string> keys = KeyNames(*metadata.Schema(), key_field_ids);
   SKADE_ASSIGN_OR_RAISE(auto rows, data::ConcatenateBatches(batches));
   SKADE_ASSIGN_OR_RAISE(rows, data::LastRowPerKey(rows, keys));
-  SKADE_ASSIGN_OR_RAISE(encoded.data_files, WriteFiles(metadata, sink, options, metadata.Schema(),
-                                                       {rows}, &namer, written, &encoded.unsynced));
+  SKADE_ASSIGN_OR_RAISE(encoded.data_files,
+                        WriteFiles(metadata, sink, options, metadata.Schema(), metadata.Spec(),
+                                   {rows}, &namer, written, &encoded.unsynced));
   SKADE_ASSIGN_OR_RAISE(auto key_rows, data::SelectColumns(rows, keys));
   SKADE_ASSIGN_OR_RAISE(
       encoded.delete_files,
-      WriteFiles(metadata, sink, options, KeySchema(*metadata.Schema(), key_field_ids), {key_rows},
-                 &namer, written, &encoded.unsynced));
+      WriteFiles(metadata, sink, options, KeySchema(*metadata.Schema(), key_field_ids), delete_spec,
+                 {key_rows}, &namer, written, &encoded.unsynced));
   for (spec::DataFile& file : encoded.delete_files) {
     file.content = spec::DataFileContent::kEqualityDeletes;
     file.equality_ids = key_field_ids;

@@ -1,5 +1,6 @@
 // Encoding a write's rows into a table's files: data files of the default
-// partition spec and, for an upsert, the equality delete files on its key.
+// partition spec and, for an upsert, the equality delete files on its key
+// (under the spec its caller chose).
 // Used by the calling thread for a large batch and by the flush for the
 // deferred ones, so both write the same kind of files.
 //
@@ -43,11 +44,14 @@ struct RowSink {
 /// named by a fresh data::DataFileNamer, through `sink`. With
 /// `key_field_ids` (an upsert), only the last row of each key is written,
 /// and the key columns of those rows go into equality delete files with
-/// those equality ids. Every file started is appended to `written`, also
-/// on failure, so the caller can remove what it does not commit.
+/// those equality ids, partitioned by `delete_spec` (a spec of `metadata`,
+/// equality_delete_spec_internal.h). Every file started is appended to
+/// `written`, also on failure, so the caller can remove what it does not
+/// commit.
 Result<EncodedRows> EncodeRows(const spec::TableMetadata& metadata, const RowSink& sink,
                                const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
                                const std::vector<int32_t>& key_field_ids,
+                               const spec::PartitionSpecPtr& delete_spec,
                                std::vector<std::string>* written);
 
 /// Deletes `locations` (best effort: a leftover file is only untidy).

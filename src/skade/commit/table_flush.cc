@@ -1,5 +1,9 @@
 #include <arrow/record_batch.h>
 
+#include <algorithm>
+#include <set>
+
+#include "skade/commit/equality_delete_spec_internal.h"
 #include "skade/commit/row_encoder_internal.h"
 #include "skade/commit/table_flush_internal.h"
 #include "skade/commit/upsert_keys_internal.h"
@@ -7,6 +11,20 @@
 #include "skade/table/added_files.h"
 
 namespace skade::commit {
+
+namespace {
+
+// Whether `files`, equality deletes written before the flush chose
+// `delete_spec`, reach as far as deletes under it would.
+bool ReachAsFar(const spec::TableMetadata& metadata, const std::vector<spec::DataFile>& files,
+                const spec::PartitionSpec& delete_spec) {
+  return std::all_of(files.begin(), files.end(), [&](const spec::DataFile& file) {
+    spec::PartitionSpecPtr spec = metadata.SpecById(file.spec_id);
+    return file.spec_id == delete_spec.spec_id || (spec && spec->IsUnpartitioned());
+  });
+}
+
+}  // namespace
 
 TableFlush::TableFlush(table::Table table, std::vector<PendingWrite*> writes)
     : table_(table), writes_(std::move(writes)), transaction_(std::move(table)) {}
@@ -48,10 +66,17 @@ bool TableFlush::Admit(PendingWrite* write) {
       Refuse(write, keys.error());
       return false;
     }
-    // Pre-written delete files carry the ids they were written with.
+    // Pre-written delete files carry the ids and the spec they were
+    // written with.
     if (!write->deferred() && *keys != write->key_field_ids) {
       Refuse(write, InvalidArgument("Cannot upsert into ", write->table.ToString(),
                                     ": its schema changed while the write was queued")
+                        .value());
+      return false;
+    }
+    if (!write->deferred() && !ReachAsFar(metadata, write->delete_files, *delete_spec_)) {
+      Refuse(write, InvalidArgument("Cannot upsert into ", write->table.ToString(),
+                                    ": its partition spec changed while the write was queued")
                         .value());
       return false;
     }
@@ -98,8 +123,8 @@ Status TableFlush::StageRun(Run& run) {
   // takes them: the store transaction makes them durable, one sync in all.
   RowSink sink{table_.io_ptr(), table_.durable_files(),
                table_.catalog().UnsyncedFileLimit(table_.io())};
-  SKADE_ASSIGN_OR_RAISE(EncodedRows encoded,
-                        EncodeRows(table_.metadata(), sink, deferred, key, &written_));
+  SKADE_ASSIGN_OR_RAISE(EncodedRows encoded, EncodeRows(table_.metadata(), sink, deferred, key,
+                                                        delete_spec_, &written_));
   for (PendingWrite* write : run.writes) {
     encoded.data_files.insert(encoded.data_files.end(), write->data_files.begin(),
                               write->data_files.end());
@@ -121,12 +146,51 @@ Status TableFlush::StageRun(Run& run) {
   return OkStatus();
 }
 
+bool TableFlush::ChooseDeleteSpec() {
+  std::set<int32_t> queued_data_specs;
+  bool upserts = false;
+  for (const PendingWrite* write : writes_) {
+    upserts = upserts || write->kind == PendingWrite::Kind::kUpsert;
+    // Appended before an upsert of the flush, maybe under another spec
+    // (AppendFiles); after one they only make its deletes reach further.
+    for (const spec::DataFile& file : write->data_files) queued_data_specs.insert(file.spec_id);
+  }
+  if (!upserts) return true;
+  auto choose = [&] {
+    return EqualityDeleteSpec(table_.metadata(), table_.io(), table_.written_list(),
+                              queued_data_specs);
+  };
+  Result<spec::PartitionSpecPtr> chosen = choose();
+  if (chosen && *chosen == nullptr) {
+    auto added = AddUnpartitionedSpec(table_);
+    if (added) {
+      table_ = std::move(*added);
+      transaction_ = table::Transaction(table_);
+      chosen = choose();
+    } else {
+      chosen = tl::unexpected(added.error());
+    }
+  }
+  if (chosen && *chosen == nullptr) {
+    // Removed again as soon as it was added (remove-partition-specs).
+    chosen = CommitFailed("Cannot upsert into ", table_.identifier().ToString(),
+                          ": the partition spec without fields its deletes need was removed");
+  }
+  if (!chosen) {
+    for (PendingWrite* write : writes_) Refuse(write, chosen.error());
+    return false;
+  }
+  delete_spec_ = std::move(*chosen);
+  return true;
+}
+
 bool TableFlush::Stage() {
   auto properties = CommitProperties::Of(table_.metadata());
   if (!properties) {
     for (PendingWrite* write : writes_) Refuse(write, properties.error());
     return false;
   }
+  if (!ChooseDeleteSpec()) return false;
   for (PendingWrite* write : writes_) {
     if (!Admit(write)) continue;
     if ((!write->deferred() || write->rows->num_rows() == 0) && write->data_files.empty() &&

@@ -9,6 +9,15 @@
 // sequence of writes of the same kind (appends, or upserts on the same key
 // without pre-written files), in per-transaction mode every write is its own
 // run. Deferred rows of a run are encoded together (row_encoder_internal.h).
+// Every upsert of the flush writes its equality deletes under the spec
+// chosen on the table version the flush starts on
+// (equality_delete_spec_internal.h): the rows that version holds are the
+// ones an upsert replaces (rows committed concurrently are not, as
+// table/row_delta.h says), so a rebase keeps the choice. When that needs a
+// spec without fields and the table has none, Stage() commits one first and
+// starts on that version; an upsert whose delete files were written before,
+// under another partitioned spec, is refused (the spec changed while it
+// was queued).
 // If writing a run's files fails, every write of the table fails with that
 // error and nothing of the table is staged.
 //
@@ -74,6 +83,10 @@ class TableFlush {
   void Refuse(PendingWrite* write, Error error);
   // Answers `write`, which has nothing to commit, with the table as it is.
   void SettleUnchanged(PendingWrite* write);
+  // Sets delete_spec_ when the flush holds upserts, adding a spec to the
+  // table first if they need one; false when that failed (every write then
+  // has the error).
+  bool ChooseDeleteSpec();
   // Checks one write against the table; false if it failed.
   bool Admit(PendingWrite* write);
   bool Joins(const Run& run, const PendingWrite& write, HistoryMode mode) const;
@@ -83,7 +96,8 @@ class TableFlush {
   std::vector<PendingWrite*> writes_;
   table::Transaction transaction_;
   std::vector<Run> runs_;
-  std::vector<std::string> written_;  // files this flush wrote
+  spec::PartitionSpecPtr delete_spec_;  // of the upserts' equality deletes
+  std::vector<std::string> written_;    // files this flush wrote
 };
 
 }  // namespace skade::commit
