@@ -19,6 +19,7 @@
 namespace skade::avro {
 namespace {
 
+using ::skade::testing::IsError;
 using ::skade::testing::IsErrorWithMessage;
 using ::skade::testing::IsOk;
 using namespace ::skade::avro::testing;
@@ -57,6 +58,7 @@ TEST(DecompressionBombTest, TheLimitIsWhatRefusesTheBomb) {
   const std::string bomb = ManifestBomb(OneEntryManifest(SmallFile()), 5000);
   ManifestReaderOptions options;
   options.avro.max_decoded_bytes = 1 << 20;
+  options.avro.decoded_bytes_per_file_byte = 0;
   EXPECT_THAT(ReadManifest(bomb, options, "bomb.avro"),
               IsErrorWithMessage(ErrorKind::kInvalidArgument,
                                  "manifest bomb.avro holds more than 1 MiB of entries"));
@@ -74,6 +76,7 @@ TEST(DecompressionBombTest, OneEntryWithAHugeMapStopsWhileItIsRead) {
   const std::string manifest = OneEntryManifest(file);
   ManifestReaderOptions options;
   options.avro.max_decoded_bytes = 256 << 10;
+  options.avro.decoded_bytes_per_file_byte = 0;
   EXPECT_THAT(ReadManifest(manifest, options),
               IsErrorWithMessage(ErrorKind::kInvalidArgument,
                                  "manifest holds more than 262144 bytes of entries"));
@@ -96,12 +99,33 @@ TEST(DecompressionBombTest, AManifestListOfManyEntriesIsRefused) {
     ASSERT_THAT(writer->Add(manifest), IsOk());
   }
   const std::string list = *writer->Finish();
-  EXPECT_THAT(ReadManifestList(list, {.max_decoded_bytes = 64 << 10}, "s3://b/snap.avro"),
-              IsErrorWithMessage(ErrorKind::kInvalidArgument,
-                                 "manifest list s3://b/snap.avro holds more than 65536 bytes"));
+  EXPECT_THAT(
+      ReadManifestList(list, {.max_decoded_bytes = 64 << 10, .decoded_bytes_per_file_byte = 0},
+                       "s3://b/snap.avro"),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                         "manifest list s3://b/snap.avro holds more than 65536 bytes"));
   auto read = ReadManifestList(list);
   ASSERT_THAT(read, IsOk());
   EXPECT_EQ(read->manifests.size(), 2000u);
+}
+
+// A manifest larger than the fixed limit allows (PyIceberg and Flink write
+// one per commit, however large) may take memory in proportion to its size.
+TEST(DecompressionBombTest, ALargeManifestMayTakeInProportionToItsSize) {
+  ManifestWriterOptions writer_options;
+  writer_options.snapshot_id = 7;
+  auto writer = *ManifestWriter::Make(TestSchema(), Unpartitioned(), writer_options);
+  for (int i = 0; i < 1000; ++i) ASSERT_THAT(writer->Add(MakeDataFile(i, 0, {})), IsOk());
+  const std::string manifest = writer->Finish("m.avro")->bytes;
+  ManifestReaderOptions options;
+  options.avro.max_decoded_bytes = 64 << 10;
+  options.avro.decoded_bytes_per_file_byte = 0;
+  EXPECT_THAT(ReadManifest(manifest, options), IsError(ErrorKind::kInvalidArgument));
+  options.avro.decoded_bytes_per_file_byte = ContainerReaderOptions{}.decoded_bytes_per_file_byte;
+  ASSERT_LT(manifest.size() * options.avro.decoded_bytes_per_file_byte, 64u << 20);
+  auto read = ReadManifest(manifest, options);
+  ASSERT_THAT(read, IsOk()) << read.error().ToString();
+  EXPECT_EQ(read->entries.size(), 1000u);
 }
 
 TEST(DecompressionBombTest, AnOrdinaryManifestReadsUnderASmallLimit) {

@@ -252,6 +252,19 @@ TEST_F(TimeTravelTest, RegisterOverAnotherTableStartsAHistoryOfItsOwn) {
   EXPECT_EQ(history->front().metadata_location, b_file);
   EXPECT_THAT(catalog_->LoadTableAt(a, a_snapshot), IsError(ErrorKind::kNotFound));
   EXPECT_THAT(catalog_->LoadTableAsOf(a, NowMillis()), IsOk());
+
+  // A table whose own metadata cannot be read cannot say it is the same
+  // table: it is replaced, never mixed with the file's.
+  TableIdentifier c{{"n"}, "c"};
+  Create(c);
+  int64_t c_snapshot = Append(c);
+  const std::string c_file = catalog_->LoadTable(c)->metadata_location;
+  ASSERT_THAT(catalog_->DropTable(a, false), IsOk());
+  ASSERT_THAT(catalog_->file_io().DeleteFile(c_file), IsOk());
+  Open();  // nothing of c's file cached
+  ASSERT_THAT(catalog_->RegisterTable(c, a_first, true, {}), IsOk());
+  EXPECT_EQ(catalog_->TableHistory(c, 0, 100)->size(), 1u);
+  EXPECT_THAT(catalog_->LoadTableAt(c, c_snapshot), IsError(ErrorKind::kNotFound));
 }
 
 TEST_F(TimeTravelTest, AsOfReadsTheCommitCurrentAtThatTime) {

@@ -177,6 +177,26 @@ TEST(ConformBatchTest, DateAndTimeTextConverts) {
   EXPECT_THAT(
       ConformBatch(BatchFromJson(text, R"([{"d": null, "t": "25:00"}])"), *schema),
       IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column 't': '25:00' is not a time of day"));
+
+  // As Arrow's JSON reader infers them: dates as midnights in seconds, or
+  // numbers (days, microseconds), or nulls alone.
+  auto inferred = arrow::schema({arrow::field("d", arrow::timestamp(arrow::TimeUnit::SECOND)),
+                                 arrow::field("t", arrow::int64())});
+  conformed = ConformBatch(BatchFromJson(inferred, R"([{"d": 1769904000, "t": 36000500000},
+                                                        {"d": null, "t": 86399999999}])"),
+                           *schema);
+  ASSERT_THAT(conformed, IsOk());
+  EXPECT_TRUE((*conformed)->Equals(*expected)) << (*conformed)->ToString();
+  EXPECT_THAT(ConformBatch(BatchFromJson(inferred, R"([{"d": 1769904001, "t": null}])"), *schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "is not a date"));
+  EXPECT_THAT(ConformBatch(BatchFromJson(inferred, R"([{"d": null, "t": 86400000000}])"), *schema),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "is not a time of day"));
+  auto days = arrow::schema({arrow::field("d", arrow::int64()), arrow::field("t", arrow::null())});
+  conformed = ConformBatch(BatchFromJson(days, R"([{"d": 20485, "t": null}])"), *schema);
+  ASSERT_THAT(conformed, IsOk());
+  EXPECT_TRUE(
+      (*conformed)
+          ->Equals(*BatchFromJson(ToArrowSchema(*schema).value(), R"([{"d": 20485, "t": null}])")));
 }
 
 TEST(ConformBatchTest, MissingOptionalColumnsBecomeNulls) {

@@ -15,6 +15,7 @@
 
 #include "ingest_test_util.h"
 #include "skade/data/arrow_schema.h"
+#include "skade/data/conform_batch.h"
 #include "skade/ingest/ingest.h"
 #include "skade/util/worker_pool.h"
 
@@ -173,25 +174,35 @@ TEST_F(InputFilesTest, SchemasAreInferredFromASampleOfWholeLines) {
               IsError(ErrorKind::kInvalidArgument));
 }
 
-// JSON has no dates or times: ISO text is read for date and time columns,
-// and inferred as a date when every value is one.
-TEST_F(InputFilesTest, JsonDatesAndTimesAreText) {
-  WriteText(dir_.Sub("d.jsonl"),
+// JSON has no dates or times: ISO text and numbers (days, microseconds)
+// both read into date and time columns; --create infers dates from text.
+TEST_F(InputFilesTest, JsonDatesAndTimesAreTextOrNumbers) {
+  WriteText(dir_.Sub("iso.jsonl"),
             "{\"d\": \"2026-02-01\", \"t\": \"10:00:00\"}\n"
             "{\"d\": null, \"t\": null}\n");
-  auto inferred = ReadInputSchema(dir_.Sub("d.jsonl"), InputFormat::kJson);
+  WriteText(dir_.Sub("numbers.jsonl"),
+            "{\"d\": 20485, \"t\": 36000000000}\n"
+            "{\"d\": null, \"t\": null}\n");
+  auto inferred = ReadInputSchema(dir_.Sub("iso.jsonl"), InputFormat::kJson);
   ASSERT_THAT(inferred, IsOk());
   EXPECT_EQ((*inferred)->GetFieldByName("d")->type()->id(), arrow::Type::DATE32);
-  auto table = arrow::schema({arrow::field("d", arrow::date32()),
-                              arrow::field("t", arrow::time64(arrow::TimeUnit::MICRO))});
-  auto groups = InputGroups({dir_.Sub("d.jsonl")}, "", 10, *table);
-  ASSERT_THAT(groups, IsOk());
-  auto group = ReadGroup(*groups, 0);
-  ASSERT_THAT(group, IsOk());
-  ASSERT_EQ(group->size(), 1u);
-  const auto& batch = group->front();
-  EXPECT_EQ(batch->GetColumnByName("d")->type()->id(), arrow::Type::STRING);
-  EXPECT_EQ(batch->GetColumnByName("t")->type()->id(), arrow::Type::STRING);
+  spec::Schema schema(0, {{1, "d", spec::Type::Date(), false, {}, {}, {}},
+                          {2, "t", spec::Type::Time(), false, {}, {}, {}}});
+  auto table = *data::ToArrowSchema(schema);
+  for (const char* file : {"iso.jsonl", "numbers.jsonl"}) {
+    auto groups = InputGroups({dir_.Sub(file)}, "", 10, *table);
+    ASSERT_THAT(groups, IsOk());
+    auto group = ReadGroup(*groups, 0);
+    ASSERT_THAT(group, IsOk());
+    ASSERT_EQ(group->size(), 1u);
+    auto conformed = data::ConformBatch(group->front(), schema);
+    ASSERT_THAT(conformed, IsOk()) << file;
+    const auto& dates = static_cast<const arrow::Date32Array&>(*(*conformed)->column(0));
+    const auto& times = static_cast<const arrow::Time64Array&>(*(*conformed)->column(1));
+    EXPECT_EQ(dates.Value(0), 20485) << file;
+    EXPECT_EQ(times.Value(0), 36000000000) << file;
+    EXPECT_TRUE(dates.IsNull(1) && times.IsNull(1)) << file;
+  }
 }
 
 TEST_F(InputFilesTest, TextGroupsAreDecodedWhenReadNotUpFront) {

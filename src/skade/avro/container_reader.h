@@ -12,6 +12,8 @@
 // hands out. Not thread-safe.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -33,13 +35,21 @@ struct ContainerReaderOptions {
   size_t max_block_size = 256 << 20;
   /// The most memory the manifest or manifest list readers may spend on
   /// what they parse from one file (DecodeBudget's estimate), whatever the
-  /// file says; over it the read fails with kInvalidArgument naming the file
-  /// and the limit. Parsed entries take 15-25 times their manifest's
-  /// compressed size (25 for entries without metrics, the densest kind), so
-  /// an 8 MiB manifest (Iceberg's commit.manifest.target-size-bytes) is
-  /// charged at most about 300 MiB: a file past this is a decompression
-  /// bomb, or several times larger than any writer makes.
+  /// file says: the larger of `max_decoded_bytes` and
+  /// `decoded_bytes_per_file_byte` times the file's size (DecodedBudget).
+  /// Over it the read fails with kInvalidArgument naming the file and the
+  /// limit. Parsed entries take 15-25 times their manifest's compressed size
+  /// (25 for entries without metrics, the densest kind): an 8 MiB manifest
+  /// (Iceberg's commit.manifest.target-size-bytes) is charged at most about
+  /// 300 MiB, and a larger one (PyIceberg and Flink do not split theirs) as
+  /// much as its size allows — a decompression bomb packs a thousand times
+  /// more into its bytes.
   size_t max_decoded_bytes = 512 << 20;
+  size_t decoded_bytes_per_file_byte = 64;
+
+  size_t DecodedBudget(size_t file_bytes) const {
+    return std::max(max_decoded_bytes, decoded_bytes_per_file_byte * file_bytes);
+  }
 };
 
 class ContainerReader {

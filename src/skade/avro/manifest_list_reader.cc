@@ -276,7 +276,7 @@ Result<ManifestList> ReadManifestList(std::string_view bytes, const ContainerRea
   SKADE_ASSIGN_OR_RAISE(ReadPlan plan, MakePlan(*reader->schema()));
   ManifestList list;
   SKADE_ASSIGN_OR_RAISE(list.metadata, ReadMetadata(*reader, plan));
-  DecodeBudget budget(options.max_decoded_bytes, "manifest list", location);
+  DecodeBudget budget(options.DecodedBudget(bytes.size()), "manifest list", location);
   SKADE_RETURN_NOT_OK(reader->ForEachDatum(
       [&](int64_t count) { return budget.Reserve(&list.manifests, static_cast<size_t>(count)); },
       [&](Decoder& decoder) -> Status {

@@ -378,7 +378,7 @@ Result<Manifest> ReadManifest(std::string_view bytes, const ManifestReaderOption
   Manifest manifest;
   SKADE_ASSIGN_OR_RAISE(manifest.metadata, ReadMetadata(*reader, plan));
   manifest.partition_type = plan.partition_type;
-  DecodeBudget budget(options.avro.max_decoded_bytes, "manifest", location);
+  DecodeBudget budget(options.avro.DecodedBudget(bytes.size()), "manifest", location);
   SKADE_RETURN_NOT_OK(reader->ForEachDatum(
       [&](int64_t count) { return budget.Reserve(&manifest.entries, static_cast<size_t>(count)); },
       [&](Decoder& decoder) -> Status {

@@ -572,12 +572,15 @@ Result<LoadTableResult> EmbeddedCatalog::RegisterTable(const TableIdentifier& id
   const auto recorded = RecordedOrigins({&origin, 1});
   auto mode = store::RegisterMode::kNew;
   if (overwrite) {
-    // A file of the table registered already keeps its history; another
-    // table's (another uuid) replaces it, as a drop and a create would.
-    mode = store::RegisterMode::kRepoint;
+    // A file of the table registered already (its uuid) keeps its history;
+    // another table's replaces it, as a drop and a create would — also when
+    // the table's own metadata cannot tell (unreadable, or no uuid), so two
+    // tables' histories are never mixed.
+    mode = store::RegisterMode::kReplace;
     auto replaced = LoadTable(identifier);
-    if (replaced && replaced->metadata->table_uuid != file.metadata->table_uuid) {
-      mode = store::RegisterMode::kReplace;
+    if (replaced && !file.metadata->table_uuid.empty() &&
+        replaced->metadata->table_uuid == file.metadata->table_uuid) {
+      mode = store::RegisterMode::kRepoint;
     }
   }
   SKADE_RETURN_NOT_OK(store_->RegisterTable(identifier, metadata_location, mode,

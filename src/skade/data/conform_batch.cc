@@ -118,6 +118,49 @@ Result<std::shared_ptr<ArrayData>> TimeFromText(const std::shared_ptr<ArrayData>
   return out->data();
 }
 
+// Timestamps in seconds that are midnights (ISO dates as Arrow's JSON
+// reader infers them) as `dates` (date32); anything else is no date.
+Result<std::shared_ptr<ArrayData>> DateFromMidnights(const std::shared_ptr<ArrayData>& data,
+                                                     const std::shared_ptr<arrow::DataType>& dates,
+                                                     const std::string& path) {
+  constexpr int64_t kSecondsPerDay = 86400;
+  const arrow::TimestampArray seconds(data);
+  arrow::Date32Builder builder(arrow::default_memory_pool());
+  const std::string what = StrCat("Column '", path, "'");
+  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Reserve(seconds.length()), what));
+  for (int64_t i = 0; i < seconds.length(); ++i) {
+    if (seconds.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    const int64_t value = seconds.Value(i);
+    const int64_t days = value / kSecondsPerDay;
+    if (value % kSecondsPerDay != 0 || days < INT32_MIN || days > INT32_MAX) {
+      return InvalidArgument(what, ": ", value, " s since 1970 is not a date (a midnight)");
+    }
+    builder.UnsafeAppend(static_cast<int32_t>(days));
+  }
+  std::shared_ptr<arrow::Array> out;
+  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Finish(&out), what));
+  return Retag(out->data(), dates);
+}
+
+// Microseconds of the day (JSON numbers) as `micros` (time64): each must be
+// within the day.
+Result<std::shared_ptr<ArrayData>> TimeFromMicros(const std::shared_ptr<ArrayData>& data,
+                                                  const std::shared_ptr<arrow::DataType>& micros,
+                                                  const std::string& path) {
+  constexpr int64_t kMicrosPerDay = 86400LL * 1000 * 1000;
+  const arrow::Int64Array values(data);
+  for (int64_t i = 0; i < values.length(); ++i) {
+    if (!values.IsNull(i) && (values.Value(i) < 0 || values.Value(i) >= kMicrosPerDay)) {
+      return InvalidArgument("Column '", path, "': ", values.Value(i),
+                             " is not a time of day in microseconds");
+    }
+  }
+  return Retag(data, micros);
+}
+
 bool IsOneOf(arrow::Type::type id, std::initializer_list<arrow::Type::type> ids) {
   for (auto candidate : ids) {
     if (id == candidate) return true;
@@ -130,6 +173,13 @@ Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayD
                                                     const std::string& path) {
   const arrow::DataType& in = *data->type;
   SKADE_ASSIGN_OR_RAISE(auto canonical, ToArrowType(target));
+  if (in.id() == arrow::Type::NA) {
+    // A column a reader inferred from nulls alone (JSON's dates and times).
+    SKADE_ASSIGN_OR_RAISE(auto nulls,
+                          FromArrowResult(arrow::MakeArrayOfNull(canonical, data->length),
+                                          StrCat("Column '", path, "'")));
+    return nulls->data();
+  }
   if (in.Equals(*canonical)) {
     if (target.id() == TypeId::kDecimal) return CheckDecimalDigits(data, target, path);
     return data;
@@ -173,13 +223,25 @@ Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayD
       if (in.id() == arrow::Type::FLOAT) return CastTo(data, canonical, path);
       break;
     case TypeId::kDate:
-      // ISO-8601 text (JSON has no dates), strictly "YYYY-MM-DD".
+      // JSON has no dates: ISO-8601 text, strictly "YYYY-MM-DD" (which
+      // Arrow's JSON reader infers as timestamps in seconds), or days.
       if (in.id() == arrow::Type::STRING || in.id() == arrow::Type::LARGE_STRING) {
         return CastTo(data, canonical, path);
       }
+      if (in.id() == arrow::Type::TIMESTAMP &&
+          static_cast<const arrow::TimestampType&>(in).unit() == arrow::TimeUnit::SECOND &&
+          static_cast<const arrow::TimestampType&>(in).timezone().empty()) {
+        return DateFromMidnights(data, canonical, path);
+      }
+      if (in.id() == arrow::Type::INT64) {
+        SKADE_ASSIGN_OR_RAISE(auto days, CastTo(data, arrow::int32(), path));
+        return Retag(days, canonical);
+      }
       break;
     case TypeId::kTime:
+      // JSON has no times: ISO-8601 text, or microseconds of the day.
       if (in.id() == arrow::Type::STRING) return TimeFromText(data, canonical, path);
+      if (in.id() == arrow::Type::INT64) return TimeFromMicros(data, canonical, path);
       break;
     case TypeId::kTimestamp:
     case TypeId::kTimestampTz:

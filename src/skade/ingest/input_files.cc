@@ -82,14 +82,14 @@ arrow::json::ParseOptions JsonParseOptions(const arrow::Schema* target) {
   // for ConformBatch to convert as the CSV reader does: Arrow's JSON reader
   // would move a value with an offset into a zone-less column to UTC, and
   // take a value without one as UTC in a zoned column, silently. Dates and
-  // times too: JSON has none, and Arrow's reader takes only numbers there.
+  // times are left to the reader's inference: JSON has none, and they come
+  // as ISO text or as numbers (days, microseconds), which ConformBatch
+  // takes either way; a type here would take only numbers.
   std::vector<std::shared_ptr<arrow::Field>> types;
   for (const auto& field : ReaderTypes(*target)) {
     const arrow::Type::type id = field->type()->id();
-    auto type =
-        id == arrow::Type::TIMESTAMP || id == arrow::Type::DATE32 || id == arrow::Type::TIME64
-            ? arrow::utf8()
-            : field->type();
+    if (id == arrow::Type::DATE32 || id == arrow::Type::TIME64) continue;
+    auto type = id == arrow::Type::TIMESTAMP ? arrow::utf8() : field->type();
     types.push_back(field->WithType(type)->WithNullable(true));
   }
   if (!types.empty()) {

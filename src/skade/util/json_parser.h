@@ -10,8 +10,8 @@
 // of metadata files a client names (up to 512 MiB inflated), would take the
 // thread pools' size times ~15 times their size, and keep it.
 //
-// Thread-compatible: a JsonParser is used by one thread at a time; any
-// number exist at once, on any threads. The budget is process-wide. A thread
+// A JsonParser is made, used and destroyed on one thread (it may lend that
+// thread's parser); any number exist at once, on any threads. The budget is process-wide. A thread
 // must not wait for the budget (WhenBusy::kWait) while it holds a large
 // parse of its own, or it may wait for itself.
 #pragma once
