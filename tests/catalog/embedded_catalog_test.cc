@@ -313,6 +313,37 @@ TEST_F(EmbeddedCatalogTest, NoOpCommitWritesNoFile) {
   EXPECT_EQ(files->size(), 1u);
 }
 
+TEST_F(EmbeddedCatalogTest, SkadeCommitPropertiesAreCheckedWhenSet) {
+  TableIdentifier id{{"n"}, "t"};
+  auto created = Create(id, {{"skade.commit.rebase-appends", "FALSE"}});
+  auto set = [&](const std::string& key, const std::string& value) {
+    return catalog_->CommitTable({id, {}, {spec::SetProperties{{{key, value}}}}});
+  };
+  EXPECT_THAT(set("skade.commit.rebase-appends", "flase"),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Invalid skade.commit.rebase-appends 'flase'"));
+  EXPECT_THAT(set("skade.commit.history-mode", "merge"),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "expected 'merged' or"));
+  EXPECT_THAT(set("skade.commit.deferred-max-bytes", "-1"), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(set("skade.commit.rebase", "true"),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Unknown table property skade.commit.rebase"));
+  EXPECT_EQ(catalog_->LoadTable(id)->metadata_location, created.metadata_location);
+  EXPECT_THAT(set("skade.commit.history-mode", "per-transaction"), IsOk());
+  EXPECT_THAT(set("skade.commit.deferred-max-bytes", "0"), IsOk());
+  EXPECT_THAT(set("skade.other", "anything"), IsOk());
+
+  CreateTableRequest bad;
+  bad.name = "bad";
+  bad.schema = TestSchema();
+  bad.properties = {{"skade.commit.history-mode", "sometimes"}};
+  EXPECT_THAT(catalog_->CreateTable({"n"}, bad), IsError(ErrorKind::kInvalidArgument));
+  CommitTableRequest create{{{"n"}, "bad"}, {spec::AssertCreate{}}, {}};
+  create.updates = {spec::SetProperties{{{"skade.commit.deferred-max-bytes", "4 MiB"}}}};
+  EXPECT_THAT(catalog_->CommitTable(create), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_FALSE(*catalog_->TableExists({{"n"}, "bad"}));
+}
+
 TEST_F(EmbeddedCatalogTest, PreviousVersionsMaxTrimsAndDeletesOldFiles) {
   TableIdentifier id{{"n"}, "t"};
   auto created = Create(id, {{"write.metadata.previous-versions-max", "2"},

@@ -566,11 +566,20 @@ TEST_F(CommitterTest, AppendFilesCommitsTheCallersFiles) {
   EXPECT_THAT(VisibleRows(Load("t")), SizeIs(20));  // the same file twice
 }
 
-TEST_F(CommitterTest, TheHistoryModePropertyIsChecked) {
-  Create("t", nullptr, {{kHistoryModeProperty, "sometimes"}});
-  MakeCommitter();
-  EXPECT_THAT(committer_->Append({{"db"}, "t"}, Events({{1, "x"}})),
-              IsError(ErrorKind::kInvalidArgument));
+// A commit cannot set such a value (catalog::CheckSkadeProperties), but a
+// registered metadata file may hold one.
+TEST(CommitPropertiesTest, ABadValueInTheMetadataIsRefused) {
+  spec::TableMetadata metadata;
+  metadata.properties = {{kHistoryModeProperty, "sometimes"}};
+  EXPECT_THAT(
+      CommitProperties::Of(metadata),
+      skade::testing::IsErrorWithMessage(ErrorKind::kInvalidArgument, "skade.commit.history-mode"));
+  metadata.properties = {{kHistoryModeProperty, "per-transaction"},
+                         {kDeferredMaxBytesProperty, "7"}};
+  auto read = CommitProperties::Of(metadata);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->history_mode, HistoryMode::kPerTransaction);
+  EXPECT_EQ(read->deferred_max_bytes, 7);
 }
 
 }  // namespace

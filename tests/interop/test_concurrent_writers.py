@@ -13,7 +13,7 @@ import urllib.parse
 import pyarrow as pa
 import pytest
 from pyiceberg.catalog.rest import RestCatalog
-from pyiceberg.exceptions import CommitFailedException
+from pyiceberg.exceptions import BadRequestError, CommitFailedException
 from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
@@ -185,3 +185,16 @@ def test_four_concurrent_spark_inserts_from_separate_sessions(skade_server):
     assert sum("skade.rebased-from" in s.summary.additional_properties
                for s in table.metadata.snapshots) >= 1
     assert_files_exact(table)
+
+
+def test_a_misspelt_rebase_property_is_refused(skade_server):
+    # Stored, "flase" would read as false and quietly turn the rebase off.
+    table = create_events(skade_server, NO_RETRIES)
+    with pytest.raises(BadRequestError, match="skade.commit.rebase-appends 'flase'"):
+        table.transaction().set_properties({"skade.commit.rebase-appends": "flase"}) \
+            .commit_transaction()
+    with pytest.raises(BadRequestError, match="Unknown table property skade.commit.rebase"):
+        table.transaction().set_properties({"skade.commit.rebase": "true"}).commit_transaction()
+    table.transaction().set_properties({"skade.commit.rebase-appends": "False"}) \
+        .commit_transaction()
+    assert table.properties["skade.commit.rebase-appends"] == "False"

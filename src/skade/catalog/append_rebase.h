@@ -47,16 +47,13 @@
 
 #include "skade/cache/manifest_cache.h"
 #include "skade/catalog/catalog.h"
+#include "skade/catalog/skade_table_properties.h"
 #include "skade/catalog/table_file_scope.h"
 #include "skade/io/file_io.h"
 #include "skade/spec/table_metadata.h"
 #include "skade/util/result.h"
 
 namespace skade::catalog {
-
-/// Table property: "false" turns rebasing off (every stale commit gets 409).
-inline constexpr char kRebaseAppendsProperty[] = "skade.commit.rebase-appends";
-inline constexpr bool kRebaseAppendsDefault = true;
 
 /// Summary property of a rebased snapshot: the parent the client built on
 /// ("none" for an empty table).

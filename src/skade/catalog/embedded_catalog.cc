@@ -11,6 +11,7 @@
 #include "skade/cache/epoch.h"
 #include "skade/catalog/append_rebase.h"
 #include "skade/catalog/journal_recovery.h"
+#include "skade/catalog/skade_table_properties.h"
 #include "skade/catalog/table_file_scope.h"
 #include "skade/catalog/table_location_claims.h"
 #include "skade/catalog/table_purge.h"
@@ -405,6 +406,7 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTableAt(const TableIdentifier& id
                                                        const CreateTableRequest& request,
                                                        std::string location) {
   while (location.size() > 1 && location.ends_with('/')) location.pop_back();
+  SKADE_RETURN_NOT_OK(CheckSkadeProperties(request.properties));
   SKADE_ASSIGN_OR_RAISE(
       auto metadata,
       spec::NewTableMetadata(
@@ -611,6 +613,7 @@ Result<EmbeddedCatalog::PreparedCommit> EmbeddedCatalog::Prepare(
         format_version = upgrade->format_version;
       }
     }
+    SKADE_RETURN_NOT_OK(CheckSkadePropertyUpdates(first.updates));
     auto builder = spec::TableMetadataBuilder::BuildFromEmpty(format_version);
     SKADE_RETURN_NOT_OK(builder.SetLocation(DefaultTableLocation(first.identifier)));
     SKADE_RETURN_NOT_OK(builder.ApplyAll(first.updates));
@@ -706,6 +709,9 @@ Result<spec::TableMetadataPtr> EmbeddedCatalog::ApplyUpdates(
   auto builder = spec::TableMetadataBuilder::BuildFrom(at, log_location);
   SKADE_RETURN_NOT_OK(builder.ApplyAll(updates));
   if (!builder.HasChanges()) return at;
+  // Only what this request changes: a table registered with a bad value
+  // stays writable.
+  SKADE_RETURN_NOT_OK(CheckSkadePropertyUpdates(builder.changes()));
   SKADE_ASSIGN_OR_RAISE(auto metadata, builder.Build());
   // Here, not with the batch's claims: a bad root fails its request alone.
   if (!SameOwnedRoots(*at, *metadata)) {

@@ -5,17 +5,15 @@
 
 #include <cstdint>
 
+#include "skade/catalog/skade_table_properties.h"
 #include "skade/spec/table_metadata.h"
 #include "skade/util/result.h"
 
 namespace skade::commit {
 
-/// "merged" or "per-transaction" (see coalescing_committer.h).
-inline constexpr char kHistoryModeProperty[] = "skade.commit.history-mode";
-/// Batches smaller than this many bytes (Arrow buffers) are kept in memory
-/// and encoded together at the flush; larger ones are written by the caller.
-inline constexpr char kDeferredMaxBytesProperty[] = "skade.commit.deferred-max-bytes";
-inline constexpr int64_t kDeferredMaxBytesDefault = 4ll << 20;
+using catalog::kDeferredMaxBytesDefault;
+using catalog::kDeferredMaxBytesProperty;
+using catalog::kHistoryModeProperty;
 /// The snapshot-summary property that counts the writes a snapshot holds.
 inline constexpr char kLogicalWritesSummary[] = "skade.logical-writes";
 
@@ -25,9 +23,9 @@ struct CommitProperties {
   HistoryMode history_mode = HistoryMode::kMerged;
   int64_t deferred_max_bytes = kDeferredMaxBytesDefault;
 
-  /// From `metadata`'s properties; absent ones keep the defaults. An
-  /// unknown mode or a negative or malformed size is kInvalidArgument
-  /// naming the property.
+  /// From `metadata`'s properties; absent ones keep the defaults. A value
+  /// catalog::CheckSkadeProperties refuses (a table registered with one) is
+  /// kInvalidArgument naming the property.
   static Result<CommitProperties> Of(const spec::TableMetadata& metadata);
 };
 
