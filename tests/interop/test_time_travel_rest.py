@@ -69,8 +69,36 @@ def test_an_expired_snapshot_still_loads_by_id(module_server, expired_table):
 
     missing = requests.get(extension(module_server, "snapshots/12345"), timeout=30)
     assert missing.status_code == 404 and missing.json()["error"]["type"] == "NotFoundException"
-    bad = requests.get(extension(module_server, "snapshots/-1"), timeout=30)
-    assert bad.status_code == 400 and bad.json()["error"]["type"] == "BadRequestException"
+    # -1 means "no snapshot", so no table holds it: a plain miss.
+    none = requests.get(extension(module_server, "snapshots/-1"), timeout=30)
+    assert none.status_code == 404 and none.json()["error"]["type"] == "NotFoundException"
+    for bad_id in ("-", "--1", "+1", "1x", "9223372036854775808"):
+        bad = requests.get(extension(module_server, f"snapshots/{bad_id}"), timeout=30)
+        assert bad.status_code == 400 and bad.json()["error"]["type"] == "BadRequestException"
+
+
+def test_a_negative_snapshot_id_is_found_like_any_other(module_server, monkeypatch):
+    # Iceberg's writers pick non-negative ids, but a commit may carry any long
+    # but -1; the table must be readable at it like at any other.
+    import pyiceberg.table.metadata
+    catalog = load_catalog("skade", type="rest", uri=module_server.uri)
+    catalog.create_namespace_if_not_exists("tt")
+    table = catalog.create_table("tt.negative", SCHEMA)
+    monkeypatch.setattr(pyiceberg.table.metadata, "_generate_snapshot_id", lambda: -4242)
+    table.append(batch(0))
+    monkeypatch.undo()
+    table.append(batch(10))
+    assert table.snapshots()[0].snapshot_id == -4242
+    path = f"{module_server.uri}/v1/skade/namespaces/tt/tables/negative/snapshots/-4242"
+    response = requests.get(path, timeout=30)
+    assert response.status_code == 200, response.text
+    assert response.json()["metadata"]["current-snapshot-id"] == -4242
+    negative = {"identifier": {"namespace": ["tt"], "name": "negative"}, "snapshot-id": -4242}
+    resolved = requests.post(f"{module_server.uri}/v1/skade/resolve",
+                             json={"snapshots": [negative, {**negative, "snapshot-id": -7}]},
+                             timeout=30)
+    assert resolved.status_code == 200, resolved.text
+    assert [item["status"] for item in resolved.json()["snapshots"]] == ["found", "not-found"]
 
 
 def test_history_lists_every_commit_and_as_of_falls_between_them(module_server, expired_table):

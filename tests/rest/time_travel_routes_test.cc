@@ -305,8 +305,9 @@ TEST_F(TimeTravelRoutesTest, ResolveCapsItemsAndReturnsTheRestUnprocessed) {
 TEST_F(TimeTravelRoutesTest, MalformedInputIsABadRequest) {
   AddSnapshot(1);
   std::vector<std::string> targets;
-  for (const char* id : {"-1", "+1", "9223372036854775808", "99999999999999999999999", "abc", "1.5",
-                         "1e3", "0x10", "%20%31", "1%00", "%zz", "%E2%82%AC"}) {
+  for (const char* id :
+       {"-", "--1", "+1", "-9223372036854775809", "9223372036854775808", "99999999999999999999999",
+        "abc", "1.5", "1e3", "0x10", "%20%31", "1%00", "%zz", "%E2%82%AC"}) {
     targets.push_back(StrCat(kExtension, "/snapshots/", id));
   }
   for (const char* query :
@@ -338,7 +339,7 @@ TEST_F(TimeTravelRoutesTest, MalformedInputIsABadRequest) {
            R"({"snapshots":[1]})", R"({"snapshots":[{}]})", R"({"snapshots":[[]]})",
            StrCat(R"({"snapshots":[{)", item, "}]}"),
            StrCat(R"({"snapshots":[{)", item, R"(,"snapshot-id":"1"}]})"),
-           StrCat(R"({"snapshots":[{)", item, R"(,"snapshot-id":-1}]})"),
+           StrCat(R"({"snapshots":[{)", item, R"(,"snapshot-id":-9223372036854775809}]})"),
            StrCat(R"({"snapshots":[{)", item, R"(,"snapshot-id":1.5}]})"),
            StrCat(R"({"snapshots":[{)", item, R"(,"snapshot-id":18446744073709551615}]})"),
            StrCat(R"({"snapshots":[{)", item, R"(,"snapshot-id":1e400}]})"),

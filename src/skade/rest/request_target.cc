@@ -117,14 +117,29 @@ Result<bool> ParseBooleanParameter(std::string_view name, std::string_view value
   return InvalidArgument("Invalid boolean value for ", name, ": ", value);
 }
 
+namespace {
+
+bool DecimalDigits(std::string_view value) {
+  return !value.empty() &&
+         std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
 Result<int64_t> ParseNonNegativeLongParameter(std::string_view name, std::string_view value) {
-  const bool digits_only = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
-    return c >= '0' && c <= '9';
-  });
-  std::optional<int64_t> parsed = digits_only ? ParseInt64(value) : std::nullopt;
+  std::optional<int64_t> parsed = DecimalDigits(value) ? ParseInt64(value) : std::nullopt;
   if (!parsed) {
     return InvalidArgument("Invalid ", name, ": '", value,
                            "' (expected a non-negative 64-bit decimal integer)");
+  }
+  return *parsed;
+}
+
+Result<int64_t> ParseLongParameter(std::string_view name, std::string_view value) {
+  std::string_view digits = value.starts_with('-') ? value.substr(1) : value;
+  std::optional<int64_t> parsed = DecimalDigits(digits) ? ParseInt64(value) : std::nullopt;
+  if (!parsed) {
+    return InvalidArgument("Invalid ", name, ": '", value, "' (expected a 64-bit decimal integer)");
   }
   return *parsed;
 }

@@ -44,10 +44,14 @@ Result<spec::Namespace> DecodeNamespaceParameter(std::string_view value);
 /// Parses a boolean query value case-insensitively ("true"/"True"/"false").
 Result<bool> ParseBooleanParameter(std::string_view name, std::string_view value);
 
-/// Parses a path or query value that is a non-negative 64-bit integer (a
-/// snapshot id, Unix milliseconds, a commit sequence number): decimal digits
-/// only, no sign or spaces, at most 2^63-1. kInvalidArgument naming `name`
-/// otherwise.
+/// Parses a path or query value that is a non-negative 64-bit integer (Unix
+/// milliseconds, a commit sequence number): decimal digits only, no sign or
+/// spaces, at most 2^63-1. kInvalidArgument naming `name` otherwise.
 Result<int64_t> ParseNonNegativeLongParameter(std::string_view name, std::string_view value);
+
+/// As ParseNonNegativeLongParameter, but a leading '-' is allowed: a
+/// snapshot id. Iceberg's writers pick non-negative ids, yet a commit may
+/// carry a negative one and the table must be readable at it.
+Result<int64_t> ParseLongParameter(std::string_view name, std::string_view value);
 
 }  // namespace skade::rest

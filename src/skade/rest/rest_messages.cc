@@ -279,9 +279,6 @@ Result<std::vector<catalog::SnapshotKey>> ParseResolveSnapshots(std::string_view
     SKADE_ASSIGN_OR_RAISE(auto named, json::GetRequired(item_object, "identifier"));
     SKADE_ASSIGN_OR_RAISE(key.table, IdentifierFromJson(named, "identifier"));
     SKADE_ASSIGN_OR_RAISE(key.snapshot_id, json::GetInt64(item_object, "snapshot-id"));
-    if (key.snapshot_id < 0) {
-      return InvalidArgument("Invalid snapshot-id: ", key.snapshot_id, " (expected non-negative)");
-    }
     keys.push_back(std::move(key));
   }
   return keys;

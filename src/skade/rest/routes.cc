@@ -201,8 +201,7 @@ Status DecodeParameters(const RouteMatch& match, RouteCall& call) {
       SKADE_RETURN_NOT_OK(spec::ValidateName(call.identifier.name, "table name"));
     } else if (name == "snapshot-id") {
       SKADE_ASSIGN_OR_RAISE(std::string decoded, PercentDecode(raw, false));
-      SKADE_ASSIGN_OR_RAISE(call.snapshot_id,
-                            ParseNonNegativeLongParameter("snapshot id", decoded));
+      SKADE_ASSIGN_OR_RAISE(call.snapshot_id, ParseLongParameter("snapshot id", decoded));
     } else if (name == "plan-id") {
       SKADE_ASSIGN_OR_RAISE(call.plan_id, PercentDecode(raw, false));
     } else if (name != "prefix") {
