@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <stdexcept>
 #include <thread>
@@ -14,11 +15,13 @@
 #include "skade/io/forwarding_file_io.h"
 #include "testing/matchers.h"
 #include "testing/memory_file_io.h"
+#include "testing/temp_dir.h"
 
 namespace skade::rest {
 namespace {
 
 using testing::IsError;
+using testing::IsErrorWithMessage;
 using testing::IsOk;
 
 TEST(ReadinessProbeTest, ReportsEachCheckAndShutdown) {
@@ -137,6 +140,19 @@ class EndlessListingFileIO : public io::ForwardingFileIO {
 TEST(ReadinessProbeTest, TheWarehouseCheckOfAnObjectStoreListsNothing) {
   EndlessListingFileIO io;
   EXPECT_THAT(CheckWarehouseReachable(io, "s3://bucket/warehouse"), IsOk());
+}
+
+// Regression: a warehouse root replaced by a regular file was "ready", and
+// every create then failed (400, blaming the client).
+TEST(ReadinessProbeTest, ALocalWarehouseMustBeAWritableDirectory) {
+  testing::TempDir dir;
+  auto io = io::NewLocalFileIO();
+  EXPECT_THAT(CheckWarehouseReachable(*io, "file://" + dir.path()), IsOk());
+  EXPECT_THAT(CheckWarehouseReachable(*io, "file://" + dir.Sub("missing")),
+              IsError(ErrorKind::kIo));
+  std::ofstream(dir.Sub("file")) << "not a directory";
+  EXPECT_THAT(CheckWarehouseReachable(*io, "file://" + dir.Sub("file")),
+              IsErrorWithMessage(ErrorKind::kIo, "is not a directory"));
 }
 
 TEST(ReadinessProbeTest, RefusesBadOptions) {

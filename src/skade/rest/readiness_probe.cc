@@ -1,13 +1,20 @@
 #include "skade/rest/readiness_probe.h"
 
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <system_error>
 #include <thread>
 
+#include "skade/io/file_io.h"
 #include "skade/io/location.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/log.h"
@@ -188,13 +195,37 @@ std::string ReadinessProbe::ToJson(const ReadinessReport& report, bool with_mess
   return writer.Take();
 }
 
+namespace {
+
+// A commit writes under the root: it must be a directory this process can
+// create files in, on a file system mounted read-write.
+Status CheckLocalWarehouse(const std::string& warehouse_location) {
+  SKADE_ASSIGN_OR_RAISE(std::string path, io::LocalPath(warehouse_location));
+  struct stat file {};
+  if (::stat(path.c_str(), &file) != 0) {
+    int error = errno;
+    return IoError("Warehouse root ", warehouse_location, ": ", std::strerror(error));
+  }
+  if (!S_ISDIR(file.st_mode)) {
+    return IoError("Warehouse root ", warehouse_location, " is not a directory");
+  }
+  struct statvfs fs {};
+  if (::statvfs(path.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY)) {
+    return IoError("Warehouse root ", warehouse_location, " is on a read-only file system");
+  }
+  if (::access(path.c_str(), W_OK | X_OK) != 0) {
+    int error = errno;
+    return IoError("Warehouse root ", warehouse_location,
+                   " is not writable: ", std::strerror(error));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Status CheckWarehouseReachable(io::FileIO& io, const std::string& warehouse_location) {
   SKADE_ASSIGN_OR_RAISE(io::Location root, io::Location::Parse(warehouse_location));
-  if (root.scheme == "file") {
-    SKADE_ASSIGN_OR_RAISE(bool exists, io.Exists(warehouse_location));
-    if (!exists) return IoError("Warehouse root ", warehouse_location, " does not exist");
-    return OkStatus();
-  }
+  if (root.scheme == "file") return CheckLocalWarehouse(warehouse_location);
   // One bounded call (on S3: a HEAD and a one-key listing), never a listing
   // of the root, which pages through every table and, from a server that
   // repeats its continuation token, never ends. Whether anything is there

@@ -98,7 +98,8 @@ class ReadinessProbe {
 };
 
 /// The warehouse check: kIo unless `io` reaches the warehouse root
-/// `warehouse_location`. A local root must exist (a stat); on an object
+/// `warehouse_location`. A local root must be a directory this process may
+/// create files in, on a file system mounted read-write; on an object
 /// store, asking whether the root exists must succeed (which checks the
 /// server and the credentials; an empty prefix is a fresh warehouse, not a
 /// missing one) — a bounded call, never a listing. Writes nothing.
