@@ -50,26 +50,40 @@ Result<std::shared_ptr<ArrayData>> CastTo(const std::shared_ptr<ArrayData>& data
   return cast.array();
 }
 
+// An array of `builder`'s type from `data` (read as an `InArray`): nulls stay
+// null, every other value is `convert(in, i)` (the value, or the error that
+// refuses the column).
+template <typename InArray, typename Builder, typename Convert>
+Result<std::shared_ptr<ArrayData>> MapValues(const std::shared_ptr<ArrayData>& data,
+                                             Builder builder, const std::string& path,
+                                             Convert convert) {
+  const InArray in(data);
+  const std::string what = StrCat("Column '", path, "'");
+  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Reserve(in.length()), what));
+  for (int64_t i = 0; i < in.length(); ++i) {
+    if (in.IsNull(i)) {
+      builder.UnsafeAppendNull();
+      continue;
+    }
+    SKADE_ASSIGN_OR_RAISE(auto value, convert(in, i, what));
+    builder.UnsafeAppend(value);
+  }
+  std::shared_ptr<arrow::Array> out;
+  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Finish(&out), what));
+  return out->data();
+}
+
 // Nanosecond timestamps as `micros` (a microsecond timestamp type), each
 // floored: before 1970 too, as Iceberg Java's DateTimeUtil.nanosToMicros.
 Result<std::shared_ptr<ArrayData>> FloorNanosToMicros(
     const std::shared_ptr<ArrayData>& data, const std::shared_ptr<arrow::DataType>& micros,
     const std::string& path) {
-  const arrow::TimestampArray nanos(data);
-  arrow::TimestampBuilder builder(micros, arrow::default_memory_pool());
-  const std::string what = StrCat("Column '", path, "'");
-  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Reserve(nanos.length()), what));
-  for (int64_t i = 0; i < nanos.length(); ++i) {
-    if (nanos.IsNull(i)) {
-      builder.UnsafeAppendNull();
-      continue;
-    }
-    const int64_t value = nanos.Value(i);
-    builder.UnsafeAppend(value / 1000 - (value % 1000 < 0 ? 1 : 0));
-  }
-  std::shared_ptr<arrow::Array> out;
-  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Finish(&out), what));
-  return out->data();
+  return MapValues<arrow::TimestampArray>(
+      data, arrow::TimestampBuilder(micros, arrow::default_memory_pool()), path,
+      [](const arrow::TimestampArray& nanos, int64_t i, const std::string&) -> Result<int64_t> {
+        const int64_t value = nanos.Value(i);
+        return value / 1000 - (value % 1000 < 0 ? 1 : 0);
+      });
 }
 
 // `data` (decimal128 of the target's scale) if every value has at most the
@@ -97,25 +111,16 @@ Result<std::shared_ptr<ArrayData>> CheckDecimalDigits(const std::shared_ptr<Arra
 Result<std::shared_ptr<ArrayData>> TimeFromText(const std::shared_ptr<ArrayData>& data,
                                                 const std::shared_ptr<arrow::DataType>& micros,
                                                 const std::string& path) {
-  const arrow::StringArray text(data);
-  arrow::Time64Builder builder(micros, arrow::default_memory_pool());
-  const std::string what = StrCat("Column '", path, "'");
-  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Reserve(text.length()), what));
-  for (int64_t i = 0; i < text.length(); ++i) {
-    if (text.IsNull(i)) {
-      builder.UnsafeAppendNull();
-      continue;
-    }
-    const std::optional<int64_t> nanos = ParseIsoTimeOfDay(text.GetView(i));
-    if (!nanos) {
-      return InvalidArgument(what, ": '", text.GetView(i),
-                             "' is not a time of day (HH:MM[:SS[.fraction]])");
-    }
-    builder.UnsafeAppend(*nanos / 1000);
-  }
-  std::shared_ptr<arrow::Array> out;
-  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Finish(&out), what));
-  return out->data();
+  return MapValues<arrow::StringArray>(
+      data, arrow::Time64Builder(micros, arrow::default_memory_pool()), path,
+      [](const arrow::StringArray& text, int64_t i, const std::string& what) -> Result<int64_t> {
+        const std::optional<int64_t> nanos = ParseIsoTimeOfDay(text.GetView(i));
+        if (!nanos) {
+          return InvalidArgument(what, ": '", text.GetView(i),
+                                 "' is not a time of day (HH:MM[:SS[.fraction]])");
+        }
+        return *nanos / 1000;
+      });
 }
 
 // Timestamps in seconds that are midnights (ISO dates as Arrow's JSON
@@ -123,26 +128,21 @@ Result<std::shared_ptr<ArrayData>> TimeFromText(const std::shared_ptr<ArrayData>
 Result<std::shared_ptr<ArrayData>> DateFromMidnights(const std::shared_ptr<ArrayData>& data,
                                                      const std::shared_ptr<arrow::DataType>& dates,
                                                      const std::string& path) {
-  constexpr int64_t kSecondsPerDay = 86400;
-  const arrow::TimestampArray seconds(data);
-  arrow::Date32Builder builder(arrow::default_memory_pool());
-  const std::string what = StrCat("Column '", path, "'");
-  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Reserve(seconds.length()), what));
-  for (int64_t i = 0; i < seconds.length(); ++i) {
-    if (seconds.IsNull(i)) {
-      builder.UnsafeAppendNull();
-      continue;
-    }
-    const int64_t value = seconds.Value(i);
-    const int64_t days = value / kSecondsPerDay;
-    if (value % kSecondsPerDay != 0 || days < INT32_MIN || days > INT32_MAX) {
-      return InvalidArgument(what, ": ", value, " s since 1970 is not a date (a midnight)");
-    }
-    builder.UnsafeAppend(static_cast<int32_t>(days));
-  }
-  std::shared_ptr<arrow::Array> out;
-  SKADE_RETURN_NOT_OK(FromArrowStatus(builder.Finish(&out), what));
-  return Retag(out->data(), dates);
+  SKADE_ASSIGN_OR_RAISE(
+      auto days, MapValues<arrow::TimestampArray>(
+                     data, arrow::Date32Builder(arrow::default_memory_pool()), path,
+                     [](const arrow::TimestampArray& seconds, int64_t i,
+                        const std::string& what) -> Result<int32_t> {
+                       constexpr int64_t kSecondsPerDay = 86400;
+                       const int64_t value = seconds.Value(i);
+                       const int64_t day = value / kSecondsPerDay;
+                       if (value % kSecondsPerDay != 0 || day < INT32_MIN || day > INT32_MAX) {
+                         return InvalidArgument(what, ": ", value,
+                                                " s since 1970 is not a date (a midnight)");
+                       }
+                       return static_cast<int32_t>(day);
+                     }));
+  return Retag(days, dates);
 }
 
 // Microseconds of the day (JSON numbers) as `micros` (time64): each must be
