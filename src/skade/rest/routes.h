@@ -104,8 +104,8 @@ RouteMatch MatchRoute(std::string_view method, const std::vector<std::string>& s
 std::string AllowedMethods(const Route& path_route);
 
 /// Decodes the matched parameters into `call`: `{namespace}` as a namespace
-/// segment, `{table}` as a valid table name, `{snapshot-id}` as a
-/// non-negative long, `{plan-id}` percent-decoded. kInvalidArgument if
+/// segment, `{table}` as a valid table name, `{snapshot-id}` as a long,
+/// `{plan-id}` percent-decoded. kInvalidArgument if
 /// malformed.
 Status DecodeParameters(const RouteMatch& match, RouteCall& call);
 
