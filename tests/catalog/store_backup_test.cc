@@ -10,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -74,6 +75,17 @@ class StoreBackupTest : public ::testing::Test {
   }
 
   static std::string PathOf(const std::string& location) { return *io::LocalPath(location); }
+
+  // The names in the test's directory, sorted: what a failed backup or
+  // restore must not have left beside its destination.
+  std::vector<std::string> Names() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_.path())) {
+      names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
 
   testing::TempDir dir_;
   std::shared_ptr<EmbeddedCatalog> catalog_;
@@ -174,12 +186,93 @@ TEST_F(StoreBackupTest, BackupReplacesOnlyAnEarlierBackup) {
   ASSERT_THAT(manifest, IsOk());
   EXPECT_EQ(manifest->commit_seq, 2u);
   // Nothing is left beside it: no partial or replaced directory.
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir_.path())) {
-    names.push_back(entry.path().filename().string());
+  EXPECT_EQ(Names(), (std::vector<std::string>{"empty", "other", "warehouse"}));
+}
+
+// Regression: --force deleted any directory with a file named manifest.json,
+// the warehouse's own included. It replaces only what is recognisably an
+// earlier backup: a manifest in a skade backup's format, and nothing else.
+TEST_F(StoreBackupTest, ForceReplacesNoDirectoryThatIsNotASkadeBackup) {
+  CreateTable({{"a"}, "t"});
+  ASSERT_THAT(Backup(dir_.Sub("real")), IsOk());
+  auto refused = [&](const std::string& name, const std::string& because) {
+    auto forced = Backup(dir_.Sub(name), {.force = true});
+    EXPECT_THAT(forced, IsError(ErrorKind::kAlreadyExists)) << name;
+    if (!forced) {
+      EXPECT_THAT(forced.error().message, ::testing::HasSubstr(because)) << name;
+    }
+    EXPECT_TRUE(fs::exists(dir_.Sub(name + "/manifest.json"))) << name;
+  };
+  // Another application's manifest.json.
+  fs::create_directories(dir_.Sub("foreign"));
+  std::ofstream(dir_.Sub("foreign/manifest.json")) << R"({"app":"x"})";
+  std::ofstream(dir_.Sub("foreign/data.bin")) << "mine";
+  refused("foreign", "is not a skade backup's");
+  EXPECT_TRUE(fs::exists(dir_.Sub("foreign/data.bin")));
+  // The format alone is not a backup's manifest.
+  fs::create_directories(dir_.Sub("format-only"));
+  std::ofstream(dir_.Sub("format-only/manifest.json")) << R"({"format":"skade-backup"})";
+  refused("format-only", "is not a skade backup's");
+  // A backup's manifest, copied beside someone's files.
+  fs::create_directories(dir_.Sub("copied"));
+  fs::copy_file(dir_.Sub("real/manifest.json"), dir_.Sub("copied/manifest.json"));
+  std::ofstream(dir_.Sub("copied/notes.txt")) << "mine";
+  refused("copied", "holds notes.txt");
+  EXPECT_TRUE(fs::exists(dir_.Sub("copied/notes.txt")));
+  // A backup's layout, with a directory where a backup's store holds files.
+  fs::copy(dir_.Sub("real"), dir_.Sub("nested"), fs::copy_options::recursive);
+  fs::create_directories(dir_.Sub("nested/store/mine"));
+  refused("nested", "holds store");
+  EXPECT_TRUE(fs::exists(dir_.Sub("nested/store/mine")));
+
+  // An earlier backup is replaced, and nothing is left beside it.
+  ASSERT_THAT(Backup(dir_.Sub("real"), {.force = true}), IsOk());
+  EXPECT_EQ(Names(), (std::vector<std::string>{"copied", "foreign", "format-only", "nested", "real",
+                                               "warehouse"}));
+}
+
+// Regression: `skade backup . --force` in a directory holding the warehouse
+// deleted the warehouse and its store. A backup never goes into, over, or
+// around the warehouse or the store it backs up, also when a symbolic link
+// names them, and whatever manifest is there.
+TEST_F(StoreBackupTest, NoBackupGoesIntoOrOverTheWarehouseOrTheStore) {
+  CreateTable({{"a"}, "t"});
+  ASSERT_THAT(Backup(dir_.Sub("real")), IsOk());
+  const std::string warehouse = dir_.Sub("warehouse");
+  const std::string store = EmbeddedCatalog::DefaultStorePath(warehouse);
+  // The directory holding the warehouse, with a backup's manifest in it.
+  fs::copy_file(dir_.Sub("real/manifest.json"), dir_.Sub("manifest.json"));
+  fs::create_symlink(dir_.path(), dir_.Sub("up"));
+  fs::create_symlink(warehouse, dir_.Sub("alias"));
+  for (const std::string& destination :
+       {dir_.path(), warehouse, store, warehouse + "/backup", store + "/backup",
+        fs::path(store).parent_path().string(), dir_.Sub("up"), dir_.Sub("alias/backup"),
+        dir_.Sub("up/warehouse/../warehouse/a")}) {
+    for (bool force : {false, true}) {
+      auto refused = Backup(destination, {.force = force});
+      EXPECT_THAT(refused, IsError(ErrorKind::kInvalidArgument)) << destination;
+      if (!refused) {
+        EXPECT_THAT(refused.error().message,
+                    ::testing::AnyOf(::testing::HasSubstr("the warehouse"),
+                                     ::testing::HasSubstr("the catalog store")));
+      }
+    }
   }
-  std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"empty", "other", "warehouse"}));
+  EXPECT_TRUE(fs::exists(store + "/data.mdb"));
+  EXPECT_TRUE(fs::exists(dir_.Sub("manifest.json")));
+  EXPECT_FALSE(fs::exists(warehouse + "/backup"));
+  EXPECT_FALSE(fs::exists(store + "/backup"));
+  EXPECT_THAT(catalog_->LoadTable({{"a"}, "t"}), IsOk());
+
+  // A store of its own, outside the warehouse: kept apart the same way.
+  catalog_.reset();
+  catalog_ = Open(dir_.Sub("outer/store"));
+  ASSERT_TRUE(catalog_);
+  fs::copy_file(dir_.Sub("real/manifest.json"), dir_.Sub("outer/manifest.json"));
+  EXPECT_THAT(Backup(dir_.Sub("outer"), {.force = true}), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(Backup(dir_.Sub("outer/store/backup")), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_TRUE(fs::exists(dir_.Sub("outer/store/data.mdb")));
+  EXPECT_THAT(Backup(dir_.Sub("beside")), IsOk());
 }
 
 TEST_F(StoreBackupTest, RestoreRefusesANonEmptyTargetAndNeverReplacesAStoreInUse) {
@@ -289,16 +382,123 @@ TEST_F(StoreBackupTest, RestoreRejectsADifferentHistoryOrATruncatedStore) {
               IsError(ErrorKind::kCorruption));
   std::ofstream(dir_.Sub("backup/manifest.json"), std::ios::trunc) << original;
 
+  // Without the store files' sizes and hashes (an earlier skade's backup),
+  // LMDB's own check of the length finds the truncation.
+  manifest->store_files.clear();
+  std::ofstream(dir_.Sub("backup/manifest.json"), std::ios::trunc) << manifest->ToJson();
   fs::resize_file(dir_.Sub("backup/store/data.mdb"), 8192);
   EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {}),
               IsError(ErrorKind::kCorruption));
   // Nothing is left behind: no store, no partial directory.
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir_.path())) {
-    names.push_back(entry.path().filename().string());
+  EXPECT_EQ(Names(), (std::vector<std::string>{"backup", "warehouse"}));
+}
+
+// Regression: LMDB does not checksum its pages, and restoring a backup with
+// damaged store bytes crashed in the copy (SIGBUS, a double free), leaving
+// the partial store behind. The manifest records each store file's size and
+// hash, and a restore checks them before LMDB opens the copy.
+TEST_F(StoreBackupTest, ADamagedBackupStoreIsRefusedBeforeLmdbReadsIt) {
+  CreateTable({{"a"}, "t"});
+  for (int i = 0; i < 20; ++i) ASSERT_THAT(testing::FastAppend(*catalog_, {{"a"}, "t"}), IsOk());
+  ASSERT_THAT(Backup(dir_.Sub("backup")), IsOk());
+  auto manifest = ReadBackupManifest(dir_.Sub("backup"));
+  ASSERT_THAT(manifest, IsOk());
+  const std::string data = dir_.Sub("backup/store/data.mdb");
+  const uint64_t size = fs::file_size(data);
+  ASSERT_EQ(manifest->store_files.size(), 1u);
+  EXPECT_EQ(manifest->store_files[0].name, "data.mdb");
+  EXPECT_EQ(manifest->store_files[0].size, size);
+  // The hash survives its JSON.
+  auto reread = BackupManifest::FromJson(manifest->ToJson());
+  ASSERT_THAT(reread, IsOk());
+  EXPECT_EQ(reread->store_files[0].xxh3, manifest->store_files[0].xxh3);
+  // Opening the backup's store to restore it does not change it: a backup
+  // restores as often as needed.
+  ASSERT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("first"), {}), IsOk());
+  ASSERT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("second"), {}), IsOk());
+  fs::remove_all(dir_.Sub("first"));
+  fs::remove_all(dir_.Sub("second"));
+  std::string original;
+  {
+    std::ifstream in(data, std::ios::binary);
+    original.assign(std::istreambuf_iterator<char>(in), {});
   }
-  std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"backup", "warehouse"}));
+  ASSERT_EQ(original.size(), size);
+  ASSERT_GT(size, 20480u + 16);
+  auto write_data = [&](const std::string& bytes) {
+    std::ofstream(data, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  auto refused = [&](const std::string& because) {
+    auto restored = RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {});
+    EXPECT_THAT(restored, IsError(ErrorKind::kCorruption));
+    if (!restored) {
+      EXPECT_THAT(restored.error().message, ::testing::HasSubstr(because));
+    }
+    // Nothing is left behind: no store, no partial directory.
+    EXPECT_EQ(Names(), (std::vector<std::string>{"backup", "warehouse"}));
+  };
+
+  // The reviewer's damage: 16 bytes overwritten in the pages the copy reads.
+  for (uint64_t offset : {uint64_t{12288}, uint64_t{20480}, size / 2}) {
+    std::string damaged = original;
+    for (uint64_t i = offset; i < std::min(offset + 16, size); ++i) damaged[i] ^= 0x5a;
+    write_data(damaged);
+    refused("backup is damaged: store checksum mismatch");
+  }
+  write_data(original.substr(0, 8192));
+  refused("backup is damaged: store size mismatch");
+  write_data(original + std::string(4096, '\0'));
+  refused("backup is damaged: store size mismatch");
+  fs::remove(data);
+  refused("is missing");
+
+  // The intact file restores again.
+  write_data(original);
+  ASSERT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {}), IsOk());
+  auto restored = Open(dir_.Sub("store"));
+  ASSERT_NE(restored, nullptr);
+  EXPECT_THAT(restored->LoadTable({{"a"}, "t"}), IsOk());
+}
+
+// A manifest is input: its store file names stay in the store directory,
+// and its hashes are hashes.
+TEST_F(StoreBackupTest, AManifestsStoreFilesMustNameFilesOfTheStore) {
+  CreateTable({{"a"}, "t"});
+  ASSERT_THAT(Backup(dir_.Sub("backup")), IsOk());
+  auto manifest = ReadBackupManifest(dir_.Sub("backup"));
+  ASSERT_THAT(manifest, IsOk());
+  for (std::string name : {"../manifest.json", "..", ".", "", "a/data.mdb"}) {
+    auto changed = *manifest;
+    changed.store_files[0].name = name;
+    EXPECT_THAT(BackupManifest::FromJson(changed.ToJson()), IsError(ErrorKind::kCorruption))
+        << name;
+  }
+  std::string json = manifest->ToJson();
+  size_t at = json.find("\"xxh3-64\":\"");
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at + 11, 16, "not-a-hash-value");
+  EXPECT_THAT(BackupManifest::FromJson(json), IsError(ErrorKind::kCorruption));
+}
+
+// Restoring into the backup itself would move its store aside and put
+// another copy there: refused, even with force.
+TEST_F(StoreBackupTest, RestoreNeverWritesIntoTheBackup) {
+  CreateTable({{"a"}, "t"});
+  ASSERT_THAT(Backup(dir_.Sub("backup")), IsOk());
+  for (const std::string& target :
+       {dir_.Sub("backup/store"), dir_.Sub("backup"), dir_.Sub("backup/other"), dir_.path()}) {
+    EXPECT_THAT(RestoreStore(dir_.Sub("backup"), target, {.force = true}),
+                IsError(ErrorKind::kInvalidArgument))
+        << target;
+  }
+  std::vector<std::string> entries;
+  for (const auto& entry : fs::directory_iterator(dir_.Sub("backup"))) {
+    entries.push_back(entry.path().filename().string());
+  }
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, (std::vector<std::string>{"manifest.json", "store"}));
+  EXPECT_EQ(Names(), (std::vector<std::string>{"backup", "warehouse"}));
+  EXPECT_THAT(RestoreStore(dir_.Sub("backup"), dir_.Sub("store"), {}), IsOk());
 }
 
 TEST_F(StoreBackupTest, RestoreRejectsABackupThatDoesNotMatchItsManifest) {

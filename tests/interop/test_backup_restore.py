@@ -2,8 +2,10 @@
 `skade serve`, restored into a new directory, served again, and every table read
 back with PyIceberg: each snapshot the backup names scans to exactly the rows
 written up to it. Also: restore never replaces a store a server has open, and
-`skade doctor` finds the restored warehouse clean."""
+`skade doctor` finds the restored warehouse clean; `--force` replaces only an
+earlier backup, never the warehouse; a damaged backup is refused, not crashed on."""
 import json
+import random
 import threading
 
 import pyarrow as pa
@@ -177,3 +179,79 @@ def test_a_backup_taken_while_committing_restores_and_reads_with_pyiceberg(bin_d
         assert catalog.load_table("ops.empty").scan().to_arrow().num_rows == 1
     finally:
         assert server.stop() == 0, server.log_path.read_text()
+
+
+def test_backup_force_replaces_only_an_earlier_backup_never_the_warehouse(run_tool, tmp_path):
+    """Regression: `skade backup . --force` in a directory holding the warehouse and
+    another tool's manifest.json deleted both, store and data included."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "manifest.json").write_text('{"app": "x"}')
+    run_tool("skade", "ns", "create", "db", cwd=project)  # the default ./warehouse
+    warehouse = project / "warehouse"
+    store_data = warehouse / ".skade" / "catalog" / "data.mdb"
+    alias = tmp_path / "alias"
+    alias.symlink_to(project)
+    for destination in (".", "warehouse", "warehouse/.skade/catalog", "warehouse/backups/b1",
+                        alias, alias / "warehouse" / "db"):
+        refused = run_tool("skade", "backup", destination, "--force", cwd=project, check=False)
+        assert refused.returncode == 1, (destination, refused.stderr)
+        assert "the warehouse" in refused.stderr or "the catalog store" in refused.stderr, \
+            refused.stderr
+    assert (project / "manifest.json").read_text() == '{"app": "x"}'
+    assert store_data.is_file() and not (warehouse / "backups").exists()
+    assert "db" in run_tool("skade", "ns", "list", cwd=project).stdout
+
+    # Elsewhere, a directory whose manifest.json is not a skade backup's is no
+    # backup to replace.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "manifest.json").write_text('{"app": "x"}')
+    (other / "data.bin").write_bytes(b"mine")
+    refused = run_tool("skade", "--warehouse", warehouse, "backup", other, "--force", check=False)
+    assert refused.returncode == 1 and "is not a skade backup's" in refused.stderr
+    assert (other / "data.bin").read_bytes() == b"mine"
+
+    # An earlier backup is.
+    backup = tmp_path / "backup"
+    run_tool("skade", "--warehouse", warehouse, "backup", backup)
+    run_tool("skade", "--warehouse", warehouse, "backup", backup, "--force")
+    assert json.loads((backup / "manifest.json").read_text())["format"] == "skade-backup"
+
+
+@pytest.mark.parametrize("offset", [12288, 20480])
+def test_a_damaged_backup_store_is_refused_before_lmdb_reads_it(run_tool, tmp_path, offset):
+    """Regression: 16 bytes overwritten in a backup's data.mdb crashed the restore
+    (SIGBUS, double free) and left a partial store behind. The manifest records the
+    store file's size and hash; the restore checks them first."""
+    warehouse = tmp_path / "warehouse"
+    for name in ("sales", "ops", "hr", "finance"):
+        run_tool("skade", "--warehouse", warehouse, "ns", "create", name,
+                 "--property", "owner=" + name * 40)
+    backup = tmp_path / "backup"
+    run_tool("skade", "--warehouse", warehouse, "backup", backup)
+    data = backup / "store" / "data.mdb"
+    original = data.read_bytes()
+    assert len(original) > offset + 16
+    manifest = json.loads((backup / "manifest.json").read_text())
+    assert [(f["name"], f["size"]) for f in manifest["store-files"]] == \
+        [("data.mdb", len(original))]
+
+    damaged = bytearray(original)
+    rng = random.Random(offset)
+    for i in range(offset, offset + 16):
+        damaged[i] ^= rng.randrange(1, 256)
+    data.write_bytes(bytes(damaged))
+    store = tmp_path / "store"
+    refused = run_tool("skade", "--warehouse", warehouse, "--store", store, "restore", backup,
+                       check=False)
+    assert refused.returncode == 1, refused.stderr  # an error, not a signal
+    assert "backup is damaged: store checksum mismatch" in refused.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["backup", "warehouse"]
+
+    # A backup an earlier skade made has no store-files: it restores unchecked.
+    data.write_bytes(original)
+    del manifest["store-files"]
+    (backup / "manifest.json").write_text(json.dumps(manifest))
+    restored = run_tool("skade", "--warehouse", warehouse, "--store", store, "restore", backup)
+    assert f"at commit {manifest['commit-seq']}" in restored.stdout

@@ -1,6 +1,11 @@
 #include "skade/catalog/store_backup.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
+#include <charconv>
+#include <cinttypes>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -28,6 +33,8 @@ constexpr char kStoreDirectory[] = "store";
 constexpr char kMetadataDirectory[] = "metadata";
 // Commit-log entries read per store transaction.
 constexpr size_t kCommitLogPage = 4096;
+// Bytes of a store file hashed at a time.
+constexpr int64_t kHashBlockBytes = 1 << 20;
 
 // A store opened only to be read here: nothing to sync.
 // For the copies Backup() made: the backup's store, and a restore's.
@@ -65,15 +72,174 @@ Result<bool> HasEntries(const std::string& path) {
   return !empty;
 }
 
-// Whether the directory `path` looks like a catalog store: a data.mdb and
-// files only (a warehouse, say, holds directories).
-bool IsCatalogStoreDirectory(const std::string& path) {
+// Whether the directory `path` holds files only.
+bool HoldsOnlyFiles(const fs::path& path) {
   std::error_code ec;
-  if (!fs::is_regular_file(fs::path(path) / "data.mdb", ec)) return false;
   for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file(ec) || ec) return false;
   }
   return !ec;
+}
+
+// Whether the directory `path` looks like a catalog store: a data.mdb and
+// files only (a warehouse, say, holds directories).
+bool IsCatalogStoreDirectory(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(path) / "data.mdb", ec) && HoldsOnlyFiles(path);
+}
+
+// Whether the directory `inner` is `outer` or lies inside it, compared by
+// identity (device and inode) of `outer` and of each directory above
+// `inner`, so that neither a symbolic link nor a second mount of a directory
+// hides the one in the other.
+bool IsWithin(const std::string& inner, const std::string& outer) {
+  std::error_code ec;
+  if (!fs::is_directory(outer, ec)) return false;
+  fs::path at = fs::weakly_canonical(inner, ec);
+  if (ec) at = fs::absolute(inner, ec).lexically_normal();
+  while (true) {
+    if (fs::equivalent(at, outer, ec)) return true;  // false, with ec, for a missing `at`
+    fs::path parent = at.parent_path();
+    if (parent.empty() || parent == at) return false;
+    at = std::move(parent);
+  }
+}
+
+// kInvalidArgument if the directory `path` (the `role`) is, holds or lies
+// inside `kept` (`what`, a directory a backup or restore must not write
+// into or replace, for the reason `why`); nothing to check for an empty
+// `kept`.
+Status CheckApart(std::string_view role, const std::string& path, std::string_view what,
+                  const std::string& kept, std::string_view why) {
+  if (kept.empty()) return OkStatus();
+  std::string_view relation;
+  if (IsWithin(path, kept)) {
+    relation = IsWithin(kept, path) ? " is " : " lies inside ";
+  } else if (IsWithin(kept, path)) {
+    relation = " holds ";
+  } else {
+    return OkStatus();
+  }
+  return InvalidArgument(role, " ", path, relation, what, " ", kept, ": ", why);
+}
+
+std::string Hex64(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016" PRIx64, value);
+  return text;
+}
+
+Result<uint64_t> ParseHex64(std::string_view text, std::string_view what) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (text.size() != 16 || ec != std::errc() || end != text.data() + text.size()) {
+    return InvalidArgument(what, " is not 16 hexadecimal digits: ", text);
+  }
+  return value;
+}
+
+// The size and hash of the file `name` in the local directory `directory`.
+Result<BackupManifest::StoreFile> HashStoreFile(io::FileIO& local, const std::string& directory,
+                                                const std::string& name) {
+  std::string path = StrCat(directory, "/", name);
+  SKADE_ASSIGN_OR_RAISE(auto file, local.NewInputFile(path));
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                 &XXH3_freeState);
+  if (state == nullptr || XXH3_64bits_reset(state.get()) != XXH_OK) {
+    return IoError("Cannot hash ", path, ": out of memory");
+  }
+  std::vector<char> block(kHashBlockBytes);
+  int64_t size = 0;
+  while (true) {
+    SKADE_ASSIGN_OR_RAISE(int64_t read, file->ReadAt(size, kHashBlockBytes, block.data()));
+    if (read == 0) break;
+    XXH3_64bits_update(state.get(), block.data(), static_cast<size_t>(read));
+    size += read;
+  }
+  return BackupManifest::StoreFile{name, static_cast<uint64_t>(size),
+                                   XXH3_64bits_digest(state.get())};
+}
+
+// The names of the files in the local directory `directory` (a store copy
+// Backup() just wrote), sorted.
+Result<std::vector<std::string>> StoreFileNames(const std::string& directory) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec) || ec) {
+      return IoError("The store copy in ", directory, " holds ", it->path().filename().string(),
+                     ", which is not a file");
+    }
+    names.push_back(it->path().filename().string());
+  }
+  if (ec) return IoError("Cannot list ", directory, ": ", ec.message());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Checks the files of the backup's store copy in `directory` against the
+// manifest before anything opens them: LMDB does not checksum its pages, and
+// a process that reads a damaged one may crash (SIGBUS, a corrupted heap)
+// rather than fail.
+Status CheckStoreFiles(io::FileIO& local, const std::string& directory,
+                       const BackupManifest& manifest) {
+  // A backup an earlier skade made lists no files: it is restored unchecked,
+  // as it was then.
+  for (const auto& expected : manifest.store_files) {
+    std::string path = StrCat(directory, "/", expected.name);
+    auto size = local.FileSize(path);
+    if (!size && size.error().kind == ErrorKind::kNotFound) {
+      return Corruption("The backup is damaged: its store file ", path, " is missing");
+    }
+    SKADE_RETURN_NOT_OK(size);
+    if (static_cast<uint64_t>(*size) != expected.size) {
+      return Corruption("The backup is damaged: store size mismatch: ", path, " has ", *size,
+                        " bytes, its manifest records ", expected.size);
+    }
+    SKADE_ASSIGN_OR_RAISE(auto actual, HashStoreFile(local, directory, expected.name));
+    if (actual.size != expected.size || actual.xxh3 != expected.xxh3) {
+      return Corruption("The backup is damaged: store checksum mismatch: ", path, " has ",
+                        actual.size, " bytes hashing to ", Hex64(actual.xxh3),
+                        " (XXH3-64), its manifest records ", expected.size, " bytes hashing to ",
+                        Hex64(expected.xxh3));
+    }
+  }
+  return OkStatus();
+}
+
+// OkStatus if the non-empty directory `path` is a skade backup that `force`
+// may replace: its manifest says it is one, and it holds only what a backup
+// holds. kAlreadyExists naming what it is not.
+Status CheckReplaceableBackup(const std::string& path) {
+  auto manifest = ReadBackupManifest(path);
+  if (!manifest) {
+    if (manifest.error().kind == ErrorKind::kNotFound) {
+      return MakeError(ErrorKind::kAlreadyExists, "The backup destination ", path,
+                       " is not empty and holds no skade backup (it has no ", kBackupManifestName,
+                       "): --force replaces only an earlier backup, and it is not replaced");
+    }
+    return MakeError(ErrorKind::kAlreadyExists, "The backup destination ", path,
+                     " is not empty and its ", kBackupManifestName, " is not a skade backup's (",
+                     manifest.error().message,
+                     "): --force replaces only an earlier backup, and it is not replaced");
+  }
+  std::error_code ec;
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    auto type = it->symlink_status(ec).type();
+    bool expected =
+        !ec && (name == kBackupManifestName
+                    ? type == fs::file_type::regular
+                    : (name == kStoreDirectory || name == kMetadataDirectory) &&
+                          type == fs::file_type::directory && HoldsOnlyFiles(it->path()));
+    if (!expected) {
+      return MakeError(ErrorKind::kAlreadyExists, "The backup destination ", path, " holds ", name,
+                       ", which is not part of a skade backup: --force replaces only an earlier "
+                       "backup, and it is not replaced");
+    }
+  }
+  if (ec) return IoError("Cannot list ", path, ": ", ec.message());
+  return OkStatus();
 }
 
 // A name beside `path`, in its directory (so a rename into place stays on
@@ -327,6 +493,24 @@ Result<BackupManifest> ParseManifest(std::string_view text) {
     SKADE_ASSIGN_OR_RAISE(out.metadata_location, json::GetString(commit, "metadata-location"));
     manifest.commits.push_back(std::move(out));
   }
+  // Absent from the manifest of an earlier skade's backup.
+  if (json::Has(object, "store-files")) {
+    SKADE_ASSIGN_OR_RAISE(auto files, json::GetArray(object, "store-files"));
+    for (auto element : files) {
+      SKADE_ASSIGN_OR_RAISE(auto file, json::AsObject(element, "store file"));
+      BackupManifest::StoreFile out;
+      SKADE_ASSIGN_OR_RAISE(out.name, json::GetString(file, "name"));
+      // Input like the rest: a name that leaves the store directory is refused.
+      if (out.name.empty() || out.name.find('/') != std::string::npos || out.name == "." ||
+          out.name == "..") {
+        return InvalidArgument("store file name ", out.name, " is not a file name");
+      }
+      SKADE_ASSIGN_OR_RAISE(out.size, GetUnsigned(file, "size"));
+      SKADE_ASSIGN_OR_RAISE(auto hash, json::GetStringView(file, "xxh3-64"));
+      SKADE_ASSIGN_OR_RAISE(out.xxh3, ParseHex64(hash, "xxh3-64"));
+      manifest.store_files.push_back(std::move(out));
+    }
+  }
   return manifest;
 }
 
@@ -380,6 +564,18 @@ std::string BackupManifest::ToJson() const {
     writer.EndObject();
   }
   writer.EndArray();
+  if (!store_files.empty()) {
+    writer.Key("store-files");
+    writer.StartArray();
+    for (const auto& file : store_files) {
+      writer.StartObject();
+      writer.Field("name", file.name);
+      writer.Field("size", static_cast<int64_t>(file.size));
+      writer.Field("xxh3-64", Hex64(file.xxh3));
+      writer.EndObject();
+    }
+    writer.EndArray();
+  }
   writer.EndObject();
   return writer.Take();
 }
@@ -408,17 +604,25 @@ Result<BackupManifest> BackupStore(store::CatalogStore& store, io::FileIO& io,
                                    const LocationPolicy& policy, const std::string& destination,
                                    const BackupOptions& options) {
   SKADE_ASSIGN_OR_RAISE(std::string path, Absolute(destination));
+  // Before anything else: a backup inside what it backs up is lost with it,
+  // and replacing a directory that holds them would delete them.
+  constexpr std::string_view kApart =
+      "a backup is kept apart from what it backs up, and never written into or over it";
+  if (auto warehouse = io::LocalPath(options.warehouse)) {
+    SKADE_RETURN_NOT_OK(
+        CheckApart("The backup destination", path, "the warehouse", *warehouse, kApart));
+  }
+  for (const std::string& kept : {options.store_directory, store.DerivedFileDirectory()}) {
+    SKADE_RETURN_NOT_OK(
+        CheckApart("The backup destination", path, "the catalog store", kept, kApart));
+  }
   SKADE_ASSIGN_OR_RAISE(bool has_entries, HasEntries(path));
   if (has_entries) {
     if (!options.force) {
       return MakeError(ErrorKind::kAlreadyExists, "The backup destination ", path,
                        " is not empty (--force replaces an earlier backup)");
     }
-    std::error_code ec;
-    if (!fs::exists(fs::path(path) / kBackupManifestName, ec)) {
-      return MakeError(ErrorKind::kAlreadyExists, "The backup destination ", path,
-                       " is not empty and holds no skade backup: it is not replaced");
-    }
+    SKADE_RETURN_NOT_OK(CheckReplaceableBackup(path));
   }
   std::shared_ptr<io::FileIO> local = io::NewLocalFileIO();
   ScratchDirectory scratch(Beside(path, "partial"));
@@ -430,11 +634,18 @@ Result<BackupManifest> BackupStore(store::CatalogStore& store, io::FileIO& io,
 
   Report(options.progress, "store", 0, 1);
   SKADE_ASSIGN_OR_RAISE(std::string copy_location, store.Backup(store_directory));
+  // The copy's own files, before opening it adds lock files.
+  SKADE_ASSIGN_OR_RAISE(auto store_files, StoreFileNames(store_directory));
   Report(options.progress, "store", 1, 1);
   BackupManifest manifest;
   {
     SKADE_ASSIGN_OR_RAISE(auto copy, store::CatalogStore::Open(copy_location, ReadingOptions()));
     SKADE_ASSIGN_OR_RAISE(manifest, DescribeCopy(*copy, options.progress));
+  }
+  // Hashed once the copy is closed, as a restore finds them.
+  for (const auto& name : store_files) {
+    SKADE_ASSIGN_OR_RAISE(auto file, HashStoreFile(*local, store_directory, name));
+    manifest.store_files.push_back(std::move(file));
   }
   manifest.warehouse = options.warehouse;
   if (options.with_metadata) {
@@ -459,6 +670,8 @@ Result<RestoreResult> RestoreStore(const std::string& backup, const std::string&
   std::shared_ptr<io::FileIO> local = io::NewLocalFileIO();
   RestoreResult result;
   SKADE_ASSIGN_OR_RAISE(result.manifest, ReadBackupManifest(backup_path));
+  SKADE_RETURN_NOT_OK(CheckApart("The restore target", path, "the backup", backup_path,
+                                 "a restore never writes into the backup it reads"));
 
   SKADE_ASSIGN_OR_RAISE(bool in_use, store::CatalogStore::InUse(path));
   if (in_use) {
@@ -477,8 +690,9 @@ Result<RestoreResult> RestoreStore(const std::string& backup, const std::string&
                      "a warehouse?); --force moves only a catalog store aside");
   }
 
+  // Removed on every way out that does not rename it into place; created
+  // only once the backup's store is known to be whole.
   ScratchDirectory scratch(Beside(path, "partial"));
-  SKADE_RETURN_NOT_OK(scratch.Create());
   Report(options.progress, "store", 0, 1);
   {
     std::string backup_store = StrCat(backup_path, "/", kStoreDirectory);
@@ -486,8 +700,10 @@ Result<RestoreResult> RestoreStore(const std::string& backup, const std::string&
     if (!fs::is_directory(backup_store, ec)) {
       return Corruption("The backup ", backup_path, " has no ", kStoreDirectory, " directory");
     }
+    SKADE_RETURN_NOT_OK(CheckStoreFiles(*local, backup_store, result.manifest));
     SKADE_ASSIGN_OR_RAISE(auto copy, store::CatalogStore::Open(backup_store, ReadingOptions()));
     SKADE_RETURN_NOT_OK(CheckCopy(*copy, result.manifest));
+    SKADE_RETURN_NOT_OK(scratch.Create());
     SKADE_ASSIGN_OR_RAISE(std::string restored_location, copy->Backup(scratch.path()));
     copy.reset();
     SKADE_ASSIGN_OR_RAISE(auto restored,

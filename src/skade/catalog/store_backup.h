@@ -6,7 +6,8 @@
 //                   (store::CatalogStore::Backup), taken while writers go on
 //   manifest.json   what that copy references (BackupManifest): every table's
 //                   pointer, every metadata file the commit log names, the
-//                   copy's commit_seq, when, and by which skade
+//                   copy's commit_seq, when, and by which skade; and the size
+//                   and hash of each file of the copy
 //   metadata/       with BackupOptions::with_metadata, copies of the tables'
 //                   current metadata files
 // Data files, manifests and manifest lists stay in the warehouse: a backup
@@ -14,8 +15,15 @@
 //
 // Both directions build their result under a temporary name beside the
 // destination and rename it into place only when it is complete and synced,
-// so a directory with the final name is never half written. Neither ever
-// deletes a store: a restore with `force` moves the store it replaces aside.
+// so a directory with the final name is never half written; a failure
+// removes it. Neither ever deletes a store: a restore with `force` moves the
+// store it replaces aside, and a backup with `force` deletes only an earlier
+// backup (a directory laid out as one, whose manifest says it is one), never
+// one that is, holds or lies inside the warehouse or the store it backs up.
+//
+// LMDB does not checksum its pages, and reading a damaged page may crash the
+// process rather than fail: a restore therefore checks the copy's files
+// against the sizes and hashes in the manifest before anything opens them.
 // Stateless functions; thread-safe as the store and FileIO they are given.
 #pragma once
 
@@ -52,6 +60,14 @@ struct BackupManifest {
     uint64_t table_id = 0;
     std::string metadata_location;
   };
+  /// A file of the store copy, as CatalogStore::Backup wrote it.
+  struct StoreFile {
+    /// Its name in the backup's store directory (no directories).
+    std::string name;
+    uint64_t size = 0;
+    /// XXH3, 64 bits, of its bytes.
+    uint64_t xxh3 = 0;
+  };
 
   int format_version = 1;
   std::string skade_version;
@@ -63,6 +79,9 @@ struct BackupManifest {
   std::vector<Table> tables;
   /// The commit log of the copy, oldest first.
   std::vector<Commit> commits;
+  /// The files of the copy. Empty in the manifest of a backup an earlier
+  /// skade made, whose copy a restore cannot check before it opens it.
+  std::vector<StoreFile> store_files;
 
   std::string ToJson() const;
   /// kCorruption for a document that is not a skade backup manifest.
@@ -77,22 +96,31 @@ Result<BackupManifest> ReadBackupManifest(const std::string& backup);
 using BackupProgress = std::function<void(std::string_view stage, uint64_t done, uint64_t total)>;
 
 struct BackupOptions {
-  /// Replace `destination` if it holds a backup already (one with a
-  /// manifest). A non-empty directory that is no backup is never replaced.
+  /// Replace `destination` if it holds a skade backup already: a manifest
+  /// whose format is a skade backup's, and only the entries a backup has. A
+  /// non-empty directory that is no backup is never replaced.
   bool force = false;
   /// Also copy every table's current metadata file into the backup.
   bool with_metadata = false;
-  /// The warehouse as the manifest names it.
+  /// The warehouse as the manifest names it. When it is local, no backup
+  /// goes into it (nor into a directory that holds it).
   std::string warehouse;
+  /// The local directory of the store backed up, when it has one: no backup
+  /// goes into it (nor into a directory that holds it). The directory the
+  /// store keeps its derived files in (CatalogStore::DerivedFileDirectory)
+  /// is kept apart in the same way.
+  std::string store_directory;
   /// Told about each step; may be empty.
   BackupProgress progress;
 };
 
 /// Backs `store` up into the local directory `destination` (see above),
 /// reading metadata files through `io`, only where `policy` allows (a table
-/// whose file is elsewhere gets no copy). kAlreadyExists for a non-empty
-/// destination (without `force`, or not a backup); kUnsupported if the
-/// store cannot back itself up; kIo for the files.
+/// whose file is elsewhere gets no copy). kInvalidArgument for a
+/// destination that is, holds or lies inside the warehouse or the store
+/// (options); kAlreadyExists for a non-empty destination (without `force`,
+/// or not a backup); kUnsupported if the store cannot back itself up; kIo
+/// for the files. A failure leaves `destination` as it was.
 Result<BackupManifest> BackupStore(store::CatalogStore& store, io::FileIO& io,
                                    const LocationPolicy& policy, const std::string& destination,
                                    const BackupOptions& options);
@@ -112,14 +140,17 @@ struct RestoreResult {
 };
 
 /// Restores the backup in the local directory `backup` into a new store at
-/// the local directory `target`: copies the backup's store there (as a
-/// consistent copy, CatalogStore::Backup; LMDB creates its lock file in the
-/// backup's store directory while it reads it), then opens the result and
-/// checks that its commit_seq and table pointers are the manifest's.
+/// the local directory `target`: checks the backup's store files against the
+/// manifest's sizes and hashes (when it has them), copies the store there
+/// (as a consistent copy, CatalogStore::Backup; LMDB creates its lock file in
+/// the backup's store directory while it reads it), then opens the result
+/// and checks that its commit_seq and table pointers are the manifest's.
 /// kInvalidArgument if a process has the store at `target` open, with or
-/// without `force`; kAlreadyExists if `target` holds files (without
-/// `force`); kCorruption for a backup that does not match its manifest; kIo
-/// for the files.
+/// without `force`, or if `target` is, holds or lies inside `backup`;
+/// kAlreadyExists if `target` holds files (without `force`); kCorruption for
+/// a damaged backup ("backup is damaged: …") or one that does not match its
+/// manifest; kIo for the files. A failure leaves `target` as it was and
+/// nothing beside it.
 Result<RestoreResult> RestoreStore(const std::string& backup, const std::string& target,
                                    const RestoreOptions& options);
 

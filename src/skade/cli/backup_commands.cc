@@ -75,6 +75,7 @@ Status Backup(const CliContext& context, const BackupArgs& args) {
   options.force = args.force;
   options.with_metadata = args.with_metadata;
   options.warehouse = catalog->warehouse_location();
+  SKADE_ASSIGN_OR_RAISE(options.store_directory, StoreDirectory(context));
   options.progress = Drawing(bar);
   auto manifest = catalog::BackupStore(catalog->store(), catalog->file_io(),
                                        catalog->location_policy(), args.destination, options);
@@ -240,7 +241,9 @@ void AddBackupCommands(CLI::App& app, const CliContext& context) {
       "with a manifest of the metadata files it references; data files stay in the warehouse");
   backup->add_option("destination", args->destination, "Backup directory (new or empty)")
       ->required();
-  backup->add_flag("--force", args->force, "Replace an earlier backup in DEST");
+  backup->add_flag("--force", args->force,
+                   "Replace an earlier skade backup in DEST (never any other directory, nor one "
+                   "that holds the warehouse or the store)");
   backup->add_flag("--with-metadata", args->with_metadata,
                    "Also copy every table's current metadata file");
   backup->callback(
