@@ -72,17 +72,17 @@ TEST(ConfigFileTest, RejectsWhatItDoesNotUnderstandWithTheLine) {
       {"a = 1\n\na = 2\n", "line 3: duplicate key 'a' (first at line 1)"},
       {"[s]\n[s]\n", "line 2: table [s] appears twice"},
       {"s.a = 1\n[s]\na = 2\n", "line 3: duplicate key 's.a' (first at line 1)"},
-      {"a = token\n", "line 1: 'token' is not a TOML value"},
-      {"a = 1 2\n", "line 1: unexpected text '2'"},
+      {"a = token\n", "line 1: the value of 'a' is not a TOML value (quote strings"},
+      {"a = 1 2\n", "line 1: unexpected text at column 7 after the value of 'a'"},
       {"a = [1, [2]]\n", "line 1: nested arrays are not supported"},
       {"a = [1,\n 2\n", "line 3: unterminated array"},
       {"a = [1 2]\n", "line 1: expected ',' or ']' in the array"},
       {"a = {b = 1}\n", "line 1: inline tables are not supported"},
       {"a = \"\"\"x\"\"\"\n", "line 1: multi-line strings are not supported"},
       {"[[a]]\n", "line 1: arrays of tables"},
-      {"a = \"\\q\"\n", "line 1: unknown escape \\q"},
-      {"a = 1979-05-27\n", "line 1: '1979-05-27' is not a TOML value"},
-      {"a =\n", "line 1: expected a value"},
+      {"a = \"\\q\"\n", "line 1: unknown escape at column 6"},
+      {"a = 1979-05-27\n", "line 1: the value of 'a' is not a TOML value"},
+      {"a =\n", "line 1: expected the value of 'a' at column 4"},
       {"= 1\n", "line 1: expected a key"},
       {"[a\n", "line 1: expected ']'"},
       {"a = 1\n[a]\n", "line 2: table [a] is also a key"},
@@ -93,13 +93,43 @@ TEST(ConfigFileTest, RejectsWhatItDoesNotUnderstandWithTheLine) {
   }
 }
 
+// Regression: an unquoted secret (`oauth-client = admin:S3cr3tValue`) was
+// echoed in the error, which goes to stderr and logs.
+TEST(ConfigFileTest, ErrorsNameTheKeyNeverTheValue) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"[serve]\noauth-client = admin:S3cr3tValue\n",
+       "line 2: the value of 'serve.oauth-client' is not a TOML value (quote strings"},
+      {"[serve]\noauth-client = S3cr3tValue\n",
+       "line 2: the value of 'serve.oauth-client' is not a TOML value"},
+      {"[serve]\noauth-client = [\"x\", S3cr3tValue]\n",
+       "line 2: the value of 'serve.oauth-client' is not a TOML value"},
+      {"[serve]\noauth-client = \"admin\" S3cr3tValue\n",
+       "line 2: unexpected text at column 24 after the value of 'serve.oauth-client'"},
+      {"[serve]\noauth-client = @S3cr3tValue\n",
+       "line 2: expected the value of 'serve.oauth-client' at column 16"},
+      {"[serve]\noauth-client = \"S3cr3t\\Value\"\n", "line 2: unknown escape at column 23"},
+      {"[serve] S3cr3tValue\n", "line 1: unexpected text at column 9 after the table name"},
+      {"[serve]\n@S3cr3tValue = 1\n", "line 2: expected a key at column 1"},
+  };
+  for (const auto& [text, message] : cases) {
+    auto parsed = ParseConfigFile(text);
+    EXPECT_THAT(parsed, IsErrorWithMessage(ErrorKind::kInvalidArgument, message)) << text;
+    if (!parsed) {
+      EXPECT_EQ(parsed.error().message.find("S3cr3t"), std::string::npos) << parsed.error().message;
+    }
+  }
+  auto parsed = ParseConfigValue("[\"a\", S3cr3tValue]");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().message.find("S3cr3t"), std::string::npos) << parsed.error().message;
+}
+
 TEST(ConfigFileTest, ParsesOneValue) {
   auto list = ParseConfigValue(R"( ["a=1", 'b=2,3'] )");
   ASSERT_THAT(list, testing::IsOk());
   EXPECT_TRUE(list->is_array);
   EXPECT_THAT(list->values, ElementsAre("a=1", "b=2,3"));
   EXPECT_THAT(ParseConfigValue("[a]"),
-              IsErrorWithMessage(ErrorKind::kInvalidArgument, "'a' is not a TOML value"));
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "the value is not a TOML value"));
   EXPECT_THAT(ParseConfigValue("[\"a\"] x"),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "unexpected text"));
 }

@@ -330,3 +330,163 @@ def test_ingest_of_more_parquet_files_than_the_open_file_limit(bin_dir, tmp_path
     rows = subprocess.run([str(skade), "--warehouse", str(warehouse), "scan", "db.many",
                            "--format", "csv"], capture_output=True, text=True, check=True).stdout
     assert len(rows.splitlines()) == 1 + 600
+
+
+def test_table_set_and_unset_say_what_changed_nothing(cli):
+    """Regression: `table unset db.t nosuchkey` printed "committed <unchanged metadata>". A key
+    that changes nothing is reported, nothing is committed, and the exit code is 0 (the table is
+    as asked), for `set` of a value the table has as for `unset` of a key it lacks."""
+    cli("ns", "create", "db")
+    cli("table", "create", "db.t", "--schema", cli.schema)
+    out = cli("table", "set", "db.t", "a=1").stdout
+    assert out.startswith("committed ") and "already set" not in out
+    before = describe(cli, "db.t")["metadata-location"]
+    out = cli("table", "unset", "db.t", "nosuchkey").stdout
+    assert out.splitlines() == ["not set: nosuchkey", f"unchanged {before}"], out
+    out = cli("table", "set", "db.t", "a=1").stdout
+    assert out.splitlines() == ["already set: a", f"unchanged {before}"], out
+    assert describe(cli, "db.t")["metadata-location"] == before
+    # A key that is set among ones that are not: the set one is removed, the rest reported.
+    out = cli("table", "unset", "db.t", "nosuchkey", "a").stdout
+    assert out.splitlines()[0] == "not set: nosuchkey" and out.splitlines()[1].startswith(
+        "committed "), out
+    assert "a" not in describe(cli, "db.t")["metadata"].get("properties", {})
+    assert "not set" in cli("table", "unset", "--help").stdout
+
+
+def ingest_table(cli, tmp_path, table, ids):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    source = tmp_path / f"{table}.parquet"
+    pq.write_table(pa.table({"id": pa.array(ids, pa.int64()),
+                             "s": pa.array([f"v{i}" for i in ids])}), source)
+    cli("ingest", "--table", table, "--create", source)
+    namespace, name = table.split(".")
+    return sorted((cli.warehouse / namespace / name / "data").glob("*.parquet"))
+
+
+def scan_ids(cli, table):
+    out = cli("scan", table, "--format", "jsonl").stdout
+    return sorted(json.loads(line)["id"] for line in out.splitlines())
+
+
+def test_scan_output_never_overwrites_the_warehouse_or_the_store(cli, tmp_path):
+    """Regression: `scan --output` truncated whatever it named: the catalog's LMDB file (every
+    later command failed with MDB_INVALID), another table's data file (that table then returned
+    the scanned table's rows), or the scanned table's own file. A destination in the warehouse
+    or the store is refused, --force or not, however the path reaches it."""
+    a_files = ingest_table(cli, tmp_path, "db.a", [1, 2, 3])
+    b_files = ingest_table(cli, tmp_path, "db.b", [100, 200])
+    store = cli.warehouse / ".skade" / "catalog" / "data.mdb"
+    store_bytes = store.read_bytes()
+    (tmp_path / "to-warehouse").symlink_to(cli.warehouse)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "to-a-file").symlink_to(a_files[0])
+    targets = [store, b_files[0], a_files[0], cli.warehouse / "db" / "new.csv",
+               tmp_path / "to-warehouse" / ".skade" / "catalog" / "data.mdb",
+               tmp_path / "sub" / ".." / "warehouse" / "db" / "b" / "data" / b_files[0].name,
+               tmp_path / "to-a-file"]
+    for target in targets:
+        for force in ((), ("--force",)):
+            for fmt in ("csv", "parquet"):
+                proc = cli("scan", "db.a", "--format", fmt, "--output", target, *force,
+                           check=False)
+                assert proc.returncode == 1, (target, proc.stdout, proc.stderr)
+                assert "will not write to" in proc.stderr and "--force" in proc.stderr, \
+                    proc.stderr
+    assert store.read_bytes() == store_bytes
+    assert not (cli.warehouse / "db" / "new.csv").exists()
+    assert cli("table", "list", "db").stdout.split() == ["db.a", "db.b"]
+    assert scan_ids(cli, "db.a") == [1, 2, 3]
+    assert scan_ids(cli, "db.b") == [100, 200]
+
+
+def test_scan_output_replaces_a_file_only_with_force_and_only_when_the_scan_succeeds(cli,
+                                                                                     tmp_path):
+    """Regression: `scan --output` truncated an existing file before reading a row, so a scan
+    that failed left a valid empty file where the old one was."""
+    import pyarrow.parquet as pq
+
+    ingest_table(cli, tmp_path, "db.a", [1, 2, 3])
+    broken = ingest_table(cli, tmp_path, "db.broken", [7, 8])
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    target = out_dir / "rows.parquet"
+    # A new file is written as before.
+    cli("scan", "db.a", "--format", "parquet", "--output", target)
+    assert pq.read_table(target).column("id").to_pylist() == [1, 2, 3]
+    # An existing one only with --force.
+    old = out_dir / "old.csv"
+    old.write_text("keep me\n")
+    old.chmod(0o600)
+    proc = cli("scan", "db.a", "--format", "csv", "--output", old, check=False)
+    assert proc.returncode == 1 and "exists" in proc.stderr and "--force" in proc.stderr, \
+        proc.stderr
+    assert old.read_text() == "keep me\n"
+    # A scan that fails (a data file overwritten with junk) leaves the old file as it was, and
+    # no file of its own, with --force or without an earlier file.
+    broken[0].write_bytes(b"X" * broken[0].stat().st_size)
+    for fmt in ("csv", "parquet"):
+        proc = cli("scan", "db.broken", "--format", fmt, "--output", old, "--force", check=False)
+        assert proc.returncode == 1 and "scan of db.broken failed" in proc.stderr, proc.stderr
+        assert old.read_text() == "keep me\n"
+        proc = cli("scan", "db.broken", "--format", fmt, "--output", out_dir / "new", check=False)
+        assert proc.returncode == 1, proc.stderr
+    assert sorted(p.name for p in out_dir.iterdir()) == ["old.csv", "rows.parquet"]
+    # --force replaces it once the scan succeeds, keeping its permissions.
+    cli("scan", "db.a", "--format", "csv", "--output", old, "--force")
+    assert old.read_text().splitlines()[1:] == ["1,\"v1\"", "2,\"v2\"", "3,\"v3\""]
+    assert old.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in out_dir.iterdir()) == ["old.csv", "rows.parquet"]
+    # A directory is not a file; a device has nothing to lose and is written as before.
+    proc = cli("scan", "db.a", "--output", out_dir, "--force", check=False)
+    assert proc.returncode == 1 and "is a directory" in proc.stderr, proc.stderr
+    cli("scan", "db.a", "--format", "csv", "--output", "/dev/null")
+    # --force means nothing without --output.
+    assert cli("scan", "db.a", "--force", check=False).returncode != 0
+
+
+def test_scan_rejects_meaningless_arguments(cli, tmp_path):
+    """Regression: `--limit -5` read every row, `--select "id,,s"` ignored the empty entry, and
+    `--plan` ignored `--format` and `--output`."""
+    ingest_table(cli, tmp_path, "db.a", [1, 2, 3])
+    proc = cli("scan", "db.a", "--limit", "-5", check=False)
+    assert proc.returncode != 0 and "--limit" in proc.stderr and "0 or more" in proc.stderr, \
+        proc.stderr
+    assert cli("scan", "db.a", "--limit", "0", "--format", "jsonl").stdout == ""
+    assert len(cli("scan", "db.a", "--limit", "2", "--format", "jsonl").stdout.splitlines()) == 2
+    for select, message in (("id,,s", "column 2 of 3 is empty"), ("id,", "column 2 of 2 is empty"),
+                            (" ", "column 1 of 1 is empty")):
+        proc = cli("scan", "db.a", "--select", select, check=False)
+        assert proc.returncode == 1 and message in proc.stderr, (select, proc.stderr)
+        assert f"--select '{select}'" in proc.stderr
+    for extra in (("--format", "csv"), ("--format", "jsonl"), ("--output", tmp_path / "plan")):
+        proc = cli("scan", "db.a", "--plan", *extra, check=False)
+        assert proc.returncode != 0 and "--plan" in proc.stderr, (extra, proc.stderr)
+    assert not (tmp_path / "plan").exists()
+    assert "to read" in cli("scan", "db.a", "--plan").stdout
+
+
+def test_scan_output_never_goes_into_a_named_store_or_an_allowed_root(run_tool, tmp_path):
+    """The store outside the warehouse (--store) and the --allow-location roots, where tables of
+    the catalog may be, are refused as the warehouse is; "*" (anywhere) protects no root."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    source = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64())}), source)
+    store, extra = tmp_path / "store", tmp_path / "extra"
+    extra.mkdir()
+    base = ["--warehouse", tmp_path / "wh", "--store", store, "--allow-location", extra]
+    run_tool("skade", *base, "ingest", "--table", "db.a", "--create", source)
+    store_bytes = (store / "data.mdb").read_bytes()
+    for target in (store / "data.mdb", store / "new.csv", extra / "new.csv"):
+        proc = run_tool("skade", *base, "scan", "db.a", "--format", "csv", "--output", target,
+                        "--force", check=False)
+        assert proc.returncode == 1 and "will not write to" in proc.stderr, proc.stderr
+    assert (store / "data.mdb").read_bytes() == store_bytes
+    assert not (store / "new.csv").exists() and not (extra / "new.csv").exists()
+    run_tool("skade", "--warehouse", tmp_path / "wh", "--store", store, "--allow-location", "*",
+             "scan", "db.a", "--format", "csv", "--output", extra / "new.csv")
+    assert (extra / "new.csv").read_text().splitlines() == ["\"id\"", "1", "2"]

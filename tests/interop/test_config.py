@@ -233,13 +233,30 @@ def test_malformed_toml_names_the_line(tmp_path):
         "warehouse = '/x'\n[serve]\nport 8181\n": "line 3: expected '=' after the key 'port'",
         "[serve]\nhost = \"127.0.0.1\n": "line 2: unterminated string",
         "[serve]\nport = 1\nport = 2\n": "line 3: duplicate key 'serve.port' (first at line 2)",
-        "[serve]\nauth = token\n": "line 2: 'token' is not a TOML value",
+        "[serve]\nauth = token\n": "line 2: the value of 'serve.auth' is not a TOML value",
         "[serve]\nport = 1 2\n": "line 2: unexpected text",
         "[serve]\nport = [1, 2]\n": ":2: 'serve.port' takes one value, not an array",
     }
     for text, expected in cases.items():
         config, err = failure(tmp_path, text, "serve")
         assert str(config) in err and expected in err, (text, err)
+
+
+def test_a_malformed_secret_is_not_echoed(tmp_path):
+    """Regression: an unquoted `oauth-client` value was printed in full in the parse error."""
+    for text in ("[serve]\noauth-client = admin:S3cr3tValue\n",
+                 "[serve]\noauth-client = ['admin:x', admin:S3cr3tValue]\n",
+                 "[serve]\noauth-client = 'admin:x' S3cr3tValue\n"):
+        config, err = failure(tmp_path, text, "serve")
+        assert f"{config}: line 2:" in err and "'serve.oauth-client'" in err, (text, err)
+        assert "S3cr3t" not in err, err
+    _, err = failure(tmp_path, "[serve]\noauth-client = admin:S3cr3tValue\n", "serve")
+    assert "quote strings" in err, err
+    env = clean_env(SKADE_OAUTH_CLIENT="[admin:S3cr3tValue]")
+    proc = subprocess.run([str(skade_bin_dir() / "skade"), "--warehouse", str(tmp_path / "wh"),
+                           "serve"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode != 0 and "SKADE_OAUTH_CLIENT" in proc.stderr, proc.stderr
+    assert "S3cr3t" not in proc.stderr + proc.stdout, proc.stderr
 
 
 def test_a_missing_config_file_is_an_error(tmp_path):

@@ -19,6 +19,7 @@ from pyiceberg.types import DoubleType, LongType, NestedField, StringType, Times
 def skade_scan(bin_dir, server, table, *args, tmp_path, check=True):
     """Rows of `skade scan TABLE ARGS…` (through a Parquet file), as sorted tuples."""
     out = tmp_path / f"scan-{abs(hash((table,) + args))}.parquet"
+    out.unlink(missing_ok=True)  # scan refuses to replace a file without --force
     proc = subprocess.run([str(bin_dir / "skade"), "--warehouse", str(server.warehouse), "scan",
                            table, *args, "--format", "parquet", "--output", str(out)],
                           capture_output=True, text=True, timeout=300)
@@ -272,7 +273,7 @@ def test_page_index_prunes_pages_of_a_pyarrow_file(bin_dir, module_server, catal
                              ("name starts with 'name045'", True),
                              ("score < 5 and id < 3000", False),
                              ("name is null and id > 4000", False)):
-        out = tmp_path / "paged.parquet"
+        out = tmp_path / f"paged-{abs(hash(where))}.parquet"
         proc = subprocess.run([str(bin_dir / "skade"), "--warehouse", str(module_server.warehouse),
                                "scan", "scan.paged", "--where", where, "--stats", "--format",
                                "parquet", "--output", str(out)],

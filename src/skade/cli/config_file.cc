@@ -18,7 +18,9 @@ bool IsBareKeyChar(char c) {
          c == '-';
 }
 
-// A cursor over the text that knows its line; every error names it.
+// A cursor over the text that knows its line; every error names it. No
+// error quotes a value: a config file holds secrets (`oauth-client`), and
+// errors go to logs. They name the key, the line and the column instead.
 class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text) {}
@@ -42,7 +44,7 @@ class Parser {
         std::string name = Join(table, ".");
         if (keys.count(name) > 0) return Fail("table [", name, "] is also a key");
         if (!tables.insert(name).second) return Fail("table [", name, "] appears twice");
-        SKADE_RETURN_NOT_OK(EndOfLine());
+        SKADE_RETURN_NOT_OK(EndOfLine("the table name"));
         continue;
       }
       ConfigEntry entry;
@@ -54,9 +56,10 @@ class Parser {
       if (Peek() != '=') return Fail("expected '=' after the key '", Join(key, "."), "'");
       ++pos_;
       SkipSpaces();
-      SKADE_RETURN_NOT_OK(Value(&entry));
-      SKADE_RETURN_NOT_OK(EndOfLine());
       std::string full = entry.key();
+      value_of_ = StrCat("the value of '", full, "'");
+      SKADE_RETURN_NOT_OK(Value(&entry));
+      SKADE_RETURN_NOT_OK(EndOfLine(value_of_));
       if (auto [it, inserted] = keys.emplace(full, entry.line); !inserted) {
         return MakeError(ErrorKind::kInvalidArgument, "line ", entry.line, ": duplicate key '",
                          full, "' (first at line ", it->second, ")");
@@ -103,6 +106,7 @@ class Parser {
     if (Peek() != '\n') return false;
     ++pos_;
     ++line_;
+    line_start_ = pos_;
     return true;
   }
   void SkipBlankLinesAndComments() {
@@ -115,18 +119,16 @@ class Parser {
   // Within an array: spaces, comments and newlines.
   void SkipWhitespaceAndNewlines() { SkipBlankLinesAndComments(); }
 
-  Status EndOfLine() {
+  // `after` names what the line held: "the table name", "the value of 'k'".
+  Status EndOfLine(std::string_view after) {
     SkipSpaces();
     SkipComment();
     if (AtEnd() || ConsumeNewline()) return OkStatus();
-    return Fail("unexpected text '", Snippet(), "' after the value (one key = value per line)");
+    return Fail("unexpected text at column ", Column(), " after ", after,
+                " (one key = value per line)");
   }
 
-  std::string Snippet() const {
-    size_t end = text_.find('\n', pos_);
-    std::string_view rest = text_.substr(pos_, end == std::string_view::npos ? end : end - pos_);
-    return std::string(StripWhitespace(rest.substr(0, 40)));
-  }
+  size_t Column() const { return pos_ - line_start_ + 1; }
 
   Result<std::vector<std::string>> Key() {
     std::vector<std::string> parts;
@@ -140,7 +142,7 @@ class Parser {
       } else {
         while (!AtEnd() && IsBareKeyChar(Peek())) part.push_back(text_[pos_++]);
         if (part.empty()) {
-          return Fail("expected a key, found '", Snippet(), "'");
+          return Fail("expected a key at column ", Column());
         }
       }
       parts.push_back(std::move(part));
@@ -194,7 +196,7 @@ class Parser {
       word.push_back(text_[pos_++]);
     }
     if (word == "true" || word == "false") return word;
-    if (word.empty()) return Fail("expected a value, found '", Snippet(), "'");
+    if (word.empty()) return Fail("expected ", value_of_, " at column ", Column());
     return Number(word);
   }
 
@@ -217,11 +219,15 @@ class Parser {
         digits.push_back(c);
         previous_digit = false;
       } else {
-        return Fail("'", word, "' is not a TOML value (quote strings: \"", word, "\")");
+        return NotAValue();
       }
     }
-    if (!any_digit) return Fail("'", word, "' is not a TOML value (quote strings: \"", word, "\")");
+    if (!any_digit) return NotAValue();
     return digits;
+  }
+
+  tl::unexpected<Error> NotAValue() const {
+    return Fail(value_of_, " is not a TOML value (quote strings: \"...\")");
   }
 
   Result<std::string> BasicString() {
@@ -283,7 +289,8 @@ class Parser {
           break;
         }
         default:
-          return Fail("unknown escape \\", e, " in a string (write \\\\ for a backslash)");
+          return Fail("unknown escape at column ", Column() - 2,
+                      " in a string (write \\\\ for a backslash)");
       }
     }
   }
@@ -302,6 +309,9 @@ class Parser {
   std::string_view text_;
   size_t pos_ = 0;
   int line_ = 1;
+  size_t line_start_ = 0;  // where line_ starts in text_
+  // The value being parsed, as errors name it.
+  std::string value_of_ = "the value";
 };
 
 }  // namespace

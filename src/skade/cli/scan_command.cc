@@ -1,8 +1,10 @@
 // `skade scan`: plan a scan of a table and read it, or print the plan.
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "skade/cli/commands.h"
 #include "skade/cli/progress_bar.h"
@@ -24,9 +26,10 @@ struct ScanArgs {
   int64_t from_snapshot_id = 0;
   std::string as_of;
   std::string ref;
-  int64_t limit = -1;
+  std::optional<int64_t> limit;
   std::string format = "table";
   std::string output;
+  bool force = false;
   int threads = 0;
   bool plan = false;
   bool stats = false;
@@ -34,15 +37,37 @@ struct ScanArgs {
 };
 
 // Comma-separated lists and repeated flags both work: --select a,b --select c.
-std::vector<std::string> SplitColumns(const std::vector<std::string>& values) {
+// An empty entry ("id,,s", a trailing comma) is a mistake, not "no column".
+Result<std::vector<std::string>> SplitColumns(const std::vector<std::string>& values) {
   std::vector<std::string> columns;
   for (const std::string& value : values) {
-    for (const std::string& part : Split(value, ',')) {
-      std::string column(StripWhitespace(part));
-      if (!column.empty()) columns.push_back(std::move(column));
+    std::vector<std::string> parts = Split(value, ',');
+    for (size_t i = 0; i < parts.size(); ++i) {
+      std::string column(StripWhitespace(parts[i]));
+      if (column.empty()) {
+        return InvalidArgument("--select '", value, "': column ", i + 1, " of ", parts.size(),
+                               " is empty (name a column between each pair of commas)");
+      }
+      columns.push_back(std::move(column));
     }
   }
   return columns;
+}
+
+// Where the scan's file may not go, whatever --force says: the catalog's
+// store, the roots its tables may be in (all but "*", which is everywhere),
+// and the scanned table's own location, which "*" may put anywhere.
+std::vector<std::string> ProtectedDirectories(const CliContext& context,
+                                              const catalog::EmbeddedCatalog& catalog,
+                                              const scan::ScanPlan& plan) {
+  // The warehouse holds the default store (`<warehouse>/.skade/catalog`).
+  std::vector<std::string> directories = {catalog.warehouse_location()};
+  if (!context.store.empty()) directories.push_back(context.store);
+  for (const std::string& root : context.allowed_locations) {
+    if (root != "*") directories.push_back(root);
+  }
+  if (plan.metadata) directories.push_back(plan.metadata->location);
+  return directories;
 }
 
 std::string FileName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
@@ -103,7 +128,7 @@ Status Scan(const CliContext& context, const ScanArgs& args) {
   if (!args.where.empty()) {
     SKADE_ASSIGN_OR_RAISE(options.filter, expr::ParseExpression(args.where));
   }
-  options.select = SplitColumns(args.select);
+  SKADE_ASSIGN_OR_RAISE(options.select, SplitColumns(args.select));
   options.case_sensitive = !args.case_insensitive;
   options.threads = args.threads;
   if (args.snapshot_id != 0) options.snapshot_id = args.snapshot_id;
@@ -126,7 +151,9 @@ Status Scan(const CliContext& context, const ScanArgs& args) {
   }
 
   SKADE_ASSIGN_OR_RAISE(auto schema, read::ScanSchema(plan));
-  SKADE_ASSIGN_OR_RAISE(auto output, MakeScanOutput(args.format, args.output, schema));
+  ScanDestination destination{args.output, args.force,
+                              ProtectedDirectories(context, *catalog, plan)};
+  SKADE_ASSIGN_OR_RAISE(auto output, MakeScanOutput(args.format, destination, schema));
   // A bar only where it cannot mix with the rows: stderr is a terminal and
   // the rows go to a file or a pipe.
   bool show_progress =
@@ -134,7 +161,7 @@ Status Scan(const CliContext& context, const ScanArgs& args) {
   ProgressBar bar(show_progress);
   read::ScanReadOptions read_options;
   read_options.threads = args.threads;
-  if (args.limit >= 0) read_options.limit = args.limit;
+  read_options.limit = args.limit;
   read::ScanProgress last;
   read_options.on_progress = [&](const read::ScanProgress& p) {
     last = p;
@@ -195,13 +222,30 @@ void AddScanCommand(CLI::App& app, const CliContext& context) {
   auto* ref = scan->add_option("--ref", args->ref, "Read a branch or tag");
   snapshot->excludes(as_of)->excludes(ref);
   as_of->excludes(ref);
-  scan->add_option("--limit", args->limit, "Stop after this many rows");
-  scan->add_option("--format", args->format, "table, csv, jsonl or parquet")
-      ->check(CLI::IsMember({"table", "csv", "jsonl", "parquet"}));
-  scan->add_option("--output", args->output, "Write to this file (default: stdout)");
+  scan->add_option("--limit", args->limit, "Stop after this many rows (0 or more)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            int64_t count = 0;
+            auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+            if (error == std::errc() && end == text.data() + text.size() && count >= 0) return "";
+            return "expected a number of rows, 0 or more, not '" + text + "'";
+          },
+          "COUNT"));
+  auto* format = scan->add_option("--format", args->format, "table, csv, jsonl or parquet")
+                     ->check(CLI::IsMember({"table", "csv", "jsonl", "parquet"}));
+  auto* output = scan->add_option(
+      "--output", args->output,
+      "Write to this file (default: stdout), which appears only when the scan succeeds; not in "
+      "the warehouse, the catalog store or an --allow-location root");
+  scan->add_flag("--force", args->force, "Replace the --output file if it exists")->needs(output);
   scan->add_option("--threads", args->threads, "Threads reading files (default: one per core)")
       ->check(CLI::NonNegativeNumber);
-  scan->add_flag("--plan", args->plan, "Print the plan: tasks and what each pruning step removed");
+  // The plan is text for people, on stdout: not rows to format or save.
+  scan->add_flag("--plan", args->plan,
+                 "Print the plan: tasks and what each pruning step removed (not with --format or "
+                 "--output)")
+      ->excludes(format)
+      ->excludes(output);
   scan->add_flag("--stats", args->stats,
                  "After the rows, print to stderr what was read and what the page index skipped");
   scan->add_flag("--case-insensitive", args->case_insensitive, "Match column names ignoring case");

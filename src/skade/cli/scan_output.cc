@@ -8,14 +8,23 @@
 #include <arrow/scalar.h>
 #include <arrow/type_traits.h>
 #include <arrow/util/base64.h>
+#include <fcntl.h>
 #include <parquet/arrow/writer.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <iostream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
 #include <vector>
 
+#include "skade/io/location.h"
 #include "skade/spec/literal_json.h"
 #include "skade/util/json_writer.h"
+#include "skade/util/random.h"
 
 namespace skade::cli {
 namespace {
@@ -23,13 +32,6 @@ namespace {
 Status FromArrow(const arrow::Status& status, std::string_view what) {
   if (status.ok()) return OkStatus();
   return IoError(what, ": ", status.ToString());
-}
-
-Result<std::shared_ptr<arrow::io::OutputStream>> OpenStream(const std::string& path) {
-  if (path.empty()) return std::make_shared<arrow::io::StdoutStream>();
-  auto opened = arrow::io::FileOutputStream::Open(path);
-  if (!opened.ok()) return IoError("cannot create ", path, ": ", opened.status().ToString());
-  return std::shared_ptr<arrow::io::OutputStream>(*opened);
 }
 
 constexpr char kHexDigits[] = "0123456789abcdef";
@@ -378,22 +380,203 @@ class ParquetOutput : public ScanOutput {
   std::unique_ptr<parquet::arrow::FileWriter> writer_;
 };
 
-}  // namespace
+// The scan's file is the operator's, named on the command line, not a table
+// file: it is written with POSIX calls, not through a FileIO, which never
+// replaces a file.
 
-Result<std::unique_ptr<ScanOutput>> MakeScanOutput(const std::string& format,
-                                                   const std::string& path,
-                                                   std::shared_ptr<arrow::Schema> schema) {
-  if (format != "table" && format != "csv" && format != "jsonl" && format != "parquet") {
-    return InvalidArgument("unknown --format '", format, "' (table, csv, jsonl or parquet)");
+std::string ErrnoText() { return std::strerror(errno); }
+
+// A file written under a hidden name beside its destination and renamed
+// onto it by Publish (ScanDestination says why); deleted unless published.
+class HiddenFile {
+ public:
+  // `mode`: the permission bits to give the file (those of the file it
+  // replaces); none: a new file's (0666 less the umask).
+  static Result<std::unique_ptr<HiddenFile>> Create(const std::filesystem::path& destination,
+                                                    std::optional<mode_t> mode, bool replace) {
+    // A name of at most 255 bytes, whatever the destination's length.
+    std::string name = destination.filename().string().substr(0, 200);
+    std::unique_ptr<HiddenFile> file(new HiddenFile(destination.string(), replace));
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 10; ++attempt) {
+      char suffix[32];
+      std::snprintf(suffix, sizeof(suffix), ".skade-%016llx.tmp",
+                    static_cast<unsigned long long>(RandomU64()));
+      file->hidden_ = (destination.parent_path() / ("." + name + suffix)).string();
+      fd = ::open(file->hidden_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+      file->hidden_.clear();
+      return IoError("cannot create a file in ", destination.parent_path().string(), ": ",
+                     ErrnoText());
+    }
+    file->fd_ = fd;
+    if (mode && ::fchmod(fd, *mode & 0777) != 0) {
+      return IoError("cannot set the permissions of ", file->hidden_, ": ", ErrnoText());
+    }
+    // The stream gets a descriptor of its own to close; fd_ stays for fsync.
+    int stream_fd = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (stream_fd < 0) return IoError("cannot write ", file->hidden_, ": ", ErrnoText());
+    auto stream = arrow::io::FileOutputStream::Open(stream_fd);
+    if (!stream.ok()) {
+      ::close(stream_fd);
+      return IoError("cannot write ", file->hidden_, ": ", stream.status().ToString());
+    }
+    file->stream_ = *stream;
+    return file;
   }
-  if (format == "parquet" && path.empty()) {
-    return InvalidArgument("--format parquet needs --output PATH");
+
+  ~HiddenFile() {
+    if (stream_ && !stream_->closed()) (void)stream_->Close();
+    if (fd_ >= 0) ::close(fd_);
+    if (!published_ && !hidden_.empty()) ::unlink(hidden_.c_str());
   }
-  SKADE_ASSIGN_OR_RAISE(auto out, OpenStream(path));
+
+  std::shared_ptr<arrow::io::OutputStream> stream() const { return stream_; }
+
+  // After the stream is closed: the rows reach the disk before the name
+  // does, so the destination is never an empty or partial file, even after
+  // a power loss.
+  Status Publish() {
+    if (::fsync(fd_) != 0) return IoError("cannot sync ", hidden_, ": ", ErrnoText());
+    if (replace_) {
+      if (::rename(hidden_.c_str(), destination_.c_str()) != 0) {
+        return IoError("cannot rename ", hidden_, " to ", destination_, ": ", ErrnoText());
+      }
+    } else if (::renameat2(AT_FDCWD, hidden_.c_str(), AT_FDCWD, destination_.c_str(),
+                           RENAME_NOREPLACE) != 0) {
+      if (errno == EEXIST) return AppearedMeanwhile();
+      if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
+        return IoError("cannot rename ", hidden_, " to ", destination_, ": ", ErrnoText());
+      }
+      // A file system without RENAME_NOREPLACE.
+      struct stat st;
+      if (::lstat(destination_.c_str(), &st) == 0) return AppearedMeanwhile();
+      if (::rename(hidden_.c_str(), destination_.c_str()) != 0) {
+        return IoError("cannot rename ", hidden_, " to ", destination_, ": ", ErrnoText());
+      }
+    }
+    published_ = true;
+    return OkStatus();
+  }
+
+ private:
+  HiddenFile(std::string destination, bool replace)
+      : destination_(std::move(destination)), replace_(replace) {}
+
+  tl::unexpected<Error> AppearedMeanwhile() const {
+    return MakeError(ErrorKind::kAlreadyExists, destination_,
+                     " was created while the scan ran; it is left as it is (--force replaces it)");
+  }
+
+  std::string destination_;
+  bool replace_;
+  std::string hidden_;
+  int fd_ = -1;
+  std::shared_ptr<arrow::io::FileOutputStream> stream_;
+  bool published_ = false;
+};
+
+// A format's output into a HiddenFile, published by Close.
+class PublishingOutput : public ScanOutput {
+ public:
+  PublishingOutput(std::unique_ptr<HiddenFile> file, std::unique_ptr<ScanOutput> rows)
+      : file_(std::move(file)), rows_(std::move(rows)) {}
+  Status Write(const arrow::RecordBatch& batch) override { return rows_->Write(batch); }
+  Status Close() override {
+    SKADE_RETURN_NOT_OK(rows_->Close());
+    return file_->Publish();
+  }
+
+ private:
+  std::unique_ptr<HiddenFile> file_;
+  // Destroyed before file_: whatever a format writes when dropped goes to
+  // the hidden file, before it is deleted.
+  std::unique_ptr<ScanOutput> rows_;
+};
+
+Result<std::unique_ptr<ScanOutput>> MakeFormatOutput(const std::string& format,
+                                                     std::shared_ptr<arrow::io::OutputStream> out,
+                                                     std::shared_ptr<arrow::Schema> schema) {
   if (format == "table") return std::unique_ptr<ScanOutput>(new TableOutput(out, schema));
   if (format == "csv") return CsvOutput::Make(out, schema);
   if (format == "jsonl") return std::unique_ptr<ScanOutput>(new JsonLinesOutput(out));
   return ParquetOutput::Make(out, schema);
+}
+
+// `path` as the file system resolves it: absolute, without "..", the links
+// of its existing part resolved (its own too: a link is written through).
+Result<std::filesystem::path> ResolvePath(const std::filesystem::path& path) {
+  std::error_code error;
+  std::filesystem::path resolved = std::filesystem::absolute(path, error);
+  if (!error) resolved = std::filesystem::weakly_canonical(resolved, error);
+  if (error) return IoError("cannot resolve ", path.string(), ": ", error.message());
+  return resolved;
+}
+
+// A protected directory as a resolved local path; none for a location
+// elsewhere (an object store), where no local file can be.
+std::optional<std::filesystem::path> ResolveDirectory(const std::string& directory) {
+  auto location = io::Location::ParseUserInput(directory);
+  if (!location || location->scheme != "file") return std::nullopt;
+  auto resolved = ResolvePath(location->path);
+  if (!resolved) return std::nullopt;
+  return *resolved;
+}
+
+bool IsInside(const std::filesystem::path& path, const std::filesystem::path& directory) {
+  std::string dir = directory.string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string& p = path.native();
+  return dir == "/" || p == dir || (p.starts_with(dir) && p[dir.size()] == '/');
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ScanOutput>> MakeScanOutput(const std::string& format,
+                                                   const ScanDestination& destination,
+                                                   std::shared_ptr<arrow::Schema> schema) {
+  if (format != "table" && format != "csv" && format != "jsonl" && format != "parquet") {
+    return InvalidArgument("unknown --format '", format, "' (table, csv, jsonl or parquet)");
+  }
+  const std::string& named = destination.path;
+  if (named.empty()) {
+    if (format == "parquet") return InvalidArgument("--format parquet needs --output PATH");
+    return MakeFormatOutput(format, std::make_shared<arrow::io::StdoutStream>(), schema);
+  }
+  SKADE_ASSIGN_OR_RAISE(std::filesystem::path path, ResolvePath(named));
+  for (const std::string& directory : destination.protected_directories) {
+    auto resolved = ResolveDirectory(directory);
+    if (resolved && IsInside(path, *resolved)) {
+      return MakeError(ErrorKind::kForbidden, "will not write to ", named, " (", path.string(),
+                       "): it is in ", resolved->string(),
+                       ", where the catalog keeps its store or table files; --force does not "
+                       "change that");
+    }
+  }
+  struct stat st;
+  bool exists = ::stat(path.c_str(), &st) == 0;
+  if (!exists && errno != ENOENT) return IoError("cannot write to ", named, ": ", ErrnoText());
+  if ((exists && S_ISDIR(st.st_mode)) || !path.has_filename()) {
+    return InvalidArgument("--output ", named, " is a directory: name a file");
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
+    // A FIFO or a device: nothing in it is lost, and it cannot be replaced.
+    auto opened = arrow::io::FileOutputStream::Open(path.string());
+    if (!opened.ok()) return IoError("cannot write to ", named, ": ", opened.status().ToString());
+    return MakeFormatOutput(format, *opened, schema);
+  }
+  if (exists && !destination.replace) {
+    return MakeError(ErrorKind::kAlreadyExists, named,
+                     " exists: pass --force to replace it (it is replaced only when the scan "
+                     "succeeds)");
+  }
+  std::optional<mode_t> mode;
+  if (exists) mode = st.st_mode;
+  SKADE_ASSIGN_OR_RAISE(auto file, HiddenFile::Create(path, mode, destination.replace));
+  SKADE_ASSIGN_OR_RAISE(auto rows, MakeFormatOutput(format, file->stream(), std::move(schema)));
+  return std::unique_ptr<ScanOutput>(new PublishingOutput(std::move(file), std::move(rows)));
 }
 
 }  // namespace skade::cli

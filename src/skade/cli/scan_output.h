@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "skade/util/result.h"
 
@@ -23,10 +24,35 @@ class ScanOutput {
   virtual Status Close() = 0;
 };
 
-/// `format` is table, csv, jsonl or parquet; `path` empty means stdout
-/// (parquet needs a path). kInvalidArgument for an unknown format.
+/// Where a scan's rows go.
+///
+/// A file is never written in place. The rows go to a new hidden file
+/// beside it (`.NAME.skade-XXXXXXXXXXXXXXXX.tmp`), which Close() syncs and
+/// renames onto `path` only once every row is in; an output destroyed
+/// before a successful Close() — a failed scan — deletes that file, so an
+/// earlier file at `path` is untouched and nothing is left behind (a
+/// process killed outright can leave the hidden file). An existing file that
+/// is not a regular file (a FIFO, /dev/null) has nothing to lose and is
+/// written directly.
+struct ScanDestination {
+  /// A local file; empty means stdout.
+  std::string path;
+  /// Replace a regular file already at `path` (--force; it keeps the old
+  /// file's permission bits). Without it such a file is kAlreadyExists.
+  bool replace = false;
+  /// Local directories (absolute paths or file: URIs) no output may be
+  /// written in, even with `replace`: where the catalog keeps its store and
+  /// table files. Compared with `path` after both are made absolute, their
+  /// ".." removed and their symbolic links resolved; kForbidden when `path`
+  /// is in one.
+  std::vector<std::string> protected_directories;
+};
+
+/// `format` is table, csv, jsonl or parquet (parquet needs a file).
+/// kInvalidArgument for an unknown format or a directory as the file, the
+/// errors of ScanDestination, kIo when the hidden file cannot be created.
 Result<std::unique_ptr<ScanOutput>> MakeScanOutput(const std::string& format,
-                                                   const std::string& path,
+                                                   const ScanDestination& destination,
                                                    std::shared_ptr<arrow::Schema> schema);
 
 }  // namespace skade::cli

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <map>
 
 #include "skade/cli/commands.h"
 #include "skade/cli/partition_expression.h"
@@ -177,16 +178,33 @@ void PrintMetadataJson(const catalog::LoadTableResult& table) {
 
 Status CommitProperties(const CliContext& context, const TableArgs& args, bool remove) {
   SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args.table));
-  catalog::CommitTableRequest request{identifier, {}, {}};
-  if (remove) {
-    request.updates.push_back(spec::RemoveProperties{args.keys});
-  } else {
-    SKADE_ASSIGN_OR_RAISE(auto updates, ParseKeyValues(args.pairs));
-    request.updates.push_back(spec::SetProperties{updates});
+  std::map<std::string, std::string> updates;
+  if (!remove) {
+    SKADE_ASSIGN_OR_RAISE(updates, ParseKeyValues(args.pairs));
   }
   SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
+  // What the table had, to say which keys change nothing. The commit still
+  // carries every key, so one set meanwhile is removed (or overwritten) too.
+  SKADE_ASSIGN_OR_RAISE(auto base, catalog->LoadTable(identifier));
+  const auto& properties = base.metadata->properties;
+  catalog::CommitTableRequest request{identifier, {}, {}};
+  if (remove) {
+    for (const std::string& key : args.keys) {
+      if (!properties.contains(key)) std::cout << "not set: " << key << "\n";
+    }
+    request.updates.push_back(spec::RemoveProperties{args.keys});
+  } else {
+    for (const auto& [key, value] : updates) {
+      auto it = properties.find(key);
+      if (it != properties.end() && it->second == value)
+        std::cout << "already set: " << key << "\n";
+    }
+    request.updates.push_back(spec::SetProperties{std::move(updates)});
+  }
   SKADE_ASSIGN_OR_RAISE(auto result, catalog->CommitTable(request));
-  std::cout << "committed " << result.metadata_location << "\n";
+  // A commit that changes nothing writes no metadata file.
+  std::cout << (result.metadata_location == base.metadata_location ? "unchanged " : "committed ")
+            << result.metadata_location << "\n";
   return OkStatus();
 }
 
@@ -383,7 +401,12 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
     }));
   });
 
+  // A key that changes nothing is reported and is not an error: either way
+  // the table ends up as asked.
   auto* set = group->add_subcommand("set", "Set table properties (one commit)");
+  set->footer(
+      "A key that already has its value is reported (\"already set: KEY\"); when no key "
+      "changes, nothing is committed (\"unchanged LOCATION\") and the exit code is 0.");
   set->add_option("table", args->table, "NS.TABLE")->required();
   set->add_option("properties", args->pairs, "key=value ...")->required();
   set->callback([&context, args] {
@@ -391,6 +414,10 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
   });
 
   auto* unset = group->add_subcommand("unset", "Remove table properties (one commit)");
+  unset->footer(
+      "A key the table does not have is reported (\"not set: KEY\"); when none is set, nothing "
+      "is committed (\"unchanged LOCATION\") and the exit code is 0, as for `table set` of "
+      "values the table already has.");
   unset->add_option("table", args->table, "NS.TABLE")->required();
   unset->add_option("keys", args->keys, "key ...")->required();
   unset->callback([&context, args] {
