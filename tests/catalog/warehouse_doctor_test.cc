@@ -11,14 +11,18 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/catalog/journal_recovery.h"
 #include "skade/catalog/metadata_flusher.h"
+#include "skade/io/forwarding_file_io.h"
 #include "skade/io/location.h"
 #include "skade/spec/table_locations.h"
 #include "skade/table/fast_append.h"
@@ -39,20 +43,28 @@ using testing::IsOk;
 class WarehouseDoctorTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    Open({});
+    ASSERT_THAT(catalog_->CreateNamespace({"ns"}, {}), IsOk());
+  }
+
+  // (Re)opens the catalog on the warehouse, allowing `allowed` besides.
+  void Open(const std::vector<std::string>& allowed) {
+    catalog_.reset();
     EmbeddedCatalogOptions options;
     options.warehouse = dir_.Sub("warehouse");
+    options.allowed_locations = allowed;
     options.store_map_size = 1ull << 30;
     // At immediate, journaled files stay in the store until the test flushes.
     options.flush_interval_ms = 3600 * 1000;
     auto opened = EmbeddedCatalog::Open(options);
     ASSERT_THAT(opened, IsOk());
     catalog_ = *opened;
-    ASSERT_THAT(catalog_->CreateNamespace({"ns"}, {}), IsOk());
   }
 
-  void CreateTable(const TableIdentifier& id) {
+  void CreateTable(const TableIdentifier& id, std::optional<std::string> location = {}) {
     CreateTableRequest request;
     request.name = id.name;
+    request.location = std::move(location);
     request.schema = std::make_shared<const spec::Schema>(
         0, std::vector<spec::NestedField>{{1, "id", spec::Type::Long(), true, {}, {}, {}}});
     ASSERT_TRUE(catalog_->CreateTable(id.ns, request));
@@ -127,6 +139,16 @@ class WarehouseDoctorTest : public ::testing::Test {
     return MetadataLocation(id);
   }
 
+  // Reopens the catalog with ext_ allowed besides the warehouse (its
+  // directory made), and creates a table ext.NAME in it per name.
+  void AllowExtWithTables(const std::vector<std::string>& names) {
+    fs::create_directories(ext_);
+    Open({ext_});
+    ASSERT_THAT(catalog_->CreateNamespace({"ext"}, {}), IsOk());
+    for (const std::string& name : names)
+      CreateTable({{"ext"}, name}, "file://" + ext_ + "/" + name);
+  }
+
   // Creates a table whose pointer names `location` directly in the store.
   void PointAt(const TableIdentifier& id, const std::string& location) {
     store::PointerSwap swap;
@@ -139,6 +161,7 @@ class WarehouseDoctorTest : public ::testing::Test {
   const TableIdentifier kItems{{"ns"}, "items"};
   const TableIdentifier kEmpty{{"ns"}, "empty"};
   testing::TempDir dir_;
+  const std::string ext_ = dir_.Sub("ext");  // an allowed root outside the warehouse
   std::shared_ptr<EmbeddedCatalog> catalog_;
   int files_ = 0;
 };
@@ -556,6 +579,191 @@ TEST_F(WarehouseDoctorTest, DropsAPointerWhoseJournaledFileCannotBeRebuilt) {
   EXPECT_THAT(
       RecoverJournaledFiles(catalog_->file_io(), catalog_->store(), catalog_->location_policy()),
       IsOk());
+}
+
+// Review finding F4: with the warehouse's tables there, --drop-dangling
+// dropped every table of an --allow-location root that was not mounted.
+// Each root is judged on its own: the unmounted one keeps its pointers, a
+// table really gone from a healthy root is still dropped.
+TEST_F(WarehouseDoctorTest, KeepsThePointersOfAnAllowedRootThatIsNotMounted) {
+  ASSERT_NO_FATAL_FAILURE(AllowExtWithTables({"big", "small"}));
+  const std::string& ext = ext_;
+  const TableIdentifier big{{"ext"}, "big"};
+  const TableIdentifier small{{"ext"}, "small"};
+  Populate();
+  const std::string gone = MetadataLocation(kOrders);
+  fs::remove(PathOf(gone));
+  const std::string big_location = MetadataLocation(big);
+  const std::string small_location = MetadataLocation(small);
+  fs::rename(ext, ext + "-unmounted");
+
+  auto report = Run({.repair = true, .drop_dangling = true});
+  ASSERT_EQ(report.problems.size(), 3u) << report.ToJson();
+  for (const auto& problem : report.problems) {
+    EXPECT_EQ(problem.kind, DoctorProblemKind::kMetadataMissing) << report.ToJson();
+    if (problem.location == gone) {
+      EXPECT_EQ(problem.repair, DoctorRepair::kDropped) << report.ToJson();
+    } else {
+      EXPECT_EQ(problem.repair, DoctorRepair::kNone) << report.ToJson();
+      EXPECT_THAT(problem.detail,
+                  ::testing::HasSubstr("not dropped: root " + ext + " looks unmounted"));
+    }
+  }
+  EXPECT_EQ(MetadataLocation(big), big_location);
+  EXPECT_EQ(MetadataLocation(small), small_location);
+  auto record = catalog_->store().GetTable(kOrders);
+  ASSERT_THAT(record, IsOk());
+  EXPECT_FALSE(*record);
+
+  // A mount point left empty is the same; so is a root whose every table
+  // is missing while it holds other things.
+  fs::create_directories(ext);
+  report = Run({.repair = true, .drop_dangling = true});
+  ASSERT_EQ(report.problems.size(), 2u) << report.ToJson();
+  for (const auto& problem : report.problems) {
+    EXPECT_EQ(problem.repair, DoctorRepair::kNone);
+    EXPECT_THAT(problem.detail, ::testing::HasSubstr("its directory is missing, empty"));
+  }
+  std::ofstream(ext + "/README") << "not a table";
+  report = Run({.repair = true, .drop_dangling = true});
+  ASSERT_EQ(report.problems.size(), 2u) << report.ToJson();
+  for (const auto& problem : report.problems) {
+    EXPECT_EQ(problem.repair, DoctorRepair::kNone);
+    EXPECT_THAT(problem.detail, ::testing::HasSubstr("all 2 tables under it are missing"));
+  }
+
+  // Mounted again: nothing was lost.
+  fs::remove_all(ext);
+  fs::rename(ext + "-unmounted", ext);
+  EXPECT_TRUE(Run().problems.empty());
+}
+
+// The reviewer's case: one table under an allowed root, whose directory is
+// an empty mount point. One table cannot say whether its root is there, so
+// its pointer is dropped only when the directory its file was in holds
+// other files.
+TEST_F(WarehouseDoctorTest, TheOnlyTableOfARootIsDroppedOnlyWhenItsDirectoryIsThere) {
+  ASSERT_NO_FATAL_FAILURE(AllowExtWithTables({"big"}));
+  const std::string& ext = ext_;
+  const TableIdentifier big{{"ext"}, "big"};
+  Populate();
+  const std::string location = MetadataLocation(big);
+  fs::rename(ext, ext + "-unmounted");
+  fs::create_directories(ext);
+
+  auto report = Run({.repair = true, .drop_dangling = true});
+  ASSERT_NO_FATAL_FAILURE(ExpectOnly(report, DoctorProblemKind::kMetadataMissing, big, location));
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kNone);
+  EXPECT_THAT(report.problems[0].detail, ::testing::HasSubstr("looks unmounted"));
+  EXPECT_THAT(report.problems[0].detail, ::testing::HasSubstr("skade table drop ext.big"));
+  EXPECT_EQ(MetadataLocation(big), location);
+
+  // Its directory without its metadata directory: still not told apart.
+  fs::remove(ext);
+  fs::rename(ext + "-unmounted", ext);
+  const fs::path metadata_dir = fs::path(PathOf(location)).parent_path();
+  fs::rename(metadata_dir, metadata_dir.string() + "-moved");
+  report = Run({.repair = true, .drop_dangling = true});
+  ASSERT_NO_FATAL_FAILURE(ExpectOnly(report, DoctorProblemKind::kMetadataMissing, big, location));
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kNone);
+  EXPECT_THAT(report.problems[0].detail, ::testing::HasSubstr("the only table under root"));
+
+  // Its metadata directory there with other files, only its file gone: a
+  // table really dangling.
+  fs::rename(metadata_dir.string() + "-moved", metadata_dir);
+  std::ofstream(metadata_dir.string() + "/00000-old.metadata.json") << "{}";
+  fs::remove(PathOf(location));
+  report = Run({.repair = true, .drop_dangling = true});
+  ASSERT_NO_FATAL_FAILURE(ExpectOnly(report, DoctorProblemKind::kMetadataMissing, big, location));
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kDropped);
+}
+
+// Review finding F5a: a manifest overwritten with zeros at its own length
+// passed (only its length was compared) while a scan failed on it.
+TEST_F(WarehouseDoctorTest, ReportsAManifestOrListZeroedAtItsOwnLength) {
+  Populate();
+  auto zero = [](const std::string& location) {
+    const std::string path = PathOf(location);
+    const auto size = fs::file_size(path);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << std::string(size, '\0');
+    ASSERT_EQ(fs::file_size(path), size);
+  };
+  std::string manifest = ManifestOf(kOrders);
+  zero(manifest);
+  auto report = Run({.all_snapshots = true});
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectOnly(report, DoctorProblemKind::kManifestDamaged, kOrders, manifest));
+  EXPECT_THAT(report.problems[0].detail, ::testing::HasSubstr("not an Avro file"));
+
+  std::string list = Metadata(kItems)->CurrentSnapshot()->manifest_list;
+  zero(list);
+  report = Run();
+  ASSERT_EQ(report.problems.size(), 2u) << report.ToJson();
+  // Tables in name order: items, then orders.
+  EXPECT_EQ(report.problems[0].kind, DoctorProblemKind::kManifestListUnreadable);
+  EXPECT_EQ(report.problems[0].location, list);
+  EXPECT_EQ(report.problems[1].location, manifest);
+}
+
+// Review finding F5b: a table's current metadata file replaced by another
+// table's (its uuid and location) passed, and the table then showed the
+// other's location. Reported, never repaired.
+TEST_F(WarehouseDoctorTest, ReportsAMetadataFileOfAnotherTable) {
+  Populate();
+  const std::string location = MetadataLocation(kItems);
+  const std::string others = *catalog_->file_io().ReadFile(MetadataLocation(kOrders));
+  std::ofstream(PathOf(location), std::ios::binary | std::ios::trunc) << others;
+
+  auto report = Run({.repair = true, .drop_dangling = true});
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectOnly(report, DoctorProblemKind::kMetadataLocationMismatch, kItems, location));
+  EXPECT_EQ(report.problems[0].repair, DoctorRepair::kNone);
+  EXPECT_THAT(report.problems[0].detail, ::testing::HasSubstr(Metadata(kOrders)->table_uuid));
+  EXPECT_THAT(report.problems[0].detail, ::testing::HasSubstr("skade table register --overwrite"));
+  EXPECT_EQ(MetadataLocation(kItems), location);
+  EXPECT_EQ(*catalog_->file_io().ReadFile(location), others);
+  EXPECT_THAT(report.ToJson(), ::testing::HasSubstr(R"("kind":"metadata-location-mismatch")"));
+}
+
+// A FileIO that runs `hook` once, when Exists(`location`) is asked: a
+// concurrent writer at the worst moment, without timing.
+class HookedExists : public io::ForwardingFileIO {
+ public:
+  HookedExists(std::shared_ptr<io::FileIO> inner, std::string location, std::function<void()> hook)
+      : ForwardingFileIO(std::move(inner)),
+        location_(std::move(location)),
+        hook_(std::move(hook)) {}
+  Result<bool> Exists(std::string_view location) override {
+    if (location == location_ && hook_) std::exchange(hook_, nullptr)();
+    return ForwardingFileIO::Exists(location);
+  }
+
+ private:
+  std::string location_;
+  std::function<void()> hook_;
+};
+
+// Suspected TOCTOU in the drop: a register --overwrite landing between the
+// doctor's checks and its (unconditional) drop. The store has no
+// conditional drop; the doctor sees what it dropped and fails naming the
+// file to register again, instead of reporting a pointer to nothing dropped.
+TEST_F(WarehouseDoctorTest, ARegisterLandingBeforeTheDropIsNotDroppedSilently) {
+  Populate();
+  const TableIdentifier ghost{{"ns"}, "ghost"};
+  const std::string nothing =
+      catalog_->warehouse_location() + "/ns/ghost/metadata/00000-x.metadata.json";
+  PointAt(ghost, nothing);
+  const std::string valid = MetadataLocation(kEmpty);
+  HookedExists io(catalog_->file_io_ptr(), nothing, [&] {
+    EXPECT_THAT(
+        catalog_->store().RegisterTable(ghost, valid, store::RegisterMode::kReplace, {}, {}),
+        IsOk());
+  });
+  WarehouseDoctor doctor(catalog_->store(), io, catalog_->location_policy());
+  auto report = doctor.Run({.repair = true, .drop_dangling = true});
+  ASSERT_THAT(report, IsError(ErrorKind::kCommitFailed));
+  EXPECT_THAT(report.error().message,
+              ::testing::HasSubstr("skade table register ns.ghost " + valid));
 }
 
 }  // namespace

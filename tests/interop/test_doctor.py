@@ -104,3 +104,42 @@ def test_doctor_reports_damage_and_repairs_only_when_asked(bin_dir, tmp_path, ru
         assert sorted(rows["id"].to_pylist()) == [0, 1]
     finally:
         assert server.stop() == 0
+
+
+def test_drop_dangling_keeps_the_tables_of_an_allowed_root_not_mounted(tmp_path, run_tool):
+    """Review finding F4: with the warehouse's tables there, --drop-dangling dropped every table
+    of an --allow-location root that was not mounted (an empty mount point here). Each root is
+    judged on its own: its table is kept, one really gone from the warehouse is dropped."""
+    warehouse = tmp_path / "warehouse"
+    ext = tmp_path / "ext"
+    ext.mkdir()
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "id", "required": False, "type": "long"}]}))
+    skade = ("skade", "--warehouse", warehouse, "--allow-location", ext)
+    run_tool(*skade, "ns", "create", "db")
+    run_tool(*skade, "ns", "create", "ext")
+    for name in ("local", "gone"):
+        run_tool(*skade, "table", "create", f"db.{name}", "--schema", schema)
+    run_tool(*skade, "table", "create", "ext.big", "--schema", schema,
+             "--location", f"file://{ext}/big")
+    for metadata_file in (warehouse / "db" / "gone" / "metadata").glob("*.metadata.json"):
+        metadata_file.unlink()
+    ext.rename(tmp_path / "ext-unmounted")
+    ext.mkdir()
+
+    proc = run_tool(*skade, "doctor", "--json", "--repair", "--drop-dangling", check=False)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    by_table = {p["table"]: p for p in report["problems"]}
+    assert sorted(by_table) == ["db.gone", "ext.big"], report
+    assert by_table["db.gone"]["repair"] == "dropped"
+    kept = by_table["ext.big"]
+    assert kept["kind"] == "metadata-missing" and kept["repair"] is None, report
+    assert f"root {ext} looks unmounted" in kept["detail"], kept
+
+    ext.rmdir()
+    (tmp_path / "ext-unmounted").rename(ext)
+    assert "big" in run_tool(*skade, "table", "list", "ext").stdout
+    proc = run_tool(*skade, "doctor", "--json", check=False)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["problems"] == [], proc.stdout

@@ -5,10 +5,12 @@
 #include <set>
 #include <utility>
 
+#include "skade/avro/container_writer.h"
 #include "skade/avro/manifest_list_reader.h"
 #include "skade/catalog/journal_recovery.h"
 #include "skade/catalog/metadata_files.h"
 #include "skade/catalog/table_file_scope.h"
+#include "skade/spec/table_locations.h"
 #include "skade/store/table_key.h"
 #include "skade/util/json_writer.h"
 #include "skade/util/strings.h"
@@ -25,6 +27,8 @@ std::string_view DoctorProblemName(DoctorProblemKind kind) {
       return "metadata-missing";
     case DoctorProblemKind::kMetadataUnreadable:
       return "metadata-unreadable";
+    case DoctorProblemKind::kMetadataLocationMismatch:
+      return "metadata-location-mismatch";
     case DoctorProblemKind::kManifestListMissing:
       return "manifest-list-missing";
     case DoctorProblemKind::kManifestListUnreadable:
@@ -147,14 +151,16 @@ class Examination {
     }
     ++report_.files_checked;
     auto file = ReadMetadataFile(io_, location);
+    bool missing = !file && file.error().kind == ErrorKind::kNotFound;
+    allowed_metadata_.emplace_back(location, missing);
     if (!file) {
-      bool missing = file.error().kind == ErrorKind::kNotFound;
       Add(missing ? DoctorProblemKind::kMetadataMissing : DoctorProblemKind::kMetadataUnreadable,
           table, location, file.error().message);
       return OkStatus();
     }
     ++metadata_found_;
     const spec::TableMetadata& metadata = *file->metadata;
+    CheckMetadataPlace(table, location, metadata);
     TableFileScope scope(metadata, policy_);
     std::set<int64_t> snapshot_ids;
     if (options_.all_snapshots) {
@@ -174,6 +180,32 @@ class Examination {
     }
     for (const auto& [manifest, length] : manifests) CheckManifest(table, scope, manifest, length);
     return OkStatus();
+  }
+
+  // Every metadata file is written into the metadata directory of the table
+  // it describes; one outside it is most likely another table's (copied or
+  // restored over this one's), whose location and uuid the table would now
+  // take. Reported only: which file is right is the operator's call.
+  void CheckMetadataPlace(const spec::TableIdentifier& table, const std::string& location,
+                          const spec::TableMetadata& metadata) {
+    auto file = policy_.Normalize(location);
+    if (!file) return;  // passed Check, so normalises
+    // `<location>/metadata` is accepted too when `write.metadata.path` is
+    // set: a writer that ignores the property puts its files there.
+    const std::string directory = spec::MetadataDirectory(metadata);
+    for (const std::string& allowed : {directory, JoinLocation(metadata.location, "metadata")}) {
+      auto normalized = policy_.Normalize(allowed);
+      if (normalized && file->IsUnder(*normalized)) return;
+    }
+    Add(DoctorProblemKind::kMetadataLocationMismatch, table, location,
+        StrCat("the file describes the table at ", metadata.location, " (uuid ",
+               metadata.table_uuid.empty() ? "none" : metadata.table_uuid,
+               ") but lies outside that table's metadata directory ", directory,
+               ": it is probably another table's file, copied or restored over this one's. "
+               "Not repaired: point the table at one of its own metadata files (skade table "
+               "register --overwrite ",
+               table.ToString(), " LOCATION), or if this file is right, at a copy of it in ",
+               directory));
   }
 
   void CheckManifestList(const spec::TableIdentifier& table, const TableFileScope& scope,
@@ -202,23 +234,38 @@ class Examination {
     }
   }
 
+  // Its length, and its first 4 bytes (one small read, not the manifest):
+  // a file zeroed or torn at its own length has the right size.
   void CheckManifest(const spec::TableIdentifier& table, const TableFileScope& scope,
                      const std::string& location, int64_t length) {
-    if (Status allowed = scope.Check(location); !allowed) {
-      Add(DoctorProblemKind::kLocationNotAllowed, table, location, allowed.error().message);
+    // Read where the check said it leads.
+    auto resolved = scope.CheckRead(location);
+    if (!resolved) {
+      Add(DoctorProblemKind::kLocationNotAllowed, table, location, resolved.error().message);
       return;
     }
     ++report_.files_checked;
-    auto size = io_.FileSize(location);
-    if (!size) {
-      Add(size.error().kind == ErrorKind::kNotFound ? DoctorProblemKind::kManifestMissing
+    auto file = io_.NewInputFile(resolved->ToString());
+    if (!file) {
+      Add(file.error().kind == ErrorKind::kNotFound ? DoctorProblemKind::kManifestMissing
                                                     : DoctorProblemKind::kManifestDamaged,
-          table, location, size.error().message);
+          table, location, file.error().message);
       return;
     }
-    if (length > 0 && *size != length) {
+    int64_t size = (*file)->Size();
+    if (length > 0 && size != length) {
       Add(DoctorProblemKind::kManifestDamaged, table, location,
-          StrCat("the file has ", *size, " bytes, its manifest list says ", length));
+          StrCat("the file has ", size, " bytes, its manifest list says ", length));
+      return;
+    }
+    char magic[sizeof(avro::kMagic)];
+    auto read = (*file)->ReadAt(0, sizeof(magic), magic);
+    if (!read) {
+      Add(DoctorProblemKind::kManifestDamaged, table, location, read.error().message);
+    } else if (*read != static_cast<int64_t>(sizeof(magic)) ||
+               !std::equal(magic, magic + sizeof(magic), avro::kMagic)) {
+      Add(DoctorProblemKind::kManifestDamaged, table, location,
+          "not an Avro file (it does not start with Obj\\x01): torn, or overwritten");
     }
   }
 
@@ -288,8 +335,15 @@ class Examination {
       }
     }
     if (!options_.drop_dangling) return OkStatus();
+    const std::map<std::string, std::string> kept = PointersToKeep();
     for (auto& problem : report_.problems) {
       if (!Dangling(problem)) continue;
+      if (auto why = kept.find(problem.location); why != kept.end()) {
+        problem.detail = StrCat(problem.detail, "; not dropped: ", why->second,
+                                " (drop a table that is really gone by itself: skade table drop ",
+                                problem.table->ToString(), ")");
+        continue;
+      }
       SKADE_ASSIGN_OR_RAISE(bool dropped, DropIfDangling(*problem.table, problem.location));
       if (dropped) problem.repair = DoctorRepair::kDropped;
     }
@@ -314,6 +368,85 @@ class Examination {
     return problem.kind == DoctorProblemKind::kMetadataMissing && !problem.journaled;
   }
 
+  // The root a metadata file lies under, as warehouse_doctor.h says: the
+  // warehouse, else the outermost location the policy allows above it (the
+  // policy does not tell its roots; an allowed location's parents are
+  // allowed up to the root).
+  io::Location RootOf(const io::Location& location) const {
+    if (location.IsUnder(policy_.warehouse_directory())) return policy_.warehouse_directory();
+    io::Location root = location;
+    for (io::Location up = root.Parent(); up != root && policy_.Check(up); up = root.Parent()) {
+      root = up;
+    }
+    return root;
+  }
+
+  // Whether the directory `location` holds anything besides the store's own
+  // directory; false also when it cannot be listed (nothing is dropped on
+  // what cannot be told).
+  bool HoldsFiles(const io::Location& location) const {
+    auto names = io_.ListDirectory(location.ToString());
+    if (!names) return false;
+    return std::any_of(names->begin(), names->end(), [&](const std::string& name) {
+      return location.Child(name) != policy_.reserved_directory();
+    });
+  }
+
+  // The dangling pointers not to drop, by metadata location, each with why:
+  // those under a root that looks not mounted (warehouse_doctor.h).
+  std::map<std::string, std::string> PointersToKeep() const {
+    struct Root {
+      io::Location location;
+      uint64_t tables = 0;
+      uint64_t missing = 0;
+      std::vector<std::string> dangling;
+    };
+    std::set<std::string> dangling;
+    for (const auto& problem : report_.problems) {
+      if (Dangling(problem)) dangling.insert(problem.location);
+    }
+    std::map<std::string, Root> roots;
+    for (const auto& [location, missing] : allowed_metadata_) {
+      auto normalized = policy_.Normalize(location);
+      if (!normalized) continue;  // passed Check, so normalises
+      io::Location root = RootOf(*normalized);
+      Root& entry = roots.try_emplace(root.ToString(), Root{root}).first->second;
+      ++entry.tables;
+      entry.missing += missing ? 1 : 0;
+      if (dangling.contains(location)) entry.dangling.push_back(location);
+    }
+    std::map<std::string, std::string> kept;
+    for (const auto& [name, root] : roots) {
+      if (root.dangling.empty()) continue;
+      const std::string shown = DescribeLocations({root.location});
+      std::string why;
+      if (!HoldsFiles(root.location)) {
+        why = StrCat("root ", shown,
+                     " looks unmounted: its directory is missing, empty or cannot be listed");
+      } else if (root.tables > 1 && root.missing == root.tables) {
+        why = StrCat("root ", shown, " looks unmounted: all ", root.tables,
+                     " tables under it are missing");
+      }
+      for (const std::string& location : root.dangling) {
+        if (!why.empty()) {
+          kept.emplace(location, why);
+          continue;
+        }
+        if (root.tables > 1) continue;
+        // One table: its missing file is all the root says. Its directory
+        // holding other files shows the storage under it is there.
+        auto directory = policy_.Normalize(io::ParentLocation(location));
+        if (!directory || !HoldsFiles(*directory)) {
+          kept.emplace(location,
+                       StrCat("it is the only table under root ", shown,
+                              " and the directory of its metadata file is missing or empty: a "
+                              "root not mounted cannot be told from a table deleted"));
+        }
+      }
+    }
+    return kept;
+  }
+
   // Drops `table` if its pointer still names `location` and that is still
   // missing. (A commit cannot move such a pointer: it reads the current
   // metadata first.)
@@ -322,10 +455,20 @@ class Examination {
     if (!record || record->metadata_location != location) return false;
     SKADE_ASSIGN_OR_RAISE(bool exists, io_.Exists(location));
     if (exists) return false;
+    // Unconditional: the store has no drop that compares the pointer. What
+    // landed since the check (a register --overwrite) is seen in what was
+    // dropped, and said, since only the operator can put it back.
     auto dropped = store_.DropTable(table);
     if (!dropped) {
       if (dropped.error().kind == ErrorKind::kNoSuchTable) return false;
       return tl::unexpected(dropped.error());
+    }
+    if (dropped->metadata_location != location || dropped->table_id != record->table_id) {
+      return MakeError(ErrorKind::kCommitFailed, "Dropped ", table.ToString(),
+                       " while it was registered again (at ", dropped->metadata_location,
+                       ") after the doctor found its metadata file ", location,
+                       " missing; put it back: skade table register ", table.ToString(), " ",
+                       dropped->metadata_location);
     }
     return true;
   }
@@ -337,6 +480,9 @@ class Examination {
   std::map<std::string, store::JournaledFile> journal_;  // by location
   std::map<std::string, std::string> unrebuildable_;     // location → why (journal_recovery.h)
   std::set<std::string> reported_;
+  // Tables whose metadata file the policy allows: its location, and
+  // whether it is missing.
+  std::vector<std::pair<std::string, bool>> allowed_metadata_;
   uint64_t metadata_found_ = 0;  // tables whose current metadata file was read
   DoctorReport report_;
 };

@@ -4,12 +4,16 @@
 // Checks, per table pointer in the store:
 // - its namespace exists;
 // - the metadata file it names is allowed (location_policy.h), exists and
-//   parses;
+//   parses, and lies in the metadata directory of the table it describes
+//   (`<location>/metadata` or `write.metadata.path`): a file that does not
+//   is most likely another table's, copied or restored over this one's (the
+//   store keeps no table uuid to compare);
 // - every manifest list of the snapshots its refs name (main included; with
 //   DoctorOptions::all_snapshots, of every snapshot the metadata keeps) is in
 //   the table's file scope (table_file_scope.h), exists and parses, and every
-//   manifest those lists name is in scope, exists and has the length its
-//   list records.
+//   manifest those lists name is in scope, exists, has the length its list
+//   records and starts with Avro's magic (one 4-byte read: a file zeroed or
+//   torn at its own length).
 // Then every entry of the store's journal: a journaled file missing or
 // different on disk (which the catalog would rewrite when it next opens).
 // A location outside the allowed roots or the table's scope is reported and
@@ -26,6 +30,19 @@
 // table's metadata file is there at all, nothing is dropped and the run
 // fails: that is a warehouse not mounted or not the right one. Nothing else
 // is ever changed.
+//
+// Whether storage is mounted is judged per root — the warehouse, or for a
+// table outside it the outermost allowed location (--allow-location) its
+// file lies under; a mount below a root is not known as one. A pointer
+// under a root is kept, its problem saying why, when the root's directory
+// is missing, empty or cannot be listed, or when two or more tables lie
+// under it and all their metadata files are missing. A root holding one table is ambiguous (a
+// deleted file or a root not there): its pointer is dropped only when the directory its file was in
+// is there and holds other files. With "*" allowed, every table outside the warehouse counts as
+// under one root per storage. A pointer is dropped only if it still names the file checked; the
+// store has no conditional drop, so a `table register --overwrite` landing between that check and
+// the drop is caught after it (the pointer dropped is not the one checked) and fails the run naming
+// the file to register again.
 //
 // The checks read one state of the store but files as they are while they
 // run: with a server committing meanwhile, a file deleted on purpose after
@@ -55,10 +72,13 @@ enum class DoctorProblemKind {
   kLocationNotAllowed,  // not read: outside the allowed roots or the table's scope
   kMetadataMissing,     // the table's pointer names a file that is not there
   kMetadataUnreadable,  // there, but cannot be read or parsed (truncated, corrupt)
+  // There, but outside the metadata directory of the table it describes:
+  // probably another table's file. Never repaired.
+  kMetadataLocationMismatch,
   kManifestListMissing,
   kManifestListUnreadable,
   kManifestMissing,
-  kManifestDamaged,       // its length is not the one its manifest list records
+  kManifestDamaged,       // not the length its list records, or not an Avro file
   kJournaledFileDamaged,  // journaled, and missing or different on disk
 };
 
@@ -86,8 +106,9 @@ struct DoctorProblem {
 struct DoctorOptions {
   /// Make the safe repairs (see above); off, nothing is changed.
   bool repair = false;
-  /// With `repair`: also drop pointers to missing, unjournaled metadata, and
-  /// release journal entries that cannot rebuild their file.
+  /// With `repair`: also drop pointers to missing, unjournaled metadata
+  /// (not those under a root that looks unmounted, see above), and release
+  /// journal entries that cannot rebuild their file.
   bool drop_dangling = false;
   /// Check every snapshot the metadata keeps, not only those its refs name.
   bool all_snapshots = false;

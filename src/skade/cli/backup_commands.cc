@@ -273,7 +273,8 @@ void AddBackupCommands(CLI::App& app, const CliContext& context) {
   doctor->add_flag("--repair", args->repair,
                    "Rewrite missing or damaged files whose bytes the store's journal holds");
   doctor->add_flag("--drop-dangling", args->drop_dangling,
-                   "With --repair: also drop table pointers whose metadata file is gone");
+                   "With --repair: also drop table pointers whose metadata file is gone (not "
+                   "those under a root that looks unmounted)");
   doctor->add_flag("--all-snapshots", args->all_snapshots,
                    "Check every snapshot the metadata keeps, not only those of its branches and "
                    "tags");
