@@ -143,6 +143,26 @@ def test_rename_register_drop_and_purge(cli):
     assert not pathlib.Path(location.removeprefix("file://")).exists()
 
 
+def test_names_with_dots_are_quoted_and_never_taken_for_another_table(cli):
+    # Regression: REST may name a table "x.y"; it and table y of namespace
+    # q.x both printed as q.x.y, and every command reached only the second.
+    cli("ns", "create", "q")
+    cli("ns", "create", "q.x")
+    cli("ns", "create", "`p.c`")
+    cli("table", "create", "q.`x.y`", "--schema", cli.schema)
+    cli("table", "create", "q.x.y", "--schema", cli.schema)
+    assert cli("table", "list", "q").stdout.split() == ["q.`x.y`"]
+    assert cli("table", "list", "q.x").stdout.split() == ["q.x.y"]
+    assert sorted(cli("ns", "list").stdout.split()) == ["`p.c`", "q"]
+    dotted = describe(cli, "q.`x.y`")["metadata"]["location"]
+    nested = describe(cli, "q.x.y")["metadata"]["location"]
+    assert dotted != nested
+    assert cli("table", "drop", "q.`x.y`").stdout.strip() == "dropped q.`x.y`"
+    assert describe(cli, "q.x.y")["metadata"]["location"] == nested
+    failed = cli("table", "describe", "q.`x.y", check=False)
+    assert failed.returncode != 0 and "is not closed" in failed.stderr
+
+
 def test_bad_input_is_a_clear_error_and_changes_nothing(cli):
     cli("ns", "create", "db")
     cli("table", "create", "db.t", "--schema", cli.schema)

@@ -204,8 +204,8 @@ class Examination {
                ": it is probably another table's file, copied or restored over this one's. "
                "Not repaired: point the table at one of its own metadata files (skade table "
                "register --overwrite ",
-               table.ToString(), " LOCATION), or if this file is right, at a copy of it in ",
-               directory));
+               spec::QuotedIdentifier(table),
+               " LOCATION), or if this file is right, at a copy of it in ", directory));
   }
 
   void CheckManifestList(const spec::TableIdentifier& table, const TableFileScope& scope,
@@ -341,7 +341,7 @@ class Examination {
       if (auto why = kept.find(problem.location); why != kept.end()) {
         problem.detail = StrCat(problem.detail, "; not dropped: ", why->second,
                                 " (drop a table that is really gone by itself: skade table drop ",
-                                problem.table->ToString(), ")");
+                                spec::QuotedIdentifier(*problem.table), ")");
         continue;
       }
       SKADE_ASSIGN_OR_RAISE(bool dropped, DropIfDangling(*problem.table, problem.location));
@@ -467,8 +467,8 @@ class Examination {
       return MakeError(ErrorKind::kCommitFailed, "Dropped ", table.ToString(),
                        " while it was registered again (at ", dropped->metadata_location,
                        ") after the doctor found its metadata file ", location,
-                       " missing; put it back: skade table register ", table.ToString(), " ",
-                       dropped->metadata_location);
+                       " missing; put it back: skade table register ",
+                       spec::QuotedIdentifier(table), " ", dropped->metadata_location);
     }
     return true;
   }

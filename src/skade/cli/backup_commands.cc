@@ -94,7 +94,7 @@ Status Backup(const CliContext& context, const BackupArgs& args) {
 void PrintMissing(std::string_view what,
                   const std::vector<catalog::BackupManifest::Table>& tables) {
   for (const auto& table : tables) {
-    std::cerr << "  " << what << ": " << table.identifier.ToString() << " "
+    std::cerr << "  " << what << ": " << spec::QuotedIdentifier(table.identifier) << " "
               << table.metadata_location << "\n";
   }
 }

@@ -48,7 +48,7 @@ void PrintText(uint64_t seq, const store::CommitLogRecord& commit) {
     by += origin.requester;
   }
   std::string table = commit.identifier.name.empty() ? StrCat("table#", commit.table_id)
-                                                     : commit.identifier.ToString();
+                                                     : spec::QuotedIdentifier(commit.identifier);
   std::cout << seq << '\t' << FormatTimestampMillis(commit.committed_at_ms) << '\t'
             << rest::ChangeOperationType(commit.kind) << '\t' << table << '\t'
             << (snapshots.empty() ? "-" : snapshots) << '\t' << (by.empty() ? "-" : by) << '\t'

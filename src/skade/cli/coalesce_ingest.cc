@@ -132,7 +132,7 @@ Status CoalesceIngest(const std::vector<std::string>& files, commit::CoalescingC
   std::printf(
       "ingested %lld rows from %s into %s: %lld logical writes, %lld physical commits, "
       "%lld data files in %.2f s\n",
-      static_cast<long long>(rows), from.c_str(), table.ToString().c_str(),
+      static_cast<long long>(rows), from.c_str(), spec::QuotedIdentifier(table).c_str(),
       static_cast<long long>(stats.logical_writes), static_cast<long long>(stats.physical_commits),
       static_cast<long long>(stats.data_files), seconds);
   if (!failure) return OkStatus();

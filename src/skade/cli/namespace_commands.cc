@@ -44,7 +44,7 @@ void AddNamespaceCommands(CLI::App& app, const CliContext& context) {
       }
       SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
       SKADE_ASSIGN_OR_RAISE(auto page, catalog->ListNamespaces(parent));
-      for (const auto& ns : page.items) std::cout << spec::NamespaceToString(ns) << "\n";
+      for (const auto& ns : page.items) std::cout << spec::QuotedNamespace(ns) << "\n";
       return OkStatus();
     }));
   });

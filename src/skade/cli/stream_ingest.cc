@@ -642,7 +642,8 @@ class StreamReader {
                  "ingested %lld rows of %lld lines into %s: %lld batches, %lld logical writes, "
                  "%lld physical commits, %lld data files in %.2f s",
                  static_cast<long long>(ledger_.rows()), static_cast<long long>(line_),
-                 target_.table.ToString().c_str(), static_cast<long long>(ledger_.batches()),
+                 spec::QuotedIdentifier(target_.table).c_str(),
+                 static_cast<long long>(ledger_.batches()),
                  static_cast<long long>(stats.logical_writes),
                  static_cast<long long>(stats.physical_commits),
                  static_cast<long long>(stats.data_files), seconds);

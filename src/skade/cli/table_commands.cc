@@ -45,7 +45,7 @@ void PrintFields(const std::vector<spec::NestedField>& fields, int indent) {
 
 void Describe(const catalog::LoadTableResult& table, const spec::TableIdentifier& identifier) {
   const auto& m = *table.metadata;
-  std::cout << "table            " << identifier.ToString() << "\n"
+  std::cout << "table            " << spec::QuotedIdentifier(identifier) << "\n"
             << "uuid             " << m.table_uuid << "\n"
             << "format-version   " << m.format_version << "\n"
             << "location         " << m.location << "\n"
@@ -241,8 +241,8 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
       if (!args->location.empty()) request.location = args->location;
       SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
       SKADE_ASSIGN_OR_RAISE(auto result, catalog->CreateTable(identifier.ns, request));
-      std::cout << "created table " << identifier.ToString() << " at " << result.metadata->location
-                << "\n";
+      std::cout << "created table " << spec::QuotedIdentifier(identifier) << " at "
+                << result.metadata->location << "\n";
       return OkStatus();
     }));
   });
@@ -254,7 +254,8 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
       SKADE_ASSIGN_OR_RAISE(auto ns, spec::ParseNamespace(args->other));
       SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
       SKADE_ASSIGN_OR_RAISE(auto page, catalog->ListTables(ns));
-      for (const auto& identifier : page.items) std::cout << identifier.ToString() << "\n";
+      for (const auto& identifier : page.items)
+        std::cout << spec::QuotedIdentifier(identifier) << "\n";
       return OkStatus();
     }));
   });
@@ -284,8 +285,8 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
       SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args->table));
       SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
       SKADE_RETURN_NOT_OK(catalog->DropTable(identifier, args->purge));
-      std::cout << (args->purge ? "dropped and purged " : "dropped ") << identifier.ToString()
-                << "\n";
+      std::cout << (args->purge ? "dropped and purged " : "dropped ")
+                << spec::QuotedIdentifier(identifier) << "\n";
       return OkStatus();
     }));
   });
@@ -299,7 +300,8 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
       SKADE_ASSIGN_OR_RAISE(auto to, spec::ParseTableIdentifier(args->other));
       SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
       SKADE_RETURN_NOT_OK(catalog->RenameTable(from, to));
-      std::cout << "renamed " << from.ToString() << " to " << to.ToString() << "\n";
+      std::cout << "renamed " << spec::QuotedIdentifier(from) << " to "
+                << spec::QuotedIdentifier(to) << "\n";
       return OkStatus();
     }));
   });
@@ -371,7 +373,8 @@ void AddTableCommands(CLI::App& app, const CliContext& context) {
       SKADE_ASSIGN_OR_RAISE(auto identifier, spec::ParseTableIdentifier(args->table));
       SKADE_ASSIGN_OR_RAISE(auto catalog, context.OpenCatalog());
       SKADE_RETURN_NOT_OK(catalog->RegisterTable(identifier, args->other, args->overwrite, {}));
-      std::cout << "registered " << identifier.ToString() << " at " << args->other << "\n";
+      std::cout << "registered " << spec::QuotedIdentifier(identifier) << " at " << args->other
+                << "\n";
       return OkStatus();
     }));
   });

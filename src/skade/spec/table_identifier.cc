@@ -1,5 +1,7 @@
 #include "skade/spec/table_identifier.h"
 
+#include <algorithm>
+
 #include "skade/util/strings.h"
 
 namespace skade::spec {
@@ -10,22 +12,88 @@ std::string TableIdentifier::ToString() const {
   return ns.empty() ? name : StrCat(NamespaceToString(ns), ".", name);
 }
 
+namespace {
+
+// Splits `text` on the dots outside backtick-quoted levels.
+Result<std::vector<std::string>> SplitLevels(std::string_view text) {
+  std::vector<std::string> levels;
+  size_t i = 0;
+  while (true) {
+    std::string level;
+    if (i < text.size() && text[i] == '`') {
+      for (++i;; ++i) {
+        if (i >= text.size()) {
+          return InvalidArgument("Invalid identifier '", text, "': a '`' is not closed");
+        }
+        if (text[i] == '`') {
+          if (i + 1 < text.size() && text[i + 1] == '`') {
+            level += '`';
+            ++i;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        level += text[i];
+      }
+      if (i < text.size() && text[i] != '.') {
+        return InvalidArgument("Invalid identifier '", text,
+                               "': a quoted level must end at a '.' or the end");
+      }
+    } else {
+      size_t dot = std::min(text.find('.', i), text.size());
+      level = std::string(text.substr(i, dot - i));
+      i = dot;
+    }
+    levels.push_back(std::move(level));
+    if (i >= text.size()) return levels;
+    ++i;  // the '.'
+  }
+}
+
+std::string QuotedLevel(const std::string& level) {
+  if (level.find('.') == std::string::npos && !level.starts_with('`')) return level;
+  std::string quoted = "`";
+  for (char c : level) {
+    if (c == '`') quoted += '`';
+    quoted += c;
+  }
+  return quoted + "`";
+}
+
+}  // namespace
+
 Result<Namespace> ParseNamespace(std::string_view text) {
-  Namespace ns = Split(text, '.');
+  SKADE_ASSIGN_OR_RAISE(Namespace ns, SplitLevels(text));
   SKADE_RETURN_NOT_OK(ValidateNamespace(ns));
   return ns;
 }
 
 Result<TableIdentifier> ParseTableIdentifier(std::string_view text) {
-  size_t dot = text.rfind('.');
-  if (dot == std::string_view::npos) {
+  SKADE_ASSIGN_OR_RAISE(std::vector<std::string> levels, SplitLevels(text));
+  if (levels.size() < 2) {
     return InvalidArgument("Invalid table identifier '", text, "': expected <namespace>.<table>");
   }
   TableIdentifier identifier;
-  SKADE_ASSIGN_OR_RAISE(identifier.ns, ParseNamespace(text.substr(0, dot)));
-  identifier.name = std::string(text.substr(dot + 1));
+  identifier.name = std::move(levels.back());
+  levels.pop_back();
+  identifier.ns = std::move(levels);
+  SKADE_RETURN_NOT_OK(ValidateNamespace(identifier.ns));
   SKADE_RETURN_NOT_OK(ValidateName(identifier.name, "table name"));
   return identifier;
+}
+
+std::string QuotedNamespace(const Namespace& ns) {
+  std::string text;
+  for (const std::string& level : ns) {
+    if (!text.empty()) text += '.';
+    text += QuotedLevel(level);
+  }
+  return text;
+}
+
+std::string QuotedIdentifier(const TableIdentifier& identifier) {
+  return StrCat(QuotedNamespace(identifier.ns), ".", QuotedLevel(identifier.name));
 }
 
 namespace {

@@ -26,10 +26,20 @@ struct TableIdentifier {
 /// "level1.level2".
 std::string NamespaceToString(const Namespace& ns);
 
-/// Parses "a.b.t" (the last dot separates the table name).
+/// Parses "a.b.t" (the last level is the table name). A level may be quoted
+/// in backticks, as Spark SQL quotes identifiers, to hold '.' or '`' (a '`'
+/// inside doubled): "a.`b.c`" is table "b.c" in namespace a, and
+/// "`a.b`.c" table c in the one-level namespace "a.b".
 Result<TableIdentifier> ParseTableIdentifier(std::string_view text);
-/// Parses "a.b" into levels.
+/// Parses "a.b" into levels, quoted as ParseTableIdentifier reads them.
 Result<Namespace> ParseNamespace(std::string_view text);
+
+/// The text ParseTableIdentifier reads back to `identifier`: levels joined
+/// by '.', a level that holds '.' or starts with '`' in backticks ('`'
+/// doubled). Plain names print as ToString() does.
+std::string QuotedIdentifier(const TableIdentifier& identifier);
+/// As QuotedIdentifier, for ParseNamespace.
+std::string QuotedNamespace(const Namespace& ns);
 
 /// Checks one namespace level or table name: non-empty, at most 255 bytes,
 /// valid UTF-8, no NUL, control characters or the 0x1F level separator, and
