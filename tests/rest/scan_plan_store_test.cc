@@ -63,7 +63,9 @@ TEST(ScanPlanStoreTest, MalformedAndUnknownTokensAreNoSuchPlanTask) {
   for (const std::string& token :
        {std::string(), std::string("-"), added.plan_id, added.plan_id + "-", added.plan_id + "-2",
         added.plan_id + "--1", added.plan_id + "-x", added.plan_id + "-99999999999999999999",
-        "0" + added.plan_tasks[0], std::string(100000, 'a') + "-0"}) {
+        "0" + added.plan_tasks[0], std::string(100000, 'a') + "-0",
+        // Other spellings of page 0: only the token handed out names it.
+        added.plan_id + "-00", added.plan_id + "-+0", added.plan_id + "-+1"}) {
     EXPECT_THAT(store.FetchPage(kTable, token), IsError(ErrorKind::kNoSuchPlanTask)) << token;
   }
   EXPECT_THAT(store.PendingPlanTasks(kTable, "nope"), IsError(ErrorKind::kNoSuchPlanId));

@@ -86,6 +86,9 @@ class ScanPlanStore::Impl {
     const size_t dash = plan_task.rfind('-');
     auto page =
         dash == std::string_view::npos ? std::nullopt : ParseInt64(plan_task.substr(dash + 1));
+    // Only the token the plan handed out: "-00" or "-+0" would name page 0
+    // too, and fetch it a second time.
+    if (page && std::to_string(*page) != plan_task.substr(dash + 1)) page.reset();
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = page ? Find(owner, plan_task.substr(0, dash)) : plans_.end();
     if (it == plans_.end() || *page < 0 || static_cast<size_t>(*page) >= it->second.pages.size()) {
