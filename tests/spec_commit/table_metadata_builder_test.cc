@@ -154,10 +154,10 @@ TEST(AddSchemaTest, V2RejectsV3OnlyTypesAndDefaults) {
   auto builder = From(NewTable(2));
   auto nanos = std::make_shared<const Schema>(
       1, std::vector<NestedField>{Field(1, "id", Type::Long(), true),
-                                  Field(2, "at", Type::TimestampNs())});
+                                  Field(10, "at", Type::TimestampNs())});
   EXPECT_THAT(builder.AddSchema(nanos),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "is not supported until v3"));
-  NestedField with_default = Field(2, "flag", Type::Boolean());
+  NestedField with_default = Field(11, "flag", Type::Boolean());
   with_default.initial_default_json = "true";
   auto defaults = std::make_shared<const Schema>(
       1, std::vector<NestedField>{Field(1, "id", Type::Long(), true), with_default});
@@ -462,7 +462,6 @@ TEST(AddSnapshotTest, StaleSequenceNumberIsARetryableCommitFailure) {
                           "number 3"));
   EXPECT_TRUE(status.error().retryable);
   EXPECT_FALSE(builder.HasChanges());
-  // Without a parent (a replace), the sequence number is not checked here.
   EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(5, std::nullopt, 4, 4000)), IsOk());
 }
 
@@ -473,13 +472,25 @@ TEST(AddSnapshotTest, V1HasNoSequenceNumbers) {
   EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(4, 3, 0, 4000)), IsOk());
 }
 
-TEST(AddSnapshotTest, LowerSequenceNumberWithoutParentFailsValidation) {
+// Regression: a snapshot without a parent (a replace) was not checked, and
+// with every other snapshot removed it took last-sequence-number back (to
+// -7: Spark could no longer write).
+TEST(AddSnapshotTest, ASequenceNumberBehindTheTableIsRefusedWithoutAParentToo) {
   auto builder = From(TableWithHistory());
-  ASSERT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, 1, 4000)), IsOk());
-  EXPECT_THAT(builder.Build(),
-              IsErrorWithMessage(ErrorKind::kInvalidArgument,
-                                 "Invalid snapshot with sequence number 2 greater than last "
-                                 "sequence number 1"));
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, 1, 4000)),
+              IsError(ErrorKind::kCommitFailed));
+  ASSERT_THAT(builder.RemoveSnapshots({1, 2, 3}), IsOk());
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, 2, 4000)),
+              IsError(ErrorKind::kCommitFailed));
+  // Mistakes a retry cannot mend are bad requests.
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, -7, 4000)),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "sequence-number -7"));
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, 3, 4, -5)),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "before 1970"));
+  auto inline_manifests = std::make_shared<Snapshot>(*MakeSnapshot(9, 3, 4, 4000));
+  inline_manifests->manifest_list.clear();
+  EXPECT_THAT(builder.AddSnapshot(inline_manifests),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "needs a manifest-list"));
 }
 
 TEST(AddSnapshotTest, V3RowLineage) {
@@ -771,6 +782,82 @@ TEST(RemoveSchemasTest, CannotRemoveTheCurrent) {
   auto built = builder.Build();
   ASSERT_THAT(built, IsOk());
   EXPECT_EQ((*built)->schemas.size(), 1u);
+}
+
+// Regression: removed, the schema's id was handed out again and a snapshot
+// written with it read as another schema's columns.
+TEST(RemoveSchemasTest, CannotRemoveOneASnapshotWasWrittenWith) {
+  auto table = TableWithHistory();
+  table = Commit(
+      table, {spec::AddSchema{WiderSchema(), std::nullopt}, spec::SetCurrentSchema{kLastAdded}});
+  auto builder = From(table);
+  EXPECT_THAT(builder.RemoveSchemas({0}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "was written with it"));
+  EXPECT_FALSE(builder.HasChanges());
+}
+
+// --- schema evolution --------------------------------------------------------------------
+
+SchemaPtr WithIdType(const Schema& base, TypePtr type) {
+  std::vector<NestedField> fields = base.fields();
+  fields[0].type = std::move(type);  // field 1, "id"
+  return std::make_shared<Schema>(0, std::move(fields));
+}
+
+// Regression: long to int, string to int and (v2) date to timestamp were
+// accepted; PyIceberg and Spark then failed to read the table's files.
+TEST(SchemaEvolutionTest, OnlyTheSpecsTypePromotionsAreAllowed) {
+  auto table = NewTable();
+  ASSERT_EQ(table->Schema()->FindFieldById(1)->type->id(), TypeId::kLong);
+  EXPECT_THAT(From(table).AddSchema(WithIdType(*table->Schema(), Type::Int())),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "from long to int"));
+  EXPECT_THAT(From(table).AddSchema(WithIdType(*table->Schema(), Type::String())),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_TRUE(CanPromote(*Type::Int(), *Type::Long(), 2));
+  EXPECT_TRUE(CanPromote(*Type::Float(), *Type::Double(), 2));
+  EXPECT_TRUE(CanPromote(*Type::Decimal(9, 2), *Type::Decimal(18, 2), 2));
+  EXPECT_FALSE(CanPromote(*Type::Decimal(9, 2), *Type::Decimal(18, 3), 2));
+  EXPECT_FALSE(CanPromote(*Type::Decimal(18, 2), *Type::Decimal(9, 2), 2));
+  EXPECT_FALSE(CanPromote(*Type::Date(), *Type::Timestamp(), 2));
+  EXPECT_TRUE(CanPromote(*Type::Date(), *Type::Timestamp(), 3));
+  EXPECT_FALSE(CanPromote(*Type::Date(), *Type::TimestampTz(), 3));
+  EXPECT_FALSE(CanPromote(*Type::Long(), *Type::Int(), 3));
+}
+
+TEST(SchemaEvolutionTest, AnEmptyFieldNameIsRefused) {
+  auto table = NewTable();
+  std::vector<NestedField> fields = table->Schema()->fields();
+  fields.push_back(NestedField{99, "", Type::Int(), false});
+  EXPECT_THAT(From(table).AddSchema(std::make_shared<Schema>(0, std::move(fields))),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "empty name"));
+}
+
+// Regression: a new spec could take another spec's field id for another
+// field; Iceberg Java then refused to read the table ("Conflicting
+// partition fields").
+TEST(AddPartitionSpecTest, AFieldIdMeansOneFieldInEverySpec) {
+  auto table =
+      Commit(NewTable(),
+             {spec::AddPartitionSpec{Spec({PartitionBy(3, 1000, "ts_day", Transform::Day())})}});
+  EXPECT_THAT(
+      From(table).AddPartitionSpec(Spec({PartitionBy(1, 1000, "id", Transform::Identity())})),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument, "field id 1000"));
+  // The same field again (renamed, beside a new one) keeps its id.
+  EXPECT_THAT(From(table).AddPartitionSpec(Spec({PartitionBy(3, 1000, "day", Transform::Day()),
+                                                 PartitionBy(1, 0, "id", Transform::Identity())})),
+              IsOk());
+}
+
+// Regression: Iceberg Java reads these as numbers and fails every write.
+TEST(PropertiesTest, IntegerPropertiesMustBeIntegers) {
+  EXPECT_THAT(From(NewTable()).SetProperties({{kPreviousVersionsMax, "abc"}}),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, kPreviousVersionsMax));
+  EXPECT_THAT(From(NewTable()).SetProperties({{kPreviousVersionsMax, "99999999999999999999"}}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(From(NewTable()).SetProperties({{"commit.retry.num-retries", "4294967296"}}),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(From(NewTable()).SetProperties({{kTargetFileSizeBytes, "4294967296"}}), IsOk());
+  EXPECT_THAT(From(NewTable()).SetProperties({{"my.own", "abc"}}), IsOk());
 }
 
 // --- encryption keys -------------------------------------------------------------------

@@ -199,6 +199,29 @@ Status TableMetadataBuilder::UpgradeFormatVersion(int format_version) {
   return OkStatus();
 }
 
+Status TableMetadataBuilder::CheckEvolution(const Schema& schema) const {
+  const SchemaPtr current = metadata_.SchemaById(metadata_.current_schema_id);
+  for (int32_t id = 1; id <= schema.HighestFieldId(); ++id) {
+    const NestedField* field = schema.FindFieldById(id);
+    if (field == nullptr) continue;
+    // Spark refuses to write a table with one ("Empty name").
+    if (field->name.empty()) {
+      return InvalidArgument("Invalid schema: field ", id, " has an empty name");
+    }
+    const NestedField* was = current ? current->FindFieldById(id) : nullptr;
+    if (was == nullptr) continue;
+    // Data files written before keep the old type: readers promote it only
+    // as the spec allows, and fail on anything else.
+    if (!CanPromote(*was->type, *field->type, metadata_.format_version)) {
+      return InvalidArgument("Cannot change column ", schema.FindColumnName(id), " (field ", id,
+                             ") from ", was->type->ToString(), " to ", field->type->ToString(),
+                             ": not a type promotion the Iceberg spec allows for a v",
+                             metadata_.format_version, " table");
+    }
+  }
+  return OkStatus();
+}
+
 int64_t TableMetadataBuilder::ReuseOrCreateSchemaId(const Schema& schema) const {
   int64_t new_id = metadata_.current_schema_id;
   for (const auto& existing : metadata_.schemas) {
@@ -212,6 +235,7 @@ Status TableMetadataBuilder::AddSchema(const SchemaPtr& schema) {
   if (!schema) return InvalidArgument("Cannot add a null schema");
   SKADE_RETURN_NOT_OK(schema->Validate(metadata_.format_version));
   SKADE_RETURN_NOT_OK(CheckFieldDefaults(*schema));
+  SKADE_RETURN_NOT_OK(CheckEvolution(*schema));
   int32_t new_last_column_id = std::max(metadata_.last_column_id, schema->HighestFieldId());
   int64_t next_schema_id = ReuseOrCreateSchemaId(*schema);
   if (next_schema_id > kMaxId) {
@@ -253,6 +277,26 @@ Status TableMetadataBuilder::SetCurrentSchema(int32_t schema_id) {
   return OkStatus();
 }
 
+Status TableMetadataBuilder::CheckPartitionFieldId(const PartitionField& field) const {
+  // v1 numbers each spec's fields from 1000 again.
+  if (metadata_.format_version == 1) return OkStatus();
+  for (const auto& existing : metadata_.partition_specs) {
+    for (const PartitionField& other : existing->fields) {
+      if (other.field_id == field.field_id &&
+          (other.AllSourceIds() != field.AllSourceIds() || !(other.transform == field.transform))) {
+        // Iceberg Java then refuses to read the table ("Conflicting
+        // partition fields").
+        return InvalidArgument("Cannot add partition field ", field.name, ": field id ",
+                               field.field_id, " is field ", other.name, " of spec ",
+                               existing->spec_id,
+                               " with another source or transform (from v2, a partition field id "
+                               "means one field in every spec)");
+      }
+    }
+  }
+  return OkStatus();
+}
+
 std::optional<int32_t> TableMetadataBuilder::FindCompatibleSpecId(const PartitionSpec& spec) const {
   for (const auto& existing : metadata_.partition_specs) {
     if (existing->CompatibleWith(spec)) return existing->spec_id;
@@ -282,7 +326,10 @@ Status TableMetadataBuilder::AddPartitionSpec(const PartitionSpecPtr& spec) {
   int64_t next_field_id = metadata_.last_partition_id;
   for (size_t i = 0; i < added->fields.size(); ++i) {
     PartitionField& field = added->fields[i];
-    if (field.field_id != 0) continue;
+    if (field.field_id != 0) {
+      SKADE_RETURN_NOT_OK(CheckPartitionFieldId(field));
+      continue;
+    }
     int64_t field_id = metadata_.format_version == 1
                            ? PartitionSpec::kPartitionDataIdStart + static_cast<int64_t>(i)
                            : ++next_field_id;
@@ -404,10 +451,26 @@ Status TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot) {
     return InvalidArgument("Cannot add snapshot ", snapshot->snapshot_id, ": unknown operation '",
                            operation.substr(0, 64), "' (append, replace, overwrite or delete)");
   }
+  // Mistakes no retry mends are bad requests, not conflicts: a client that
+  // retries 409s would loop on them.
+  if (metadata_.format_version > 1 && snapshot->manifest_list.empty()) {
+    return InvalidArgument("Cannot add snapshot ", snapshot->snapshot_id,
+                           ": a v2+ snapshot needs a manifest-list (inline manifests are v1's)");
+  }
+  if (metadata_.format_version > 1 && snapshot->sequence_number <= 0) {
+    return InvalidArgument("Cannot add snapshot ", snapshot->snapshot_id, ": sequence-number ",
+                           snapshot->sequence_number, " (a v2+ snapshot needs one above 0)");
+  }
+  if (snapshot->timestamp_ms < 0) {
+    return InvalidArgument("Cannot add snapshot ", snapshot->snapshot_id, ": timestamp-ms ",
+                           snapshot->timestamp_ms, " is before 1970");
+  }
   // A stale sequence number or row id means the writer built on an old
   // version: it must refresh and retry, so these are commit conflicts.
-  if (metadata_.format_version > 1 && snapshot->sequence_number <= metadata_.last_sequence_number &&
-      snapshot->parent_snapshot_id.has_value()) {
+  // Without a parent too (a replace): behind the table, its files would
+  // share sequence numbers with files already committed, and the table's
+  // last-sequence-number would go back.
+  if (metadata_.format_version > 1 && snapshot->sequence_number <= metadata_.last_sequence_number) {
     return MakeRetryableError(ErrorKind::kCommitFailed, "Cannot add snapshot with sequence number ",
                               snapshot->sequence_number, " older than last sequence number ",
                               metadata_.last_sequence_number);
@@ -574,6 +637,7 @@ Status TableMetadataBuilder::SetLocation(const std::string& location) {
 Status TableMetadataBuilder::SetProperties(const std::map<std::string, std::string>& updates) {
   std::map<std::string, std::string> changed;
   for (const auto& [key, value] : updates) {
+    SKADE_RETURN_NOT_OK(CheckPropertyValue(key, value));
     auto [it, inserted] = metadata_.properties.try_emplace(key, value);
     if (inserted || it->second != value) {
       it->second = value;
@@ -658,6 +722,14 @@ Status TableMetadataBuilder::RemovePartitionSpecs(const std::vector<int32_t>& sp
 Status TableMetadataBuilder::RemoveSchemas(const std::vector<int32_t>& schema_ids) {
   if (Contains(schema_ids, metadata_.current_schema_id)) {
     return InvalidArgument("Cannot remove the current schema");
+  }
+  // Reading a snapshot as of its time takes its schema; removed, the id
+  // could be handed out again and the snapshot read with another's columns.
+  for (const auto& snapshot : metadata_.snapshots) {
+    if (snapshot->schema_id && Contains(schema_ids, *snapshot->schema_id)) {
+      return InvalidArgument("Cannot remove schema ", *snapshot->schema_id, ": snapshot ",
+                             snapshot->snapshot_id, " was written with it");
+    }
   }
   std::vector<int32_t> removed;
   std::erase_if(metadata_.schemas, [&](const SchemaPtr& schema) {

@@ -121,6 +121,12 @@ class TableMetadataBuilder {
   // An identical schema's id, else the next free one (which may exceed the
   // int range; AddSchema rejects that).
   int64_t ReuseOrCreateSchemaId(const Schema& schema) const;
+  /// kInvalidArgument for a field of `schema` with an empty name, or whose
+  /// type the current schema's field of its id cannot be promoted to.
+  Status CheckEvolution(const Schema& schema) const;
+  /// kInvalidArgument if another spec's field has `field`'s id with other
+  /// sources or another transform (v2+).
+  Status CheckPartitionFieldId(const PartitionField& field) const;
   std::optional<int32_t> FindCompatibleSpecId(const PartitionSpec& spec) const;
   bool WasAddedInThisCommit(int64_t snapshot_id) const;
   // The snapshot with `id` in the metadata being built, or null.

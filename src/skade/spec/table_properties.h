@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+
+#include "skade/util/result.h"
 
 namespace skade::spec {
 
@@ -34,5 +37,11 @@ inline constexpr const char* kReservedProperties[] = {
     "current-schema",           "default-partition-spec",
     "default-sort-order",
 };
+
+/// kInvalidArgument if `key` is an Iceberg table property whose readers
+/// take an integer (Iceberg Java's PropertyUtil.propertyAsInt/Long throws on
+/// anything else, so every later Spark write would fail) and `value` is not
+/// one of its range.
+Status CheckPropertyValue(std::string_view key, std::string_view value);
 
 }  // namespace skade::spec

@@ -258,4 +258,25 @@ bool TypeEquals(const TypePtr& a, const TypePtr& b) {
   return a->Equals(*b);
 }
 
+bool CanPromote(const Type& from, const Type& to, int format_version) {
+  if (!from.is_primitive() || !to.is_primitive()) return from.id() == to.id();
+  if (from.Equals(to)) return true;
+  switch (from.id()) {
+    case TypeId::kInt:
+      return to.id() == TypeId::kLong;
+    case TypeId::kFloat:
+      return to.id() == TypeId::kDouble;
+    case TypeId::kDecimal:
+      return to.id() == TypeId::kDecimal && to.decimal_scale() == from.decimal_scale() &&
+             to.decimal_precision() >= from.decimal_precision();
+    case TypeId::kDate:
+      return format_version >= 3 &&
+             (to.id() == TypeId::kTimestamp || to.id() == TypeId::kTimestampNs);
+    case TypeId::kUnknown:
+      return format_version >= 3;
+    default:
+      return false;
+  }
+}
+
 }  // namespace skade::spec

@@ -130,4 +130,12 @@ class Type {
 
 bool TypeEquals(const TypePtr& a, const TypePtr& b);
 
+/// Whether a column of type `from` may become `to` in a later schema of a
+/// table of `format_version`: the same type (for a struct, list or map only
+/// the kind: their fields are checked by their own ids), or a promotion the
+/// Iceberg spec allows — int to long, float to double, a decimal to a wider
+/// one of the same scale, and from v3 date to timestamp(_ns) and unknown to
+/// any type.
+bool CanPromote(const Type& from, const Type& to, int format_version);
+
 }  // namespace skade::spec
