@@ -462,6 +462,7 @@ TEST(AddSnapshotTest, StaleSequenceNumberIsARetryableCommitFailure) {
                           "number 3"));
   EXPECT_TRUE(status.error().retryable);
   EXPECT_FALSE(builder.HasChanges());
+  // Without a parent (a replace), the sequence number is not checked here.
   EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(5, std::nullopt, 4, 4000)), IsOk());
 }
 
@@ -472,22 +473,28 @@ TEST(AddSnapshotTest, V1HasNoSequenceNumbers) {
   EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(4, 3, 0, 4000)), IsOk());
 }
 
-// Regression: a snapshot without a parent (a replace) was not checked, and
-// with every other snapshot removed it took last-sequence-number back (to
-// -7: Spark could no longer write).
-TEST(AddSnapshotTest, ASequenceNumberBehindTheTableIsRefusedWithoutAParentToo) {
+TEST(AddSnapshotTest, LowerSequenceNumberWithoutParentFailsValidation) {
   auto builder = From(TableWithHistory());
-  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, 1, 4000)),
-              IsError(ErrorKind::kCommitFailed));
+  ASSERT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, 1, 4000)), IsOk());
+  EXPECT_THAT(builder.Build(),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 "Invalid snapshot with sequence number 2 greater than last "
+                                 "sequence number 1"));
+}
+
+// Regression: with every other snapshot removed, a snapshot without a parent
+// took last-sequence-number to -7, and Spark could no longer write. Mistakes
+// a retry cannot mend are bad requests, not conflicts.
+TEST(AddSnapshotTest, SnapshotsNoRetryCouldMendAreBadRequests) {
+  auto builder = From(TableWithHistory());
   ASSERT_THAT(builder.RemoveSnapshots({1, 2, 3}), IsOk());
-  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, 2, 4000)),
-              IsError(ErrorKind::kCommitFailed));
-  // Mistakes a retry cannot mend are bad requests.
   EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, -7, 4000)),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "sequence-number -7"));
-  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, 3, 4, -5)),
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, 0, 4000)),
+              IsError(ErrorKind::kInvalidArgument));
+  EXPECT_THAT(builder.AddSnapshot(MakeSnapshot(9, std::nullopt, 4, -5)),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "before 1970"));
-  auto inline_manifests = std::make_shared<Snapshot>(*MakeSnapshot(9, 3, 4, 4000));
+  auto inline_manifests = std::make_shared<Snapshot>(*MakeSnapshot(9, std::nullopt, 4, 4000));
   inline_manifests->manifest_list.clear();
   EXPECT_THAT(builder.AddSnapshot(inline_manifests),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "needs a manifest-list"));

@@ -467,10 +467,12 @@ Status TableMetadataBuilder::AddSnapshot(const SnapshotPtr& snapshot) {
   }
   // A stale sequence number or row id means the writer built on an old
   // version: it must refresh and retry, so these are commit conflicts.
-  // Without a parent too (a replace): behind the table, its files would
-  // share sequence numbers with files already committed, and the table's
-  // last-sequence-number would go back.
-  if (metadata_.format_version > 1 && snapshot->sequence_number <= metadata_.last_sequence_number) {
+  // Not for a snapshot without a parent (a replace): as in Iceberg Java,
+  // concurrent replace transactions may share one (the RCK's
+  // testConcurrentReplaceTransactions); Build() refuses a log it leaves
+  // behind a retained snapshot.
+  if (metadata_.format_version > 1 && snapshot->sequence_number <= metadata_.last_sequence_number &&
+      snapshot->parent_snapshot_id.has_value()) {
     return MakeRetryableError(ErrorKind::kCommitFailed, "Cannot add snapshot with sequence number ",
                               snapshot->sequence_number, " older than last sequence number ",
                               metadata_.last_sequence_number);
