@@ -14,6 +14,8 @@
 #include "skade/spec/table_metadata_json.h"
 #include "skade/spec/table_properties.h"
 #include "skade/store/catalog_store.h"
+#include "skade/util/strings.h"
+#include "skade/util/uuid.h"
 #include "testing/birth_time.h"
 #include "testing/fast_append.h"
 #include "testing/matchers.h"
@@ -70,6 +72,37 @@ class FileOwnershipTest : public ::testing::Test {
     auto created = TryCreate(name, std::nullopt, std::move(properties));
     EXPECT_TRUE(created) << created.error().ToString();
     return *created;
+  }
+
+  // A create transaction's commit (assert-create) of table `name` like
+  // `like`, at `location` with `properties`.
+  Result<LoadTableResult> CreateByCommit(const std::string& name, const spec::TableMetadata& like,
+                                         const std::string& location, Properties properties) {
+    CommitTableRequest create{{{"n"}, name}, {spec::AssertCreate{}}, {}};
+    create.updates = {spec::AssignUuid{NewUuid()},
+                      spec::UpgradeFormatVersion{like.format_version},
+                      spec::AddSchema{like.Schema(), like.last_column_id},
+                      spec::SetCurrentSchema{-1},
+                      spec::AddPartitionSpec{like.Spec()},
+                      spec::SetDefaultSpec{-1},
+                      spec::AddSortOrder{like.SortOrder()},
+                      spec::SetDefaultSortOrder{-1},
+                      spec::SetLocation{location},
+                      spec::SetProperties{std::move(properties)}};
+    return catalog_->CommitTable(create);
+  }
+
+  // Writes `like` with `location` and `properties` added as a metadata file
+  // inside the warehouse, as a client may, and returns its location.
+  std::string CraftMetadataFile(const spec::TableMetadata& like, const std::string& location,
+                                const Properties& properties, const std::string& name) {
+    spec::TableMetadata crafted = like;
+    crafted.location = location;
+    for (const auto& [key, value] : properties) crafted.properties[key] = value;
+    const std::string file = StrCat(catalog_->warehouse_location(), "/n/crafted/metadata/00000-",
+                                    name, ".metadata.json");
+    WriteText(*io::LocalPath(file), spec::TableMetadataToJson(crafted));
+    return file;
   }
 
   // Commits a snapshot whose manifest list is `manifest_list`, as a client may.
@@ -550,6 +583,118 @@ TEST_F(FileOwnershipTest, RegisterOfALinkIsRefusedAsEveryLaterLoadWouldBe) {
   EXPECT_THAT(catalog_->RegisterTable({{"n"}, "r"}, "file://" + link, false, {}),
               IsErrorWithMessage(ErrorKind::kForbidden, "is a symbolic link"));
   EXPECT_TRUE(catalog_->RegisterTable({{"n"}, "r"}, created.metadata_location, false, {}));
+}
+
+// Regression (review): a location with '#' or '?' overlapped no table and
+// was accepted, while PyIceberg (urlparse) cut it there: a table at `…/t1#x`
+// got its data file, manifest and manifest list all written to `…/t1`, the
+// root of the table beside it, each over the last. Refused as bad input
+// wherever a client names a root, before anything is made for it.
+TEST_F(FileOwnershipTest, ATableRootWithAFragmentOrQueryIsBadInput) {
+  auto sibling = Create("t1");
+  const std::string& base = sibling.metadata->location;
+  for (const std::string& root : {base + "#x", base + "?x", base + "-2/a#b"}) {
+    SCOPED_TRACE(root);
+    EXPECT_THAT(TryCreate("hash", root),
+                IsErrorWithMessage(ErrorKind::kInvalidArgument, "as a URI"));
+    for (const char* property : {spec::kDataPath, spec::kMetadataPath}) {
+      EXPECT_THAT(TryCreate("hash", std::nullopt, {{property, root}}),
+                  IsError(ErrorKind::kInvalidArgument))
+          << property;
+    }
+    EXPECT_THAT(CreateByCommit("hash", *sibling.metadata, root, {}),
+                IsError(ErrorKind::kInvalidArgument));
+    EXPECT_THAT(CreateByCommit("hash", *sibling.metadata, base + "-3", {{spec::kDataPath, root}}),
+                IsError(ErrorKind::kInvalidArgument));
+  }
+  CreateTableRequest staged;
+  staged.name = "staged";
+  staged.schema = sibling.metadata->Schema();
+  staged.location = base + "#staged";
+  staged.stage_create = true;
+  EXPECT_THAT(catalog_->CreateTable({"n"}, staged), IsError(ErrorKind::kInvalidArgument));
+  EXPECT_FALSE(*catalog_->TableExists({{"n"}, "hash"}));
+  EXPECT_FALSE(fs::exists(*io::LocalPath(base + "#x")));
+  EXPECT_FALSE(fs::exists(*io::LocalPath(base + "#staged")));
+
+  auto table = Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  for (const auto& update : std::vector<spec::TableUpdate>{
+           spec::SetLocation{base + "#x"},
+           spec::SetProperties{{{spec::kDataPath, table.metadata->location + "/data?x"}}},
+           spec::SetProperties{{{spec::kMetadataPath, table.metadata->location + "/m#x"}}}}) {
+    EXPECT_THAT(catalog_->CommitTable({id, {}, {update}}), IsError(ErrorKind::kInvalidArgument));
+  }
+  EXPECT_EQ(catalog_->LoadTable(id)->metadata_location, table.metadata_location);
+
+  // Nor a metadata file that names one.
+  const std::string registered = catalog_->warehouse_location() + "/n/registered";
+  int crafted = 0;
+  for (const auto& [location, properties] : std::vector<std::pair<std::string, Properties>>{
+           {registered + "#x", {}}, {registered, {{spec::kDataPath, base + "?d"}}}}) {
+    std::string file =
+        CraftMetadataFile(*table.metadata, location, properties, StrCat("bad", crafted++));
+    EXPECT_THAT(catalog_->RegisterTable({{"n"}, "registered"}, file, false, {}),
+                IsError(ErrorKind::kInvalidArgument))
+        << location;
+  }
+  EXPECT_TRUE(catalog_->RegisterTable({{"n"}, "registered"},
+                                      CraftMetadataFile(*table.metadata, registered, {}, "good"),
+                                      false, {}));
+
+  // A name with them gets a default location that encodes them.
+  auto encoded = Create("t#a?b");
+  EXPECT_EQ(encoded.metadata->location, catalog_->warehouse_location() + "/n/t%23a%3Fb");
+}
+
+// Regression (review): a `write.data.path` outside every allowed root was
+// accepted while the same `write.metadata.path` was 403. Writers with keys
+// of their own put data files there, and a purge, which deletes only inside
+// the allowed roots, left them behind. Every root is held to the same roots.
+TEST_F(FileOwnershipTest, ADataPathOutsideTheAllowedRootsIsForbidden) {
+  const std::string elsewhere = "file://" + dir_.Sub("elsewhere");
+  for (const char* property : {spec::kDataPath, spec::kMetadataPath}) {
+    EXPECT_THAT(TryCreate("dp", std::nullopt, {{property, elsewhere + "/dp"}}),
+                IsErrorWithMessage(ErrorKind::kForbidden, "outside the allowed locations"))
+        << property;
+  }
+  auto table = Create("t");
+  TableIdentifier id{{"n"}, "t"};
+  EXPECT_THAT(CreateByCommit("dp", *table.metadata, table.metadata->location + "-dp",
+                             {{spec::kDataPath, elsewhere + "/dp"}}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_FALSE(*catalog_->TableExists({{"n"}, "dp"}));
+  for (const char* property : {spec::kDataPath, spec::kMetadataPath}) {
+    EXPECT_THAT(
+        catalog_->CommitTable({id, {}, {spec::SetProperties{{{property, elsewhere + "/t"}}}}}),
+        IsError(ErrorKind::kForbidden))
+        << property;
+  }
+  EXPECT_EQ(catalog_->LoadTable(id)->metadata_location, table.metadata_location);
+  const std::string registered = catalog_->warehouse_location() + "/n/registered";
+  std::string file = CraftMetadataFile(*table.metadata, registered,
+                                       {{spec::kDataPath, elsewhere + "/registered"}}, "x");
+  EXPECT_THAT(catalog_->RegisterTable({{"n"}, "registered"}, file, false, {}),
+              IsError(ErrorKind::kForbidden));
+  EXPECT_FALSE(fs::exists(dir_.Sub("elsewhere")));
+
+  // Allowed as a root, it may hold a table's data.
+  Open({elsewhere});
+  EXPECT_TRUE(TryCreate("dp", std::nullopt, {{spec::kDataPath, elsewhere + "/dp"}}));
+  EXPECT_TRUE(catalog_->RegisterTable({{"n"}, "registered"}, file, false, {}));
+  // A table from before the rule keeps its claims when allowed no more.
+  auto old = *catalog_->LoadTable({{"n"}, "dp"});
+  ASSERT_THAT(catalog_->DropTable({{"n"}, "dp"}, false), IsOk());
+  {
+    auto store = store::CatalogStore::Open(
+        *io::LocalPath(catalog_->warehouse_location()) + "/.skade/catalog", {});
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(
+        (*store)->SwapPointers({{{{"n"}, "old"}, std::nullopt, old.metadata_location, {}}}));
+  }
+  Open();
+  EXPECT_THAT(TryCreate("evil", old.metadata->location + "/x"),
+              IsErrorWithMessage(ErrorKind::kForbidden, "overlaps"));
 }
 
 }  // namespace

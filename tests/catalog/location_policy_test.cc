@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "skade/util/strings.h"
 #include "testing/bucket_file_io.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
@@ -100,6 +101,37 @@ TEST(LocationPolicyTest, ALocalRootIsAlsoAllowedThroughItsRealPath) {
   EXPECT_THAT(policy.Check("file://" + real + "/link/t"), IsOk());
   EXPECT_THAT(policy.Check("file://" + real + "/real/t"), IsOk());
   EXPECT_THAT(policy.Check("file://" + real + "/t"), IsError(ErrorKind::kForbidden));
+}
+
+// Regression: a table at `…/t1#x` or `…/t1?x` was accepted, and PyIceberg
+// (urlparse) wrote its data file, manifest and manifest list all to `…/t1`,
+// the root of a table beside it, each over the last. Clients cut a URI at
+// both, on every storage; what they would not cut is the policy's to judge.
+TEST(LocationPolicyTest, ATableRootWithAFragmentOrQueryIsBadInput) {
+  LocationPolicy local("file:///data/wh", {"*"}, io::NewLocalFileIO());
+  LocationPolicy bucket("s3://bucket/wh", {}, std::make_shared<testing::BucketFileIO>());
+  for (const std::string& root :
+       {std::string("file:///data/wh/ns/t1#x"), std::string("/data/wh/ns/t1?x"),
+        std::string("s3://bucket/wh/ns/t1#x"), std::string("s3://bucket/wh/ns/t1?x=1"),
+        std::string("s3://bucket/wh/ns/#/t")}) {
+    const LocationPolicy& policy = root.starts_with("s3") ? bucket : local;
+    EXPECT_THAT(policy.Check(root), IsOk()) << root;  // any other location may hold one
+    auto checked = policy.CheckTableRoot(root);
+    EXPECT_THAT(checked, IsError(ErrorKind::kInvalidArgument)) << root;
+    if (!checked) {
+      const char character = root[root.find_first_of("#?")];
+      EXPECT_NE(checked.error().message.find(StrCat("'", character, "'")), std::string::npos)
+          << checked.error().message;
+      EXPECT_NE(checked.error().message.find(character == '#' ? "fragment" : "query"),
+                std::string::npos)
+          << checked.error().message;
+    }
+  }
+  // Encoded, as default locations have them; and otherwise as Check.
+  EXPECT_THAT(bucket.CheckTableRoot("s3://bucket/wh/ns/t1%23x%3F"), IsOk());
+  EXPECT_THAT(local.CheckTableRoot("file:///elsewhere/t"), IsOk());
+  EXPECT_THAT(bucket.CheckTableRoot("s3://bucket/elsewhere/t"), IsError(ErrorKind::kForbidden));
+  EXPECT_THAT(bucket.CheckTableRoot("file:///data/wh/t"), IsError(ErrorKind::kInvalidArgument));
 }
 
 }  // namespace

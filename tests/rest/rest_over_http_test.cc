@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "http/test_client.h"
 #include "rest/rest_service_fixture.h"
@@ -174,7 +176,7 @@ TEST_F(RestOverHttpTest, ReadsAreAnsweredWhileCommitsHoldEveryPoolThread) {
   http.pool_threads = 2;
   http.pool_queue_limit = 0;
   http.log_requests = false;
-  http.may_block = &CatalogService::MayBlock;
+  http.may_block = [service = service_](const HttpRequest& r) { return service->MayBlock(r); };
   auto gated = HttpServer::Start(http, [&, service = service_](const HttpRequest& r) {
     if (r.method == "POST" && r.Path() == "/v1/namespaces/n/tables/t") {
       ++held;
@@ -227,6 +229,71 @@ TEST_F(RestOverHttpTest, ReadsAreAnsweredWhileCommitsHoldEveryPoolThread) {
   }
   // The refused create never ran.
   EXPECT_EQ(Call(writer_, "GET", "/v1/namespaces/m").status, 404);
+}
+
+// Regression: a loadTable of a table the metadata cache did not hold read its
+// metadata file on the I/O thread; with S3 stalled, two such loads held both
+// I/O threads for minutes and /health/live went unanswered. Such a load runs
+// on the handler pool now; a load of a cached table stays on the I/O thread.
+TEST_F(RestOverHttpTest, AnUncachedLoadLeavesTheIoThread) {
+  CreateTable();
+  if (HasFatalFailure()) return;
+  server_.reset();
+  OpenServiceWithWriterAndReader();  // the same warehouse, an empty cache
+  if (HasFatalFailure()) return;
+  testing::Gate gate;
+  std::atomic<int> held{0};
+  HttpServerOptions http;
+  http.port = 0;
+  http.threads = 1;
+  http.pool_threads = 2;
+  http.log_requests = false;
+  http.may_block = [service = service_](const HttpRequest& r) { return service->MayBlock(r); };
+  auto gated = HttpServer::Start(http, [&, service = service_](const HttpRequest& r) {
+    if (r.method == "GET" && r.Path() == "/v1/namespaces/n/tables/t" && held == 0) {
+      ++held;
+      gate.Wait();  // as a read from a stalled object store would
+    }
+    return service->Handle(r);
+  });
+  ASSERT_TRUE(gated) << gated.error().ToString();
+  server_ = std::move(*gated);
+  writer_ = Token("writer", "w-secret");
+  const std::string auth = "Authorization: Bearer " + writer_ + "\r\n";
+
+  TestClient loader(server_->port());
+  ASSERT_TRUE(loader.Send(MakeRequest("GET", "/v1/namespaces/n/tables/t", "", auth)));
+  testing::WaitUntil([&] { return held == 1; });
+  // On the old code the one I/O thread is the one held: the gate opens after
+  // 10 s, so the test fails rather than hangs.
+  std::atomic<bool> answered{false};
+  std::atomic<bool> timed_out{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 100 && !answered; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!answered) timed_out = true;
+    gate.Open();
+  });
+  TestClient client(server_->port());
+  auto config = client.Exchange(MakeRequest("GET", "/v1/config", "", auth));
+  answered = true;
+  gate.Open();
+  watchdog.join();
+  EXPECT_FALSE(timed_out) << "GET /v1/config waited for the uncached load";
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->status, 200);
+  auto load = loader.ReadResponse();
+  ASSERT_TRUE(load);
+  EXPECT_EQ(load->status, 200) << load->body;
+
+  // The load cached the table: the next one is answered on the I/O thread.
+  HttpRequest request;
+  request.method = "GET";
+  request.target = "/v1/namespaces/n/tables/t";
+  EXPECT_FALSE(service_->MayBlock(request));
+  request.target = "/v1/namespaces/n/tables/unknown";
+  EXPECT_TRUE(service_->MayBlock(request));
 }
 
 // Regression: a namespace or table name with invalid UTF-8 was echoed into the

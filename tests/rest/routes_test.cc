@@ -109,10 +109,12 @@ TEST(RouteTableTest, NoPathIsNoRouteAndAnotherMethodIsNotAllowed) {
 // The rows that write, planTableScan, resolve, loadCredentials and the
 // time-travel reads of past versions are the requests the server runs on its
 // handler pool; every other row is answered on an I/O thread unless it vends
-// credentials to a client that asks. CatalogService::MayBlock parses a safe
-// method's target only under `skade/`, for `/credentials` or when vending,
-// which is right only while no other such row writes or blocks.
+// credentials to a client that asks (or, below, loads a table the cache does
+// not hold). RunsOnPool parses a safe method's target only under `skade/`,
+// for `/credentials`, `/tables/` or when vending, which is right only while
+// no other such row writes or blocks.
 TEST(RouteTableTest, ExactlyTheWritingAndBlockingRowsMayBlock) {
+  const MetadataCachedQuery cached = [](const spec::TableIdentifier&) { return true; };
   std::vector<std::string> blocking;
   for (const Route& route : Routes()) {
     EXPECT_FALSE(IsSafeMethod(route.method) && route.access == RouteAccess::kWrite)
@@ -129,11 +131,10 @@ TEST(RouteTableTest, ExactlyTheWritingAndBlockingRowsMayBlock) {
       HttpRequest request;
       request.method = route.method;
       request.target = PathFor(route.pattern, prefix) + "?purgeRequested=true";
-      EXPECT_EQ(CatalogService::MayBlock(request),
+      EXPECT_EQ(RunsOnPool(request, false, cached),
                 route.access == RouteAccess::kWrite || route.blocks)
           << request.method << " " << request.target;
-      request.headers = {{"x-iceberg-access-delegation", "vended-credentials"}};
-      EXPECT_EQ(CatalogService::MayBlock(request),
+      EXPECT_EQ(RunsOnPool(request, true, cached),
                 route.access == RouteAccess::kWrite || route.blocks || route.vends)
           << request.method << " " << request.target << " (vending)";
     }
@@ -152,13 +153,80 @@ TEST(RouteTableTest, ExactlyTheWritingAndBlockingRowsMayBlock) {
   for (const char* method : {"GET", "HEAD", "OPTIONS"}) {
     request.method = method;
     request.target = "/v1/namespaces/n/views/v";
-    EXPECT_FALSE(CatalogService::MayBlock(request)) << method;
+    EXPECT_FALSE(RunsOnPool(request, false, cached)) << method;
   }
   request.method = "PATCH";
-  EXPECT_TRUE(CatalogService::MayBlock(request));
+  EXPECT_TRUE(RunsOnPool(request, false, cached));
   request.method = "POST";
   request.target = "/v1/namespaces?x=%zz";  // does not parse: a 400 from memory
-  EXPECT_FALSE(CatalogService::MayBlock(request));
+  EXPECT_FALSE(RunsOnPool(request, false, cached));
+}
+
+// Regression: a loadTable of a table the metadata cache did not hold read
+// its metadata file on the I/O thread; with S3 stalled, two such requests
+// held both I/O threads for minutes and /health/live went unanswered. Where
+// a request runs now also asks the cache, for the rows that load a table.
+TEST(RouteTableTest, RunsOnPoolAlsoWhereATableIsNotCached) {
+  for (const Route& route : Routes()) {
+    for (std::string_view prefix : {"", "warehouse"}) {
+      if (!prefix.empty() && !HasPrefix(route)) continue;
+      for (bool vending : {false, true}) {
+        for (bool is_cached : {false, true}) {
+          std::vector<spec::TableIdentifier> asked;
+          const MetadataCachedQuery cached = [&](const spec::TableIdentifier& identifier) {
+            asked.push_back(identifier);
+            return is_cached;
+          };
+          HttpRequest request;
+          request.method = route.method;
+          request.target = PathFor(route.pattern, prefix);
+          // A prefixed path is a 404 that loads nothing.
+          const bool loads = route.loads_table && prefix.empty();
+          EXPECT_EQ(RunsOnPool(request, vending, cached),
+                    route.access == RouteAccess::kWrite || route.blocks ||
+                        (vending && route.vends) || (loads && !is_cached))
+              << request.method << " " << request.target << (vending ? " (vending)" : "")
+              << (is_cached ? " (cached)" : "");
+          if (loads && !route.blocks && !(vending && route.vends)) {
+            ASSERT_EQ(asked.size(), 1u) << request.method << " " << request.target;
+            EXPECT_EQ(asked[0].ns, spec::Namespace{"n"});
+            EXPECT_EQ(asked[0].name, "t");
+          }
+        }
+      }
+    }
+  }
+  std::vector<std::string> loading;
+  for (const Route& route : Routes()) {
+    if (!route.loads_table) continue;
+    loading.push_back(StrCat(route.method, " ", route.pattern));
+    // RunsOnPool parses a safe method's target only if it has "/tables/".
+    EXPECT_NE(route.pattern.find("/tables/"), std::string_view::npos) << route.pattern;
+  }
+  EXPECT_EQ(loading, (std::vector<std::string>{
+                         "GET v1/{prefix}/namespaces/{namespace}/tables/{table}",
+                         "GET v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+                         "DELETE v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+                         "POST v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks"}));
+
+  // The cache is not asked for what loads nothing, nor for a name that does
+  // not decode (a 400 from memory).
+  int asked = 0;
+  const MetadataCachedQuery never = [&](const spec::TableIdentifier&) {
+    ++asked;
+    return false;
+  };
+  HttpRequest request;
+  request.method = "GET";
+  for (const char* target : {"/health/live", "/v1/config", "/v1/namespaces/n/tables",
+                             "/v1/namespaces/n/tables/%zz", "/v1/namespaces/n/tables/t?x=%zz"}) {
+    request.target = target;
+    EXPECT_FALSE(RunsOnPool(request, false, never)) << target;
+  }
+  request.method = "HEAD";  // tableExists reads the pointer only
+  request.target = "/v1/namespaces/n/tables/t";
+  EXPECT_FALSE(RunsOnPool(request, false, never));
+  EXPECT_EQ(asked, 0);
 }
 
 // What clients have always been told; a change here is a change for them.

@@ -870,15 +870,21 @@ TEST_F(ScanPlanningRoutesTest, TheRoutesAreAdvertisedAndPlanningRunsOnThePool) {
         "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks"}) {
     EXPECT_NE(std::find(endpoints.begin(), endpoints.end(), endpoint), endpoints.end()) << endpoint;
   }
+  // Fetching and cancelling check the plan's table: from memory when the
+  // cache holds it, else on the pool too.
+  const MetadataCachedQuery cached = [](const spec::TableIdentifier&) { return true; };
+  const MetadataCachedQuery not_cached = [](const spec::TableIdentifier&) { return false; };
   HttpRequest request;
   request.method = "POST";
   request.target = "/v1/namespaces/n/tables/t/plan";
-  EXPECT_TRUE(CatalogService::MayBlock(request));
+  EXPECT_TRUE(RunsOnPool(request, false, cached));
   request.target = "/v1/namespaces/n/tables/t/tasks";
-  EXPECT_FALSE(CatalogService::MayBlock(request));
+  EXPECT_FALSE(RunsOnPool(request, false, cached));
+  EXPECT_TRUE(RunsOnPool(request, false, not_cached));
   request.method = "DELETE";
   request.target = "/v1/namespaces/n/tables/t/plan/p";
-  EXPECT_FALSE(CatalogService::MayBlock(request));
+  EXPECT_FALSE(RunsOnPool(request, false, cached));
+  EXPECT_TRUE(RunsOnPool(request, false, not_cached));
 }
 
 TEST_F(ScanPlanningRoutesTest, WithoutAFileIOPlanningIsUnsupported) {

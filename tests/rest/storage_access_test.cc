@@ -20,10 +20,11 @@ class StorageAccessTest : public testing::RestServiceTest {
     StorageAccess storage;
     storage.client_properties = {{"s3.endpoint", "http://127.0.0.1:9000"},
                                  {"s3.path-style-access", "true"}};
-    storage.vendor = [this](const std::string& location,
+    storage.vendor = [this](const std::vector<std::string>& locations,
                             bool read_only) -> Result<StorageProperties> {
       ++vended_;
       if (on_vend_) on_vend_();
+      const std::string& location = locations.front();
       last_location_ = location;
       // As the STS vendor refuses a location its policy cannot hold.
       if (location.find("refused") != std::string::npos) {
@@ -147,7 +148,7 @@ TEST_F(StorageAccessTest, VendingRunsOnThePoolNotOnAnIoThread) {
   http.threads = 1;
   http.pool_threads = 2;
   http.log_requests = false;
-  http.may_block = &CatalogService::MayBlock;
+  http.may_block = [service = service_](const HttpRequest& r) { return service->MayBlock(r); };
   auto server = HttpServer::Start(
       http, [service = service_](const HttpRequest& r) { return service->Handle(r); });
   ASSERT_TRUE(server) << server.error().ToString();
@@ -179,7 +180,8 @@ class ReadOnlyStorageAccessTest : public StorageAccessTest {
     auth_.mode = rest::AuthOptions::Mode::kToken;
     auth_.clients = {{"writer", "w-secret", false}, {"reader", "r-secret", true}};
     StorageAccess storage;
-    storage.vendor = [this](const std::string&, bool read_only) -> Result<StorageProperties> {
+    storage.vendor = [this](const std::vector<std::string>&,
+                            bool read_only) -> Result<StorageProperties> {
       read_only_calls_ += read_only ? 1 : 0;
       if (read_only) return StorageProperties{};
       return StorageProperties{{"s3.access-key-id", "id"}, {"s3.secret-access-key", "secret"}};

@@ -44,6 +44,19 @@ TEST(S3ConfigTest, RejectsBadValuesNamingTheKey) {
   EXPECT_NE(half.error().message.find("s3.secret-access-key"), std::string::npos);
 }
 
+// One operation's bound stays below the REST server's 30 s request timeout
+// unless set; a bound under a second would fail a healthy store.
+TEST(S3ConfigTest, TheOperationTimeoutDefaultsBelowTheRequestTimeout) {
+  EXPECT_EQ(S3Config::FromProperties({})->operation_timeout_ms, 20'000);
+  EXPECT_EQ(S3Config::FromProperties({{"s3.operation-timeout-ms", "90000"}})->operation_timeout_ms,
+            90'000);
+  for (const char* bad : {"0", "999", "-1", "20s", "3600001"}) {
+    auto parsed = S3Config::FromProperties({{"s3.operation-timeout-ms", bad}});
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_NE(parsed.error().message.find("s3.operation-timeout-ms"), std::string::npos);
+  }
+}
+
 TEST(S3ConfigTest, NeverShowsTheSecret) {
   auto config = S3Config::FromProperties(
       {{"s3.access-key-id", "id"}, {"s3.secret-access-key", "hunter2"}, {"s3.region", "r"}});

@@ -3,15 +3,21 @@
 // S3 keeps them.
 #include "skade/s3/s3_file_io.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <thread>
 #include <vector>
 
 #include "s3/s3_environment.h"
+#include "skade/s3/credential_vendor.h"
 #include "testing/flaky_s3_proxy.h"
 #include "testing/matchers.h"
 #include "testing/temp_dir.h"
@@ -280,15 +286,64 @@ TEST_F(S3FileIOTest, AMissingBucketIsNotFound) {
   EXPECT_THAT(io_->ReadFile("s3://no-such-bucket/m.json"), IsError(ErrorKind::kNotFound));
 }
 
-TEST_F(S3FileIOTest, AWrongSecretIsForbidden) {
+// Regression: skade's own wrong secret was kForbidden, which the REST server
+// answered 403 ForbiddenException (logged at INFO), as if the client had
+// asked for something it may not have. Keys S3 does not accept fail every
+// request, whoever asks: the server's configuration, a 5xx.
+TEST_F(S3FileIOTest, AWrongSecretIsAnIoErrorNotForbidden) {
   auto properties = S3Environment::server().Properties();
   properties["s3.secret-access-key"] = "wrong-secret";
   auto io = *NewS3FileIO(properties);
   auto written = io->WriteFile(At("m.json"), "x", true);
-  ASSERT_THAT(written, IsError(ErrorKind::kForbidden));
+  ASSERT_THAT(written, IsError(ErrorKind::kIo));
+  EXPECT_FALSE(written.error().retryable);
+  EXPECT_NE(written.error().message.find("SignatureDoesNotMatch"), std::string::npos);
   EXPECT_EQ(written.error().message.find("wrong-secret"), std::string::npos);
-  EXPECT_THAT(io->ReadFile(At("m.json")), IsError(ErrorKind::kForbidden));
-  EXPECT_THAT(io->Exists(At("m.json")), IsError(ErrorKind::kForbidden));  // Arrow's HEAD
+  EXPECT_THAT(io->ReadFile(At("m.json")), IsError(ErrorKind::kIo));
+}
+
+// Regression: STS refusing the server's keys reached a client that asked
+// for vended credentials as 403 ForbiddenException.
+TEST_F(S3FileIOTest, StsRefusingTheServersKeysIsAnIoError) {
+  auto properties = S3Environment::server().Properties();
+  properties["s3.secret-access-key"] = "wrong-secret";
+  auto vendor = MakeCredentialVendor(properties, {VendingMode::kSts, 900, ""});
+  ASSERT_TRUE(vendor) << vendor.error().ToString();
+  auto vended = (*vendor)({At("t")}, false);
+  ASSERT_THAT(vended, IsError(ErrorKind::kIo));
+  EXPECT_NE(vended.error().message.find("STS"), std::string::npos);
+}
+
+// Regression: a server that accepts connections and never answers (MinIO
+// frozen) held one request for max_attempts × the 30 s stall bound, four
+// minutes, and the REST request that waited on it long past its own
+// timeout. One operation now ends within s3.operation-timeout-ms.
+TEST_F(S3FileIOTest, AStalledServerIsGivenUpWithinTheOperationTimeout) {
+  // Listens, never accepts: connections complete in the kernel's backlog and
+  // no byte ever comes back.
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  ASSERT_EQ(::listen(listener, 64), 0);
+  auto properties = S3Environment::server().Properties();
+  properties["s3.endpoint"] = "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+  properties["s3.operation-timeout-ms"] = "2000";
+  auto io = *NewS3FileIO(properties);
+  const auto started = std::chrono::steady_clock::now();
+  auto read = io->ReadFile("s3://b-stalled/m.json");
+  const auto took = std::chrono::steady_clock::now() - started;
+  ::close(listener);
+  ASSERT_THAT(read, IsError(ErrorKind::kIo));
+  EXPECT_TRUE(read.error().retryable);
+  EXPECT_NE(read.error().message.find("S3 did not answer within 2 s"), std::string::npos)
+      << read.error().message;
+  // Generous: the old bound was minutes.
+  EXPECT_LT(took, std::chrono::seconds(25));
 }
 
 TEST_F(S3FileIOTest, AnUnreachableServerIsARetryableIoError) {

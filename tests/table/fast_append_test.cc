@@ -217,11 +217,10 @@ TEST_F(FastAppendTest, HonoursWriteMetadataPath) {
 }
 
 TEST_F(FastAppendTest, HonoursWriteDataPath) {
-  Table table = Create("events", nullptr, {{"write.data.path", "file:///lake/data/"}});
-  EXPECT_EQ(spec::DataFileLocation(table.metadata(), "", "f.parquet"),
-            "file:///lake/data/f.parquet");
-  EXPECT_EQ(spec::DataFileLocation(table.metadata(), "a=1", "f.parquet"),
-            "file:///lake/data/a=1/f.parquet");
+  const std::string data = "file://" + dir_.Sub("lake/data");
+  Table table = Create("events", nullptr, {{"write.data.path", data + "/"}});
+  EXPECT_EQ(spec::DataFileLocation(table.metadata(), "", "f.parquet"), data + "/f.parquet");
+  EXPECT_EQ(spec::DataFileLocation(table.metadata(), "a=1", "f.parquet"), data + "/a=1/f.parquet");
 }
 
 TEST_F(FastAppendTest, RejectsFilesOfUnknownSpecAndLeavesNothing) {

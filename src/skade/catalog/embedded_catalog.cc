@@ -465,6 +465,14 @@ Result<LoadTableResult> EmbeddedCatalog::LoadTable(const TableIdentifier& identi
                          std::move(file.json)};
 }
 
+bool EmbeddedCatalog::HoldsCurrentMetadata(const TableIdentifier& identifier) {
+  cache::EpochGuard guard;
+  auto pointer = mirror_->Find(identifier);
+  return pointer && *pointer != nullptr &&
+         metadata_cache_->Lookup((*pointer)->metadata_location(), (*pointer)->location_hash()) !=
+             nullptr;
+}
+
 Result<spec::TableMetadataPtr> EmbeddedCatalog::ResolveMetadata(const TableIdentifier& identifier) {
   SKADE_RETURN_NOT_OK(spec::ValidateTableIdentifier(identifier));
   {

@@ -150,6 +150,14 @@ class EmbeddedCatalog : public Catalog {
                                       const CreateTableRequest& request) override;
   Result<LoadTableResult> LoadTable(const TableIdentifier& identifier) override;
   Result<bool> TableExists(const TableIdentifier& identifier) override;
+  /// Whether LoadTable(identifier) would answer from memory: the mirror
+  /// holds the table's pointer and the metadata cache its current metadata
+  /// file. Reads no file and takes no lock (the mirror may catch up from the
+  /// store, a local read, as LoadTable's does). False for an unknown or
+  /// invalid table, or when the mirror cannot be read. A hint for deciding
+  /// where a load runs (REST: off the I/O threads on a miss); a commit or an
+  /// eviction may change the answer at once. Thread-safe.
+  bool HoldsCurrentMetadata(const TableIdentifier& identifier);
   Status DropTable(const TableIdentifier& identifier, bool purge) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   Result<LoadTableResult> RegisterTable(const TableIdentifier& identifier,

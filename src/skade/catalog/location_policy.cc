@@ -73,6 +73,18 @@ Status LocationPolicy::Check(const io::Location& location) const {
   return CheckNormalized(location, location.ToString());
 }
 
+Status LocationPolicy::CheckTableRoot(const std::string& root) const {
+  if (size_t at = root.find_first_of("#?"); at != std::string::npos) {
+    const bool fragment = root[at] == '#';
+    return InvalidArgument("Table location ", root, " has a '", root[at], "', which clients ",
+                           "reading it as a URI take as the start of its ",
+                           fragment ? "fragment" : "query",
+                           ": they would write the table's files at the location cut short there, "
+                           "which may be another table's; choose a location without it");
+  }
+  return Check(root);
+}
+
 Result<io::Location> LocationPolicy::CheckRead(const std::string& location) const {
   SKADE_ASSIGN_OR_RAISE(io::Location normalized, Normalize(location));
   SKADE_RETURN_NOT_OK(CheckNormalized(normalized, location));

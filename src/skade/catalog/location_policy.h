@@ -51,6 +51,14 @@ class LocationPolicy {
   Status Check(const std::string& location) const;
   /// As Check, for a location already normalised (Normalize).
   Status Check(const io::Location& location) const;
+  /// As Check, for a root of a table that a client names — its `location`,
+  /// `write.data.path` or `write.metadata.path` — and also kInvalidArgument
+  /// (naming the character) for a '#' or '?' in it: clients read a location
+  /// as a URI (PyIceberg's urlparse, for local files too; Iceberg Java's
+  /// S3URI), so they would cut it there, as a fragment or a query, and write
+  /// the table's files into the root cut short — another table's location.
+  /// Default locations percent-encode both.
+  Status CheckTableRoot(const std::string& root) const;
   /// As Check, and where `location` leads (FileIO::ResolveLocation: the
   /// links of its directories and its own) must pass too: for a file skade
   /// reads, since reading follows links. kForbidden if it cannot be resolved.

@@ -26,9 +26,9 @@ bool AtOrUnder(std::string_view location, std::string_view root) {
          (location.size() == root.size() || location[root.size()] == '/');
 }
 
-}  // namespace
-
-Status CheckOwnRoots(const spec::TableMetadata& metadata, const LocationPolicy& policy) {
+// kForbidden for a root of `metadata`'s table at or above the warehouse or
+// inside the store's directory, as written or where it leads.
+Status CheckNoSharedRoot(const spec::TableMetadata& metadata, const LocationPolicy& policy) {
   const std::string warehouse = ClaimForm(policy.warehouse_directory());
   const std::string reserved = ClaimForm(policy.reserved_directory());
   for (const std::string& root : TableRoots(metadata)) {
@@ -53,9 +53,9 @@ Status CheckOwnRoots(const spec::TableMetadata& metadata, const LocationPolicy& 
   return OkStatus();
 }
 
-Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metadata,
-                                                const LocationPolicy& policy) {
-  SKADE_RETURN_NOT_OK(CheckOwnRoots(metadata, policy));
+// The claims of `metadata`'s table, unchecked but for their length.
+Result<std::vector<std::string>> Claims(const spec::TableMetadata& metadata,
+                                        const LocationPolicy& policy) {
   std::vector<std::string> owned;
   TableFileScope scope(metadata, policy);
   for (const auto& root : scope.roots()) {
@@ -69,6 +69,36 @@ Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metad
   std::sort(owned.begin(), owned.end());
   owned.erase(std::unique(owned.begin(), owned.end()), owned.end());
   return owned;
+}
+
+// The claims of a table from before the store kept them. Not CheckOwnRoots:
+// a root a client could no longer choose (outside today's allowed roots, with
+// a '#') still holds the table's files, which no other table may be given.
+Result<std::vector<std::string>> RecordedTableClaims(io::FileIO& io,
+                                                     const std::string& metadata_location,
+                                                     const LocationPolicy& policy) {
+  SKADE_ASSIGN_OR_RAISE(auto file, ReadMetadataFile(io, metadata_location));
+  SKADE_RETURN_NOT_OK(CheckNoSharedRoot(*file.metadata, policy));
+  return Claims(*file.metadata, policy);
+}
+
+}  // namespace
+
+Status CheckOwnRoots(const spec::TableMetadata& metadata, const LocationPolicy& policy) {
+  // Every root, not only the location: skade writes metadata files under the
+  // metadata path, clients write data files under the data path, and a purge
+  // deletes only inside the allowed roots, so a data path outside them would
+  // put files where no one cleans them up.
+  for (const std::string& root : TableRoots(metadata)) {
+    SKADE_RETURN_NOT_OK(policy.CheckTableRoot(root));
+  }
+  return CheckNoSharedRoot(metadata, policy);
+}
+
+Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metadata,
+                                                const LocationPolicy& policy) {
+  SKADE_RETURN_NOT_OK(CheckOwnRoots(metadata, policy));
+  return Claims(metadata, policy);
 }
 
 OwnedElsewhere FilesOwnedByTables(store::CatalogStore& store, const LocationPolicy& policy) {
@@ -101,9 +131,7 @@ Status ClaimUnclaimedTables(io::FileIO& io, store::CatalogStore& store,
                             const LocationPolicy& policy) {
   SKADE_ASSIGN_OR_RAISE(auto unclaimed, store.ReadUnclaimedTables());
   for (const auto& [identifier, record] : unclaimed) {
-    auto file = ReadMetadataFile(io, record.metadata_location);
-    auto owned = file ? OwnedLocations(*file->metadata, policy)
-                      : Result<std::vector<std::string>>(tl::unexpected(file.error()));
+    auto owned = RecordedTableClaims(io, record.metadata_location, policy);
     Status status = owned ? store.ClaimTableLocations(identifier, record.metadata_location, *owned)
                           : Status(tl::unexpected(owned.error()));
     // A table that moved or went meanwhile is tried again at the next open

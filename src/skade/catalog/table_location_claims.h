@@ -24,15 +24,21 @@ namespace skade::catalog {
 /// data and metadata paths, as written and as resolved), as the store
 /// compares them: `scheme://authority/path` without a trailing '/', with
 /// `s3a` and `s3n` as `s3` (one storage to the S3 FileIO).
-/// kInvalidArgument for one longer than kMaxOwnedLocationBytes; kForbidden
-/// for a root at or above the warehouse or inside the store's directory.
+/// The errors of CheckOwnRoots, and kInvalidArgument for one longer than
+/// kMaxOwnedLocationBytes.
 Result<std::vector<std::string>> OwnedLocations(const spec::TableMetadata& metadata,
                                                 const LocationPolicy& policy);
-/// kForbidden if a root of `metadata`'s table (location, data or metadata
-/// path, as written or as resolved) is the warehouse or above it — where
-/// other tables live, which no table may own — or inside the store's
-/// directory. OwnedLocations checks it too; a commit checks it for each
-/// request that changes the roots, so that only that request fails.
+/// The one check of the roots a client chose for `metadata`'s table (its
+/// location, data and metadata paths), on create, register and every commit
+/// that changes them: each must pass LocationPolicy::CheckTableRoot (inside
+/// the allowed roots, else kForbidden; no '#' or '?', which clients cut a
+/// URI at, else kInvalidArgument), and none, as written or as resolved, may
+/// be the warehouse or above it — where other tables live, which no table
+/// may own — or inside the store's directory (kForbidden). OwnedLocations
+/// checks it too; a commit checks it for each request that changes the
+/// roots, so that only that request fails. Tables from before a rule are
+/// claimed without it (ClaimUnclaimedTables) and stay writable until a
+/// commit changes their roots.
 Status CheckOwnRoots(const spec::TableMetadata& metadata, const LocationPolicy& policy);
 
 /// `location` as the store's claims compare it (see OwnedLocations).
@@ -54,9 +60,11 @@ bool SameOwnedRoots(const spec::TableMetadata& before, const spec::TableMetadata
 /// Records the locations of every table the store has none recorded for
 /// (tables from before it kept them), reading each one's current metadata;
 /// two that already overlap are both recorded (CatalogStore::
-/// ClaimTableLocations), so no new table overlaps either. A table whose
-/// metadata cannot be read is logged and tried again at the next open.
-/// Fails only if the store does.
+/// ClaimTableLocations), so no new table overlaps either, and so is a root
+/// outside today's allowed roots or with a '#' (only the warehouse and the
+/// store's directory are never claimed). A table whose metadata cannot be
+/// read is logged and tried again at the next open. Fails only if the store
+/// does.
 Status ClaimUnclaimedTables(io::FileIO& io, store::CatalogStore& store,
                             const LocationPolicy& policy);
 

@@ -277,9 +277,12 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   options.host = args.host;
   options.port = static_cast<uint16_t>(args.port);
   options.threads = args.threads;
-  // Writes wait on files, syncs and group commit: on the pool, never on the
-  // I/O threads that answer reads.
-  options.may_block = &rest::CatalogService::MayBlock;
+  // Writes wait on files, syncs and group commit, a load of an uncached
+  // table on the object store: on the pool, never on the I/O threads that
+  // answer reads (and /health/live).
+  options.may_block = [service](const rest::HttpRequest& request) {
+    return service->MayBlock(request);
+  };
   // A request without valid credentials is refused before its body is read.
   options.refuse_before_body = [service](const rest::HttpRequest& request) {
     return service->RefuseBeforeBody(request);

@@ -6,6 +6,8 @@
 #include <span>
 #include <thread>
 
+#include "skade/catalog/embedded_catalog.h"
+#include "skade/catalog/table_file_scope.h"
 #include "skade/rest/error_response.h"
 #include "skade/rest/request_target.h"
 #include "skade/rest/rest_messages.h"
@@ -43,6 +45,29 @@ HttpResponse NoContent() {
   HttpResponse response;
   response.status = 204;
   return response;
+}
+
+// The roots of `metadata`'s table that vended credentials must reach, as
+// prefixes of the files under them: without trailing '/', and a root inside
+// another (a data path inside the location, say) left out.
+std::vector<std::string> VendedPrefixes(const spec::TableMetadata& metadata) {
+  std::vector<std::string> roots = catalog::TableRoots(metadata);
+  for (std::string& root : roots) {
+    while (root.size() > 1 && root.ends_with('/')) root.pop_back();
+  }
+  auto inside = [](const std::string& root, const std::string& other) {
+    return root.starts_with(other) && (root.size() == other.size() || root[other.size()] == '/');
+  };
+  std::vector<std::string> prefixes;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    bool covered = false;
+    for (size_t j = 0; j < roots.size() && !covered; ++j) {
+      // Of two equal roots, the first is kept.
+      covered = j != i && inside(roots[i], roots[j]) && (roots[i] != roots[j] || j < i);
+    }
+    if (!covered) prefixes.push_back(roots[i]);
+  }
+  return prefixes;
 }
 
 // True if the client asked for vended credentials (the header lists the
@@ -130,6 +155,13 @@ CatalogService::CatalogService(std::shared_ptr<catalog::Catalog> catalog,
       scan_planning_(std::move(scan_planning)),
       plans_(scan_planning_.store),
       operations_(std::move(operations)) {
+  if (auto* embedded = dynamic_cast<catalog::EmbeddedCatalog*>(catalog_.get())) {
+    metadata_cached_ = [embedded](const spec::TableIdentifier& identifier) {
+      return embedded->HoldsCurrentMetadata(identifier);
+    };
+  } else {
+    metadata_cached_ = [](const spec::TableIdentifier&) { return false; };
+  }
   scan_planning_.tasks_per_response = std::max<size_t>(scan_planning_.tasks_per_response, 1);
   max_concurrent_plans_ = scan_planning_.max_concurrent_plans > 0
                               ? scan_planning_.max_concurrent_plans
@@ -142,8 +174,12 @@ Result<std::vector<StorageCredential>> CatalogService::VendCredentials(
     const RouteCall& call, const spec::TableMetadata& metadata) {
   std::vector<StorageCredential> out;
   if (!storage_.vendor) return out;
-  SKADE_ASSIGN_OR_RAISE(auto config, storage_.vendor(metadata.location, call.principal.read_only));
-  if (!config.empty()) out.push_back({metadata.location, std::move(config)});
+  // One set of credentials for every root (PyIceberg uses one FileIO per
+  // table), under each root's prefix for clients that pick by prefix.
+  const std::vector<std::string> prefixes = VendedPrefixes(metadata);
+  SKADE_ASSIGN_OR_RAISE(auto config, storage_.vendor(prefixes, call.principal.read_only));
+  if (config.empty()) return out;
+  for (const std::string& prefix : prefixes) out.push_back({prefix, config});
   return out;
 }
 
@@ -205,22 +241,8 @@ std::optional<HttpResponse> CatalogService::RefuseBeforeBody(const HttpRequest& 
   return NotAuthorized(principal.error());
 }
 
-bool CatalogService::MayBlock(const HttpRequest& request) {
-  // No route with a safe method writes, and only time-travel reads under a
-  // `skade/` segment, loadCredentials and vending reads block (routes_test
-  // checks every row): other safe requests, loadTable's hot path among them,
-  // are not parsed twice (route segments match as they are sent: `%73kade`
-  // is no `skade`).
-  const bool vending = WantsVendedCredentials(request);
-  if (IsSafeMethod(request.method) && !vending &&
-      request.target.find("/skade/") == std::string::npos &&
-      request.target.find("/credentials") == std::string::npos) {
-    return false;
-  }
-  auto target = ParseRequestTarget(request.target);
-  if (!target) return false;
-  const RouteMatch match = MatchRoute(request.method, target->segments);
-  return Blocks(request.method, match) || (vending && match.route && match.route->vends);
+bool CatalogService::MayBlock(const HttpRequest& request) const {
+  return RunsOnPool(request, WantsVendedCredentials(request), metadata_cached_);
 }
 
 Result<HttpResponse> CatalogService::Dispatch(const HttpRequest& request, std::string_view* route) {

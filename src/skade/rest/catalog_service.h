@@ -74,18 +74,17 @@ class CatalogService {
   /// and, for an error, its `error` the error's message (HttpResponse).
   HttpResponse Handle(const HttpRequest& request);
 
-  /// Whether Handle may block on `request` — the HttpServer's `may_block`:
-  /// true for the requests that write (Writes() over the route table: commits,
-  /// creates, drops, renames, namespace properties), which wait on file
-  /// writes, syncs and the store's group commit, for planTableScan and
-  /// resolve, and for the time-travel reads of past versions (Blocks(): they
-  /// read files), for loadCredentials and for a loadTable that asks for
-  /// vended credentials (Route::vends: STS calls). False for other reads,
-  /// the token endpoint, metrics reports and the paging of held plans, which
-  /// are answered from memory or the metadata cache, and for a target that
-  /// does not parse (a 400). Cheap for safe methods outside `skade/` that
-  /// vend nothing (no parsing). Thread-safe.
-  static bool MayBlock(const HttpRequest& request);
+  /// Whether Handle may block on `request` — the HttpServer's `may_block`
+  /// (RunsOnPool over the route table): true for the requests that write,
+  /// which wait on file writes, syncs and the store's group commit, for
+  /// planTableScan and resolve, for the time-travel reads of past versions,
+  /// for loadCredentials and a loadTable that asks for vended credentials
+  /// (STS calls), and for loadTable and the held plans' routes when the
+  /// catalog's metadata cache does not hold the table's current metadata
+  /// (the file is read, perhaps from a stalled object store). False for
+  /// other reads — loadTable of a cached table, the hot path, among them —
+  /// and for a target that does not parse (a 400). Thread-safe.
+  bool MayBlock(const HttpRequest& request) const;
 
   /// The HttpServer's `refuse_before_body`: the 401 of a request with a
   /// body that has no valid credentials where they are needed, answered
@@ -152,20 +151,24 @@ class CatalogService {
   // asks, vended credentials.
   Result<HttpResponse> TableResponse(const RouteCall& call, const catalog::LoadTableResult& table,
                                      std::string_view metadata_json = {});
-  // OK if credentials can be vended for `metadata`'s location to `call`'s
+  // OK if credentials can be vended for `metadata`'s roots to `call`'s
   // client, or the client asks for none. Create and register check before
   // they commit, so a location the vendor refuses (kForbidden: a wildcard,
   // a policy too long for STS) leaves no table behind for a retry to find
   // (409). It vends and drops the result: the vendor alone knows its rules,
-  // and STS credentials are cached per location, so the answer after the
+  // and STS credentials are cached per set of roots, so the answer after the
   // commit gets the same ones.
   Status CheckVendable(const RouteCall& call, const spec::TableMetadata& metadata);
   // The storage-credentials for a table and `call`'s client (none when
-  // nothing is vended to it).
+  // nothing is vended to it): one set for all the table's roots (location,
+  // data and metadata paths), as an entry per root not inside another.
   Result<std::vector<StorageCredential>> VendCredentials(const RouteCall& call,
                                                          const spec::TableMetadata& metadata);
 
   std::shared_ptr<catalog::Catalog> catalog_;
+  // Whether the catalog's cache holds a table's current metadata; "no" for
+  // a catalog that cannot tell (then every load runs on the pool).
+  MetadataCachedQuery metadata_cached_;
   std::shared_ptr<Authenticator> auth_;
   IdempotentRequests idempotency_;
   StorageAccess storage_;

@@ -77,11 +77,11 @@ std::span<const Route> Routes() {
       {"POST", "v1/{prefix}/namespaces/{namespace}/properties", &S::UpdateProperties, kWrite},
       {"GET", "v1/{prefix}/namespaces/{namespace}/tables", &S::ListTables, kRead},
       {"POST", "v1/{prefix}/namespaces/{namespace}/tables", &S::CreateTable, kWrite, false, true},
-      // Served from the metadata cache on the I/O thread, unless it vends.
-      // (A table the cache does not hold is read there too: where a request
-      // runs is decided before its handler can know.)
+      // Served from the metadata cache on the I/O thread, unless it vends
+      // or the cache does not hold the table (loads_table: then on the pool,
+      // as the metadata file is read, perhaps from a stalled object store).
       {"GET", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::LoadTable, kRead, false,
-       true},
+       true, true},
       {"HEAD", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::TableExists, kRead},
       {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::CommitTable, kWrite},
       {"DELETE", "v1/{prefix}/namespaces/{namespace}/tables/{table}", &S::DropTable, kWrite},
@@ -98,22 +98,23 @@ std::span<const Route> Routes() {
       // can take seconds: on the handler pool, whose bounded queue answers
       // an overload with 503 + Retry-After, rather than on an I/O thread
       // whose other connections' reads would wait behind it. Fetching a
-      // held plan's pages and cancelling are lookups in memory.
+      // held plan's pages and cancelling are lookups in memory, after a
+      // check of the table's current metadata (loads_table).
       {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", &S::PlanTableScan, kRead,
        true},
       {"GET", "v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
-       &S::FetchPlanningResult, kRead},
+       &S::FetchPlanningResult, kRead, false, false, true},
       {"DELETE", "v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
-       &S::CancelPlanning, kRead},
-      {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks", &S::FetchScanTasks,
-       kRead},
+       &S::CancelPlanning, kRead, false, false, true},
+      {"POST", "v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks", &S::FetchScanTasks, kRead,
+       false, false, true},
       {"POST", "v1/{prefix}/tables/rename", &S::RenameTable, kWrite},
       {"POST", "v1/{prefix}/transactions/commit", &S::CommitTransaction, kWrite},
       // skade's time-travel extension (not in the Iceberg spec), under its
       // own `skade/` segment so it can never collide with a spec route. On
       // the pool: a past version's metadata file is read and parsed (it may
       // be large and is seldom cached). The only safe-method rows that block
-      // (CatalogService::MayBlock relies on that).
+      // (RunsOnPool relies on that).
       {"GET", "v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/snapshots/{snapshot-id}",
        &S::LoadTableAtSnapshot, kRead, true},
       {"GET", "v1/{prefix}/skade/namespaces/{namespace}/tables/{table}/as-of", &S::LoadTableAsOf,
@@ -218,6 +219,33 @@ bool Writes(std::string_view method, const RouteMatch& match) {
 
 bool Blocks(std::string_view method, const RouteMatch& match) {
   return Writes(method, match) || (match.route != nullptr && match.route->blocks);
+}
+
+bool LoadsUncachedTable(const RouteMatch& match, const MetadataCachedQuery& cached) {
+  // A prefixed path is answered 404 without loading anything.
+  if (match.route == nullptr || !match.route->loads_table || match.prefixed) return false;
+  static const HttpRequest kNoRequest;
+  RouteCall call{kNoRequest, {}};
+  if (!DecodeParameters(match, call)) return false;
+  return !cached(call.identifier);
+}
+
+bool RunsOnPool(const HttpRequest& request, bool vending, const MetadataCachedQuery& cached) {
+  // No route with a safe method writes; only time-travel reads under a
+  // `skade/` segment, loadCredentials, vending reads and table loads block
+  // (routes_test checks every row): other safe requests — the health and
+  // config endpoints, listings, the change feed — are not parsed twice
+  // (route segments match as they are sent: `%73kade` is no `skade`).
+  const std::string_view target = request.target;
+  if (IsSafeMethod(request.method) && !vending && target.find("/skade/") == target.npos &&
+      target.find("/credentials") == target.npos && target.find("/tables/") == target.npos) {
+    return false;
+  }
+  auto parsed = ParseRequestTarget(request.target);
+  if (!parsed) return false;
+  const RouteMatch match = MatchRoute(request.method, parsed->segments);
+  return Blocks(request.method, match) || (vending && match.route && match.route->vends) ||
+         LoadsUncachedTable(match, cached);
 }
 
 }  // namespace skade::rest

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,6 +74,13 @@ struct Route {
   /// and `access` put it (loadTable of a cached table, the hot path, on the
   /// I/O thread).
   bool vends = false;
+  /// Reads the table's current metadata (loadTable; the held plan's routes,
+  /// which check the plan's table). A hit in the catalog's metadata cache
+  /// is answered on the I/O thread (the hot path); a miss reads the metadata
+  /// file, from an object store that may stall for as long as its timeout,
+  /// so such a request runs on the handler pool (LoadsUncachedTable) and the
+  /// I/O thread keeps answering the others — /health/live among them.
+  bool loads_table = false;
 };
 
 /// Every route, in the order GET /v1/config lists them.
@@ -118,5 +126,31 @@ bool Writes(std::string_view method, const RouteMatch& match);
 /// Whether a request that matched `match` runs on the handler pool: it
 /// writes (Writes), or its route blocks.
 bool Blocks(std::string_view method, const RouteMatch& match);
+
+/// Whether the catalog's metadata cache holds a table's current metadata
+/// (EmbeddedCatalog::HoldsCurrentMetadata): a lock-free lookup that reads no
+/// file. Must be thread-safe.
+using MetadataCachedQuery = std::function<bool(const spec::TableIdentifier& identifier)>;
+
+/// Whether a request that matched `match` must leave the I/O thread because
+/// its route `loads_table` and `cached` says the table's current metadata is
+/// not in the cache (or the table is unknown). False for other routes and
+/// for parameters that do not decode (the handler answers 400 at once).
+/// Decided before the handler runs, so the answer is a hint: a table evicted
+/// meanwhile is read on the I/O thread after all, bounded by the S3 client's
+/// operation timeout (s3_config.h). Thread-safe.
+bool LoadsUncachedTable(const RouteMatch& match, const MetadataCachedQuery& cached);
+
+/// Whether `request` runs on the handler pool rather than on the I/O thread
+/// that read it (CatalogService::MayBlock, the HttpServer's may_block): it
+/// writes or its route blocks (Blocks); it asks for vended credentials
+/// (`vending`, X-Iceberg-Access-Delegation) on a route that vends (STS may
+/// stall); or it loads a table whose current metadata is not cached
+/// (LoadsUncachedTable). False for a target that does not parse (a 400 from
+/// memory). A safe method's target is parsed only where one of these can
+/// hold (`skade/`, `/credentials`, `/tables/`, or vending); a loadTable of a
+/// cached table, the hot path, then costs one match and one cache lookup
+/// more than its handler's, and no hop. Thread-safe if `cached` is.
+bool RunsOnPool(const HttpRequest& request, bool vending, const MetadataCachedQuery& cached);
 
 }  // namespace skade::rest

@@ -2,13 +2,14 @@
 // storage_access.h fills its StorageAccess from these):
 // - ClientProperties: where the storage is (s3.endpoint, s3.path-style-access,
 //   s3.region, client.region), never a secret;
-// - CredentialVendor: credentials for one table's location, by VendingMode:
-//   kStatic hands out the credentials skade itself uses, to clients that may
-//   write (a read-only client gets none: static keys cannot be limited);
-//   kSts asks the S3 server's STS (AssumeRole; MinIO and AWS offer it) for
-//   temporary ones whose session policy allows only the table's location —
-//   only reading it for a read-only client — cached per location and access
-//   until a quarter of their life is left.
+// - CredentialVendor: credentials for one table's roots (its location, data
+//   and metadata paths), by VendingMode: kStatic hands out the credentials
+//   skade itself uses, to clients that may write (a read-only client gets
+//   none: static keys cannot be limited); kSts asks the S3 server's STS
+//   (AssumeRole; MinIO and AWS offer it) for temporary ones whose session
+//   policy allows only under those roots — only reading for a read-only
+//   client — cached per set of roots and access until a quarter of their
+//   life is left.
 //
 // Thread-safe.
 #pragma once
@@ -17,6 +18,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "skade/io/file_io_registry.h"
 #include "skade/util/result.h"
@@ -29,14 +31,17 @@ enum class VendingMode { kNone, kStatic, kSts };
 Result<VendingMode> ParseVendingMode(std::string_view text);
 
 /// s3.* client properties for a warehouse FileIO made with `properties`.
-Result<std::map<std::string, std::string>> ClientProperties(
-    const io::FileIOProperties& properties);
+Result<std::map<std::string, std::string>> ClientProperties(const io::FileIOProperties& properties);
 
 /// s3.access-key-id, s3.secret-access-key and (temporary ones)
-/// s3.session-token for the table at `location`, for a client that may only
-/// read or also write; empty when there is nothing to vend to it.
+/// s3.session-token valid under every one of `locations` (a table's roots;
+/// s3://, s3a:// or s3n://, others are no S3 objects and get nothing), for a
+/// client that may only read or also write; empty when there is nothing to
+/// vend to it. kSts: kForbidden for a location whose policy would read a
+/// '*', '?' or '$' as a wildcard or a variable, or for roots whose policy is
+/// longer than STS takes (2,048 characters; about 550 bytes of one root).
 using CredentialVendor = std::function<Result<std::map<std::string, std::string>>(
-    const std::string& location, bool read_only)>;
+    const std::vector<std::string>& locations, bool read_only)>;
 
 struct VendingOptions {
   VendingMode mode = VendingMode::kNone;

@@ -2,7 +2,9 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -78,12 +80,38 @@ std::string ErrorCode(const std::string& body) {
   return body.substr(start + 6, end - start - 6);
 }
 
+// S3's 400s for what a client chose (a key, a location's session policy);
+// every other 400 is a request skade made from its own configuration.
+bool IsClientsChoiceRefused(std::string_view code) {
+  return code == "KeyTooLongError" || code == "XMinioInvalidObjectName" ||
+         code == "InvalidObjectName" || code == "MalformedPolicyDocument" ||
+         code == "PackedPolicyTooLarge";
+}
+
+// 401/403 codes that say the signing keys themselves are not accepted, for
+// any request: never the client's doing.
+bool IsCredentialFailure(std::string_view code) {
+  return code.empty() || code == "SignatureDoesNotMatch" || code == "InvalidAccessKeyId" ||
+         code == "InvalidToken" || code == "ExpiredToken" || code == "TokenRefreshRequired" ||
+         code == "RequestTimeTooSkewed" || code == "InvalidClientTokenId" ||
+         code == "AccountProblem" || code == "NotSignedUp" || code == "InvalidSecurity" ||
+         code == "XMinioInvalidTokenId";
+}
+
+// "20 s", "1.5 s".
+std::string FormatSeconds(int64_t ms) {
+  if (ms % 1000 == 0) return StrCat(ms / 1000, " s");
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.1f s", static_cast<double>(ms) / 1000);
+  return buffer;
+}
+
 }  // namespace
 
 S3Client::S3Client(S3Config config, CredentialsSource credentials)
     : config_(std::move(config)),
       credentials_(std::move(credentials)),
-      retry_(config_.max_attempts) {}
+      retry_(config_.max_attempts, config_.operation_timeout_ms) {}
 
 Result<S3Response> S3Client::Send(std::string_view method, const std::string& host,
                                   const std::string& canonical_uri, const std::string& query,
@@ -92,6 +120,18 @@ Result<S3Response> S3Client::Send(std::string_view method, const std::string& ho
   std::string url =
       StrCat(config_.endpoint_scheme, "://", host, canonical_uri, query.empty() ? "" : "?", query);
   std::string payload_hash = Sha256Hex(body);
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(retry_.deadline_ms());
+  const auto remaining_ms = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  };
+  // The operation's bound passed: the last attempt's failure says what it saw.
+  const auto out_of_time = [&](int attempt, std::string_view last) {
+    return MakeRetryableError(
+        ErrorKind::kIo, "S3 did not answer within ", FormatSeconds(retry_.deadline_ms()), " (",
+        kOperationTimeoutProperty, "): ", what, " after ", attempt,
+        attempt == 1 ? " attempt" : " attempts", ", last: ", last, " (", url, ")");
+  };
   for (int attempt = 1;; ++attempt) {
     if (attempts != nullptr) *attempts = attempt;
     SKADE_ASSIGN_OR_RAISE(AwsCredentials credentials, credentials_());
@@ -112,11 +152,16 @@ Result<S3Response> S3Client::Send(std::string_view method, const std::string& ho
     header_list = curl_slist_append(header_list, "Expect:");
     S3Response response;
     Upload upload{body};
+    // Each attempt ends by the operation's deadline (at least 1 ms: 0 is
+    // curl's "no timeout").
+    const long attempt_timeout_ms = static_cast<long>(
+        std::max<int64_t>(1, std::min<int64_t>(kRequestTimeoutMs, remaining_ms())));
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, header_list);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, kRequestTimeoutMs);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                     std::min(kConnectTimeoutMs, attempt_timeout_ms));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, attempt_timeout_ms);
     curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, long{RetryPolicy::kStallSeconds});
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, WriteBody);
@@ -145,41 +190,57 @@ Result<S3Response> S3Client::Send(std::string_view method, const std::string& ho
       response.body.clear();
       return response;
     }
+    std::string detail = code == CURLE_OK ? ErrorCode(response.body) : std::string();
     // A conditional write that raced another one on the same key: retry
     // (AWS's advice); the retry then sees the winner and answers 412.
-    bool conflict =
-        response.status == 409 && ErrorCode(response.body) == "ConditionalRequestConflict";
+    bool conflict = response.status == 409 && detail == "ConditionalRequestConflict";
     // S3 answers a body sent too slowly with 400, not 5xx; it is transient.
-    bool slow_body = response.status == 400 && ErrorCode(response.body) == "RequestTimeout";
+    bool slow_body = response.status == 400 && detail == "RequestTimeout";
     if (((conflict || slow_body) && attempt < retry_.max_attempts()) ||
         retry_.ShouldRetry(code == CURLE_OK ? response.status : 0, attempt)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(retry_.DelayMs(attempt)));
-      continue;
+      const int64_t delay_ms = retry_.DelayMs(attempt);
+      if (remaining_ms() > delay_ms) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        continue;
+      }
+      return out_of_time(attempt, code != CURLE_OK ? std::string(curl_easy_strerror(code))
+                                                   : StrCat("HTTP ", response.status,
+                                                            detail.empty() ? "" : " ", detail));
     }
     if (code != CURLE_OK) {
+      if (remaining_ms() <= 0) return out_of_time(attempt, curl_easy_strerror(code));
       return MakeRetryableError(ErrorKind::kIo, "S3 ", what, " failed after ", attempt,
                                 " attempts: ", curl_easy_strerror(code), " (", url, ")");
     }
-    std::string detail = ErrorCode(response.body);
     std::string message =
         StrCat("S3 ", what, " answered HTTP ", response.status, detail.empty() ? "" : " ", detail);
     switch (response.status) {
-      // A request skade sends well-formed is refused for what the client
-      // chose: a key S3 cannot store (too long, a segment MinIO refuses),
-      // a policy STS will not take.
       case 400:
-        return MakeError(ErrorKind::kInvalidArgument, message);
+        // What the client chose and S3 cannot take: a key (too long, a
+        // segment MinIO refuses), a session policy for its location. Any
+        // other 400 is the server's own configuration (a wrong region, a
+        // malformed or expired session token): not the client's to fix.
+        if (IsClientsChoiceRefused(detail)) return MakeError(ErrorKind::kInvalidArgument, message);
+        return IoError(message, ": check skade's S3 configuration");
       case 404:
         return MakeError(ErrorKind::kNotFound, message);
       case 412:
         return MakeError(ErrorKind::kAlreadyExists, message);
       case 401:
       case 403:
+        // STS refusing skade's own keys, or keys S3 does not accept (a wrong
+        // secret, an expired token, a skewed clock), fail whoever asks: the
+        // server's configuration, a 5xx. Only an access policy's refusal of
+        // a key (AccessDenied) is about what was asked for.
+        if (service == "sts" || IsCredentialFailure(detail)) {
+          return IoError(message, ": check skade's S3 credentials");
+        }
         return MakeError(ErrorKind::kForbidden, message);
       case 501:
         return MakeError(ErrorKind::kUnsupported, message);
       default:
         if (RetryPolicy::IsTransient(response.status)) {
+          if (remaining_ms() <= 0) return out_of_time(attempt, message);
           return MakeRetryableError(ErrorKind::kIo, message, " after ", attempt, " attempts");
         }
         return IoError(message);

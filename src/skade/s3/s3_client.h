@@ -5,13 +5,21 @@
 // marker objects), and STS AssumeRole for vended credentials.
 //
 // Every request is retried by the RetryPolicy of the config (and a 400
-// RequestTimeout, S3's answer to a body sent too slowly). Answers map to
-// errors as: 400 kInvalidArgument (a key or policy the server refuses: the
-// client's choice, not skade's fault), 404 kNotFound, 412 (the object
-// exists) kAlreadyExists, 401/403 kForbidden, 501 kUnsupported, others and
-// exhausted retries kIo (retryable for transient ones). An attempt that
-// stalls (no byte for 30 s) is given up and retried. Messages name the
-// bucket and key and the server's error code, never credentials.
+// RequestTimeout, S3's answer to a body sent too slowly), all attempts within
+// the config's operation_timeout_ms (s3.operation-timeout-ms): past it, the
+// request fails kIo (retryable), "S3 did not answer within N s". An attempt
+// that stalls (no byte for 30 s) is given up and retried. Answers map to
+// errors by who can fix them. The client's choice: a 400 for a key S3
+// cannot store or a session policy STS will not take (KeyTooLongError,
+// XMinioInvalidObjectName, MalformedPolicyDocument, …) kInvalidArgument; a
+// 401/403 AccessDenied (an access policy refusing this key) kForbidden.
+// skade's own configuration, a 5xx for a REST client: every other 400 (a
+// wrong region, a bad session token) and every 401/403 that refuses the
+// keys themselves (SignatureDoesNotMatch, InvalidAccessKeyId, ExpiredToken,
+// RequestTimeTooSkewed, …) or comes from STS, kIo, not retryable. 404
+// kNotFound, 412 (the object exists) kAlreadyExists, 501 kUnsupported,
+// others and exhausted retries kIo (retryable for transient ones). Messages
+// name the bucket and key and the server's error code, never credentials.
 //
 // Thread-safe: each thread uses its own curl handle (kept, so connections
 // are reused).

@@ -96,6 +96,15 @@ Result<S3Config> S3Config::FromProperties(const io::FileIOProperties& properties
   if (const auto* attempts = Find(properties, kMaxAttemptsProperty)) {
     SKADE_ASSIGN_OR_RAISE(config.max_attempts, ParseCount(kMaxAttemptsProperty, *attempts, 100));
   }
+  if (const auto* timeout = Find(properties, kOperationTimeoutProperty)) {
+    // At least a second: a shorter bound would fail a healthy store's answers.
+    SKADE_ASSIGN_OR_RAISE(int ms, ParseCount(kOperationTimeoutProperty, *timeout, 3'600'000));
+    if (ms < 1000) {
+      return InvalidArgument("Property ", kOperationTimeoutProperty,
+                             " must be at least 1000 (milliseconds), not '", *timeout, "'");
+    }
+    config.operation_timeout_ms = ms;
+  }
   if (const auto* conditional = Find(properties, kConditionalWritesProperty)) {
     if (EqualsIgnoreCase(*conditional, "auto")) {
       config.conditional_writes = ConditionalWrites::kAuto;
@@ -108,7 +117,8 @@ Result<S3Config> S3Config::FromProperties(const io::FileIOProperties& properties
 }
 
 std::string S3Config::HostFor(const std::string& bucket) const {
-  std::string host = endpoint_host.empty() ? StrCat("s3.", region, ".amazonaws.com") : endpoint_host;
+  std::string host =
+      endpoint_host.empty() ? StrCat("s3.", region, ".amazonaws.com") : endpoint_host;
   return path_style ? host : StrCat(bucket, ".", host);
 }
 

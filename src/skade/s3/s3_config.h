@@ -20,6 +20,10 @@
 //   s3.retry.max-attempts  attempts for a request that failed with a
 //                          throttling or 5xx answer or a connection error
 //                          (default 8), with exponential back-off and jitter
+//   s3.operation-timeout-ms  the bound on one of skade's own S3 requests, all
+//                          attempts and pauses included (default 20000: below
+//                          the REST server's 30 s request timeout); a store
+//                          that does not answer within it is an I/O error
 //   s3.conditional-writes  `If-None-Match: *` on the PUT of a new metadata
 //                          file: auto (default: used, and dropped for the
 //                          FileIO's life once the server says it does not
@@ -29,9 +33,11 @@
 // A plain value; thread-compatible.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "skade/io/file_io_registry.h"
+#include "skade/s3/retry_policy.h"
 #include "skade/s3/sigv4.h"
 #include "skade/util/result.h"
 
@@ -44,9 +50,10 @@ struct S3Config {
   std::string endpoint_host;              // host[:port]; empty for AWS
   std::string region = "us-east-1";
   bool path_style = false;
-  AwsCredentials credentials;             // empty: the AWS default chain
+  AwsCredentials credentials;  // empty: the AWS default chain
   int parts_in_flight = 4;
   int max_attempts = 8;
+  int64_t operation_timeout_ms = RetryPolicy::kDefaultDeadlineMs;
   ConditionalWrites conditional_writes = ConditionalWrites::kAuto;
 
   /// Parses and checks `properties` (unknown keys are ignored: the same map
@@ -75,6 +82,7 @@ inline constexpr char kSecretAccessKeyProperty[] = "s3.secret-access-key";
 inline constexpr char kSessionTokenProperty[] = "s3.session-token";
 inline constexpr char kPartsInFlightProperty[] = "s3.multipart.parts-in-flight";
 inline constexpr char kMaxAttemptsProperty[] = "s3.retry.max-attempts";
+inline constexpr char kOperationTimeoutProperty[] = "s3.operation-timeout-ms";
 inline constexpr char kConditionalWritesProperty[] = "s3.conditional-writes";
 
 }  // namespace skade::s3
