@@ -575,7 +575,8 @@ TEST(CommitPropertiesTest, ABadValueInTheMetadataIsRefused) {
       CommitProperties::Of(metadata),
       skade::testing::IsErrorWithMessage(ErrorKind::kInvalidArgument, "skade.commit.history-mode"));
   metadata.properties = {{kHistoryModeProperty, "per-transaction"},
-                         {kDeferredMaxBytesProperty, "7"}};
+                         {kDeferredMaxBytesProperty, "7"},
+                         {"skade.commit.from-a-later-skade", "x"}};
   auto read = CommitProperties::Of(metadata);
   ASSERT_TRUE(read);
   EXPECT_EQ(read->history_mode, HistoryMode::kPerTransaction);

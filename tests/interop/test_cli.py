@@ -463,6 +463,9 @@ def test_scan_output_replaces_a_file_only_with_force_and_only_when_the_scan_succ
     proc = cli("scan", "db.a", "--output", out_dir, "--force", check=False)
     assert proc.returncode == 1 and "is a directory" in proc.stderr, proc.stderr
     cli("scan", "db.a", "--format", "csv", "--output", "/dev/null")
+    # Regression (review): /dev/stdout resolved to /proc/self/fd/1 and was refused.
+    piped = cli("scan", "db.a", "--format", "csv", "--output", "/dev/stdout")
+    assert piped.stdout.splitlines()[1:] == ["1,\"v1\"", "2,\"v2\"", "3,\"v3\""]
     # --force means nothing without --output.
     assert cli("scan", "db.a", "--force", check=False).returncode != 0
 

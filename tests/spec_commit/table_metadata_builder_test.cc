@@ -814,7 +814,7 @@ SchemaPtr WithIdType(const Schema& base, TypePtr type) {
 // Regression: long to int, string to int and (v2) date to timestamp were
 // accepted; PyIceberg and Spark then failed to read the table's files.
 TEST(SchemaEvolutionTest, OnlyTheSpecsTypePromotionsAreAllowed) {
-  auto table = NewTable();
+  auto table = TableWithHistory();
   ASSERT_EQ(table->Schema()->FindFieldById(1)->type->id(), TypeId::kLong);
   EXPECT_THAT(From(table).AddSchema(WithIdType(*table->Schema(), Type::Int())),
               IsErrorWithMessage(ErrorKind::kInvalidArgument, "from long to int"));
@@ -829,6 +829,26 @@ TEST(SchemaEvolutionTest, OnlyTheSpecsTypePromotionsAreAllowed) {
   EXPECT_TRUE(CanPromote(*Type::Date(), *Type::Timestamp(), 3));
   EXPECT_FALSE(CanPromote(*Type::Date(), *Type::TimestampTz(), 3));
   EXPECT_FALSE(CanPromote(*Type::Long(), *Type::Int(), 3));
+}
+
+// Regression (review): Spark's CREATE OR REPLACE TABLE keeps a column's id
+// by its name whatever its new type, after removing main; with no current
+// snapshot no data file is read with the new schema.
+TEST(SchemaEvolutionTest, AReplaceOrAnEmptyTableMayChangeATypeAtWill) {
+  auto table = TableWithHistory();
+  auto replace = From(table);
+  ASSERT_THAT(replace.RemoveRef(kMainBranch), IsOk());
+  EXPECT_THAT(replace.AddSchema(WithIdType(*table->Schema(), Type::String())), IsOk());
+  EXPECT_THAT(From(NewTable()).AddSchema(WithIdType(*NewTable()->Schema(), Type::Int())), IsOk());
+}
+
+// Regression (review): the check walked every id up to the highest, and at
+// INT32_MAX never ended.
+TEST(SchemaEvolutionTest, AHugeFieldIdIsWalkedOnce) {
+  auto table = TableWithHistory();
+  std::vector<NestedField> fields = table->Schema()->fields();
+  fields.push_back(NestedField{std::numeric_limits<int32_t>::max(), "far", Type::Int(), false});
+  EXPECT_THAT(From(table).AddSchema(std::make_shared<Schema>(0, std::move(fields))), IsOk());
 }
 
 TEST(SchemaEvolutionTest, AnEmptyFieldNameIsRefused) {
@@ -849,6 +869,21 @@ TEST(AddPartitionSpecTest, AFieldIdMeansOneFieldInEverySpec) {
   EXPECT_THAT(
       From(table).AddPartitionSpec(Spec({PartitionBy(1, 1000, "id", Transform::Identity())})),
       IsErrorWithMessage(ErrorKind::kInvalidArgument, "field id 1000"));
+  // A v1 table keeps a dropped field as void under its id; after an
+  // upgrade Iceberg Java carries it into every new spec.
+  auto upgraded =
+      Commit(NewTable(1),
+             {spec::AddPartitionSpec{Spec({PartitionBy(1, 1000, "x", Transform::Identity())})},
+              spec::SetDefaultSpec{kLastAdded}});
+  upgraded = Commit(
+      upgraded, {spec::AddPartitionSpec{Spec({PartitionBy(1, 1000, "x", Transform::Void()),
+                                              PartitionBy(3, 1001, "ts_day", Transform::Day())})},
+                 spec::UpgradeFormatVersion{2}});
+  EXPECT_THAT(
+      From(upgraded).AddPartitionSpec(Spec({PartitionBy(1, 1000, "x", Transform::Void()),
+                                            PartitionBy(3, 1001, "ts_day", Transform::Day()),
+                                            PartitionBy(2, 0, "data", Transform::Identity())})),
+      IsOk());
   // The same field again (renamed, beside a new one) keeps its id.
   EXPECT_THAT(From(table).AddPartitionSpec(Spec({PartitionBy(3, 1000, "day", Transform::Day()),
                                                  PartitionBy(1, 0, "id", Transform::Identity())})),

@@ -4,9 +4,7 @@
 
 namespace skade::catalog {
 
-namespace {
-
-Status CheckOne(const std::string& key, const std::string& value) {
+Status CheckKnownSkadeProperty(const std::string& key, const std::string& value) {
   if (key == kRebaseAppendsProperty) {
     std::string lower = AsciiLower(value);
     if (lower == "true" || lower == "false") return OkStatus();
@@ -23,8 +21,18 @@ Status CheckOne(const std::string& key, const std::string& value) {
     return InvalidArgument("Invalid ", key, " '", value,
                            "': expected a number of bytes, 0 or more");
   }
-  return InvalidArgument("Unknown table property ", key, ": skade reads ", kRebaseAppendsProperty,
-                         ", ", kHistoryModeProperty, " and ", kDeferredMaxBytesProperty);
+  return OkStatus();
+}
+
+namespace {
+
+Status CheckOne(const std::string& key, const std::string& value) {
+  if (key != kRebaseAppendsProperty && key != kHistoryModeProperty &&
+      key != kDeferredMaxBytesProperty) {
+    return InvalidArgument("Unknown table property ", key, ": skade reads ", kRebaseAppendsProperty,
+                           ", ", kHistoryModeProperty, " and ", kDeferredMaxBytesProperty);
+  }
+  return CheckKnownSkadeProperty(key, value);
 }
 
 }  // namespace

@@ -36,6 +36,10 @@ inline constexpr int64_t kDeferredMaxBytesDefault = 4ll << 20;
 /// keys outside that prefix are not looked at.
 Status CheckSkadeProperties(const std::map<std::string, std::string>& properties);
 
+/// kInvalidArgument if `value` is not one the known property `key` takes;
+/// OkStatus for keys this file does not declare.
+Status CheckKnownSkadeProperty(const std::string& key, const std::string& value);
+
 /// CheckSkadeProperties of what each `set-properties` of `updates` sets.
 Status CheckSkadePropertyUpdates(const std::vector<spec::TableUpdate>& updates);
 

@@ -545,6 +545,14 @@ Result<std::unique_ptr<ScanOutput>> MakeScanOutput(const std::string& format,
     if (format == "parquet") return InvalidArgument("--format parquet needs --output PATH");
     return MakeFormatOutput(format, std::make_shared<arrow::io::StdoutStream>(), schema);
   }
+  // /dev/stdout, /dev/stderr, /dev/null, /dev/fd/N: a stream the caller
+  // opened, not a file to replace (resolved, /dev/stdout is a link into
+  // /proc/self/fd that may name the shell's target file).
+  if (named.starts_with("/dev/")) {
+    auto opened = arrow::io::FileOutputStream::Open(named);
+    if (!opened.ok()) return IoError("cannot write to ", named, ": ", opened.status().ToString());
+    return MakeFormatOutput(format, *opened, schema);
+  }
   SKADE_ASSIGN_OR_RAISE(std::filesystem::path path, ResolvePath(named));
   for (const std::string& directory : destination.protected_directories) {
     auto resolved = ResolveDirectory(directory);

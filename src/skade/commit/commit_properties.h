@@ -24,8 +24,8 @@ struct CommitProperties {
   int64_t deferred_max_bytes = kDeferredMaxBytesDefault;
 
   /// From `metadata`'s properties; absent ones keep the defaults. A value
-  /// catalog::CheckSkadeProperties refuses (a table registered with one) is
-  /// kInvalidArgument naming the property.
+  /// catalog::CheckKnownSkadeProperty refuses (a table registered with one)
+  /// is kInvalidArgument naming the property; other keys are not looked at.
   static Result<CommitProperties> Of(const spec::TableMetadata& metadata);
 };
 

@@ -199,27 +199,44 @@ Status TableMetadataBuilder::UpgradeFormatVersion(int format_version) {
   return OkStatus();
 }
 
+namespace {
+
+// Calls `visit` on every field of `fields`, nested ones too.
+template <typename Visit>
+Status ForEachField(const std::vector<NestedField>& fields, const Visit& visit) {
+  for (const NestedField& field : fields) {
+    SKADE_RETURN_NOT_OK(visit(field));
+    if (!field.type->is_primitive()) SKADE_RETURN_NOT_OK(ForEachField(field.type->fields(), visit));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Status TableMetadataBuilder::CheckEvolution(const Schema& schema) const {
-  const SchemaPtr current = metadata_.SchemaById(metadata_.current_schema_id);
-  for (int32_t id = 1; id <= schema.HighestFieldId(); ++id) {
-    const NestedField* field = schema.FindFieldById(id);
-    if (field == nullptr) continue;
+  // Without a current snapshot no data file is read with the new schema: a
+  // new table, or a replace (Iceberg Java's buildReplacement keeps a
+  // column's id by its name whatever its new type, after removing main).
+  const SchemaPtr current = metadata_.current_snapshot_id.has_value()
+                                ? metadata_.SchemaById(metadata_.current_schema_id)
+                                : nullptr;
+  return ForEachField(schema.fields(), [&](const NestedField& field) -> Status {
     // Spark refuses to write a table with one ("Empty name").
-    if (field->name.empty()) {
-      return InvalidArgument("Invalid schema: field ", id, " has an empty name");
+    if (field.name.empty()) {
+      return InvalidArgument("Invalid schema: field ", field.id, " has an empty name");
     }
-    const NestedField* was = current ? current->FindFieldById(id) : nullptr;
-    if (was == nullptr) continue;
+    const NestedField* was = current ? current->FindFieldById(field.id) : nullptr;
     // Data files written before keep the old type: readers promote it only
     // as the spec allows, and fail on anything else.
-    if (!CanPromote(*was->type, *field->type, metadata_.format_version)) {
-      return InvalidArgument("Cannot change column ", schema.FindColumnName(id), " (field ", id,
-                             ") from ", was->type->ToString(), " to ", field->type->ToString(),
+    if (was != nullptr && !CanPromote(*was->type, *field.type, metadata_.format_version)) {
+      return InvalidArgument("Cannot change column ", schema.FindColumnName(field.id), " (field ",
+                             field.id, ") from ", was->type->ToString(), " to ",
+                             field.type->ToString(),
                              ": not a type promotion the Iceberg spec allows for a v",
                              metadata_.format_version, " table");
     }
-  }
-  return OkStatus();
+    return OkStatus();
+  });
 }
 
 int64_t TableMetadataBuilder::ReuseOrCreateSchemaId(const Schema& schema) const {
@@ -282,8 +299,13 @@ Status TableMetadataBuilder::CheckPartitionFieldId(const PartitionField& field) 
   if (metadata_.format_version == 1) return OkStatus();
   for (const auto& existing : metadata_.partition_specs) {
     for (const PartitionField& other : existing->fields) {
+      // A v1 spec keeps a dropped field as void under its id, and Iceberg
+      // Java carries it into later specs: void matches any transform.
+      const bool void_either =
+          other.transform == Transform::Void() || field.transform == Transform::Void();
       if (other.field_id == field.field_id &&
-          (other.AllSourceIds() != field.AllSourceIds() || !(other.transform == field.transform))) {
+          (other.AllSourceIds() != field.AllSourceIds() ||
+           !(other.transform == field.transform || void_either))) {
         // Iceberg Java then refuses to read the table ("Conflicting
         // partition fields").
         return InvalidArgument("Cannot add partition field ", field.name, ": field id ",
