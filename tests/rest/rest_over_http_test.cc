@@ -170,13 +170,8 @@ TEST_F(RestOverHttpTest, ReadsAreAnsweredWhileCommitsHoldEveryPoolThread) {
   if (HasFatalFailure()) return;
   testing::Gate gate;
   std::atomic<int> held{0};
-  HttpServerOptions http;
-  http.port = 0;
-  http.threads = 1;
-  http.pool_threads = 2;
+  HttpServerOptions http = OneIoThreadServerOptions();
   http.pool_queue_limit = 0;
-  http.log_requests = false;
-  http.may_block = [service = service_](const HttpRequest& r) { return service->MayBlock(r); };
   auto gated = HttpServer::Start(http, [&, service = service_](const HttpRequest& r) {
     if (r.method == "POST" && r.Path() == "/v1/namespaces/n/tables/t") {
       ++held;
@@ -243,12 +238,7 @@ TEST_F(RestOverHttpTest, AnUncachedLoadLeavesTheIoThread) {
   if (HasFatalFailure()) return;
   testing::Gate gate;
   std::atomic<int> held{0};
-  HttpServerOptions http;
-  http.port = 0;
-  http.threads = 1;
-  http.pool_threads = 2;
-  http.log_requests = false;
-  http.may_block = [service = service_](const HttpRequest& r) { return service->MayBlock(r); };
+  HttpServerOptions http = OneIoThreadServerOptions();
   auto gated = HttpServer::Start(http, [&, service = service_](const HttpRequest& r) {
     if (r.method == "GET" && r.Path() == "/v1/namespaces/n/tables/t" && held == 0) {
       ++held;

@@ -15,6 +15,7 @@
 #include "skade/catalog/embedded_catalog.h"
 #include "skade/rest/authenticator.h"
 #include "skade/rest/catalog_service.h"
+#include "skade/rest/http/http_server.h"
 #include "skade/util/json_reader.h"
 #include "testing/temp_dir.h"
 
@@ -85,6 +86,20 @@ class RestServiceTest : public ::testing::Test {
     request.body = body;
     request.headers = std::move(headers);
     return service_->Handle(request);
+  }
+
+  /// A server over service_ as `skade serve` dispatches: one I/O thread, a
+  /// pool of two for what MayBlock sends there, any free port, no request log.
+  rest::HttpServerOptions OneIoThreadServerOptions() const {
+    rest::HttpServerOptions http;
+    http.port = 0;
+    http.threads = 1;
+    http.pool_threads = 2;
+    http.log_requests = false;
+    http.may_block = [service = service_](const rest::HttpRequest& r) {
+      return service->MayBlock(r);
+    };
+    return http;
   }
 
   /// The ErrorModel `type` of an error response (an HttpResponse or a parsed

@@ -143,12 +143,7 @@ TEST_F(StorageAccessTest, VendingRunsOnThePoolNotOnAnIoThread) {
     ++waiting;
     stalled.Wait();
   };
-  HttpServerOptions http;
-  http.port = 0;
-  http.threads = 1;
-  http.pool_threads = 2;
-  http.log_requests = false;
-  http.may_block = [service = service_](const HttpRequest& r) { return service->MayBlock(r); };
+  HttpServerOptions http = OneIoThreadServerOptions();
   auto server = HttpServer::Start(
       http, [service = service_](const HttpRequest& r) { return service->Handle(r); });
   ASSERT_TRUE(server) << server.error().ToString();
