@@ -98,6 +98,25 @@ TEST(MetadataCacheTest, LoadsOnceThenHitsAndReturnsTheSameObjects) {
   EXPECT_EQ(cache->stats().hits, 2u);
 }
 
+TEST(MetadataCacheTest, HoldsCountsNoHit) {
+  auto cache = MakeCache(16 * kMiB);
+  std::string location = Location(1);
+  uint64_t hash = MetadataCache::Hash(location);
+  {
+    EpochGuard guard;
+    EXPECT_FALSE(cache->Holds(location, hash));
+  }
+  cache->Insert(location, hash, FileOfSize(1000));
+  {
+    EpochGuard guard;
+    EXPECT_TRUE(cache->Holds(location, hash));
+    EXPECT_FALSE(cache->Holds(Location(2), MetadataCache::Hash(Location(2))));
+  }
+  // A caller that asks before it reads counts one hit for the read only.
+  EXPECT_EQ(cache->stats().hits, 0u);
+  EXPECT_EQ(cache->stats().loads, 0u);
+}
+
 TEST(MetadataCacheTest, FailedLoadIsReturnedAndNotCached) {
   auto cache = MakeCache(16 * kMiB);
   std::string location = Location(1);

@@ -128,6 +128,23 @@ def test_pyiceberg_requests_move_the_counters(server):
         value(after, "skade_cache_misses_total", cache="metadata") > 0
 
 
+def test_a_cached_load_counts_one_metadata_cache_hit(server):
+    """The server checks the cache to pick the thread a load runs on; only the load's own read
+    of the cached metadata counts as a hit."""
+    catalog = RestCatalog("skade", uri=server.uri)
+    catalog.create_namespace("hits")
+    catalog.create_table("hits.t", schema=SCHEMA)
+    url = f"{server.uri}/v1/namespaces/hits/tables/t"
+    assert requests.get(url, timeout=30).status_code == 200  # warm
+    before = samples(scrape(server))
+    for _ in range(5):
+        assert requests.get(url, timeout=30).status_code == 200
+    after = samples(scrape(server))
+    moved = {name: value(after, name, cache="metadata") - value(before, name, cache="metadata")
+             for name in ("skade_cache_hits_total", "skade_cache_misses_total")}
+    assert moved == {"skade_cache_hits_total": 5, "skade_cache_misses_total": 0}
+
+
 def test_unmatched_paths_share_one_series(server):
     for i in range(20):
         assert requests.get(f"{server.uri}/no/such/path/{i}", timeout=30).status_code == 404

@@ -84,6 +84,10 @@ class alignas(64) MetadataCache::Shard {
     return &entry->file;
   }
 
+  bool Holds(std::string_view key, uint64_t hash) const {
+    return index_.Find(hash, key) != nullptr;
+  }
+
   Result<MetadataFile> GetOrLoad(std::string_view key, uint64_t hash, Loader load) {
     std::promise<Result<MetadataFile>> promise;
     {
@@ -287,6 +291,10 @@ const MetadataFile* MetadataCache::Lookup(std::string_view location, uint64_t ha
   const MetadataFile* file = ShardFor(hash).Lookup(location, hash);
   if (file != nullptr) hits_.Increment();
   return file;
+}
+
+bool MetadataCache::Holds(std::string_view location, uint64_t hash) const {
+  return ShardFor(hash).Holds(location, hash);
 }
 
 Result<MetadataFile> MetadataCache::GetOrLoad(std::string_view location, uint64_t hash,

@@ -89,6 +89,11 @@ class MetadataCache {
   /// EpochGuard; the pointer is valid until the guard ends. Lock-free.
   const MetadataFile* Lookup(std::string_view location, uint64_t hash) const;
 
+  /// Whether `location` is cached, without counting a hit or touching the
+  /// entry's access count: for a caller that only decides how to serve a
+  /// request whose own read then counts. Same rules as Lookup().
+  bool Holds(std::string_view location, uint64_t hash) const;
+
   /// The cached file, or else the result of `load()`, which is cached if it
   /// succeeds. Concurrent calls for one location run `load` once. May block
   /// on another caller's load, so avoid calling it inside an EpochGuard.

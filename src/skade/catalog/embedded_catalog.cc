@@ -469,8 +469,7 @@ bool EmbeddedCatalog::HoldsCurrentMetadata(const TableIdentifier& identifier) {
   cache::EpochGuard guard;
   auto pointer = mirror_->Find(identifier);
   return pointer && *pointer != nullptr &&
-         metadata_cache_->Lookup((*pointer)->metadata_location(), (*pointer)->location_hash()) !=
-             nullptr;
+         metadata_cache_->Holds((*pointer)->metadata_location(), (*pointer)->location_hash());
 }
 
 Result<spec::TableMetadataPtr> EmbeddedCatalog::ResolveMetadata(const TableIdentifier& identifier) {
