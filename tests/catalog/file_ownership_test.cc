@@ -650,10 +650,12 @@ TEST_F(FileOwnershipTest, ATableRootWithAFragmentOrQueryIsBadInput) {
 // Regression (review): a `write.data.path` outside every allowed root was
 // accepted while the same `write.metadata.path` was 403. Writers with keys
 // of their own put data files there, and a purge, which deletes only inside
-// the allowed roots, left them behind. Every root is held to the same roots.
+// the allowed roots, left them behind. Every root is held to the same roots,
+// the deprecated data paths Iceberg Java still writes to included (review:
+// `write.object-storage.path=file:///etc` was accepted).
 TEST_F(FileOwnershipTest, ADataPathOutsideTheAllowedRootsIsForbidden) {
   const std::string elsewhere = "file://" + dir_.Sub("elsewhere");
-  for (const char* property : {spec::kDataPath, spec::kMetadataPath}) {
+  for (const char* property : spec::kTableRootProperties) {
     EXPECT_THAT(TryCreate("dp", std::nullopt, {{property, elsewhere + "/dp"}}),
                 IsErrorWithMessage(ErrorKind::kForbidden, "outside the allowed locations"))
         << property;
@@ -664,7 +666,7 @@ TEST_F(FileOwnershipTest, ADataPathOutsideTheAllowedRootsIsForbidden) {
                              {{spec::kDataPath, elsewhere + "/dp"}}),
               IsError(ErrorKind::kForbidden));
   EXPECT_FALSE(*catalog_->TableExists({{"n"}, "dp"}));
-  for (const char* property : {spec::kDataPath, spec::kMetadataPath}) {
+  for (const char* property : spec::kTableRootProperties) {
     EXPECT_THAT(
         catalog_->CommitTable({id, {}, {spec::SetProperties{{{property, elsewhere + "/t"}}}}}),
         IsError(ErrorKind::kForbidden))

@@ -258,6 +258,10 @@ TEST_F(CatalogServiceTest, LocationsOverlappingAnotherTableAreForbidden) {
   for (const std::string& update :
        {StrCat(R"({"action":"set-location","location":")", victim, R"("})"),
         StrCat(R"({"action":"set-properties","updates":{"write.data.path":")", victim,
+               R"(/data"}})"),
+        StrCat(R"({"action":"set-properties","updates":{"write.object-storage.path":")", victim,
+               R"(/data"}})"),
+        StrCat(R"({"action":"set-properties","updates":{"write.folder-storage.path":")", victim,
                R"(/data"}})")}) {
     auto committed = Call("POST", "/v1/namespaces/n/tables/t",
                           StrCat(R"({"requirements":[],"updates":[)", update, "]}"));

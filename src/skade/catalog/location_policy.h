@@ -52,7 +52,7 @@ class LocationPolicy {
   /// As Check, for a location already normalised (Normalize).
   Status Check(const io::Location& location) const;
   /// As Check, for a root of a table that a client names — its `location`,
-  /// `write.data.path` or `write.metadata.path` — and also kInvalidArgument
+  /// or a path property (spec::kTableRootProperties) — and also kInvalidArgument
   /// (naming the character) for a '#' or '?' in it: clients read a location
   /// as a URI (PyIceberg's urlparse, for local files too; Iceberg Java's
   /// S3URI), so they would cut it there, as a fragment or a query, and write

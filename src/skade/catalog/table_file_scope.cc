@@ -51,8 +51,9 @@ std::optional<io::Location> ResolvedRoot(const LocationPolicy& policy, const io:
 
 std::vector<std::string> TableRoots(const spec::TableMetadata& metadata) {
   std::vector<std::string> roots;
-  for (std::string root : {metadata.location, metadata.Property(spec::kDataPath, ""),
-                           metadata.Property(spec::kMetadataPath, "")}) {
+  if (!metadata.location.empty()) roots.push_back(metadata.location);
+  for (const char* property : spec::kTableRootProperties) {
+    std::string root = metadata.Property(property, "");
     if (!root.empty()) roots.push_back(std::move(root));
   }
   return roots;

@@ -3,8 +3,10 @@
 // metadata (manifest lists, manifests, data, delete and statistics files,
 // metadata-log entries).
 //
-// A file is in scope when it lies under the table's location, or under its
-// `write.data.path` / `write.metadata.path` when set, and also inside the
+// A file is in scope when it lies under the table's location, or under a
+// path property of spec::kTableRootProperties when set (`write.data.path`,
+// `write.metadata.path` and the deprecated data paths Java still writes to),
+// and also inside the
 // catalog's allowed locations, and never in the store's own directory
 // (`<warehouse>/.skade`). Locations are compared as URIs (io::Location). The
 // check is made on the location as written and again with its directory
@@ -26,8 +28,8 @@
 
 namespace skade::catalog {
 
-/// A table's roots as its metadata writes them: its location, then its
-/// `write.data.path` and `write.metadata.path` when set.
+/// A table's roots as its metadata writes them: its location, then each
+/// property of spec::kTableRootProperties that is set.
 std::vector<std::string> TableRoots(const spec::TableMetadata& metadata);
 
 class TableFileScope {

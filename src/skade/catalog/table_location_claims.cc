@@ -121,7 +121,7 @@ OwnedElsewhere FilesOwnedByTables(store::CatalogStore& store, const LocationPoli
 }
 
 bool SameOwnedRoots(const spec::TableMetadata& before, const spec::TableMetadata& after) {
-  for (const char* property : {spec::kDataPath, spec::kMetadataPath}) {
+  for (const char* property : spec::kTableRootProperties) {
     if (before.Property(property, "") != after.Property(property, "")) return false;
   }
   return before.location == after.location;

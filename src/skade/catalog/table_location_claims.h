@@ -2,8 +2,8 @@
 // (CatalogStore's table locations), so that no two tables own overlapping
 // locations and a purge or metadata cleanup of one (TableFileScope) never
 // reaches another's files. A client choosing a location — CreateTable's
-// `location`, register, `set-location`, `write.data.path`,
-// `write.metadata.path` — could otherwise name a namespace's directory or
+// `location`, register, `set-location`, a path property
+// (spec::kTableRootProperties) — could otherwise name a namespace's directory or
 // another table's, then purge it.
 #pragma once
 

@@ -10,7 +10,7 @@
 //   createTable, registerTable), and to the spec's loadCredentials route: the
 //   properties it returns for a table's roots (s3.access-key-id,
 //   s3.secret-access-key, s3.session-token) go into `config` and, once per
-//   root (its location, `write.data.path`, `write.metadata.path`; one inside
+//   root (catalog::TableRoots: its location and path properties; one inside
 //   another counts once), into `storage-credentials`. One set for all roots,
 //   since PyIceberg uses one FileIO per table, with the set whose prefix
 //   its metadata file matches. A read-only client gets read-only credentials

@@ -16,6 +16,14 @@ inline constexpr bool kDeleteAfterCommitEnabledDefault = false;
 inline constexpr char kMetadataCompression[] = "write.metadata.compression-codec";
 inline constexpr char kMetadataPath[] = "write.metadata.path";
 inline constexpr char kDataPath[] = "write.data.path";
+// Deprecated data paths Iceberg Java's location providers still read when
+// `write.data.path` is unset (object storage first, when enabled).
+inline constexpr char kObjectStoragePath[] = "write.object-storage.path";
+inline constexpr char kFolderStoragePath[] = "write.folder-storage.path";
+/// The properties that name a directory a table's writers put files in:
+/// each, when set, is one of the table's roots (catalog/table_file_scope.h).
+inline constexpr const char* kTableRootProperties[] = {kDataPath, kMetadataPath, kObjectStoragePath,
+                                                       kFolderStoragePath};
 inline constexpr char kParquetCompression[] = "write.parquet.compression-codec";
 inline constexpr char kParquetCompressionLevel[] = "write.parquet.compression-level";
 inline constexpr char kParquetRowGroupSizeBytes[] = "write.parquet.row-group-size-bytes";
