@@ -471,6 +471,26 @@ TEST_F(FileOwnershipTest, ANameFreedByARenameGetsALocationOfItsOwn) {
   EXPECT_THAT(TryCreate("t2", first.metadata->location), IsError(ErrorKind::kForbidden));
 }
 
+// Review finding: a namespace named like a table (`n.t`) has its directory
+// inside that table's, so every table created in it was refused 403 for a
+// location the catalog chose itself. It goes beside the namespace path.
+TEST_F(FileOwnershipTest, ANamespaceNamedLikeATableGetsTablesOfItsOwnLocation) {
+  auto table = Create("t");
+  ASSERT_THAT(catalog_->CreateNamespace({"n", "t"}, {}), IsOk());
+  for (const char* name : {"x", "data", "metadata"}) {
+    CreateTableRequest request;
+    request.name = name;
+    request.schema = table.metadata->Schema();
+    auto nested = catalog_->CreateTable({"n", "t"}, request);
+    ASSERT_TRUE(nested) << name << ": " << nested.error().ToString();
+    const std::string& location = nested->metadata->location;
+    EXPECT_TRUE(location.starts_with(catalog_->warehouse_location() + "/n-")) << location;
+    EXPECT_TRUE(location.ends_with(StrCat("/t/", name))) << location;
+  }
+  // The table whose directory the namespace's lies in is untouched.
+  EXPECT_EQ(catalog_->LoadTable({{"n"}, "t"})->metadata_location, table.metadata_location);
+}
+
 TEST_F(FileOwnershipTest, APurgeLeavesFilesAnotherTableOwnsNow) {
   // Two tables of an older store that share a location (or one made at a
   // dropped table's location while its purge runs): purging one keeps

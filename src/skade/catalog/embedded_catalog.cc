@@ -242,13 +242,25 @@ EmbeddedCatalog::~EmbeddedCatalog() {
 
 Status EmbeddedCatalog::Flush() { return flusher_ ? flusher_->Flush() : OkStatus(); }
 
-std::string EmbeddedCatalog::DefaultTableLocation(const TableIdentifier& identifier) const {
-  std::string location = warehouse_location_;
-  for (const auto& level : identifier.ns) {
-    StrAppend(&location, "/", spec::EncodePathComponent(level));
+namespace {
+
+// `<warehouse>/<namespace levels>/<name>`, each part encoded, with `suffix`
+// appended to part `suffixed` (0 the first namespace level, ns.size() the
+// name).
+std::string TableLocationUnder(std::string_view warehouse, const TableIdentifier& identifier,
+                               size_t suffixed, std::string_view suffix) {
+  std::string location(warehouse);
+  for (size_t i = 0; i <= identifier.ns.size(); ++i) {
+    const std::string& part = i < identifier.ns.size() ? identifier.ns[i] : identifier.name;
+    StrAppend(&location, "/", spec::EncodePathComponent(part), i == suffixed ? suffix : "");
   }
-  StrAppend(&location, "/", spec::EncodePathComponent(identifier.name));
   return location;
+}
+
+}  // namespace
+
+std::string EmbeddedCatalog::DefaultTableLocation(const TableIdentifier& identifier) const {
+  return TableLocationUnder(warehouse_location_, identifier, 0, "");
 }
 
 TableLocks::Held EmbeddedCatalog::LockTable(const TableIdentifier& identifier) {
@@ -398,8 +410,17 @@ Result<LoadTableResult> EmbeddedCatalog::CreateTable(const Namespace& ns,
   }
   // The default location belongs to another table (one renamed from this
   // name keeps its files there): a location of this table's own beside it.
+  const std::string suffix = StrCat("-", NewUuid().substr(0, 8));
+  created = CreateTableAt(
+      identifier, request,
+      TableLocationUnder(warehouse_location_, identifier, identifier.ns.size(), suffix));
+  if (created || created.error().kind != ErrorKind::kForbidden || identifier.ns.empty()) {
+    return created;
+  }
+  // Or the namespace's directory lies inside another table's (namespace
+  // `a.t` nests in table `a.t`'s directory): the namespace path beside it.
   return CreateTableAt(identifier, request,
-                       StrCat(DefaultTableLocation(identifier), "-", NewUuid().substr(0, 8)));
+                       TableLocationUnder(warehouse_location_, identifier, 0, suffix));
 }
 
 Result<LoadTableResult> EmbeddedCatalog::CreateTableAt(const TableIdentifier& identifier,
