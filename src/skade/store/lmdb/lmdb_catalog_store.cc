@@ -84,6 +84,23 @@ Status CheckIdempotencyKey(std::string_view key) {
   return OkStatus();
 }
 
+// A namespace's properties, encoded, are at most this size: every load of
+// the namespace returns them all, and a client adding to them request by
+// request could otherwise grow one value without bound (a review made one of
+// 146 MB that took 12 s per GET). Generous for any real use.
+constexpr size_t kMaxNamespacePropertiesBytes = size_t{1} << 20;
+
+Result<std::string> EncodeNamespaceProperties(const spec::Namespace& ns,
+                                              const Properties& properties) {
+  std::string encoded = EncodeProperties(properties);
+  if (encoded.size() > kMaxNamespacePropertiesBytes) {
+    return InvalidArgument("The properties of namespace ", spec::NamespaceToString(ns),
+                           " would take ", encoded.size(), " bytes, more than the ",
+                           kMaxNamespacePropertiesBytes, " a namespace keeps");
+  }
+  return encoded;
+}
+
 tl::unexpected<Error> IdempotencyKeyUsed(std::string_view key) {
   return MakeError(ErrorKind::kIdempotencyKeyUsed, "Idempotency-Key ", key,
                    " was used by an earlier request, whose answer is recorded");
@@ -212,7 +229,8 @@ Status LmdbCatalogStore::CreateNamespace(const spec::Namespace& ns, const Proper
                          ". Parent namespace does not exist: ", spec::NamespaceToString(parent));
       }
     }
-    SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
+    SKADE_ASSIGN_OR_RAISE(std::string encoded, EncodeNamespaceProperties(ns, properties));
+    SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, encoded));
     return Commit(txn, {});
   });
 }
@@ -294,7 +312,8 @@ Result<std::vector<std::string>> LmdbCatalogStore::UpdateNamespaceProperties(
       if (properties.erase(removal) == 0) missing.push_back(removal);
     }
     for (const auto& [k, v] : updates) properties[k] = v;
-    SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, EncodeProperties(properties)));
+    SKADE_ASSIGN_OR_RAISE(std::string encoded, EncodeNamespaceProperties(ns, properties));
+    SKADE_RETURN_NOT_OK(txn.Put(namespaces_, key, encoded));
     SKADE_RETURN_NOT_OK(Commit(txn, {}));
     return missing;
   });
