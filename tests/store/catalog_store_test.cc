@@ -153,6 +153,35 @@ TEST_P(CatalogStoreTest, ListingsPageWithOpaqueTokens) {
   EXPECT_EQ(tables.back().name, "t6");
 }
 
+// Review finding: a token of another listing, or a forged one, answered an
+// empty page (200 []), as if the listing had ended.
+TEST_P(CatalogStoreTest, APageTokenOfAnotherListingIsRefused) {
+  for (const char* name : {"a", "b"}) {
+    ASSERT_THAT(store_->CreateNamespace({name}, {}), IsOk());
+    ASSERT_THAT(store_->CreateNamespace({name, "c1"}, {}), IsOk());
+    ASSERT_THAT(store_->CreateNamespace({name, "c2"}, {}), IsOk());
+    ASSERT_THAT(CreateTable({{name}, "t1"}, StrCat(name, "1")), IsOk());
+    ASSERT_THAT(CreateTable({{name}, "t2"}, StrCat(name, "2")), IsOk());
+  }
+  auto namespaces = store_->ListNamespaces({"a"}, "", 1);
+  auto tables = store_->ListTables({"a"}, "", 1);
+  ASSERT_TRUE(namespaces && tables);
+  ASSERT_FALSE(namespaces->next_page_token.empty());
+  ASSERT_FALSE(tables->next_page_token.empty());
+  for (const std::string& token : {namespaces->next_page_token, tables->next_page_token,
+                                   std::string("00"), std::string("ff")}) {
+    EXPECT_THAT(store_->ListNamespaces({"b"}, token, 1),
+                IsErrorWithMessage(ErrorKind::kInvalidArgument, "not one of this listing's"))
+        << token;
+    EXPECT_THAT(store_->ListTables({"b"}, token, 1),
+                IsErrorWithMessage(ErrorKind::kInvalidArgument, "not one of this listing's"))
+        << token;
+  }
+  // Each listing's own token still pages on.
+  EXPECT_EQ(store_->ListNamespaces({"a"}, namespaces->next_page_token, 1)->items.size(), 1u);
+  EXPECT_EQ(store_->ListTables({"a"}, tables->next_page_token, 1)->items.size(), 1u);
+}
+
 TEST_P(CatalogStoreTest, SwapPointersIsCompareAndSwap) {
   ASSERT_THAT(store_->CreateNamespace({"n"}, {}), IsOk());
   spec::TableIdentifier id{{"n"}, "t"};

@@ -165,13 +165,14 @@ TEST(LmdbEnvTest, MapGrowsUnderConcurrentReadersWithoutLosingWrites) {
 TEST(LmdbEnvTest, ResizeBlockedByAnOpenReaderFailsRetryablyInsteadOfHanging) {
   testing::TempDir dir;
   LmdbCatalogStoreOptions options;
-  options.lmdb = Options(1 * kMiB);
+  options.lmdb = Options(kMiB / 4);
   options.lmdb.max_map_size = 64 * kMiB;
   options.lmdb.resize_wait_ms = 200;
   auto opened = LmdbCatalogStore::Open(dir.Sub("env"), options);
   ASSERT_THAT(opened, IsOk());
   LmdbCatalogStore& store = **opened;
-  Properties big{{"p", std::string(2 * kMiB, 'x')}};
+  // Within the 1 MiB a namespace's properties may take, beyond the map.
+  Properties big{{"p", std::string(kMiB - 64, 'x')}};
   {
     auto reader = store.env().BeginRead();
     ASSERT_THAT(reader, IsOk());
@@ -180,7 +181,7 @@ TEST(LmdbEnvTest, ResizeBlockedByAnOpenReaderFailsRetryablyInsteadOfHanging) {
     EXPECT_TRUE(blocked.error().retryable);
   }
   EXPECT_THAT(store.CreateNamespace({"n"}, big), IsOk());
-  EXPECT_EQ((*store.GetNamespace({"n"}))->at("p").size(), 2 * kMiB);
+  EXPECT_EQ((*store.GetNamespace({"n"}))->at("p").size(), kMiB - 64);
 }
 
 // Writes `bytes` into a database of its own in the environment at `path`, on

@@ -101,6 +101,16 @@ Result<std::string> EncodeNamespaceProperties(const spec::Namespace& ns,
   return encoded;
 }
 
+// A page token names the last key of the page before it, which lies under
+// the listing's prefix: any other token is another listing's, or forged,
+// and would answer an empty page as if the listing had ended.
+Status CheckPageTokenOf(std::string_view token, std::string_view last, std::string_view prefix) {
+  if (!last.starts_with(prefix) || last.size() == prefix.size()) {
+    return InvalidArgument("Invalid page token ", token, ": not one of this listing's");
+  }
+  return OkStatus();
+}
+
 tl::unexpected<Error> IdempotencyKeyUsed(std::string_view key) {
   return MakeError(ErrorKind::kIdempotencyKeyUsed, "Idempotency-Key ", key,
                    " was used by an earlier request, whose answer is recorded");
@@ -257,6 +267,7 @@ Result<StorePage<spec::Namespace>> LmdbCatalogStore::ListNamespaces(const spec::
   std::string start = prefix;
   if (!page_token.empty()) {
     SKADE_ASSIGN_OR_RAISE(std::string last, DecodePageToken(page_token));
+    SKADE_RETURN_NOT_OK(CheckPageTokenOf(page_token, last, prefix));
     // Resume after the last child returned and all of its descendants.
     start = last + '\x20';
   }
@@ -341,6 +352,7 @@ Result<StorePage<spec::TableIdentifier>> LmdbCatalogStore::ListTables(const spec
   std::string after;
   if (!page_token.empty()) {
     SKADE_ASSIGN_OR_RAISE(after, DecodePageToken(page_token));
+    SKADE_RETURN_NOT_OK(CheckPageTokenOf(page_token, after, prefix));
     start = after;
   }
   StorePage<spec::TableIdentifier> page;
