@@ -95,6 +95,22 @@ def test_config_advertises_the_lifetime(server, bin_dir, tmp_path):
         assert other.stop() == 0
 
 
+def test_the_default_lifetime_covers_the_token_lifetime(bin_dir, tmp_path):
+    # The spec: keys SHOULD NOT expire before the advertised token lifetime.
+    server = SkadeServer(bin_dir, tmp_path / "tokens",
+                         ["--auth", "token", "--oauth-client", "c:s", "--token-ttl", "7200"])
+    try:
+        token = requests.post(f"{server.uri}/v1/oauth/tokens", timeout=30,
+                              data={"grant_type": "client_credentials", "client_id": "c",
+                                    "client_secret": "s"}).json()
+        assert token["expires_in"] == 7200
+        config = requests.get(f"{server.uri}/v1/config", timeout=30,
+                              headers={"Authorization": f"Bearer {token['access_token']}"}).json()
+        assert config["idempotency-key-lifetime"] == "PT2H"
+    finally:
+        assert server.stop() == 0
+
+
 def test_a_retried_commit_gets_the_same_answer_and_commits_once(server):
     catalog, adapter = keyed_catalog(server)
     request, response = append_once(catalog, adapter)

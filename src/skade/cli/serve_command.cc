@@ -48,7 +48,7 @@ struct ServeArgs {
   int request_timeout_seconds = 30;
   int idle_timeout_seconds = 60;
   int shutdown_timeout_seconds = 10;
-  std::string idempotency_key_lifetime = "PT30M";
+  std::string idempotency_key_lifetime;  // empty: the default (IdempotencyKeyLifetime)
   std::string vend_credentials = "none";
   int vended_credentials_seconds = 3600;
   std::string vended_role_arn;
@@ -216,11 +216,21 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
   }
 
   rest::IdempotencyOptions idempotency;
-  auto lifetime = rest::ParseIsoDuration(args.idempotency_key_lifetime);
-  if (!lifetime) {
-    return InvalidArgument("--idempotency-key-lifetime: ", lifetime.error().message);
+  if (args.idempotency_key_lifetime.empty()) {
+    // The spec: keys SHOULD NOT expire before the advertised token lifetime
+    // (a client retries with its token until it expires).
+    idempotency.lifetime = std::chrono::minutes(30);
+    if (auth.mode == rest::AuthOptions::Mode::kToken) {
+      idempotency.lifetime =
+          std::max(idempotency.lifetime, std::chrono::seconds(auth.token_ttl_seconds));
+    }
+  } else {
+    auto lifetime = rest::ParseIsoDuration(args.idempotency_key_lifetime);
+    if (!lifetime) {
+      return InvalidArgument("--idempotency-key-lifetime: ", lifetime.error().message);
+    }
+    idempotency.lifetime = *lifetime;
   }
-  idempotency.lifetime = *lifetime;
   rest::HttpLogFormat log_format = rest::HttpLogFormat::kText;
   if (args.log_format == "json") {
     log_format = rest::HttpLogFormat::kJson;
@@ -395,7 +405,8 @@ void AddServeCommand(CLI::App& app, const CliContext& context) {
   serve->add_option("--idempotency-key-lifetime", args->idempotency_key_lifetime,
                     "How long the answer to a request with an Idempotency-Key is kept and "
                     "replayed to its retries: ISO-8601 (PT30M, PT24H) or seconds; advertised in "
-                    "/v1/config; 0 turns Idempotency-Key off (default PT30M)");
+                    "/v1/config; 0 turns Idempotency-Key off (default PT30M, or --token-ttl "
+                    "under --auth token when that is longer)");
   serve->add_option("--vend-credentials", args->vend_credentials,
                     "s3:// warehouse: credentials for clients that ask (X-Iceberg-Access-"
                     "Delegation: vended-credentials): none (default), static (skade's own) or sts "
