@@ -217,5 +217,42 @@ TEST(ArrowSchemaTest, ArrowToIcebergRejectsUnwritableTypesNamingTheColumn) {
   }
 }
 
+// Regression: a 600-byte JSON input nested 100 levels deep made --create
+// commit a table that neither skade scan nor PyIceberg could read.
+TEST(ArrowSchemaTest, ArrowToIcebergRejectsSchemasNestedTooDeep) {
+  // `levels` nested types around a long, cycling struct, list and map.
+  auto nested = [](int levels) {
+    std::shared_ptr<arrow::DataType> type = arrow::int64();
+    for (int i = 0; i < levels; ++i) {
+      switch (i % 3) {
+        case 0:
+          type = arrow::struct_({arrow::field("a", type)});
+          break;
+        case 1:
+          type = arrow::list(type);
+          break;
+        default:
+          type = arrow::map(arrow::utf8(), type);
+          break;
+      }
+    }
+    return arrow::schema({arrow::field("c", type)});
+  };
+  auto at_limit = FromArrowSchema(*nested(32));
+  ASSERT_THAT(at_limit, IsOk());
+  EXPECT_EQ((*at_limit)->fields().size(), 1u);
+
+  auto deeper = FromArrowSchema(*nested(33));
+  EXPECT_THAT(deeper, IsErrorWithMessage(ErrorKind::kInvalidArgument, "more than 32 levels"));
+  // The path to the 33rd nested type: the outermost of the 33 is a map.
+  std::string path = "c";
+  for (int i = 32; i > 0; --i) path += i % 3 == 0 ? ".a" : i % 3 == 1 ? ".element" : ".value";
+  EXPECT_THAT(deeper, IsErrorWithMessage(ErrorKind::kInvalidArgument, "Column '" + path + "'"));
+
+  // Far deeper input (the fuzzed JSON case) stops at the limit too.
+  EXPECT_THAT(FromArrowSchema(*nested(5000)),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "more than 32 levels"));
+}
+
 }  // namespace
 }  // namespace skade::data

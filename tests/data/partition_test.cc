@@ -227,6 +227,14 @@ TEST(PartitionPathTest, HumanStringsLikeIcebergJava) {
   EXPECT_EQ(human(Transform::Hour(), Type::Timestamp(), Literal::Int(419686)), "2017-11-16-22");
   EXPECT_EQ(human(Transform::Bucket(4), Type::String(), Literal::Int(3)), "3");
   EXPECT_EQ(human(Transform::Identity(), Type::String(), Literal::Null(Type::String())), "null");
+  // The string "null" shows the same: `ingest --overwrite-where` tells them
+  // apart by the value, not by this text.
+  EXPECT_EQ(human(Transform::Identity(), Type::String(), Literal::String("null")), "null");
+  EXPECT_EQ(human(Transform::Identity(), Type::Boolean(), Literal::Boolean(true)), "true");
+  EXPECT_EQ(human(Transform::Identity(), Type::Int(), Literal::Int(-5)), "-5");
+  EXPECT_EQ(human(Transform::Identity(), Type::Long(), Literal::Long(int64_t{1} << 40)),
+            "1099511627776");
+  EXPECT_EQ(human(Transform::Identity(), Type::Date(), Literal::Date(20758)), "2026-11-01");
   EXPECT_EQ(human(Transform::Identity(), Type::Timestamp(),
                   Literal(Type::Timestamp(), int64_t{1510871468000000})),
             "2017-11-16T22:31:08");

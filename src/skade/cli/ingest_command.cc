@@ -125,12 +125,6 @@ Result<catalog::LoadTableResult> CreateTableFor(
     const std::shared_ptr<catalog::EmbeddedCatalog>& catalog,
     const spec::TableIdentifier& identifier, const arrow::Schema& input, const IngestArgs& args,
     const std::vector<std::string>& required) {
-  SKADE_ASSIGN_OR_RAISE(bool ns_exists, catalog->NamespaceExists(identifier.ns));
-  if (!ns_exists) {
-    Status made = catalog->CreateNamespace(identifier.ns, {});
-    if (!made && made.error().kind != ErrorKind::kAlreadyExists)
-      return tl::unexpected(made.error());
-  }
   std::shared_ptr<arrow::Schema> schema = ingest::TableSchemaFor(input);
   for (const std::string& name : required) {
     int index = schema->GetFieldIndex(name);
@@ -154,6 +148,13 @@ Result<catalog::LoadTableResult> CreateTableFor(
     auto keys =
         commit::ResolveKeyFields(*request.schema, spec, required, spec::kDefaultFormatVersion);
     if (!keys) return InvalidArgument("cannot create ", args.table, ": ", keys.error().message);
+  }
+  // Only now: an input the table cannot take leaves no namespace behind.
+  SKADE_ASSIGN_OR_RAISE(bool ns_exists, catalog->NamespaceExists(identifier.ns));
+  if (!ns_exists) {
+    Status made = catalog->CreateNamespace(identifier.ns, {});
+    if (!made && made.error().kind != ErrorKind::kAlreadyExists)
+      return tl::unexpected(made.error());
   }
   auto created = catalog->CreateTable(identifier.ns, request);
   if (created || created.error().kind != ErrorKind::kAlreadyExists) return created;
@@ -184,14 +185,64 @@ Result<table::Table> OpenTable(const std::shared_ptr<catalog::EmbeddedCatalog>& 
   return table;
 }
 
-// --overwrite-where NAME=VALUE…: files whose partition field NAME shows
-// VALUE in its partition path ("ts_day=2026-11-01"), every term matching.
-// kInvalidArgument for a NAME that is not a field of any of the table's
-// specs: it would match nothing, and the overwrite would silently append.
+// One --overwrite-where NAME=VALUE term. The rendered partition value cannot
+// tell the null partition from the string "null" (both show as "null", as
+// in Iceberg Java's paths), so a null partition matches only the term
+// NAME=null, and a term in single quotes, NAME='null', is the text between
+// them (NAME=''x'' is the text 'x'); any other VALUE is its text.
+struct OverwriteTerm {
+  std::string name;
+  std::optional<std::string> text;  // nullopt: the null partition
+  std::string description;          // for error messages: as given, null said so
+
+  // Null only for a null partition value; otherwise the value as its
+  // partition path shows it ("2026-11-01" for ts_day, "3" for a bucket).
+  bool Matches(const spec::PartitionField& field, const spec::Type& source,
+               const spec::Literal& value) const {
+    if (!text) return value.is_null();
+    return !value.is_null() &&
+           data::PartitionValueToHumanString(field.transform, source, value) == *text;
+  }
+};
+
+Result<std::vector<OverwriteTerm>> ParseOverwriteTerms(const std::vector<std::string>& terms) {
+  std::vector<OverwriteTerm> out;
+  for (const std::string& term : terms) {
+    const size_t eq = term.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return InvalidArgument(
+          "--overwrite-where expects NAME=VALUE (NAME=null for the null "
+          "partition, NAME='null' for the string \"null\"), got '",
+          term, "'");
+    }
+    OverwriteTerm parsed{term.substr(0, eq), term.substr(eq + 1), term};
+    const std::string& value = *parsed.text;
+    if (value == "null") {
+      parsed.text.reset();
+      parsed.description += " (the null partition)";
+    } else if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
+      parsed.text = value.substr(1, value.size() - 2);
+    }
+    // Terms must all match: two values of one field would match nothing.
+    for (const OverwriteTerm& seen : out) {
+      if (seen.name == parsed.name) {
+        return InvalidArgument("--overwrite-where names '", parsed.name,
+                               "' twice; a partition has one value per field");
+      }
+    }
+    out.push_back(std::move(parsed));
+  }
+  return out;
+}
+
+// --overwrite-where NAME=VALUE…: files whose partition field NAME holds
+// VALUE (see OverwriteTerm), every term matching. kInvalidArgument for a
+// NAME that is not a field of any of the table's specs: it would match
+// nothing, and the overwrite would silently append.
 Result<table::PartitionFilter> OverwriteWhere(const std::vector<std::string>& terms,
                                               const spec::TableMetadata& metadata,
                                               const std::string& table_name) {
-  SKADE_ASSIGN_OR_RAISE(auto values, ParseKeyValues(terms));
+  SKADE_ASSIGN_OR_RAISE(std::vector<OverwriteTerm> parsed, ParseOverwriteTerms(terms));
   // Any of the table's specs: an older spec's partitions may be replaced
   // too (added files outside the filter are refused at commit anyway).
   std::vector<std::string> names;
@@ -202,35 +253,38 @@ Result<table::PartitionFilter> OverwriteWhere(const std::vector<std::string>& te
       }
     }
   }
-  for (const auto& [name, value] : values) {
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    const std::string& name = parsed[i].name;
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     if (names.empty()) {
-      return InvalidArgument("--overwrite-where ", name, "=", value, ": ", table_name,
+      return InvalidArgument("--overwrite-where ", terms[i], ": ", table_name,
                              " is not partitioned (--overwrite replaces all of its data)");
     }
-    return InvalidArgument("--overwrite-where ", name, "=", value, ": '", name,
+    return InvalidArgument("--overwrite-where ", terms[i], ": '", name,
                            "' is not a partition field of ", table_name,
                            "; its partition fields are: ", Join(names, ", "));
   }
+  std::vector<std::string> descriptions;
+  for (const OverwriteTerm& term : parsed) descriptions.push_back(term.description);
   spec::SchemaPtr schema = metadata.Schema();
   return table::PartitionFilter(
-      [values, schema](const spec::PartitionSpec& spec,
+      [parsed, schema](const spec::PartitionSpec& spec,
                        const std::vector<spec::Literal>& partition) {
-        for (const auto& [name, value] : values) {
-          auto field = std::find_if(spec.fields.begin(), spec.fields.end(),
-                                    [&](const spec::PartitionField& f) { return f.name == name; });
+        for (const OverwriteTerm& term : parsed) {
+          auto field =
+              std::find_if(spec.fields.begin(), spec.fields.end(),
+                           [&](const spec::PartitionField& f) { return f.name == term.name; });
           if (field == spec.fields.end()) return false;
           const spec::NestedField* source = schema->FindFieldById(field->source_id);
           size_t index = static_cast<size_t>(field - spec.fields.begin());
           if (source == nullptr || index >= partition.size() ||
-              data::PartitionValueToHumanString(field->transform, *source->type,
-                                                partition[index]) != value) {
+              !term.Matches(*field, *source->type, partition[index])) {
             return false;
           }
         }
         return true;
       },
-      Join(terms, " and "));
+      Join(descriptions, " and "));
 }
 
 // SIGINT and SIGTERM during a plain ingest or --coalesce: the first stops
@@ -574,7 +628,9 @@ void AddIngestCommand(CLI::App& app, const CliContext& context) {
       ->add_option("--overwrite-where", args->overwrite_where,
                    "Replace the partitions whose field shows this value, e.g. ts_day=2026-11-01 "
                    "(repeatable, all must match; NAME must be a partition field, and input rows "
-                   "outside these partitions are refused); without input files, delete them")
+                   "outside these partitions are refused); without input files, delete them. "
+                   "NAME=null is the null partition; a value in single quotes is the text "
+                   "between them, so NAME='null' is the string \"null\"")
       ->allow_extra_args(false);
   command->add_flag("--coalesce", args->coalesce,
                     "Commit each file (each --rows-per-file group of it) as its own write "

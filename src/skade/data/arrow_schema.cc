@@ -19,6 +19,17 @@ using spec::Type;
 using spec::TypeId;
 using spec::TypePtr;
 
+// How many structs, lists and maps may enclose a value. Readers fail on a
+// deeper table only after it is committed. Measured: Parquet C++ (skade scan,
+// PyArrow, DuckDB) reads 100 schema levels, root and leaf included, and a
+// list or map takes two (98 structs, 49 lists); PyIceberg 0.12 loads 64
+// structs (a struct takes three levels of metadata JSON, pydantic parses 200,
+// Python's recursion runs out first); skade's metadata parser (simdjson)
+// stops at 1024 JSON levels. At 32 all of them read every mix of structs,
+// lists and maps (tests/interop/test_ingest_schema_and_overwrite.py), with
+// room left for the caller's stack, and real schemas stay far shallower.
+constexpr int kMaxNestingDepth = 32;
+
 std::shared_ptr<const arrow::KeyValueMetadata> FieldIdMetadata(int32_t id) {
   return arrow::key_value_metadata({kParquetFieldIdKey}, {std::to_string(id)});
 }
@@ -118,18 +129,28 @@ Result<TypePtr> PrimitiveFromArrow(const arrow::DataType& type, const std::strin
   }
 }
 
-Result<PendingField> FromArrowField(const arrow::Field& field, const std::string& path) {
+tl::unexpected<Error> NestedTooDeep(const std::string& path) {
+  return InvalidArgument("Column '", path, "' is nested more than ", kMaxNestingDepth,
+                         " levels deep (structs, lists and maps); Parquet readers and PyIceberg "
+                         "cannot read a table nested that deep");
+}
+
+// `depth`: how many structs, lists and maps enclose `field`.
+Result<PendingField> FromArrowField(const arrow::Field& field, const std::string& path, int depth) {
   PendingField out;
   out.name = field.name();
   out.required = !field.nullable();
   SKADE_ASSIGN_OR_RAISE(out.id, FieldIdOf(field));
   const arrow::DataType& type = *field.type();
+  const bool nested = type.id() == arrow::Type::STRUCT || type.id() == arrow::Type::LIST ||
+                      type.id() == arrow::Type::LARGE_LIST || type.id() == arrow::Type::MAP;
+  if (nested && depth >= kMaxNestingDepth) return NestedTooDeep(path);
   switch (type.id()) {
     case arrow::Type::STRUCT:
       out.kind = TypeId::kStruct;
       for (const auto& child : type.fields()) {
         SKADE_ASSIGN_OR_RAISE(auto converted,
-                              FromArrowField(*child, ChildPath(path, child->name())));
+                              FromArrowField(*child, ChildPath(path, child->name()), depth + 1));
         out.children.push_back(std::move(converted));
       }
       return out;
@@ -137,7 +158,7 @@ Result<PendingField> FromArrowField(const arrow::Field& field, const std::string
     case arrow::Type::LARGE_LIST: {
       out.kind = TypeId::kList;
       SKADE_ASSIGN_OR_RAISE(auto element,
-                            FromArrowField(*type.field(0), ChildPath(path, "element")));
+                            FromArrowField(*type.field(0), ChildPath(path, "element"), depth + 1));
       element.name = "element";
       out.children.push_back(std::move(element));
       return out;
@@ -145,9 +166,10 @@ Result<PendingField> FromArrowField(const arrow::Field& field, const std::string
     case arrow::Type::MAP: {
       out.kind = TypeId::kMap;
       const auto& map = static_cast<const arrow::MapType&>(type);
-      SKADE_ASSIGN_OR_RAISE(auto key, FromArrowField(*map.key_field(), ChildPath(path, "key")));
+      SKADE_ASSIGN_OR_RAISE(auto key,
+                            FromArrowField(*map.key_field(), ChildPath(path, "key"), depth + 1));
       SKADE_ASSIGN_OR_RAISE(auto value,
-                            FromArrowField(*map.item_field(), ChildPath(path, "value")));
+                            FromArrowField(*map.item_field(), ChildPath(path, "value"), depth + 1));
       key.name = "key";
       key.required = true;
       value.name = "value";
@@ -319,7 +341,7 @@ Result<std::shared_ptr<arrow::Schema>> ToArrowSchema(const spec::Schema& schema)
 Result<spec::SchemaPtr> FromArrowSchema(const arrow::Schema& schema, int32_t schema_id) {
   PendingField root;
   for (const auto& field : schema.fields()) {
-    SKADE_ASSIGN_OR_RAISE(auto converted, FromArrowField(*field, field->name()));
+    SKADE_ASSIGN_OR_RAISE(auto converted, FromArrowField(*field, field->name(), 0));
     root.children.push_back(std::move(converted));
   }
   absl::flat_hash_set<int32_t> ids;
