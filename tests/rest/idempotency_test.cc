@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -395,6 +397,23 @@ TEST_F(IdempotencyTest, ServerErrorsAreNotKeptSoTheRetryRuns) {
   EXPECT_EQ(Keyed(kOtherKey, "POST", "/v1/namespaces/a/tables/t", commit).status, 200);
   EXPECT_EQ(watched_->commit_calls.load(), 2);
   EXPECT_EQ(catalog_->LoadTable({{"a"}, "t"})->metadata->properties.at("x"), "1");
+}
+
+// Review finding: a file where the server's own namespace directory should
+// be is 400 (the path is wrong), but a state of the file system, not of the
+// request: the answer was kept, and the retry got it again once the file
+// system was put right.
+TEST_F(IdempotencyTest, AFileSystemInTheWayIsNotKept) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["fz"]})").status, 200);
+  const std::filesystem::path directory = std::filesystem::path(dir_.path()) / "fz";
+  std::filesystem::remove_all(directory);
+  std::ofstream(directory) << "x";
+  const std::string create = R"({"name":"t","schema":)" + std::string(kSchema) + "}";
+  auto refused = Keyed(kKey, "POST", "/v1/namespaces/fz/tables", create);
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  std::filesystem::remove(directory);
+  auto retried = Keyed(kKey, "POST", "/v1/namespaces/fz/tables", create);
+  EXPECT_EQ(retried.status, 200) << retried.body;
 }
 
 // Two requests with one key at once: the second waits for the first, then

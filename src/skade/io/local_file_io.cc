@@ -44,12 +44,17 @@ tl::unexpected<Error> ErrnoError(std::string_view what, const std::string& path,
   if (err == EEXIST) return MakeError(ErrorKind::kAlreadyExists, "File already exists: ", path);
   // The path itself is wrong (every path comes from a location a client may
   // have named): a name too long, a file where a directory must be, or a
-  // loop of symbolic links.
+  // loop of symbolic links. Retryable: the file system may be put right
+  // (a file in place of a directory the server made), so an answer kept
+  // for an Idempotency-Key must not keep this one.
   if (err == ENAMETOOLONG || err == ENOTDIR || err == EISDIR || err == ELOOP) {
-    return InvalidArgument(what, " ", path, ": ", std::strerror(err));
+    return MakeRetryableError(ErrorKind::kInvalidArgument, what, " ", path, ": ",
+                              std::strerror(err));
   }
   // A socket where a file must be.
-  if (err == ENXIO) return InvalidArgument(what, " ", path, ": not a regular file");
+  if (err == ENXIO) {
+    return MakeRetryableError(ErrorKind::kInvalidArgument, what, " ", path, ": not a regular file");
+  }
   // No permission where whoever can write in a table's directories can take
   // it away: a refusal, not a failure of the server.
   if (err == EACCES || err == EPERM) {
@@ -59,7 +64,8 @@ tl::unexpected<Error> ErrnoError(std::string_view what, const std::string& path,
 }
 
 tl::unexpected<Error> Vanished(std::string_view what, const std::string& path) {
-  return InvalidArgument(what, " ", path, ": a directory on its way was removed meanwhile");
+  return MakeRetryableError(ErrorKind::kInvalidArgument, what, " ", path,
+                            ": a directory on its way was removed meanwhile");
 }
 
 Status FsyncPath(const std::string& path, int flags) {
