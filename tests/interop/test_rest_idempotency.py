@@ -5,6 +5,7 @@ It gets the same answer and the table keeps exactly one new snapshot, also
 after the server restarted; without the key the same retry is the 409 on
 which a client deletes what it had just committed."""
 import os
+import subprocess
 import time
 import uuid
 
@@ -109,6 +110,13 @@ def test_the_default_lifetime_covers_the_token_lifetime(bin_dir, tmp_path):
         assert config["idempotency-key-lifetime"] == "PT2H"
     finally:
         assert server.stop() == 0
+    # A token lifetime beyond the longest a key may live is refused, not kept for decades.
+    refused = subprocess.run(
+        [str(bin_dir / "skade"), "serve", "-w", str(tmp_path / "tokens"), "--port", "0",
+         "--auth", "token", "--oauth-client", "c:s", "--token-ttl", "2000000000"],
+        capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0
+    assert "--token-ttl 2000000000 is longer than an Idempotency-Key may live" in refused.stderr
 
 
 def test_a_retried_commit_gets_the_same_answer_and_commits_once(server):

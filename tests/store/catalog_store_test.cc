@@ -177,6 +177,15 @@ TEST_P(CatalogStoreTest, APageTokenOfAnotherListingIsRefused) {
                 IsErrorWithMessage(ErrorKind::kInvalidArgument, "not one of this listing's"))
         << token;
   }
+  // Nor is a token of a listing one level down (its keys share the prefix).
+  ASSERT_THAT(store_->CreateNamespace({"a", "c1", "g1"}, {}), IsOk());
+  ASSERT_THAT(store_->CreateNamespace({"a", "c1", "g2"}, {}), IsOk());
+  auto children = store_->ListNamespaces({"a", "c1"}, "", 1);
+  ASSERT_TRUE(children && !children->next_page_token.empty());
+  EXPECT_THAT(store_->ListNamespaces({"a"}, children->next_page_token, 1),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "not one of this listing's"));
+  EXPECT_THAT(store_->ListNamespaces({}, namespaces->next_page_token, 1),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "not one of this listing's"));
   // Each listing's own token still pages on.
   EXPECT_EQ(store_->ListNamespaces({"a"}, namespaces->next_page_token, 1)->items.size(), 1u);
   EXPECT_EQ(store_->ListTables({"a"}, tables->next_page_token, 1)->items.size(), 1u);

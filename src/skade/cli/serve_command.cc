@@ -221,8 +221,16 @@ Status Serve(const CliContext& context, const ServeArgs& args) {
     // (a client retries with its token until it expires).
     idempotency.lifetime = std::chrono::minutes(30);
     if (auth.mode == rest::AuthOptions::Mode::kToken) {
-      idempotency.lifetime =
-          std::max(idempotency.lifetime, std::chrono::seconds(auth.token_ttl_seconds));
+      // As a lifetime given in seconds, under the same bound.
+      auto token_lifetime = rest::ParseIsoDuration(std::to_string(auth.token_ttl_seconds));
+      if (!token_lifetime) {
+        return InvalidArgument("--token-ttl ", auth.token_ttl_seconds,
+                               " is longer than an Idempotency-Key may live, which the spec "
+                               "wants to cover a token's lifetime: ",
+                               token_lifetime.error().message,
+                               " (or give --idempotency-key-lifetime)");
+      }
+      idempotency.lifetime = std::max(idempotency.lifetime, *token_lifetime);
     }
   } else {
     auto lifetime = rest::ParseIsoDuration(args.idempotency_key_lifetime);

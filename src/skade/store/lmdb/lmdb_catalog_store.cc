@@ -268,6 +268,10 @@ Result<StorePage<spec::Namespace>> LmdbCatalogStore::ListNamespaces(const spec::
   if (!page_token.empty()) {
     SKADE_ASSIGN_OR_RAISE(std::string last, DecodePageToken(page_token));
     SKADE_RETURN_NOT_OK(CheckPageTokenOf(page_token, last, prefix));
+    // A child one level below: a deeper namespace's token is another listing's.
+    if (last.find(kNamespaceSeparator, prefix.size()) != std::string::npos) {
+      return InvalidArgument("Invalid page token ", page_token, ": not one of this listing's");
+    }
     // Resume after the last child returned and all of its descendants.
     start = last + '\x20';
   }
