@@ -22,6 +22,7 @@
 namespace skade::ingest {
 namespace {
 
+using skade::testing::IsErrorWithMessage;
 using testing::IngestTest;
 using testing::IsError;
 using testing::IsOk;
@@ -281,6 +282,105 @@ TEST_F(InputFilesTest, MissingOrUnreadableFilesAreErrors) {
               IsError(ErrorKind::kInvalidArgument));
   EXPECT_THAT(InputGroups({dir_.Sub("bad.parquet")}, "", 0, *EventArrowSchema()),
               IsError(ErrorKind::kInvalidArgument));
+}
+
+// Every row of every group of `groups`, read in order, as one table.
+std::shared_ptr<arrow::Table> ReadAll(const GroupSource& groups) {
+  RecordBatchGroup all;
+  for (size_t i = 0; i < groups.count; ++i) {
+    auto group = ReadGroup(groups, i);
+    EXPECT_THAT(group, IsOk());
+    if (!group) return nullptr;
+    all.insert(all.end(), group->begin(), group->end());
+  }
+  return TableOf(all)->CombineChunks().ValueOrDie();
+}
+
+std::string Nested(int depth, std::string_view open, std::string_view close) {
+  std::string text;
+  for (int i = 0; i < depth; ++i) text += open;
+  for (int i = 0; i < depth; ++i) text += close;
+  return text;
+}
+
+// Regression: Arrow's JSON builder recursed once per level and a line of
+// 20,000 nested arrays crashed the ingest (stack overflow) whenever types
+// were inferred (a created table, an unknown field).
+TEST_F(InputFilesTest, JsonNestedDeeperThanTheLimitIsRefusedBeforeArrowReadsIt) {
+  const auto table = arrow::schema({arrow::field("id", arrow::int64())});
+  WriteText(dir_.Sub("deep.jsonl"),
+            StrCat("{\"id\": 1}\n{\"id\": 9, \"zzz\": ", Nested(20000, "[", "]"), "}\n"));
+  const std::string where = StrCat(dir_.Sub("deep.jsonl"), ": line 2: JSON nested deeper than 64");
+  EXPECT_THAT(ReadInputSchema(dir_.Sub("deep.jsonl"), InputFormat::kJson),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, where));
+  EXPECT_THAT(InputGroups({dir_.Sub("deep.jsonl")}, "", 10, *table),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, where));
+  auto parse = [](const std::string& text) {
+    return ParseTextRows(arrow::Buffer::FromString(text), InputFormat::kJson, {}, nullptr);
+  };
+  EXPECT_THAT(parse(StrCat("{\"a\": ", Nested(8000, "[", "]"), "}\n")),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "deeper than 64"));
+  EXPECT_THAT(parse(StrCat(Nested(20000, "{\"a\": ", "}"), "\n")),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument, "deeper than 64"));
+  // The line's object and 63 arrays are 64 levels; brackets in strings
+  // (escaped quotes too) are text.
+  EXPECT_THAT(parse(StrCat("{\"a\": ", Nested(63, "[", "]"), "}\n")), IsOk());
+  EXPECT_THAT(parse(StrCat("{\"a\": ", Nested(64, "[", "]"), "}\n")),
+              IsError(ErrorKind::kInvalidArgument));
+  auto text = parse(StrCat("{\"s\": \"\\\"", std::string(100, '['), "\"}\n"));
+  ASSERT_THAT(text, IsOk());
+  EXPECT_EQ((*text)->num_rows(), 1);
+}
+
+// Regression: quoted newlines (RFC 4180) lost the CSV reader's sync once a
+// file was larger than one block (1 MiB).
+TEST_F(InputFilesTest, CsvQuotedNewlinesAreReadInFilesOfManyBlocks) {
+  std::string csv = "id,s,t\n";
+  for (int i = 0; i < 100000; ++i) csv += StrCat(i, ",\"ab\ncd ", i, "\",x", i, "\n");
+  WriteText(dir_.Sub("quoted.csv"), csv);
+  auto inferred = ReadInputSchema(dir_.Sub("quoted.csv"), InputFormat::kCsv);
+  ASSERT_THAT(inferred, IsOk());
+  // A sample ends at a record's end, not at a newline inside a quoted value
+  // (byte 27 is the one in row 1's).
+  auto sampled = ReadInputSchema(dir_.Sub("quoted.csv"), InputFormat::kCsv, 30);
+  ASSERT_THAT(sampled, IsOk());
+  EXPECT_TRUE((*sampled)->Equals(**inferred)) << (*sampled)->ToString();
+  auto groups = InputGroups({dir_.Sub("quoted.csv")}, "", 30000, **inferred);
+  ASSERT_THAT(groups, IsOk());
+  auto rows = ReadAll(*groups);
+  ASSERT_NE(rows, nullptr);
+  ASSERT_EQ(rows->num_rows(), 100000);
+  auto s = std::static_pointer_cast<arrow::StringArray>(rows->GetColumnByName("s")->chunk(0));
+  EXPECT_EQ(s->GetView(99999), "ab\ncd 99999");
+}
+
+// Regression: a JSON line or CSV field over 1 MiB (Arrow's block) failed in
+// a file ("straddles two block boundaries") though a stream takes 16 MiB.
+TEST_F(InputFilesTest, RecordsUpToTheStreamLimitAreReadFromFiles) {
+  const auto table =
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("s", arrow::utf8())});
+  const std::string long_value(3 << 20, 'x');
+  WriteText(dir_.Sub("long.jsonl"),
+            StrCat("{\"id\": 1, \"s\": \"", long_value, "\"}\n{\"id\": 2}\n"));
+  WriteText(dir_.Sub("long.csv"), StrCat("id,s\n1,", long_value, "\n2,\"", long_value, "\"\n"));
+  for (const char* name : {"long.jsonl", "long.csv"}) {
+    SCOPED_TRACE(name);
+    auto groups = InputGroups({dir_.Sub(name)}, "", 10, *table);
+    ASSERT_THAT(groups, IsOk());
+    auto rows = ReadAll(*groups);
+    ASSERT_NE(rows, nullptr);
+    ASSERT_EQ(rows->num_rows(), 2);
+    auto s = std::static_pointer_cast<arrow::StringArray>(rows->GetColumnByName("s")->chunk(0));
+    EXPECT_EQ(s->GetView(0).size(), long_value.size());
+  }
+  // Longer than a stream takes: an error naming the file and the limit.
+  WriteText(dir_.Sub("too_long.jsonl"),
+            StrCat("{\"id\": 1}\n{\"s\": \"", std::string(kMaxRecordBytes, 'x'), "\"}\n"));
+  EXPECT_THAT(
+      InputGroups({dir_.Sub("too_long.jsonl")}, "", 10, *table),
+      IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                         StrCat(dir_.Sub("too_long.jsonl"), ": line 2: a line is longer than ",
+                                kMaxRecordBytes, " bytes")));
 }
 
 TEST_F(InputFilesTest, IngestsFilesThroughThePipelines) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "skade/data/arrow_schema.h"
@@ -65,8 +66,9 @@ std::string RangesToString(std::vector<LineRange> ranges) {
   return Join(parts, ", ");
 }
 
-// The longest line read: a longer one is a bad line, not kept in memory.
-constexpr size_t kMaxLineBytes = 16 << 20;
+// The longest line read, as in a file: a longer one is a bad line, not kept
+// in memory.
+constexpr size_t kMaxLineBytes = ingest::kMaxRecordBytes;
 // A batch is sent once its lines take this much, whatever --batch-rows says.
 constexpr size_t kMaxBatchBytes = 64 << 20;
 
@@ -369,15 +371,20 @@ class StreamReader {
 
   // A CSV header's `columns` if each is named once and is a column of the
   // table (when it exists): told at the header, not at the first row.
+  // By hash, not by scanning: a header may name 100,000 columns.
   Result<std::vector<std::string>> CheckCsvColumns(std::vector<std::string> columns) const {
-    for (size_t i = 0; i < columns.size(); ++i) {
-      const std::string& name = columns[i];
-      if (std::find(columns.begin(), columns.begin() + i, name) != columns.begin() + i) {
+    std::unordered_set<std::string_view> table_columns;
+    if (target_.schema) {
+      for (const spec::NestedField& field : target_.schema->fields()) {
+        table_columns.insert(field.name);
+      }
+    }
+    std::unordered_set<std::string_view> seen;
+    for (const std::string& name : columns) {
+      if (!seen.insert(name).second) {
         return InvalidArgument("column '", name, "' appears more than once");
       }
-      if (target_.schema &&
-          std::none_of(target_.schema->fields().begin(), target_.schema->fields().end(),
-                       [&](const spec::NestedField& field) { return field.name == name; })) {
+      if (target_.schema && !table_columns.contains(name)) {
         return InvalidArgument("column '", name, "' is not in the table");
       }
     }
@@ -407,7 +414,8 @@ class StreamReader {
   // JSON: a line that is not one whole JSON value — it ends inside one, or
   // holds more after it (Arrow's reader would read an object across lines,
   // and two on one line, as rows). Only the structure is checked here:
-  // brackets outside strings; the reader checks the rest.
+  // brackets outside strings; ParseTextRows refuses JSON nested too deep
+  // for Arrow, and the reader checks the rest.
   Status CheckOneJsonValuePerLine(std::string_view text) const {
     if (options_.format != ingest::InputFormat::kJson) return OkStatus();
     int depth = 0;

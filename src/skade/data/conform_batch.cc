@@ -2,8 +2,12 @@
 
 #include <arrow/api.h>
 #include <arrow/compute/cast.h>
+#include <arrow/util/utf8.h>
 
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "skade/data/arrow_error_internal.h"
@@ -168,6 +172,21 @@ bool IsOneOf(arrow::Type::type id, std::initializer_list<arrow::Type::type> ids)
   return false;
 }
 
+// `data` (an Arrow utf8 array) if each value is UTF-8, as an Iceberg string
+// must be: readers refuse a file holding another (DuckDB's "not valid UTF8"),
+// and the JSON and Parquet readers pass bytes on unchecked.
+Result<std::shared_ptr<ArrayData>> CheckUtf8(const std::shared_ptr<ArrayData>& data,
+                                             const std::string& path) {
+  arrow::util::InitializeUTF8();
+  const arrow::StringArray text(data);
+  for (int64_t i = 0; i < text.length(); ++i) {
+    if (!text.IsNull(i) && !arrow::util::ValidateUTF8(text.GetView(i))) {
+      return InvalidArgument("Column '", path, "' holds a value that is not valid UTF-8");
+    }
+  }
+  return data;
+}
+
 Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayData>& data,
                                                     const spec::Type& target,
                                                     const std::string& path) {
@@ -182,11 +201,15 @@ Result<std::shared_ptr<ArrayData>> ConformPrimitive(const std::shared_ptr<ArrayD
   }
   if (in.Equals(*canonical)) {
     if (target.id() == TypeId::kDecimal) return CheckDecimalDigits(data, target, path);
+    if (target.id() == TypeId::kString) return CheckUtf8(data, path);
     return data;
   }
   switch (target.id()) {
     case TypeId::kString:
-      if (in.id() == arrow::Type::LARGE_STRING) return CastTo(data, canonical, path);
+      if (in.id() == arrow::Type::LARGE_STRING) {
+        SKADE_ASSIGN_OR_RAISE(auto text, CastTo(data, canonical, path));
+        return CheckUtf8(text, path);
+      }
       break;
     case TypeId::kBinary:
       if (in.id() == arrow::Type::LARGE_BINARY) return CastTo(data, canonical, path);
@@ -348,23 +371,25 @@ Status ConformFields(const arrow::FieldVector& in_fields,
                      const ArrayData* parent, const std::string& path,
                      std::vector<std::shared_ptr<ArrayData>>* out_children,
                      arrow::FieldVector* out_fields) {
-  for (const auto& in_field : in_fields) {
-    bool known = false;
-    for (const auto& target : targets) known = known || target.name == in_field->name();
-    if (!known) {
-      return InvalidArgument("Column '", ChildPath(path, in_field->name()),
-                             "' is not in the Iceberg schema");
+  // By hash, not by scanning: a CSV may have 100,000 columns.
+  std::unordered_set<std::string_view> target_names;
+  for (const auto& target : targets) target_names.insert(target.name);
+  constexpr int kRepeated = -2;  // the name of more than one input field
+  std::unordered_map<std::string_view, int> index_of;
+  for (size_t i = 0; i < in_fields.size(); ++i) {
+    const std::string& name = in_fields[i]->name();
+    if (!target_names.contains(name)) {
+      return InvalidArgument("Column '", ChildPath(path, name), "' is not in the Iceberg schema");
     }
+    auto [it, inserted] = index_of.emplace(name, static_cast<int>(i));
+    if (!inserted) it->second = kRepeated;
   }
   for (const auto& target : targets) {
-    int index = -1;
-    for (size_t i = 0; i < in_fields.size(); ++i) {
-      if (in_fields[i]->name() != target.name) continue;
-      if (index >= 0) {
-        return InvalidArgument("Column '", ChildPath(path, target.name),
-                               "' appears more than once in the batch");
-      }
-      index = static_cast<int>(i);
+    auto found = index_of.find(target.name);
+    const int index = found == index_of.end() ? -1 : found->second;
+    if (index == kRepeated) {
+      return InvalidArgument("Column '", ChildPath(path, target.name),
+                             "' appears more than once in the batch");
     }
     std::string child_path = ChildPath(path, target.name);
     if (index < 0) {

@@ -47,6 +47,130 @@ Result<std::shared_ptr<arrow::io::ReadableFile>> OpenFile(const std::string& pat
   return FromArrow(std::move(file), path);
 }
 
+// Quoted newlines are valid CSV (RFC 4180); without this option Arrow's
+// chunker splits records at every newline and loses sync past one block.
+arrow::csv::ParseOptions CsvParseOptions() {
+  auto parse = arrow::csv::ParseOptions::Defaults();
+  parse.newlines_in_values = true;
+  return parse;
+}
+
+// A byte scan of CSV or JSON-lines text, fed in pieces, that finds what must
+// be refused before Arrow decodes it: a record longer than kMaxRecordBytes
+// (a block must hold it) and JSON nested deeper than kMaxJsonDepth (Arrow's
+// builder would overflow the stack). It tracks JSON strings and CSV quoted
+// fields, where brackets and newlines are text. Records end at '\n' or '\r'
+// outside quotes, as the readers' chunkers end them.
+class TextScan {
+ public:
+  explicit TextScan(InputFormat format) : format_(format) {}
+
+  /// The next bytes of the text; an error (without a line number: line()
+  /// says which) once the text holds a record the readers must not see.
+  Status Feed(std::string_view text) {
+    for (char c : text) {
+      if (c == '\n') {
+        rows_ += blank_ ? 0 : 1;
+        blank_ = true;
+        ++line_;
+      } else if (c != ' ' && c != '\t' && c != '\r') {
+        blank_ = false;
+      }
+      ++fed_;
+      const bool record_end = format_ == InputFormat::kJson ? ScanJson(c) : ScanCsv(c);
+      if (record_end) {
+        whole_records_bytes_ = fed_;
+        longest_ = std::max(longest_, record_bytes_);
+        record_bytes_ = 0;
+      } else if (++record_bytes_ > kMaxRecordBytes) {
+        return InvalidArgument(format_ == InputFormat::kJson ? "a line" : "a record",
+                               " is longer than ", kMaxRecordBytes, " bytes");
+      }
+      if (depth_ > kMaxJsonDepth) {
+        return InvalidArgument("JSON nested deeper than ", kMaxJsonDepth,
+                               " levels of arrays and objects");
+      }
+    }
+    return OkStatus();
+  }
+
+  /// The bytes fed up to the end of the last whole record (its line end).
+  int64_t whole_records_bytes() const { return whole_records_bytes_; }
+  /// The line the scan is at, from 1.
+  int64_t line() const { return line_; }
+  /// The JSON lines that are not blank (one record each).
+  int64_t json_rows() const { return rows_ + (blank_ ? 0 : 1); }
+  /// A reader block size that holds every record scanned: Arrow's default,
+  /// or the longest record and its line end.
+  int32_t block_size() const {
+    const int64_t longest = std::max(longest_, record_bytes_);
+    return static_cast<int32_t>(
+        std::max<int64_t>(longest + 2, arrow::csv::ReadOptions::Defaults().block_size));
+  }
+
+ private:
+  // Whether `c` ends a JSON line. A newline also ends a string (JSON has
+  // none in strings), so a stray quote cannot hide the lines after it.
+  bool ScanJson(char c) {
+    const bool newline = c == '\n' || c == '\r';
+    if (in_string_) {
+      if (escaped_) {
+        escaped_ = false;
+      } else if (c == '\\') {
+        escaped_ = true;
+      } else if (c == '"' || newline) {
+        in_string_ = false;
+      }
+      return newline;
+    }
+    if (c == '"') {
+      in_string_ = true;
+    } else if (c == '{' || c == '[') {
+      ++depth_;  // not reset at a newline: the reader parses a block's lines as one text
+    } else if ((c == '}' || c == ']') && depth_ > 0) {
+      --depth_;
+    }
+    return newline;
+  }
+
+  // Whether `c` ends a CSV record. A field is quoted when it starts with a
+  // quote (elsewhere a quote is text, as Arrow's parser reads it), and a
+  // quote inside it is doubled.
+  bool ScanCsv(char c) {
+    if (quoted_) {
+      if (!quote_pending_) {
+        quote_pending_ = c == '"';
+        return false;
+      }
+      quote_pending_ = false;
+      if (c == '"') return false;  // a doubled quote
+      quoted_ = false;             // the closing quote was the one before
+    }
+    if (c == '\n' || c == '\r') {
+      field_start_ = true;
+      return true;
+    }
+    quoted_ = field_start_ && c == '"';
+    field_start_ = c == ',';
+    return false;
+  }
+
+  const InputFormat format_;
+  int64_t fed_ = 0;
+  int64_t whole_records_bytes_ = 0;
+  int64_t line_ = 1;
+  int64_t rows_ = 0;  // JSON lines ended so far that are not blank
+  bool blank_ = true;
+  int64_t record_bytes_ = 0;  // of the record being scanned
+  int64_t longest_ = 0;       // of the records ended
+  int depth_ = 0;
+  bool in_string_ = false;
+  bool escaped_ = false;
+  bool field_start_ = true;
+  bool quoted_ = false;
+  bool quote_pending_ = false;  // a quote in a quoted field: closing, or doubled
+};
+
 // The top-level columns of `schema` a CSV or JSON reader can convert to
 // directly (primitive, not an extension type).
 std::vector<std::shared_ptr<arrow::Field>> ReaderTypes(const arrow::Schema& schema) {
@@ -148,50 +272,59 @@ Result<std::shared_ptr<arrow::Table>> InferJson(
   return table;
 }
 
-// A CSV or JSON file's batches in order, decoded as they are read.
+// A CSV or JSON file's batches in order, decoded as they are read in blocks
+// of `block_size` bytes.
 Result<std::shared_ptr<arrow::RecordBatchReader>> StreamTextFile(const std::string& path,
                                                                  InputFormat format,
+                                                                 int32_t block_size,
                                                                  const arrow::Schema* target) {
   SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
   if (format == InputFormat::kCsv) {
+    auto read = arrow::csv::ReadOptions::Defaults();
+    read.block_size = block_size;
     return FromArrow<std::shared_ptr<arrow::RecordBatchReader>>(
-        arrow::csv::StreamingReader::Make(
-            arrow::io::default_io_context(), file, arrow::csv::ReadOptions::Defaults(),
-            arrow::csv::ParseOptions::Defaults(), CsvConvertOptions(target)),
+        arrow::csv::StreamingReader::Make(arrow::io::default_io_context(), file, read,
+                                          CsvParseOptions(), CsvConvertOptions(target)),
         path);
   }
+  auto read = arrow::json::ReadOptions::Defaults();
+  read.block_size = block_size;
   return FromArrow<std::shared_ptr<arrow::RecordBatchReader>>(
-      arrow::json::StreamingReader::Make(file, arrow::json::ReadOptions::Defaults(),
-                                         JsonParseOptions(target)),
-      path);
+      arrow::json::StreamingReader::Make(file, read, JsonParseOptions(target)), path);
 }
 
-// The rows of a CSV or JSON file, counted without decoding them: CSV by
-// Arrow's parser, JSON lines (one record per line, as Arrow's reader reads
-// them by default) as the lines that are not blank.
-Result<int64_t> CountTextRows(const std::string& path, InputFormat format) {
+// What a scan of a whole CSV or JSON file found.
+struct TextFileShape {
+  int64_t rows;
+  int32_t block_size;  // holds its longest record
+};
+
+// Scans the file at `path` (TextScan) a piece at a time, keeping none, and
+// counts its rows: CSV by Arrow's parser, JSON lines (one record per line,
+// as Arrow's reader reads them by default) as the lines that are not blank.
+Result<TextFileShape> ScanTextFile(const std::string& path, InputFormat format) {
   SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
-  if (format == InputFormat::kCsv) {
-    return FromArrow(arrow::csv::CountRowsAsync(
-                         arrow::io::default_io_context(), file, arrow::internal::GetCpuThreadPool(),
-                         arrow::csv::ReadOptions::Defaults(), arrow::csv::ParseOptions::Defaults())
-                         .result(),
-                     path);
-  }
-  int64_t rows = 0;
-  bool blank = true;
+  TextScan scan(format);
   for (;;) {
     SKADE_ASSIGN_OR_RAISE(auto chunk, FromArrow(file->Read(1 << 20), path));
-    if (chunk->size() == 0) return rows + (blank ? 0 : 1);
-    for (uint8_t c : std::string_view(*chunk)) {
-      if (c == '\n') {
-        rows += blank ? 0 : 1;
-        blank = true;
-      } else if (c != ' ' && c != '\t' && c != '\r') {
-        blank = false;
-      }
+    if (chunk->size() == 0) break;
+    if (Status fed = scan.Feed(std::string_view(*chunk)); !fed) {
+      return InvalidArgument(path, ": line ", scan.line(), ": ", fed.error().message);
     }
   }
+  if (format == InputFormat::kJson) return TextFileShape{scan.json_rows(), scan.block_size()};
+  if (arrow::Status rewound = file->Seek(0); !rewound.ok()) {
+    return InvalidArgument(path, ": ", MessageOf(rewound));
+  }
+  auto read = arrow::csv::ReadOptions::Defaults();
+  read.block_size = scan.block_size();
+  SKADE_ASSIGN_OR_RAISE(
+      int64_t rows, FromArrow(arrow::csv::CountRowsAsync(arrow::io::default_io_context(), file,
+                                                         arrow::internal::GetCpuThreadPool(), read,
+                                                         CsvParseOptions())
+                                  .result(),
+                              path));
+  return TextFileShape{rows, scan.block_size()};
 }
 
 // Streams `batches`, held by the stream.
@@ -219,8 +352,8 @@ class TextInput : public InputFile {
  public:
   static Result<std::unique_ptr<TextInput>> Open(const std::string& path, InputFormat format,
                                                  int64_t group_rows, const arrow::Schema& target) {
-    SKADE_ASSIGN_OR_RAISE(int64_t rows, CountTextRows(path, format));
-    return std::unique_ptr<TextInput>(new TextInput(path, format, group_rows, rows, target));
+    SKADE_ASSIGN_OR_RAISE(TextFileShape shape, ScanTextFile(path, format));
+    return std::unique_ptr<TextInput>(new TextInput(path, format, group_rows, shape, target));
   }
 
   int64_t rows() const override { return rows_; }
@@ -247,18 +380,19 @@ class TextInput : public InputFile {
   }
 
  private:
-  TextInput(std::string path, InputFormat format, int64_t group_rows, int64_t rows,
+  TextInput(std::string path, InputFormat format, int64_t group_rows, TextFileShape shape,
             const arrow::Schema& target)
       : path_(std::move(path)),
         format_(format),
         group_rows_(group_rows),
-        rows_(rows),
+        rows_(shape.rows),
+        block_size_(shape.block_size),
         target_(arrow::schema(target.fields())) {}
 
   // The next `count` rows, from the reader (opened on first use).
   Result<RecordBatchGroup> NextRows(int64_t count) {
     if (reader_ == nullptr) {
-      SKADE_ASSIGN_OR_RAISE(reader_, StreamTextFile(path_, format_, target_.get()));
+      SKADE_ASSIGN_OR_RAISE(reader_, StreamTextFile(path_, format_, block_size_, target_.get()));
     }
     RecordBatchGroup batches;
     for (int64_t left = count; left > 0;) {
@@ -291,6 +425,7 @@ class TextInput : public InputFile {
   const InputFormat format_;
   const int64_t group_rows_;
   const int64_t rows_;
+  const int32_t block_size_;
   const std::shared_ptr<arrow::Schema> target_;
   std::mutex mutex_;
   // Null before the first row is read and after the last.
@@ -409,6 +544,32 @@ class ParquetInput : public InputFile {
   std::vector<int64_t> row_group_starts_;  // per row group, then the row count
 };
 
+// The rows of `text`, which a TextScan accepted, read in blocks of
+// `block_size` bytes (ParseTextRows).
+Result<std::shared_ptr<arrow::Table>> ParseScannedText(
+    std::shared_ptr<arrow::Buffer> text, InputFormat format, int32_t block_size,
+    const std::vector<std::string>& csv_column_names, const arrow::Schema* table_schema) {
+  auto input = std::make_shared<arrow::io::BufferReader>(text);
+  if (format == InputFormat::kCsv) {
+    auto read = arrow::csv::ReadOptions::Defaults();
+    read.column_names = csv_column_names;
+    read.block_size = block_size;
+    SKADE_ASSIGN_OR_RAISE(
+        auto reader,
+        FromArrow(arrow::csv::TableReader::Make(arrow::io::default_io_context(), input, read,
+                                                CsvParseOptions(), CsvConvertOptions(table_schema)),
+                  ""));
+    return FromArrow(reader->Read(), "");
+  }
+  if (format != InputFormat::kJson) return InvalidArgument("only CSV and JSON text can be parsed");
+  auto read = arrow::json::ReadOptions::Defaults();
+  read.block_size = block_size;
+  if (table_schema != nullptr) return ReadJson(input, read, table_schema, "");
+  return InferJson([&](const arrow::Schema* target) {
+    return ReadJson(std::make_shared<arrow::io::BufferReader>(text), read, target, "");
+  });
+}
+
 }  // namespace
 
 Result<InputFormat> InputFormatOf(std::string_view path, std::string_view format) {
@@ -433,19 +594,21 @@ Result<std::shared_ptr<arrow::Schema>> ReadInputSchema(const std::string& path, 
   SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
   SKADE_ASSIGN_OR_RAISE(int64_t size, FromArrow(file->GetSize(), path));
   SKADE_ASSIGN_OR_RAISE(auto text, FromArrow(file->Read(std::min(size, sample_bytes)), path));
+  TextScan scan(format);
+  if (Status fed = scan.Feed(std::string_view(*text)); !fed) {
+    return InvalidArgument(path, ": line ", scan.line(), ": ", fed.error().message);
+  }
   if (size > sample_bytes) {
-    // Whole lines only: the readers end a record at a newline.
-    const std::string_view sample(reinterpret_cast<const char*>(text->data()),
-                                  static_cast<size_t>(text->size()));
-    const size_t last = sample.rfind('\n');
-    if (last == std::string_view::npos) {
+    // Whole records only: a record cut short would not parse (a CSV record
+    // may hold quoted newlines).
+    if (scan.whole_records_bytes() == 0) {
       return InvalidArgument("cannot infer a schema from ", path,
                              ": its first line is longer than ", sample_bytes,
                              " bytes; create the table first");
     }
-    text = arrow::SliceBuffer(text, 0, static_cast<int64_t>(last + 1));
+    text = arrow::SliceBuffer(text, 0, scan.whole_records_bytes());
   }
-  auto rows = ParseTextRows(text, format, {}, nullptr);
+  auto rows = ParseScannedText(text, format, scan.block_size(), {}, nullptr);
   if (!rows) {
     Error error = std::move(rows).error();
     error.message = StrCat(path, ": ", error.message);
@@ -502,49 +665,20 @@ Result<GroupSource> InputGroups(const std::vector<std::string>& paths, std::stri
 Result<std::shared_ptr<arrow::Table>> ParseTextRows(
     std::shared_ptr<arrow::Buffer> text, InputFormat format,
     const std::vector<std::string>& csv_column_names, const arrow::Schema* table_schema) {
-  // A record longer than the readers' block (1 MiB by default) cannot be
-  // read: the block grows to hold the longest line.
-  const std::string_view all(reinterpret_cast<const char*>(text->data()),
-                             static_cast<size_t>(text->size()));
-  size_t longest = 0;
-  for (size_t start = 0; start < all.size();) {
-    const size_t end = std::min(all.find('\n', start), all.size());
-    longest = std::max(longest, end - start);
-    start = end + 1;
-  }
-  const auto block = static_cast<int32_t>(
-      std::clamp<int64_t>(static_cast<int64_t>(longest) + 2,
-                          arrow::csv::ReadOptions::Defaults().block_size, INT32_MAX));
-  auto input = std::make_shared<arrow::io::BufferReader>(text);
-  if (format == InputFormat::kCsv) {
-    auto read = arrow::csv::ReadOptions::Defaults();
-    read.column_names = csv_column_names;
-    read.block_size = block;
-    SKADE_ASSIGN_OR_RAISE(auto reader, FromArrow(arrow::csv::TableReader::Make(
-                                                     arrow::io::default_io_context(), input, read,
-                                                     arrow::csv::ParseOptions::Defaults(),
-                                                     CsvConvertOptions(table_schema)),
-                                                 ""));
-    return FromArrow(reader->Read(), "");
-  }
-  if (format != InputFormat::kJson) return InvalidArgument("only CSV and JSON text can be parsed");
-  auto read = arrow::json::ReadOptions::Defaults();
-  read.block_size = block;
-  if (table_schema != nullptr) return ReadJson(input, read, table_schema, "");
-  return InferJson([&](const arrow::Schema* target) {
-    return ReadJson(std::make_shared<arrow::io::BufferReader>(text), read, target, "");
-  });
+  TextScan scan(format);
+  SKADE_RETURN_NOT_OK(scan.Feed(std::string_view(*text)));
+  return ParseScannedText(std::move(text), format, scan.block_size(), csv_column_names,
+                          table_schema);
 }
 
 Result<std::vector<std::string>> ParseCsvHeader(std::string_view line) {
   auto text = arrow::Buffer::FromString(StrCat(line, "\n"));
   auto input = std::make_shared<arrow::io::BufferReader>(std::move(text));
-  SKADE_ASSIGN_OR_RAISE(
-      auto reader,
-      FromArrow(arrow::csv::TableReader::Make(
-                    arrow::io::default_io_context(), input, arrow::csv::ReadOptions::Defaults(),
-                    arrow::csv::ParseOptions::Defaults(), CsvConvertOptions(nullptr)),
-                "CSV header"));
+  SKADE_ASSIGN_OR_RAISE(auto reader, FromArrow(arrow::csv::TableReader::Make(
+                                                   arrow::io::default_io_context(), input,
+                                                   arrow::csv::ReadOptions::Defaults(),
+                                                   CsvParseOptions(), CsvConvertOptions(nullptr)),
+                                               "CSV header"));
   SKADE_ASSIGN_OR_RAISE(auto table, FromArrow(reader->Read(), "CSV header"));
   return table->schema()->field_names();
 }

@@ -19,6 +19,10 @@
 // (e.g. timestamp[us], not timestamp[ns]). Batches are conformed to the
 // table schema when encoded (data/conform_batch.h).
 //
+// CSV fields may hold quoted newlines (RFC 4180). A JSON value nested deeper
+// than kMaxJsonDepth, or a record longer than kMaxRecordBytes, is an error
+// naming the file and line, found by a byte scan before any row is decoded.
+//
 // Functions are thread-safe; a GroupSource's read may be called
 // concurrently. Errors: kNotFound for a missing file, kInvalidArgument for
 // an unknown format or a file its reader rejects (the message names it).
@@ -50,9 +54,21 @@ Result<InputFormat> InputFormatOf(std::string_view path, std::string_view format
 /// How much of a CSV or JSON file ReadInputSchema infers its types from.
 inline constexpr int64_t kSchemaSampleBytes = 64 << 20;
 
+/// The longest JSON line or CSV record read, in a file as in a stream: the
+/// readers decode a block at a time, and a block must hold a whole record.
+/// A file's blocks grow to hold its longest record (up to this), so files
+/// without long records keep Arrow's small default block.
+inline constexpr int64_t kMaxRecordBytes = 16 << 20;
+
+/// The deepest nesting of JSON arrays and objects read, a line's own object
+/// included. Arrow's JSON builder recurses once per level and overflows the
+/// stack some thousands deep, so deeper input is refused before Arrow sees
+/// it; 64 is far below that and above what a table's schema needs.
+inline constexpr int kMaxJsonDepth = 64;
+
 /// The Arrow schema of the file at `path` as its reader gives it (Parquet:
 /// from the footer; CSV and JSON: inferred from its first `sample_bytes`,
-/// whole lines, as DuckDB samples: a later value that does not fit is an
+/// whole records, as DuckDB samples: a later value that does not fit is an
 /// error when the rows are read).
 Result<std::shared_ptr<arrow::Schema>> ReadInputSchema(const std::string& path, InputFormat format,
                                                        int64_t sample_bytes = kSchemaSampleBytes);
@@ -74,7 +90,8 @@ Result<GroupSource> InputGroups(const std::vector<std::string>& paths, std::stri
 /// primitive columns as `table_schema`'s types (when not null), the others
 /// inferred. CSV `text` has no header line: `csv_column_names` names its
 /// columns. kInvalidArgument with the reader's message when it rejects the
-/// text; the result is not yet conformed to the table.
+/// text, or when it nests JSON deeper than kMaxJsonDepth or holds a record
+/// longer than kMaxRecordBytes; the result is not yet conformed to the table.
 Result<std::shared_ptr<arrow::Table>> ParseTextRows(
     std::shared_ptr<arrow::Buffer> text, InputFormat format,
     const std::vector<std::string>& csv_column_names, const arrow::Schema* table_schema);
