@@ -245,6 +245,22 @@ TEST_F(InputFilesTest, ATextFileThatChangedItsRowCountIsAnError) {
   EXPECT_THAT(ReadGroup(*groups, 1), IsError(ErrorKind::kInvalidArgument));
 }
 
+// Review finding: a JSON object across two lines, or two on one, was
+// reported as "changed while being read"; the error says what a JSON-lines
+// record must be.
+TEST_F(InputFilesTest, JsonRowsThatAreNotItsLinesAreExplained) {
+  WriteText(dir_.Sub("across.jsonl"), "{\"id\": 1,\n \"name\": \"a\"}\n{\"id\": 2}\n");
+  WriteText(dir_.Sub("two.jsonl"), "{\"id\": 1} {\"id\": 2}\n{\"id\": 3}\n");
+  for (const char* name : {"across.jsonl", "two.jsonl"}) {
+    auto groups = InputGroups({dir_.Sub(name)}, "", 10, *EventArrowSchema());
+    ASSERT_THAT(groups, IsOk());
+    EXPECT_THAT(
+        ReadGroup(*groups, 0),
+        IsErrorWithMessage(ErrorKind::kInvalidArgument, "each line must hold one whole JSON value"))
+        << name;
+  }
+}
+
 TEST_F(InputFilesTest, CsvGroupsReadConcurrentlyKeepTheRowOrder) {
   // 60000 rows (~1.6 MB): several reader blocks, groups not aligned to them.
   {

@@ -389,6 +389,19 @@ class TextInput : public InputFile {
         block_size_(shape.block_size),
         target_(arrow::schema(target.fields())) {}
 
+  // The reader gave other rows than the scan counted: for JSON, most often
+  // an object across lines or two on one line (the reader takes each as a
+  // row, the count each non-blank line); else the file changed meanwhile.
+  tl::unexpected<Error> CountMismatch() const {
+    if (format_ == InputFormat::kJson) {
+      return InvalidArgument(path_, ": its rows are not its ", rows_,
+                             " non-blank lines: each line must hold one whole JSON value (an "
+                             "object across lines, or two on one line, is not a JSON-lines "
+                             "record), or the file changed while being read");
+    }
+    return InvalidArgument(path_, ": changed while being read");
+  }
+
   // The next `count` rows, from the reader (opened on first use).
   Result<RecordBatchGroup> NextRows(int64_t count) {
     if (reader_ == nullptr) {
@@ -398,7 +411,7 @@ class TextInput : public InputFile {
     for (int64_t left = count; left > 0;) {
       if (pending_ == nullptr) {
         SKADE_ASSIGN_OR_RAISE(pending_, FromArrow(reader_->Next(), path_));
-        if (pending_ == nullptr) return InvalidArgument(path_, ": changed while being read");
+        if (pending_ == nullptr) return CountMismatch();
       }
       if (pending_->num_rows() <= left) {
         left -= pending_->num_rows();
@@ -413,9 +426,9 @@ class TextInput : public InputFile {
     cursor_ += count;
     if (cursor_ == rows_) {
       // The count and the reader must agree: no rows may be left unread.
-      if (pending_ != nullptr) return InvalidArgument(path_, ": changed while being read");
+      if (pending_ != nullptr) return CountMismatch();
       SKADE_ASSIGN_OR_RAISE(auto extra, FromArrow(reader_->Next(), path_));
-      if (extra != nullptr) return InvalidArgument(path_, ": changed while being read");
+      if (extra != nullptr) return CountMismatch();
       reader_ = nullptr;  // closes the file
     }
     return batches;
