@@ -124,13 +124,19 @@ def ids_of(catalog, name):
     return sorted(catalog.load_table(name).scan().to_arrow().column("id").to_pylist())
 
 
+def create_partitioned_by_s(skade, tmp_path, name, lines):
+    """Table `name` made by `ingest --create --partition-by s` from JSON `lines`."""
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text(lines)
+    skade("ingest", "--create", "--partition-by", "s", name, path)
+
+
 def test_overwrite_where_tells_the_null_partition_from_the_string_null(catalog, skade, tmp_path):
     """Regression: `--overwrite-where s=null` also deleted the rows whose s is "null"."""
-    path = tmp_path / "pn.jsonl"
-    path.write_text('{"id":1,"s":null}\n{"id":2,"s":"null"}\n{"id":3,"s":"x"}\n'
-                    '{"id":4,"s":"\'null\'"}\n')
     name = "overwrite_null.pn"
-    skade("ingest", "--create", "--partition-by", "s", name, path)
+    create_partitioned_by_s(skade, tmp_path, name,
+                            '{"id":1,"s":null}\n{"id":2,"s":"null"}\n{"id":3,"s":"x"}\n'
+                            '{"id":4,"s":"\'null\'"}\n')
 
     proc = skade("ingest", "--overwrite-where", "s=null", name)
     assert "deleted 1 rows in 1 files" in proc.stdout, proc.stdout
@@ -151,10 +157,8 @@ def test_overwrite_where_tells_the_null_partition_from_the_string_null(catalog, 
 
 
 def test_overwrite_where_replaces_only_the_null_partition(catalog, skade, tmp_path):
-    base = tmp_path / "base.jsonl"
-    base.write_text('{"id":1,"s":null}\n{"id":2,"s":"null"}\n')
     name = "overwrite_null.replace"
-    skade("ingest", "--create", "--partition-by", "s", name, base)
+    create_partitioned_by_s(skade, tmp_path, name, '{"id":1,"s":null}\n{"id":2,"s":"null"}\n')
 
     patch = tmp_path / "patch.jsonl"
     patch.write_text('{"id":10,"s":null}\n')
@@ -205,10 +209,8 @@ def test_overwrite_where_matches_numbers_dates_booleans_and_transforms(catalog, 
 
 
 def test_overwrite_where_refuses_a_field_named_twice(catalog, skade, tmp_path):
-    path = tmp_path / "twice.jsonl"
-    path.write_text('{"id":1,"s":"a"}\n{"id":2,"s":"b"}\n')
     name = "overwrite_null.twice"
-    skade("ingest", "--create", "--partition-by", "s", name, path)
+    create_partitioned_by_s(skade, tmp_path, name, '{"id":1,"s":"a"}\n{"id":2,"s":"b"}\n')
     proc = skade("ingest", "--overwrite-where", "s=a", "--overwrite-where", "s=b", name,
                  check=False)
     assert proc.returncode == 1 and "names 's' twice" in proc.stderr, proc.stderr

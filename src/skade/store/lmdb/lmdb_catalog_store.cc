@@ -102,10 +102,14 @@ Result<std::string> EncodeNamespaceProperties(const spec::Namespace& ns,
 }
 
 // A page token names the last key of the page before it, which lies under
-// the listing's prefix: any other token is another listing's, or forged,
-// and would answer an empty page as if the listing had ended.
-Status CheckPageTokenOf(std::string_view token, std::string_view last, std::string_view prefix) {
-  if (!last.starts_with(prefix) || last.size() == prefix.size()) {
+// the listing's prefix (and, for a namespace listing, one level below it):
+// any other token is another listing's, or forged, and would answer an empty
+// page as if the listing had ended.
+Status CheckPageTokenOf(std::string_view token, std::string_view last, std::string_view prefix,
+                        char child_separator = '\0') {
+  if (!last.starts_with(prefix) || last.size() == prefix.size() ||
+      (child_separator != '\0' &&
+       last.find(child_separator, prefix.size()) != std::string_view::npos)) {
     return InvalidArgument("Invalid page token ", token, ": not one of this listing's");
   }
   return OkStatus();
@@ -267,11 +271,7 @@ Result<StorePage<spec::Namespace>> LmdbCatalogStore::ListNamespaces(const spec::
   std::string start = prefix;
   if (!page_token.empty()) {
     SKADE_ASSIGN_OR_RAISE(std::string last, DecodePageToken(page_token));
-    SKADE_RETURN_NOT_OK(CheckPageTokenOf(page_token, last, prefix));
-    // A child one level below: a deeper namespace's token is another listing's.
-    if (last.find(kNamespaceSeparator, prefix.size()) != std::string::npos) {
-      return InvalidArgument("Invalid page token ", page_token, ": not one of this listing's");
-    }
+    SKADE_RETURN_NOT_OK(CheckPageTokenOf(page_token, last, prefix, kNamespaceSeparator));
     // Resume after the last child returned and all of its descendants.
     start = last + '\x20';
   }
