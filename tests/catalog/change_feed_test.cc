@@ -76,7 +76,7 @@ TEST_F(ChangeFeedTest, ConcurrentCommitsAreEachSeenOnceInOrder) {
 
   std::atomic<int> writers_running{kWriters};
   std::vector<std::vector<int64_t>> written(kWriters);
-  std::vector<std::thread> writers;
+  std::vector<std::jthread> writers;  // joined on an early return too
   for (int w = 0; w < kWriters; ++w) {
     writers.emplace_back([&, w] {
       for (int i = 0; i < kAppendsEach; ++i) {

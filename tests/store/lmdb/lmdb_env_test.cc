@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -254,6 +255,60 @@ TEST(LmdbEnvTest, MapGrownByAnotherProcessIsAdoptedUnderConcurrentReaders) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(failures, 0);
   EXPECT_GE(store.env().MapSize(), 64 * kMiB);
+}
+
+// LMDB 0.9 begins a read at the last published transaction T and takes its
+// root from meta page T&1 without checking the page is still T's. A reader
+// delayed there while two commits land read T+2's root before T+2 was
+// published (before it was durable), and its next read went back to T+1.
+// Readers here check that what they see never goes back while a writer
+// commits as fast as LMDB can (durability none: no syncs between commits).
+TEST(LmdbEnvTest, ReadsNeverGoBackWhileCommitsLand) {
+  testing::TempDir dir;
+  auto opened = LmdbEnv::Open(dir.Sub("env"), Options(64 * kMiB));
+  ASSERT_THAT(opened, IsOk());
+  LmdbEnv& env = **opened;
+  auto dbi = env.OpenDatabase("counter");
+  ASSERT_THAT(dbi, IsOk());
+  auto value_of = [](std::string_view text) { return std::stoull(std::string(text)); };
+
+  constexpr uint64_t kCommits = 100'000;
+  std::atomic<bool> done{false};
+  std::atomic<int> went_back{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&] {
+      uint64_t last_seen = 0;
+      while (!done) {
+        auto txn = env.BeginRead();
+        if (!txn) {
+          ++failures;
+          return;
+        }
+        auto value = txn->Get(*dbi, "n");
+        if (!value) {
+          ++failures;
+          return;
+        }
+        uint64_t seen = *value ? value_of(**value) : 0;
+        // The snapshot is the one its id names: each commit writes its own id.
+        if (seen != 0 && seen != txn->id()) ++went_back;
+        if (seen < last_seen) ++went_back;
+        last_seen = seen;
+      }
+    });
+  }
+  for (uint64_t i = 0; i < kCommits && went_back == 0 && failures == 0; ++i) {
+    auto txn = env.BeginWrite();
+    ASSERT_THAT(txn, IsOk());
+    ASSERT_THAT(txn->Put(*dbi, "n", std::to_string(txn->id())), IsOk());
+    ASSERT_THAT(txn->Commit(), IsOk());
+  }
+  done = true;
+  for (auto& reader : readers) reader.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(went_back, 0);
 }
 
 }  // namespace

@@ -310,6 +310,12 @@ Result<MDB_txn*> LmdbEnv::Begin(unsigned flags, uint32_t* gate_shard) {
     MDB_txn* txn = nullptr;
     *gate_shard = EnterTxn();
     int rc = mdb_txn_begin(env_, nullptr, flags, &txn);
+    if (rc == 0 && (flags & MDB_RDONLY) != 0 && MayHoldAnUnpublishedCommit(txn)) {
+      mdb_txn_abort(txn);
+      LeaveTxn(*gate_shard);
+      --attempt;  // not a failure: begun again at the newer commit
+      continue;
+    }
     if (rc == 0) return txn;
     LeaveTxn(*gate_shard);
     if (rc == MDB_MAP_RESIZED) {
@@ -325,6 +331,19 @@ Result<MDB_txn*> LmdbEnv::Begin(unsigned flags, uint32_t* gate_shard) {
     return LmdbError("Cannot begin store transaction", rc);
   }
   return IoError("Cannot begin store transaction: retries exhausted");
+}
+
+// LMDB 0.9 begins a read at the last published transaction T and copies its
+// root from meta page T&1 without checking that the page is still T's (the
+// race libmdbx closes, ITS#7970): a reader delayed there while two commits
+// land copies T+2's root before T+2 is published, even before it is durable,
+// and the next read goes back to T+1. Once the newest meta page is T+2's or
+// later, the copy may be T+2's, so the read begins again. (A commit landing
+// between begin and this check makes it begin again needlessly: rare.)
+bool LmdbEnv::MayHoldAnUnpublishedCommit(MDB_txn* txn) {
+  MDB_envinfo info;
+  mdb_env_info(env_, &info);
+  return info.me_last_txnid >= mdb_txn_id(txn) + 2;
 }
 
 Result<ReadTxn> LmdbEnv::BeginRead() {

@@ -276,6 +276,9 @@ class LmdbEnv {
   /// Begins a transaction and counts it as open (see the caveats) in
   /// `*gate_shard`.
   Result<MDB_txn*> Begin(unsigned flags, uint32_t* gate_shard);
+  /// Whether read transaction `txn` may hold the root of a commit that was
+  /// not yet published when it began (see the .cc): then it begins again.
+  bool MayHoldAnUnpublishedCommit(MDB_txn* txn);
   /// Counts a transaction as open, waiting for a resize in progress, and
   /// returns the shard that counts it.
   uint32_t EnterTxn();
