@@ -318,6 +318,15 @@ TEST_F(JournalFaultInjectionTest, ConcurrentCommittersLoseNothingAcknowledgedAtA
       }
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(30 + random() % 120));
+    // However slowly a loaded machine starts the threads, the power goes
+    // after some commit was acknowledged (bounded, should none ever be).
+    for (int waited_ms = 0; waited_ms < 30'000; ++waited_ms) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!acknowledged.empty()) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     if (during_flush) {
       std::atomic<bool> lost{false};
       io_->RunAtNextSync([&] {

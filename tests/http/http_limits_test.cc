@@ -14,6 +14,7 @@
 #include "http/test_client.h"
 #include "http/test_server.h"
 #include "skade/util/strings.h"
+#include "testing/gate.h"
 
 namespace skade::testing {
 namespace {
@@ -116,7 +117,9 @@ TEST_F(HttpServerTest, ShutdownDrainIsBoundedByShutdownTimeout) {
   ASSERT_TRUE(half_header.Send("GET /a HTTP/1.1\r\nHost: t\r\n"));
   TestClient half_body(port());
   ASSERT_TRUE(half_body.Send("POST /a HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nabc"));
-  std::this_thread::sleep_for(Millis(100));  // both are being read
+  // Both accepted (however busy the machine), then read.
+  skade::testing::WaitUntil([&] { return server_->open_connections() == 2; });
+  std::this_thread::sleep_for(Millis(100));
 
   const auto start = Clock::now();
   server_->Shutdown();

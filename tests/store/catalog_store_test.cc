@@ -1192,25 +1192,27 @@ TEST(CatalogStoreOpenTest, UnknownSchemesAreRefused) {
 }
 
 // A kind of store added from outside: Open() hands it the whole location.
-// (The registration outlives the test, so the opener owns what it uses.)
+// (The registration outlives the test, so the opener owns what it uses, and
+// a repeated run in one process registers a scheme of its own.)
 TEST(CatalogStoreOpenTest, RegisteredSchemesOpenThroughTheirOpener) {
+  static int runs = 0;
+  const std::string scheme = "contract-test" + std::to_string(++runs);
   testing::TempDir dir;
   auto opened = std::make_shared<std::vector<std::string>>();
   std::string path = dir.Sub("store");
   ASSERT_THAT(CatalogStore::RegisterScheme(
-                  "contract-test",
+                  scheme,
                   [opened, path](const std::string& location, const CatalogStoreOptions& options) {
                     opened->push_back(location);
                     return CatalogStore::Open(path, options);
                   }),
               IsOk());
-  EXPECT_THAT(CatalogStore::RegisterScheme("contract-test", nullptr),
-              IsError(ErrorKind::kAlreadyExists));
+  EXPECT_THAT(CatalogStore::RegisterScheme(scheme, nullptr), IsError(ErrorKind::kAlreadyExists));
   EXPECT_THAT(CatalogStore::RegisterScheme("lmdb", nullptr), IsError(ErrorKind::kAlreadyExists));
-  auto store = CatalogStore::Open("contract-test:anything", SmallOptions());
+  auto store = CatalogStore::Open(scheme + ":anything", SmallOptions());
   ASSERT_THAT(store, IsOk());
   ASSERT_THAT((*store)->CreateNamespace({"n"}, {}), IsOk());
-  EXPECT_EQ(*opened, std::vector<std::string>{"contract-test:anything"});
+  EXPECT_EQ(*opened, std::vector<std::string>{scheme + ":anything"});
   auto direct = CatalogStore::Open(path, SmallOptions());
   ASSERT_THAT(direct, IsOk());
   EXPECT_TRUE(*(*direct)->GetNamespace({"n"}));

@@ -16,9 +16,12 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "skade/s3/s3_client.h"
@@ -40,55 +43,16 @@ class MinioServer {
       *error = binary + " is missing: run scripts/minio.sh install (make setup does)";
       return nullptr;
     }
-    auto server = std::unique_ptr<MinioServer>(new MinioServer());
-    server->port_ = FreePort();
-    int console = FreePort();
-    std::string address = "127.0.0.1:" + std::to_string(server->port_);
-    std::string console_address = "127.0.0.1:" + std::to_string(console);
-    std::string data = server->dir_.Sub("data");
-    std::string log = server->dir_.Sub("minio.log");
-    std::vector<std::string> env_strings = {std::string("MINIO_ROOT_USER=") + kAccessKey,
-                                            std::string("MINIO_ROOT_PASSWORD=") + kSecretKey,
-                                            "MINIO_UPDATE=off",
-                                            "MINIO_BROWSER=off",
-                                            "HOME=" + server->dir_.path(),
-                                            "PATH=/usr/bin:/bin"};
-    std::vector<char*> env;
-    for (auto& item : env_strings) env.push_back(item.data());
-    env.push_back(nullptr);
-    std::vector<std::string> args = {binary,          "server", data,
-                                     "--address",     address,  "--console-address",
-                                     console_address, "--quiet"};
-    std::vector<char*> argv;
-    for (auto& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    // fork + exec rather than posix_spawn, for PR_SET_PDEATHSIG: a test
-    // killed on a timeout takes its server with it instead of leaving it
-    // running. The signal follows the thread that forks, so start the server
-    // from one that outlives it (S3Environment: the main thread). The child
-    // calls only async-signal-safe functions.
-    const pid_t parent = ::getpid();
-    server->pid_ = ::fork();
-    if (server->pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
-      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd < 0 || ::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) ::_exit(127);
-      ::execve(binary.c_str(), argv.data(), env.data());
-      ::_exit(127);
+    // The ports are free when chosen but not held: another process may bind
+    // one before MinIO does, and MinIO then exits. It starts again on others.
+    for (int attempt = 1;; ++attempt) {
+      auto server = std::unique_ptr<MinioServer>(new MinioServer());
+      auto [port, console] = FreePorts();
+      server->port_ = port;
+      bool exited = false;
+      if (server->Launch(binary, console, error, &exited)) return server;
+      if (!exited || attempt == 3) return nullptr;
     }
-    if (server->pid_ < 0) {
-      *error = "cannot start " + binary;
-      return nullptr;
-    }
-    auto client = server->Client();
-    for (int i = 0; i < 600; ++i) {
-      auto listed = client->Request("GET", "", "", "", {}, "");
-      if (listed) return server;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    *error = "MinIO did not answer within 30 s; see " + log;
-    return nullptr;
   }
 
   ~MinioServer() {
@@ -128,17 +92,83 @@ class MinioServer {
  private:
   MinioServer() = default;
 
-  static int FreePort() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-    socklen_t length = sizeof(address);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-    int port = ntohs(address.sin_port);
-    ::close(fd);
-    return port;
+  // Starts MinIO on port_ and waits until it answers. False with the reason
+  // in `error`; `*exited` when MinIO ended by itself (a port was taken).
+  bool Launch(const std::string& binary, int console, std::string* error, bool* exited) {
+    std::string address = "127.0.0.1:" + std::to_string(port_);
+    std::string console_address = "127.0.0.1:" + std::to_string(console);
+    std::string data = dir_.Sub("data");
+    std::string log = dir_.Sub("minio.log");
+    std::vector<std::string> env_strings = {std::string("MINIO_ROOT_USER=") + kAccessKey,
+                                            std::string("MINIO_ROOT_PASSWORD=") + kSecretKey,
+                                            "MINIO_UPDATE=off",
+                                            "MINIO_BROWSER=off",
+                                            "HOME=" + dir_.path(),
+                                            "PATH=/usr/bin:/bin"};
+    std::vector<char*> env;
+    for (auto& item : env_strings) env.push_back(item.data());
+    env.push_back(nullptr);
+    std::vector<std::string> args = {binary,          "server", data,
+                                     "--address",     address,  "--console-address",
+                                     console_address, "--quiet"};
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    // fork + exec rather than posix_spawn, for PR_SET_PDEATHSIG: a test
+    // killed on a timeout takes its server with it instead of leaving it
+    // running. The signal follows the thread that forks, so start the server
+    // from one that outlives it (S3Environment: the main thread). The child
+    // calls only async-signal-safe functions.
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
+      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || ::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) ::_exit(127);
+      ::execve(binary.c_str(), argv.data(), env.data());
+      ::_exit(127);
+    }
+    if (pid_ < 0) {
+      *error = "cannot start " + binary;
+      return false;
+    }
+    auto client = Client();
+    for (int i = 0; i < 600; ++i) {
+      // Checked first: another server on a port MinIO could not take must
+      // not pass for this one.
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        *exited = true;
+        std::ifstream said(log);
+        std::string text((std::istreambuf_iterator<char>(said)), {});
+        *error = "MinIO exited at start: " + text.substr(0, 2000);
+        return false;
+      }
+      if (client->Request("GET", "", "", "", {}, "")) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    *error = "MinIO did not answer within 30 s; see " + log;
+    return false;
+  }
+
+  // Two distinct free loopback ports (both held until both are chosen).
+  static std::pair<int, int> FreePorts() {
+    int fds[2];
+    int ports[2];
+    for (int i = 0; i < 2; ++i) {
+      fds[i] = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      ::bind(fds[i], reinterpret_cast<sockaddr*>(&address), sizeof(address));
+      socklen_t length = sizeof(address);
+      ::getsockname(fds[i], reinterpret_cast<sockaddr*>(&address), &length);
+      ports[i] = ntohs(address.sin_port);
+    }
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return {ports[0], ports[1]};
   }
 
   TempDir dir_;

@@ -38,7 +38,9 @@ class GroupCommitTest : public ::testing::TestWithParam<bool> {
   }
 
   // Runs each request on its own thread while this thread holds the writer
-  // lock, so they all queue up; then lets them go and collects the results.
+  // lock, so they all queue up (grouped: until every one is in the queue,
+  // however late its thread starts); then lets them go and collects the
+  // results.
   std::vector<Result<std::vector<TableRecord>>> RunQueued(
       const std::vector<std::vector<PointerSwap>>& requests) {
     std::vector<Result<std::vector<TableRecord>>> results(requests.size());
@@ -50,6 +52,9 @@ class GroupCommitTest : public ::testing::TestWithParam<bool> {
         threads.emplace_back([&, i] { results[i] = store_->SwapPointers(requests[i]); });
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      while (GetParam() && store_->QueuedSwaps() < requests.size()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
     }
     for (auto& thread : threads) thread.join();
     return results;

@@ -573,6 +573,11 @@ Result<std::vector<TableRecord>> LmdbCatalogStore::SwapPointers(
   return std::move(request.result);
 }
 
+size_t LmdbCatalogStore::QueuedSwaps() {
+  std::lock_guard<std::mutex> lock(queue_mutex_);
+  return queue_.size();
+}
+
 void LmdbCatalogStore::FailThrownBatch(const std::vector<SwapRequest*>& batch, bool commit_started,
                                        std::string_view what) {
   for (SwapRequest* request : batch) {

@@ -99,6 +99,9 @@ class LmdbCatalogStore : public CatalogStore {
                                     const std::vector<std::string>& owned_locations) override;
   /// Group-committed with concurrent calls (see above).
   Result<std::vector<TableRecord>> SwapPointers(const std::vector<PointerSwap>& swaps) override;
+  /// SwapPointers() calls in the group-commit queue now, the leader's batch
+  /// included (none with group commit off).
+  size_t QueuedSwaps();
 
   Result<std::vector<std::pair<spec::TableIdentifier, TableRecord>>> ReadUnclaimedTables() override;
   Status ClaimTableLocations(const spec::TableIdentifier& identifier,
