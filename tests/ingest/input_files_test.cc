@@ -348,6 +348,36 @@ TEST_F(InputFilesTest, JsonNestedDeeperThanTheLimitIsRefusedBeforeArrowReadsIt) 
   EXPECT_EQ((*text)->num_rows(), 1);
 }
 
+// Regression: Arrow's reader read a `null` line as a row of nulls, which the
+// ingest committed; a line of another value failed with "Column() changed
+// from object to number". A JSON-lines row is an object (a byte order mark
+// may start the text; blanks may start a line).
+TEST_F(InputFilesTest, JsonLinesThatAreNotObjectsAreRefused) {
+  auto parse = [](const std::string& text) {
+    return ParseTextRows(arrow::Buffer::FromString(text), InputFormat::kJson, {}, nullptr);
+  };
+  for (const auto& [line, kind] :
+       std::vector<std::pair<std::string, std::string>>{{"null", "null"},
+                                                        {" -3", "a number"},
+                                                        {"\"x\"", "a string"},
+                                                        {"[{\"a\": 1}]", "an array"},
+                                                        {"false", "a boolean"}}) {
+    SCOPED_TRACE(line);
+    EXPECT_THAT(
+        parse(StrCat("{\"a\": 1}\n", line, "\n")),
+        IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                           StrCat("each line must hold a JSON object ({...}), not ", kind)));
+  }
+  auto rows = parse("\xEF\xBB\xBF{\"a\": 1}\r\n\t {}\n\n  {\"a\": 2}");
+  ASSERT_THAT(rows, IsOk());
+  EXPECT_EQ((*rows)->num_rows(), 3);
+  WriteText(dir_.Sub("nulls.jsonl"), "{\"id\": 1}\nnull\n");
+  const auto table = arrow::schema({arrow::field("id", arrow::int64())});
+  EXPECT_THAT(InputGroups({dir_.Sub("nulls.jsonl")}, "", 10, *table),
+              IsErrorWithMessage(ErrorKind::kInvalidArgument,
+                                 StrCat(dir_.Sub("nulls.jsonl"), ": line 2: each line must hold")));
+}
+
 // Regression: quoted newlines (RFC 4180) lost the CSV reader's sync once a
 // file was larger than one block (1 MiB).
 TEST_F(InputFilesTest, CsvQuotedNewlinesAreReadInFilesOfManyBlocks) {

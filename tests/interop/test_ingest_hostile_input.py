@@ -49,6 +49,23 @@ def test_deeply_nested_json_is_refused_not_a_crash(bin_dir, tmp_path):
     assert proc.returncode == 1 and b"line 2: JSON nested deeper than 64" in proc.stderr, proc
 
 
+def test_json_lines_that_are_not_objects_are_bad_lines(bin_dir, tmp_path):
+    # Arrow read a `null` line as a row of nulls, and the stream committed it.
+    stream = b'{"id": 1}\nnull\n7\n{"id": 2}\n'
+    proc = skade(bin_dir, tmp_path / "w", "--stream", "--skip-bad", "--create", "db.n",
+                 input=stream)
+    assert proc.returncode == 0, proc
+    assert b"skipping line 2: each line must hold a JSON object ({...}), not null" in proc.stderr
+    assert b"skipping line 3: each line must hold a JSON object ({...}), not a number" in proc.stderr
+    assert rows(tmp_path / "w", "n") == [(1,), (2,)]
+    path = tmp_path / "array.json"
+    path.write_bytes(b'[{"id": 1},\n{"id": 2}]\n')
+    proc = skade(bin_dir, tmp_path / "w", "--table", "db.n", path)
+    assert proc.returncode == 1
+    assert f"{path}: line 1: each line must hold a JSON object ({{...}}), not an array".encode() \
+        in proc.stderr
+
+
 def test_strings_that_are_not_utf8_are_refused(bin_dir, tmp_path):
     bad = b'{"id": 2, "s": "a\xff\xfeb"}\n'
     path = tmp_path / "bad.jsonl"

@@ -90,6 +90,11 @@ class TextScan {
         return InvalidArgument("JSON nested deeper than ", kMaxJsonDepth,
                                " levels of arrays and objects");
       }
+      if (not_an_object_ != 0) {
+        // Arrow's reader reads a `null` line as a row of nulls.
+        return InvalidArgument("each line must hold a JSON object ({...}), not ",
+                               JsonValueKind(not_an_object_));
+      }
     }
     return OkStatus();
   }
@@ -109,10 +114,34 @@ class TextScan {
   }
 
  private:
+  static std::string_view JsonValueKind(char first) {
+    switch (first) {
+      case '[':
+        return "an array";
+      case '"':
+        return "a string";
+      case 'n':
+        return "null";
+      case 't':
+      case 'f':
+        return "a boolean";
+      default:
+        return first == '-' || (first >= '0' && first <= '9') ? "a number" : "text";
+    }
+  }
+
   // Whether `c` ends a JSON line. A newline also ends a string (JSON has
   // none in strings), so a stray quote cannot hide the lines after it.
   bool ScanJson(char c) {
     const bool newline = c == '\n' || c == '\r';
+    // A line's value begins at its first character that is not a blank (nor
+    // the text's byte order mark): it must be an object.
+    if (line_value_pending_ && depth_ == 0 && !in_string_ && !newline && c != ' ' && c != '\t' &&
+        !(fed_ <= 3 && std::string_view("\xEF\xBB\xBF").find(c) != std::string_view::npos)) {
+      line_value_pending_ = false;
+      if (c != '{') not_an_object_ = c;
+    }
+    if (newline) line_value_pending_ = true;
     if (in_string_) {
       if (escaped_) {
         escaped_ = false;
@@ -164,6 +193,8 @@ class TextScan {
   int64_t record_bytes_ = 0;  // of the record being scanned
   int64_t longest_ = 0;       // of the records ended
   int depth_ = 0;
+  bool line_value_pending_ = true;  // no value yet on this line
+  char not_an_object_ = 0;          // the first character of a line's value that is not an object
   bool in_string_ = false;
   bool escaped_ = false;
   bool field_start_ = true;
