@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 #include <vector>
@@ -79,12 +80,14 @@ TEST_F(ChangeFeedTest, ConcurrentCommitsAreEachSeenOnceInOrder) {
   std::vector<std::jthread> writers;  // joined on an early return too
   for (int w = 0; w < kWriters; ++w) {
     writers.emplace_back([&, w] {
+      // Counted out however it returns (a failed ASSERT too): the follower
+      // waits for it.
+      std::shared_ptr<void> count_out(nullptr, [&](void*) { writers_running.fetch_sub(1); });
       for (int i = 0; i < kAppendsEach; ++i) {
         auto appended = testing::FastAppend(*catalog_, tables[w % tables.size()]);
         ASSERT_TRUE(appended) << appended.error().ToString();
         written[w].push_back(*appended);
       }
-      writers_running.fetch_sub(1);
     });
   }
 

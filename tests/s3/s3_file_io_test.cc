@@ -409,7 +409,7 @@ TEST_F(S3FileIOTest, TakesCredentialsFromTheEnvironmentAndFromAProfile) {
   properties.erase("s3.secret-access-key");
   setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
   setenv("AWS_ACCESS_KEY_ID", testing::MinioServer::kAccessKey, 1);
-  setenv("AWS_SECRET_ACCESS_KEY", testing::MinioServer::kSecretKey, 1);
+  setenv("AWS_SECRET_ACCESS_KEY", S3Environment::server().secret_key().c_str(), 1);
   {
     auto io = NewS3FileIO(properties);
     ASSERT_TRUE(io);
@@ -421,7 +421,7 @@ TEST_F(S3FileIOTest, TakesCredentialsFromTheEnvironmentAndFromAProfile) {
   std::ofstream(home.Sub("credentials"))
       << "[default]\naws_access_key_id = nobody\naws_secret_access_key = nothing\n"
       << "[skade-test]\naws_access_key_id = " << testing::MinioServer::kAccessKey
-      << "\naws_secret_access_key = " << testing::MinioServer::kSecretKey << "\n";
+      << "\naws_secret_access_key = " << S3Environment::server().secret_key() << "\n";
   setenv("AWS_SHARED_CREDENTIALS_FILE", home.Sub("credentials").c_str(), 1);
   setenv("AWS_CONFIG_FILE", home.Sub("config").c_str(), 1);
   setenv("AWS_PROFILE", "skade-test", 1);

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <utility>
@@ -33,7 +34,11 @@ namespace skade::testing {
 class MinioServer {
  public:
   static constexpr char kAccessKey[] = "skade-test";
-  static constexpr char kSecretKey[] = "skade-test-secret";
+
+  /// This server's root secret: its own, so that another server that took
+  /// its port (another test's MinIO, started meanwhile) refuses its requests
+  /// instead of passing for it.
+  const std::string& secret_key() const { return secret_key_; }
 
   /// Starts the server and waits until it answers; empty on failure, with
   /// the reason in `error`.
@@ -69,7 +74,7 @@ class MinioServer {
   io::FileIOProperties Properties() const {
     return {{"s3.endpoint", endpoint()},
             {"s3.access-key-id", kAccessKey},
-            {"s3.secret-access-key", kSecretKey},
+            {"s3.secret-access-key", secret_key_},
             {"s3.region", "us-east-1"}};
   }
 
@@ -77,7 +82,7 @@ class MinioServer {
   /// multipart listings).
   std::unique_ptr<s3::S3Client> Client() const {
     auto config = s3::S3Config::FromProperties(Properties());
-    s3::AwsCredentials credentials{kAccessKey, kSecretKey, ""};
+    s3::AwsCredentials credentials{kAccessKey, secret_key_, ""};
     config->max_attempts = 1;
     return std::make_unique<s3::S3Client>(
         *config, [credentials]() -> Result<s3::AwsCredentials> { return credentials; });
@@ -100,7 +105,7 @@ class MinioServer {
     std::string data = dir_.Sub("data");
     std::string log = dir_.Sub("minio.log");
     std::vector<std::string> env_strings = {std::string("MINIO_ROOT_USER=") + kAccessKey,
-                                            std::string("MINIO_ROOT_PASSWORD=") + kSecretKey,
+                                            "MINIO_ROOT_PASSWORD=" + secret_key_,
                                             "MINIO_UPDATE=off",
                                             "MINIO_BROWSER=off",
                                             "HOME=" + dir_.path(),
@@ -174,6 +179,8 @@ class MinioServer {
   TempDir dir_;
   pid_t pid_ = -1;
   int port_ = 0;
+  std::string secret_key_ = "skade-test-secret-" + std::to_string(::getpid()) + "-" +
+                            std::to_string(std::random_device()());
 };
 
 }  // namespace skade::testing

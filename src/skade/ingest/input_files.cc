@@ -63,21 +63,25 @@ arrow::csv::ParseOptions CsvParseOptions() {
 // outside quotes, as the readers' chunkers end them.
 class TextScan {
  public:
-  explicit TextScan(InputFormat format) : format_(format) {}
+  /// `file` text may start with a byte order mark, which the readers skip
+  /// there (and only there).
+  TextScan(InputFormat format, bool file) : format_(format), may_start_bom_(file) {}
 
   /// The next bytes of the text; an error (without a line number: line()
   /// says which) once the text holds a record the readers must not see.
   Status Feed(std::string_view text) {
     for (char c : text) {
+      const bool bom = may_start_bom_ && fed_ < 3 && c == "\xEF\xBB\xBF"[fed_];
+      if (!bom) may_start_bom_ = false;
       if (c == '\n') {
         rows_ += blank_ ? 0 : 1;
         blank_ = true;
         ++line_;
-      } else if (c != ' ' && c != '\t' && c != '\r') {
+      } else if (c != ' ' && c != '\t' && c != '\r' && !bom) {
         blank_ = false;
       }
       ++fed_;
-      const bool record_end = format_ == InputFormat::kJson ? ScanJson(c) : ScanCsv(c);
+      const bool record_end = format_ == InputFormat::kJson ? ScanJson(c, bom) : ScanCsv(c);
       if (record_end) {
         whole_records_bytes_ = fed_;
         longest_ = std::max(longest_, record_bytes_);
@@ -114,7 +118,7 @@ class TextScan {
   }
 
  private:
-  static std::string_view JsonValueKind(char first) {
+  static std::string JsonValueKind(char first) {
     switch (first) {
       case '[':
         return "an array";
@@ -126,18 +130,21 @@ class TextScan {
       case 'f':
         return "a boolean";
       default:
-        return first == '-' || (first >= '0' && first <= '9') ? "a number" : "text";
+        if (first == '-' || (first >= '0' && first <= '9')) return "a number";
+        constexpr char kHex[] = "0123456789ABCDEF";
+        const auto byte = static_cast<unsigned char>(first);
+        return StrCat("text starting with byte 0x", kHex[byte >> 4], kHex[byte & 0xF]);
     }
   }
 
   // Whether `c` ends a JSON line. A newline also ends a string (JSON has
   // none in strings), so a stray quote cannot hide the lines after it.
-  bool ScanJson(char c) {
+  bool ScanJson(char c, bool bom) {
     const bool newline = c == '\n' || c == '\r';
     // A line's value begins at its first character that is not a blank (nor
-    // the text's byte order mark): it must be an object.
+    // the file's byte order mark): it must be an object.
     if (line_value_pending_ && depth_ == 0 && !in_string_ && !newline && c != ' ' && c != '\t' &&
-        !(fed_ <= 3 && std::string_view("\xEF\xBB\xBF").find(c) != std::string_view::npos)) {
+        !bom) {
       line_value_pending_ = false;
       if (c != '{') not_an_object_ = c;
     }
@@ -185,6 +192,7 @@ class TextScan {
   }
 
   const InputFormat format_;
+  bool may_start_bom_;  // the bytes so far are a file's byte order mark, or its start
   int64_t fed_ = 0;
   int64_t whole_records_bytes_ = 0;
   int64_t line_ = 1;
@@ -335,7 +343,7 @@ struct TextFileShape {
 // as Arrow's reader reads them by default) as the lines that are not blank.
 Result<TextFileShape> ScanTextFile(const std::string& path, InputFormat format) {
   SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
-  TextScan scan(format);
+  TextScan scan(format, /*file=*/true);
   for (;;) {
     SKADE_ASSIGN_OR_RAISE(auto chunk, FromArrow(file->Read(1 << 20), path));
     if (chunk->size() == 0) break;
@@ -638,7 +646,7 @@ Result<std::shared_ptr<arrow::Schema>> ReadInputSchema(const std::string& path, 
   SKADE_ASSIGN_OR_RAISE(auto file, OpenFile(path));
   SKADE_ASSIGN_OR_RAISE(int64_t size, FromArrow(file->GetSize(), path));
   SKADE_ASSIGN_OR_RAISE(auto text, FromArrow(file->Read(std::min(size, sample_bytes)), path));
-  TextScan scan(format);
+  TextScan scan(format, /*file=*/true);
   if (Status fed = scan.Feed(std::string_view(*text)); !fed) {
     return InvalidArgument(path, ": line ", scan.line(), ": ", fed.error().message);
   }
@@ -709,7 +717,7 @@ Result<GroupSource> InputGroups(const std::vector<std::string>& paths, std::stri
 Result<std::shared_ptr<arrow::Table>> ParseTextRows(
     std::shared_ptr<arrow::Buffer> text, InputFormat format,
     const std::vector<std::string>& csv_column_names, const arrow::Schema* table_schema) {
-  TextScan scan(format);
+  TextScan scan(format, /*file=*/false);
   SKADE_RETURN_NOT_OK(scan.Feed(std::string_view(*text)));
   return ParseScannedText(std::move(text), format, scan.block_size(), csv_column_names,
                           table_schema);
