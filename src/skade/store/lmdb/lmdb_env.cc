@@ -345,9 +345,13 @@ Result<MDB_txn*> LmdbEnv::Begin(unsigned flags, uint32_t* gate_shard) {
 // rare. Not caught: a copy taken while T+2's meta page is being written,
 // before its id, which LMDB writes last — a window of one small pwrite.)
 bool LmdbEnv::MayHoldAnUnpublishedCommit(MDB_txn* txn) {
+  return NewestMetaTxnId() >= mdb_txn_id(txn) + 2;
+}
+
+uint64_t LmdbEnv::NewestMetaTxnId() {
   MDB_envinfo info;
   mdb_env_info(env_, &info);
-  return info.me_last_txnid >= mdb_txn_id(txn) + 2;
+  return info.me_last_txnid;
 }
 
 Result<ReadTxn> LmdbEnv::BeginRead() {
@@ -635,10 +639,9 @@ Result<bool> LmdbEnv::InUse(const std::string& path) {
 uint64_t LmdbEnv::LastTxnId() {
   // The meta pages are in the map, which a resize replaces.
   uint32_t shard = EnterTxn();
-  MDB_envinfo info;
-  mdb_env_info(env_, &info);
+  uint64_t last = NewestMetaTxnId();
   LeaveTxn(shard);
-  return info.me_last_txnid;
+  return last;
 }
 
 }  // namespace skade::store::lmdb

@@ -279,6 +279,9 @@ class LmdbEnv {
   /// Whether read transaction `txn` may hold the root of a commit that was
   /// not yet published when it began (see the .cc): then it begins again.
   bool MayHoldAnUnpublishedCommit(MDB_txn* txn);
+  /// The id in the newer meta page (mdb_env_info). The caller counts a
+  /// transaction as open (EnterTxn): a resize replaces the map.
+  uint64_t NewestMetaTxnId();
   /// Counts a transaction as open, waiting for a resize in progress, and
   /// returns the shard that counts it.
   uint32_t EnterTxn();
